@@ -1,0 +1,62 @@
+// Calibration: the efficiencies that turn peak figures into achieved ones for
+// one accelerator. Measured (kernels on this host), fitted (published runs) or
+// assumed (defaults): the cost model reads the figures and never the origin.
+// Pure data; calibration_io.h reads and writes it as JSON.
+#pragma once
+#include <map>
+#include <string>
+
+namespace tp::calib {
+
+// Fraction of peak FLOP/s reached by a GEMM of shape (m x k) * (k x n):
+//   ceiling * m/(m+m_half) * n/(n+n_half) * k/(k+k_half)
+// so skinny shapes lose efficiency that a curve keyed on FLOPs alone cannot see.
+struct GemmEfficiency {
+  double ceiling = 0.7;
+  double m_half = 16;
+  double n_half = 16;
+  double k_half = 16;
+  double at(double m, double n, double k) const {
+    return ceiling * (m / (m + m_half)) * (n / (n + n_half)) * (k / (k + k_half));
+  }
+};
+
+// Fraction of peak memory bandwidth reached by a streaming op moving `bytes`:
+//   ceiling * bytes/(bytes + bytes_half)
+struct MemoryEfficiency {
+  double ceiling = 0.7;
+  double bytes_half = 0;
+  double at(double bytes) const { return ceiling * bytes / (bytes + bytes_half); }
+};
+
+// Achieved share of link bandwidth for collectives, per fabric tier, and the
+// fixed start-up cost of each algorithm step (alpha in the alpha-beta model).
+struct CollectiveEfficiency {
+  double intra_node = 0.7;
+  double inter_node = 0.7;
+  double step_latency_s = 10e-6;
+};
+
+struct Calibration {
+  std::string name;         // "trn1-fitted", "host-2026-11-22"
+  std::string accelerator;  // which accelerator it describes
+  std::string origin;       // measured | fitted | assumed
+  std::string description;  // what it was measured or fitted on, in words
+  GemmEfficiency gemm;
+  // Attention core (scores and context) runs as batched GEMMs, usually below
+  // the large-GEMM ceiling; this factor multiplies gemm.at() for those ops.
+  double attention_factor = 0.8;
+  MemoryEfficiency memory;
+  // Optional per-op overrides of `memory`: keys softmax, layernorm, rmsnorm,
+  // gelu, swiglu, optimizer, residual.
+  std::map<std::string, MemoryEfficiency> memory_by_op;
+  CollectiveEfficiency collective;
+  double step_overhead_s = 0;  // fixed per-step cost: launch, host sync, data loading
+
+  const MemoryEfficiency& memory_for(const std::string& op) const {
+    auto it = memory_by_op.find(op);
+    return it == memory_by_op.end() ? memory : it->second;
+  }
+};
+
+}  // namespace tp::calib

@@ -1,0 +1,11 @@
+// One function per subcommand, each in its own file, each adding itself to the
+// app. The cli layer is thin: parse flags, call the library, render, exit code.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tp::cli {
+
+void add_list_command(CLI::App& app);
+void add_estimate_command(CLI::App& app);
+
+}  // namespace tp::cli

@@ -1,0 +1,4 @@
+#include "cli/commands.h"
+namespace tp::cli {
+void add_estimate_command(CLI::App& app) { app.add_subcommand("estimate", "(in progress)"); }
+}  // namespace tp::cli

@@ -1,0 +1,32 @@
+// trainplan: plan distributed LLM training layouts and their cost.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "spec/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "trainplan: which tensor / pipeline / sequence / data-parallel layout trains this model\n"
+      "fastest and cheapest on these instances, from an analytical step model calibrated\n"
+      "by measured kernels and published runs.\n\n"
+      "Start with:  trainplan list\n"
+      "             trainplan estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --sp\n"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  tp::cli::add_list_command(app);
+  tp::cli::add_estimate_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a subcommand's own refusal, already explained on stderr
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const tp::spec::SpecError& e) {
+    std::cerr << "trainplan: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "trainplan: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+// Estimate: everything cost::evaluate says about one Plan. Times in seconds
+// per optimizer step, memory in bytes per device, money in USD. Figures that
+// depend on a price come per price kind, in the hardware's price order.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tp::cost {
+
+// Where one step's time goes. The parts add up to step_s.
+struct StepBreakdown {
+  double forward_compute_s = 0;   // on the slowest pipeline stage, all micro-batches
+  double backward_compute_s = 0;  // includes recompute
+  double recompute_s = 0;         // part of backward_compute_s spent re-running forward
+  double memory_bound_s = 0;      // norms, softmax, activations, residuals (inside the compute figures above)
+  double tp_comm_exposed_s = 0;
+  double pp_comm_exposed_s = 0;
+  double pipeline_bubble_s = 0;
+  double dp_comm_exposed_s = 0;
+  double dp_comm_total_s = 0;     // before overlap, for reference
+  double optimizer_s = 0;
+  double overhead_s = 0;
+  double step_s = 0;
+};
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double workspace_bytes = 0;  // transient buffers: logits, communication buckets
+  double total_bytes = 0;
+  double capacity_bytes = 0;
+  double margin_bytes = 0;     // capacity - total; negative: does not fit
+  bool fits = false;
+};
+
+struct PriceFigures {
+  std::string kind;
+  double usd_per_instance_hour = 0;
+  double usd_per_hour = 0;        // whole cluster
+  double tokens_per_usd = 0;
+  double usd_per_million_tokens = 0;
+  double cost_to_train_usd = 0;   // for the Workload's tokens, at full utilisation
+};
+
+struct Estimate {
+  StepBreakdown time;
+  MemoryBreakdown memory;
+  double model_flops_per_step = 0;     // 6ND-style model FLOPs, no recompute
+  double hardware_flops_per_step = 0;  // including recompute
+  double seqs_per_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_device = 0;
+  double mfu = 0;
+  double hfu = 0;
+  double time_to_train_s = 0;          // at full utilisation
+  std::vector<PriceFigures> prices;
+  std::string calibration_name;
+  std::string calibration_origin;
+};
+
+}  // namespace tp::cost

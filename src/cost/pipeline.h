@@ -1,0 +1,31 @@
+// Pipeline schedules (1F1B, and interleaved 1F1B with v virtual chunks per
+// rank) as a task DAG in Boost.Graph; the step's pipeline time is the DAG's
+// critical path. A closed form beside it serves the search, tested against it.
+#pragma once
+#include <span>
+
+namespace tp::cost {
+
+struct PipelineInput {
+  int stages = 1;          // pipeline ranks (PP)
+  int micro_batches = 1;   // per step per DP replica
+  int virtual_stages = 1;  // model chunks per rank (interleaved when > 1)
+  // Time of one micro-batch through one model chunk, indexed
+  // [rank * virtual_stages + chunk]; chunk c of rank r holds layers of
+  // virtual stage c * stages + r, as Megatron interleaves them.
+  // Spans, so the closed form allocates nothing; the caller owns the storage.
+  std::span<const double> forward_s;
+  std::span<const double> backward_s;
+  double p2p_s = 0;  // one activation (or gradient) send between adjacent stages
+};
+
+struct PipelineTime {
+  double total_s = 0;   // first forward start to last backward end
+  double busy_s = 0;    // compute on the busiest rank
+  double bubble_s = 0;  // total_s - busy_s
+};
+
+PipelineTime pipeline_time_dag(const PipelineInput& input);
+PipelineTime pipeline_time_closed_form(const PipelineInput& input);
+
+}  // namespace tp::cost

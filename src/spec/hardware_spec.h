@@ -1,0 +1,62 @@
+// HardwareSpec: one instance type as the cost model sees it. The "device" is
+// the unit of parallelism (a Gaudi, a GPU, one NeuronCore); chips group devices
+// on the intra-instance fabric. All figures in SI units; prices per instance-hour.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tp::spec {
+
+enum class FabricTopology { all_to_all, torus_2d, switched };
+
+struct PriceQuote {
+  std::string kind;  // on-demand, reserved-1y, reserved-3y, spot, capacity-block
+  double usd_per_instance_hour = 0;
+  std::string date_read;  // YYYY-MM or YYYY-MM-DD
+  std::string source;
+};
+
+struct HardwareSpec {
+  std::string name;         // "trn1.32xlarge"
+  std::string source_file;  // where it was loaded from
+  std::string accelerator;  // "Trainium (NeuronCore-v2)"
+
+  int chips_per_instance = 0;
+  int devices_per_chip = 0;
+  int devices_per_instance() const { return chips_per_instance * devices_per_chip; }
+
+  // Per device (one NeuronCore on trn1, one chip elsewhere).
+  double peak_bf16_flops_per_s = 0;
+  double peak_fp32_flops_per_s = 0;
+  double hbm_bytes = 0;
+  double hbm_bytes_per_s = 0;
+
+  // Inside the instance, between chips. Link figures are per direction.
+  FabricTopology fabric = FabricTopology::switched;
+  int torus_rows = 0, torus_cols = 0;  // torus_2d only
+  double link_bytes_per_s = 0;         // one link, one direction (all_to_all, torus_2d)
+  double chip_fabric_bytes_per_s = 0;  // total per chip, one direction (switched; also informative)
+  double fabric_latency_s = 0;
+  // Devices on one chip talk through the chip itself at this bandwidth.
+  double on_chip_bytes_per_s = 0;
+
+  // Between instances.
+  double efa_gbps = 0;  // per instance, as AWS quotes it
+  double efa_latency_s = 0;
+  double efa_bytes_per_s() const { return efa_gbps * 1e9 / 8.0; }
+
+  // Reliability and checkpoint storage; assumptions unless a source says otherwise.
+  double failures_per_instance_hour = 0;
+  double checkpoint_storage_bytes_per_s = 0;
+
+  std::vector<PriceQuote> prices;
+  const PriceQuote* price(const std::string& kind) const {
+    for (const auto& p : prices)
+      if (p.kind == kind) return &p;
+    return nullptr;
+  }
+};
+
+const char* to_string(FabricTopology topology);
+
+}  // namespace tp::spec

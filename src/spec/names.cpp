@@ -1,0 +1,47 @@
+#include <string>
+
+#include "spec/hardware_spec.h"
+#include "spec/model_spec.h"
+#include "spec/plan.h"
+#include "spec/workload.h"
+
+namespace tp::spec {
+
+const char* to_string(FabricTopology t) {
+  switch (t) {
+    case FabricTopology::all_to_all: return "all-to-all";
+    case FabricTopology::torus_2d: return "torus-2d";
+    case FabricTopology::switched: return "switch";
+  }
+  return "?";
+}
+const char* to_string(ModelKind k) { return k == ModelKind::decoder ? "decoder" : "encoder-mlm"; }
+const char* to_string(MlpKind k) { return k == MlpKind::gelu ? "gelu" : "swiglu"; }
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::mixed_bf16: return "mixed-bf16";
+    case Precision::bf16_sr: return "bf16-sr";
+    case Precision::fp32: return "fp32";
+  }
+  return "?";
+}
+bool parse_precision(std::string_view text, Precision& out) {
+  for (Precision p : {Precision::mixed_bf16, Precision::bf16_sr, Precision::fp32})
+    if (text == to_string(p)) return out = p, true;
+  return false;
+}
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+bool parse_recompute(std::string_view text, Recompute& out) {
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+    if (text == to_string(r)) return out = r, true;
+  return false;
+}
+
+}  // namespace tp::spec

@@ -1,0 +1,28 @@
+// Plan: one way to lay a job out. dp and grad_accum are derived from the
+// others and the hardware (see derive()); validity is checked by cost::check_plan.
+#pragma once
+#include <string_view>
+
+namespace tp::spec {
+
+enum class Recompute { none, selective, full };
+
+struct Plan {
+  int instances = 1;
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;                // devices / (tp * pp)
+  bool sp = false;           // sequence parallel inside the TP group
+  int virtual_stages = 1;    // interleaved 1F1B chunks per pipeline rank
+  int micro_batch = 1;       // sequences per micro-batch per DP replica
+  int grad_accum = 1;        // micro-batches per step per DP replica
+  int zero = 0;              // ZeRO stage 0..3
+  Recompute recompute = Recompute::none;
+  bool overlap_dp_comm = true;   // DP gradient collectives hidden behind backward compute
+  bool overlap_tp_comm = false;  // TP collectives overlapped with compute (async TP)
+};
+
+const char* to_string(Recompute recompute);
+bool parse_recompute(std::string_view text, Recompute& out);
+
+}  // namespace tp::spec

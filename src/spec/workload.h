@@ -1,0 +1,24 @@
+// Workload: what is trained, independent of hardware and layout.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+namespace tp::spec {
+
+// mixed_bf16: BF16 compute, FP32 master weights, FP32 Adam moments, FP32 grads.
+// bf16_sr:    BF16 weights, grads and Adam moments with stochastic rounding.
+// fp32:       everything in FP32.
+enum class Precision { mixed_bf16, bf16_sr, fp32 };
+
+struct Workload {
+  int seq_len = 0;
+  int64_t global_batch_seqs = 0;
+  double tokens_to_train = 0;
+  Precision precision = Precision::mixed_bf16;
+  double tokens_per_step() const { return double(seq_len) * double(global_batch_seqs); }
+};
+
+const char* to_string(Precision precision);
+bool parse_precision(const std::string_view text, Precision& out);
+
+}  // namespace tp::spec
