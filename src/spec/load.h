@@ -1,0 +1,32 @@
+// Loading specs from disk. A name ("llama2-7b", "trn1.32xlarge") is looked up
+// as models/<name>.json or hardware/<name>.json under data_root(); anything
+// with a '/' or ending in .json is a path. A Hugging Face config.json (has
+// "architectures") maps to the same ModelSpec. Every problem throws SpecError
+// naming the file, the JSON path and what was expected.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "spec/hardware_spec.h"
+#include "spec/model_spec.h"
+
+namespace tp::spec {
+
+// The folder holding models/, hardware/ and data/: $TRAINPLAN_ROOT if set,
+// else the source tree the binary was built from.
+std::string data_root();
+
+nlohmann::json read_json_file(const std::string& path);  // throws SpecError if unreadable or malformed
+
+HardwareSpec load_hardware(const std::string& name_or_path);
+ModelSpec load_model(const std::string& name_or_path);
+HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file);
+ModelSpec model_from_json(const nlohmann::json& j, const std::string& file);
+ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file);
+
+// Names of the descriptors shipped under data_root(), sorted.
+std::vector<std::string> list_model_names();
+std::vector<std::string> list_hardware_names();
+
+}  // namespace tp::spec
