@@ -1,4 +1,64 @@
+// `trainplan estimate`: one plan, where its step time and memory go.
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.h"
+#include "cli/scenario.h"
+#include "cost/evaluate.h"
+#include "cost/prices.h"
+#include "report/estimate_report.h"
+
 namespace tp::cli {
-void add_estimate_command(CLI::App& app) { app.add_subcommand("estimate", "(in progress)"); }
+namespace {
+
+struct EstimateOptions {
+  ScenarioOptions scenario;
+  PlanOptions plan;
+  std::string pipeline = "dag";
+};
+
+int run_estimate(const EstimateOptions& o) {
+  const Scenario s = load_scenario(o.scenario, o.scenario.hardware);
+  const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
+  const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
+  const cost::Evaluation ev = evaluator.evaluate(to_plan(o.plan), method);
+  if (!ev.ok() && ev.problem != cost::PlanProblem::out_of_memory) {
+    std::cerr << "trainplan: plan refused: " << cost::explain(ev.problem, s.model, s.hardware, s.workload, ev.plan) << "\n";
+    return 2;
+  }
+  report::EstimateView view{s.model.name, s.hardware.name, s.calibration.name, s.calibration.origin, s.workload,
+                            ev.plan, ev.estimate,
+                            cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
+                                                s.workload.tokens_to_train)};
+  report::render_estimate(std::cout, o.scenario.format, view);
+  if (ev.problem == cost::PlanProblem::out_of_memory) {
+    std::cerr << "trainplan: plan refused: it does not fit in HBM by "
+              << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_estimate_command(CLI::App& app) {
+  auto options = std::make_shared<EstimateOptions>();
+  CLI::App* c = app.add_subcommand("estimate", "Estimate one training layout: step time, memory, throughput, cost");
+  c->footer(
+      "\nExample (seed document 002's layout):\n"
+      "  trainplan estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --pp 1 --sp \\\n"
+      "    --seq-len 4096 --global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision bf16-sr\n"
+      "A plan that cannot run is refused with its reason and exit code 2.");
+  add_scenario_options(c, options->scenario);
+  add_plan_options(c, options->plan);
+  c->add_option("--pipeline", options->pipeline,
+                "Pipeline timing: dag (critical path of the schedule's task graph) or closed-form")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"dag", "closed-form"}));
+  c->callback([options] {
+    const int code = run_estimate(*options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
 }  // namespace tp::cli

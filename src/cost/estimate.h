@@ -1,6 +1,6 @@
 // Estimate: everything cost::evaluate says about one Plan. Times in seconds
-// per optimizer step, memory in bytes per device, money in USD. Figures that
-// depend on a price come per price kind, in the hardware's price order.
+// per optimizer step, memory in bytes per device. A plain value: evaluate()
+// allocates nothing. Money per price kind comes from cost/prices.h.
 #pragma once
 #include <string>
 #include <vector>
@@ -35,6 +35,8 @@ struct MemoryBreakdown {
   bool fits = false;
 };
 
+// Per price kind; computed apart from the Estimate (cost/prices.h) so that
+// evaluate() allocates nothing.
 struct PriceFigures {
   std::string kind;
   double usd_per_instance_hour = 0;
@@ -55,9 +57,8 @@ struct Estimate {
   double mfu = 0;
   double hfu = 0;
   double time_to_train_s = 0;          // at full utilisation
-  std::vector<PriceFigures> prices;
-  std::string calibration_name;
-  std::string calibration_origin;
+  int devices = 0;
+  int micro_batches = 0;               // per step per DP replica (gradient accumulation)
 };
 
 }  // namespace tp::cost

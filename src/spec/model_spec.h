@@ -28,10 +28,14 @@ struct ModelSpec {
   double rotary_fraction = 0;  // share of head dims rotated (NeoX: 0.25)
   bool parallel_residual = false;
   bool tied_embeddings = false;
-  bool qkv_bias = false;
+  bool bias = false;  // linear layers carry biases (BERT, GPT, NeoX; not Llama)
   int vocab = 0;
   int vocab_pad_multiple = 1;  // vocab is padded up to a multiple of this (times TP, as Megatron does)
   int max_positions = 0;
+  int type_vocab = 0;  // BERT token-type embeddings
+  // Share of positions the output head runs on: 1 for a causal LM, the masked
+  // share (0.15) for BERT's MLM head, which gathers masked positions first.
+  double head_token_fraction = 1.0;
 
   int head_dim() const { return hidden / heads; }
   int kv_hidden() const { return kv_heads * head_dim(); }

@@ -1,0 +1,96 @@
+#include "cli/scenario.h"
+
+#include <filesystem>
+
+#include "spec/error.h"
+#include "spec/load.h"
+
+namespace tp::cli {
+
+void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardware) {
+  c->add_option("-m,--model", o.model, "Model: a name from `trainplan list`, a models/*.json path, or a Hugging Face config.json")
+      ->capture_default_str();
+  c->add_option("-H,--hardware", o.hardware,
+                multiple_hardware ? "Instance types, comma-separated: names from `trainplan list` or descriptor paths"
+                                  : "Instance type: a name from `trainplan list` or a hardware/*.json path")
+      ->capture_default_str();
+  c->add_option("--calibration", o.calibration,
+                "Calibration file; default: data/calibration/<hardware>.json if present, else the assumed default");
+  c->add_option("-s,--seq-len", o.seq_len, "Sequence length in tokens")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("-b,--global-batch", o.global_batch, "Global batch in sequences per optimizer step")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c->add_option("--tokens", o.tokens, "Tokens to train; default 20 per parameter (Chinchilla-optimal)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--precision", o.precision,
+                "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32"}));
+  c->add_option("-f,--format", o.format, "Output: text (aligned, for people), markdown, csv or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
+}
+
+spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& model) {
+  spec::Workload w;
+  w.seq_len = o.seq_len;
+  w.global_batch_seqs = o.global_batch;
+  w.tokens_to_train = o.tokens > 0 ? o.tokens : 20.0 * double(model.total_parameters());
+  spec::parse_precision(o.precision, w.precision);
+  return w;
+}
+
+calib::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware) {
+  (void)flag;
+  calib::Calibration c;
+  c.name = "assumed-default";
+  c.accelerator = hardware.accelerator;
+  c.origin = "assumed";
+  c.description = "built-in assumption: GEMM ceiling 70% of peak, 70% of HBM and link bandwidth";
+  return c;
+}
+
+Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_name) {
+  Scenario s;
+  s.model = spec::load_model(o.model);
+  s.hardware = spec::load_hardware(hardware_name);
+  s.calibration = load_calibration_for(o.calibration, s.hardware);
+  s.workload = load_workload(o, s.model);
+  return s;
+}
+
+void add_plan_options(CLI::App* c, PlanOptions& o) {
+  c->add_option("-n,--instances", o.instances, "Number of instances")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--tp", o.tp, "Tensor-parallel degree (devices; a NeuronCore on trn1)")->capture_default_str();
+  c->add_option("--pp", o.pp, "Pipeline-parallel degree")->capture_default_str();
+  c->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved 1F1B when > 1)")
+      ->capture_default_str();
+  c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
+  c->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch per data-parallel replica")
+      ->capture_default_str();
+  c->add_option("--zero", o.zero, "ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 3));
+  c->add_option("--recompute", o.recompute, "Activation recompute: none, selective (attention core) or full")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "selective", "full"}));
+  c->add_flag("--no-overlap-dp", o.no_overlap_dp, "Do not overlap DP gradient collectives with backward");
+  c->add_flag("--overlap-tp", o.overlap_tp, "Overlap TP collectives with the layer's GEMMs (async TP)");
+}
+
+spec::Plan to_plan(const PlanOptions& o) {
+  spec::Plan p;
+  p.instances = o.instances;
+  p.tp = o.tp;
+  p.pp = o.pp;
+  p.virtual_stages = o.virtual_stages;
+  p.sp = o.sp;
+  p.micro_batch = o.micro_batch;
+  p.zero = o.zero;
+  spec::parse_recompute(o.recompute, p.recompute);
+  p.overlap_dp_comm = !o.no_overlap_dp;
+  p.overlap_tp_comm = o.overlap_tp;
+  return p;
+}
+
+}  // namespace tp::cli

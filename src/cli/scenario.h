@@ -1,0 +1,48 @@
+// The flags every planning subcommand shares (model, hardware, workload,
+// calibration, output format) and their loading into specs. Parsing only:
+// the figures come from spec/, calib/ and cost/.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "calib/calibration.h"
+#include "spec/hardware_spec.h"
+#include "spec/model_spec.h"
+#include "spec/plan.h"
+#include "spec/workload.h"
+
+namespace tp::cli {
+
+struct ScenarioOptions {
+  std::string model = "llama2-7b";
+  std::string hardware = "trn1.32xlarge";
+  std::string calibration;  // empty: data/calibration/<hardware>.json if present, else the assumed default
+  int seq_len = 4096;
+  long global_batch = 1024;
+  double tokens = 0;  // 0: 20 tokens per parameter (Hoffmann et al. 2022)
+  std::string precision = "bf16-sr";
+  std::string format = "text";
+};
+
+struct Scenario {
+  spec::ModelSpec model;
+  spec::HardwareSpec hardware;
+  calib::Calibration calibration;
+  spec::Workload workload;
+};
+
+void add_scenario_options(CLI::App* command, ScenarioOptions& options, bool multiple_hardware = false);
+spec::Workload load_workload(const ScenarioOptions& options, const spec::ModelSpec& model);
+calib::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware);
+Scenario load_scenario(const ScenarioOptions& options, const std::string& hardware_name);
+
+struct PlanOptions {
+  int instances = 1;
+  int tp = 1, pp = 1, virtual_stages = 1, micro_batch = 1, zero = 1;
+  bool sp = false, no_overlap_dp = false, overlap_tp = false;
+  std::string recompute = "selective";
+};
+void add_plan_options(CLI::App* command, PlanOptions& options);
+spec::Plan to_plan(const PlanOptions& options);
+
+}  // namespace tp::cli

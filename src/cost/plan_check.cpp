@@ -1,0 +1,79 @@
+#include "cost/plan_check.h"
+
+namespace tp::cost {
+
+PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Workload& w,
+                          spec::Plan& p) {
+  if (p.instances < 1 || p.tp < 1 || p.pp < 1 || p.virtual_stages < 1 || p.micro_batch < 1 || p.zero < 0 ||
+      p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1)
+    return PlanProblem::non_positive;
+  if (m.heads % p.tp != 0) return PlanProblem::tp_not_dividing_heads;
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) return PlanProblem::tp_not_matching_kv_heads;
+  if (hw.devices_per_instance() % p.tp != 0) return PlanProblem::tp_not_dividing_instance;
+  if (m.layers % (p.pp * p.virtual_stages) != 0) return PlanProblem::pp_not_dividing_layers;
+  const long devices = long(p.instances) * hw.devices_per_instance();
+  if (devices % (long(p.tp) * p.pp) != 0) return PlanProblem::devices_not_dividing;
+  p.dp = int(devices / (long(p.tp) * p.pp));
+  const long per_step = long(p.dp) * p.micro_batch;
+  if (w.global_batch_seqs % per_step != 0) return PlanProblem::batch_not_dividing;
+  p.grad_accum = int(w.global_batch_seqs / per_step);
+  if (p.virtual_stages > 1 && (p.pp == 1 || p.grad_accum % p.pp != 0)) return PlanProblem::interleave_needs_pp;
+  if (p.sp && p.tp == 1) return PlanProblem::sp_without_tp;
+  if (m.position == spec::PositionKind::learned && w.seq_len > m.max_positions)
+    return PlanProblem::seq_exceeds_positions;
+  return PlanProblem::none;
+}
+
+const char* to_string(PlanProblem problem) {
+  switch (problem) {
+    case PlanProblem::none: return "ok";
+    case PlanProblem::non_positive: return "a size below 1 or ZeRO outside 0..3";
+    case PlanProblem::tp_not_dividing_heads: return "TP does not divide the heads";
+    case PlanProblem::tp_not_matching_kv_heads: return "TP and the kv heads do not divide one another";
+    case PlanProblem::tp_not_dividing_instance: return "TP does not divide the devices of one instance";
+    case PlanProblem::pp_not_dividing_layers: return "PP x virtual stages does not divide the layers";
+    case PlanProblem::devices_not_dividing: return "TP x PP does not divide the devices";
+    case PlanProblem::batch_not_dividing: return "global batch does not divide into DP x micro-batch";
+    case PlanProblem::interleave_needs_pp: return "interleaving needs PP > 1 and micro-batches divisible by PP";
+    case PlanProblem::sp_without_tp: return "sequence parallel needs TP > 1";
+    case PlanProblem::seq_exceeds_positions: return "sequence longer than the learned positions";
+    case PlanProblem::out_of_memory: return "does not fit in HBM";
+    case PlanProblem::count_: break;
+  }
+  return "?";
+}
+
+std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::HardwareSpec& hw,
+                    const spec::Workload& w, const spec::Plan& p) {
+  using std::to_string;
+  const long devices = long(p.instances) * hw.devices_per_instance();
+  switch (problem) {
+    case PlanProblem::tp_not_dividing_heads:
+      return "TP " + to_string(p.tp) + " does not divide " + m.name + "'s " + to_string(m.heads) + " attention heads";
+    case PlanProblem::tp_not_matching_kv_heads:
+      return "TP " + to_string(p.tp) + " and " + m.name + "'s " + to_string(m.kv_heads) +
+             " kv heads do not divide one another";
+    case PlanProblem::tp_not_dividing_instance:
+      return "TP " + to_string(p.tp) + " does not divide the " + to_string(hw.devices_per_instance()) +
+             " devices of one " + hw.name + " (TP stays inside an instance)";
+    case PlanProblem::pp_not_dividing_layers:
+      return "PP " + to_string(p.pp) + " x " + to_string(p.virtual_stages) + " virtual stages does not divide " +
+             m.name + "'s " + to_string(m.layers) + " layers";
+    case PlanProblem::devices_not_dividing:
+      return "TP " + to_string(p.tp) + " x PP " + to_string(p.pp) + " does not divide the " + to_string(devices) +
+             " devices of " + to_string(p.instances) + " x " + hw.name;
+    case PlanProblem::batch_not_dividing:
+      return "the global batch of " + to_string(w.global_batch_seqs) + " sequences does not divide into DP " +
+             to_string(p.dp) + " x micro-batch " + to_string(p.micro_batch);
+    case PlanProblem::interleave_needs_pp:
+      return to_string(p.virtual_stages) + " virtual stages need PP > 1 and a number of micro-batches (" +
+             to_string(p.grad_accum) + ") divisible by PP " + to_string(p.pp);
+    case PlanProblem::seq_exceeds_positions:
+      return "sequence length " + to_string(w.seq_len) + " exceeds " + m.name + "'s " + to_string(m.max_positions) +
+             " learned positions";
+    default:
+      return cost::to_string(problem);
+  }
+}
+
+}  // namespace tp::cost

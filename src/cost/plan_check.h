@@ -1,0 +1,43 @@
+// Whether a Plan can run at all for this model, hardware and workload, before
+// any timing: divisibility of heads, layers, devices and batch. complete_plan
+// derives dp and grad_accum. Memory fit is judged by evaluate() (it needs the
+// memory model); its reason is PlanProblem::out_of_memory.
+#pragma once
+#include <string>
+
+#include "spec/hardware_spec.h"
+#include "spec/model_spec.h"
+#include "spec/plan.h"
+#include "spec/workload.h"
+
+namespace tp::cost {
+
+enum class PlanProblem {
+  none,
+  non_positive,               // a degree or size below 1, ZeRO outside 0..3
+  tp_not_dividing_heads,
+  tp_not_matching_kv_heads,   // tp must divide kv heads, or kv heads divide tp (replicated)
+  tp_not_dividing_instance,   // TP stays inside one instance
+  pp_not_dividing_layers,     // layers % (pp * virtual_stages)
+  devices_not_dividing,       // instances * devices_per_instance % (tp * pp)
+  batch_not_dividing,         // global batch % (dp * micro_batch)
+  interleave_needs_pp,        // virtual stages need pp > 1 and micro-batches % pp == 0
+  sp_without_tp,
+  seq_exceeds_positions,      // learned position embeddings end at max_positions
+  out_of_memory,
+  count_
+};
+
+constexpr int plan_problem_count = int(PlanProblem::count_);
+
+// Fills plan.dp and plan.grad_accum from the others; returns the first problem found.
+PlanProblem complete_plan(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
+                          const spec::Workload& workload, spec::Plan& plan);
+
+// A short phrase for tables ("TP does not divide the heads").
+const char* to_string(PlanProblem problem);
+// A full sentence with the numbers, for refusing one plan.
+std::string explain(PlanProblem problem, const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
+                    const spec::Workload& workload, const spec::Plan& plan);
+
+}  // namespace tp::cost

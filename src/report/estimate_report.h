@@ -1,0 +1,26 @@
+// Renders one Estimate as a profiler-style summary: where the step time goes,
+// where the memory goes, throughput, and money per price kind. Text for
+// people; markdown, csv and json for programs (every json figure has its unit
+// in its name). Computes no model figure: it only arranges the Estimate.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cost/estimate.h"
+#include "spec/plan.h"
+#include "spec/workload.h"
+
+namespace tp::report {
+
+struct EstimateView {
+  std::string model, hardware, calibration, calibration_origin;
+  spec::Workload workload;
+  spec::Plan plan;  // completed
+  cost::Estimate estimate;
+  std::vector<cost::PriceFigures> prices;
+};
+
+void render_estimate(std::ostream& out, const std::string& format, const EstimateView& view);
+
+}  // namespace tp::report

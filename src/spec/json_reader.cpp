@@ -1,0 +1,90 @@
+#include "spec/json_reader.h"
+
+#include <cmath>
+
+#include "spec/error.h"
+
+namespace tp::spec {
+
+void JsonReader::fail(const std::string& path, const std::string& expected) const {
+  throw SpecError(file_, path, expected);
+}
+
+const nlohmann::json& JsonReader::field(const nlohmann::json& object, const std::string& path,
+                                        const std::string& key) const {
+  if (!object.is_object()) fail(path, "expected an object");
+  auto it = object.find(key);
+  if (it == object.end()) fail(path + "." + key, "missing field");
+  return *it;
+}
+
+const nlohmann::json& JsonReader::object(const nlohmann::json& parent, const std::string& path,
+                                         const std::string& key) const {
+  const auto& value = field(parent, path, key);
+  if (!value.is_object()) fail(path + "." + key, "expected an object");
+  return value;
+}
+
+std::string JsonReader::string(const nlohmann::json& object, const std::string& path,
+                               const std::string& key) const {
+  const auto& value = field(object, path, key);
+  if (!value.is_string()) fail(path + "." + key, "expected a string");
+  return value.get<std::string>();
+}
+
+bool JsonReader::boolean(const nlohmann::json& object, const std::string& path,
+                         const std::string& key) const {
+  const auto& value = field(object, path, key);
+  if (!value.is_boolean()) fail(path + "." + key, "expected true or false");
+  return value.get<bool>();
+}
+
+double JsonReader::number_at(const nlohmann::json& value, const std::string& path, bool allow_zero) const {
+  if (!value.is_number()) fail(path, "expected a number");
+  const double x = value.get<double>();
+  if (!std::isfinite(x) || x < 0 || (!allow_zero && x == 0))
+    fail(path, std::string("expected a number ") + (allow_zero ? ">= 0" : "> 0") + ", got " + value.dump());
+  return x;
+}
+
+double JsonReader::positive(const nlohmann::json& object, const std::string& path, const std::string& key,
+                            bool allow_zero) const {
+  const auto& value = field(object, path, key);
+  if (value.is_object()) return number_at(field(value, path + "." + key, "value"), path + "." + key + ".value", allow_zero);
+  return number_at(value, path + "." + key, allow_zero);
+}
+
+int JsonReader::positive_int(const nlohmann::json& object, const std::string& path, const std::string& key,
+                             bool allow_zero) const {
+  const auto& raw = field(object, path, key);
+  const auto& value = raw.is_object() ? field(raw, path + "." + key, "value") : raw;
+  const std::string where = path + "." + key + (raw.is_object() ? ".value" : "");
+  if (!value.is_number_integer()) fail(where, "expected an integer");
+  const auto x = value.get<long long>();
+  if (x < 0 || (!allow_zero && x == 0) || x > (1LL << 31) - 1)
+    fail(where, std::string("expected an integer ") + (allow_zero ? ">= 0" : "> 0") + ", got " + value.dump());
+  return int(x);
+}
+
+double JsonReader::sourced(const nlohmann::json& object, const std::string& path, const std::string& key,
+                           bool allow_zero) const {
+  const auto& value = field(object, path, key);
+  const std::string where = path + "." + key;
+  if (!value.is_object()) fail(where, "expected {\"value\": number, \"source\": \"...\"}: a published figure carries its source");
+  const auto& source = field(value, where, "source");
+  if (!source.is_string() || source.get<std::string>().empty()) fail(where + ".source", "expected a non-empty string");
+  return number_at(field(value, where, "value"), where + ".value", allow_zero);
+}
+
+std::string JsonReader::choice(const nlohmann::json& object, const std::string& path, const std::string& key,
+                               std::initializer_list<const char*> allowed) const {
+  const std::string value = string(object, path, key);
+  std::string list;
+  for (const char* a : allowed) {
+    if (value == a) return value;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  fail(path + "." + key, "expected one of " + list + ", got \"" + value + "\"");
+}
+
+}  // namespace tp::spec

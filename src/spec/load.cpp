@@ -1,0 +1,244 @@
+#include "spec/load.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "spec/error.h"
+#include "spec/json_reader.h"
+
+namespace tp::spec {
+namespace fs = std::filesystem;
+
+std::string data_root() {
+  if (const char* root = std::getenv("TRAINPLAN_ROOT"); root && *root) return root;
+#ifdef TRAINPLAN_SOURCE_DIR
+  return TRAINPLAN_SOURCE_DIR;
+#else
+  return ".";
+#endif
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw SpecError(path, "", "cannot read the file (does it exist?)");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw SpecError(path, "", std::string("expected valid JSON: ") + e.what());
+  }
+}
+
+namespace {
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
+}
+
+std::string resolve(const std::string& name_or_path, const char* folder, const std::vector<std::string>& known) {
+  if (looks_like_path(name_or_path)) return name_or_path;
+  const fs::path path = fs::path(data_root()) / folder / (name_or_path + ".json");
+  if (!fs::exists(path)) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw SpecError(name_or_path, "", std::string("unknown ") + (folder[0] == 'm' ? "model" : "hardware") +
+                                          "; expected a path to a .json file or one of: " + list);
+  }
+  return path.string();
+}
+
+std::vector<std::string> names_in(const char* folder) {
+  std::vector<std::string> names;
+  const fs::path dir = fs::path(data_root()) / folder;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Bytes from a figure given in GiB or GB (exactly one of the two keys).
+double bytes_from(const JsonReader& r, const nlohmann::json& j, const std::string& path,
+                  const std::string& gib_key, const std::string& gb_key) {
+  const bool gib = r.has(j, gib_key), gb = r.has(j, gb_key);
+  if (gib == gb) r.fail(path + "." + gib_key, "expected exactly one of " + gib_key + " or " + gb_key);
+  return gib ? r.sourced(j, path, gib_key) * 1073741824.0 : r.sourced(j, path, gb_key) * 1e9;
+}
+
+}  // namespace
+
+HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file) {
+  JsonReader r(file);
+  HardwareSpec hw;
+  hw.source_file = file;
+  hw.name = r.string(j, "$", "name");
+  hw.accelerator = r.string(j, "$", "accelerator");
+  hw.chips_per_instance = r.positive_int(j, "$", "chips_per_instance");
+  hw.devices_per_chip = r.positive_int(j, "$", "devices_per_chip");
+  const double per_chip = 1.0 / hw.devices_per_chip;
+  hw.peak_bf16_flops_per_s = r.sourced(j, "$", "peak_bf16_tflops_per_chip") * 1e12 * per_chip;
+  hw.peak_fp32_flops_per_s = r.sourced(j, "$", "peak_fp32_tflops_per_chip") * 1e12 * per_chip;
+  hw.hbm_bytes = bytes_from(r, j, "$", "hbm_gib_per_chip", "hbm_gb_per_chip") * per_chip;
+  hw.hbm_bytes_per_s = bytes_from(r, j, "$", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip") * per_chip;
+
+  const auto& fabric = r.object(j, "$", "fabric");
+  const std::string topology = r.choice(fabric, "$.fabric", "topology", {"all-to-all", "torus-2d", "switch"});
+  if (topology == "all-to-all") {
+    hw.fabric = FabricTopology::all_to_all;
+    hw.link_bytes_per_s = r.sourced(fabric, "$.fabric", "link_gb_per_s") * 1e9;
+    hw.chip_fabric_bytes_per_s = hw.link_bytes_per_s * (hw.chips_per_instance - 1);
+  } else if (topology == "torus-2d") {
+    hw.fabric = FabricTopology::torus_2d;
+    hw.torus_rows = r.positive_int(fabric, "$.fabric", "rows");
+    hw.torus_cols = r.positive_int(fabric, "$.fabric", "cols");
+    if (hw.torus_rows * hw.torus_cols != hw.chips_per_instance)
+      r.fail("$.fabric.rows", "expected rows x cols = chips_per_instance (" +
+                                  std::to_string(hw.chips_per_instance) + ")");
+    hw.chip_fabric_bytes_per_s = r.sourced(fabric, "$.fabric", "chip_gb_per_s") * 1e9;
+    hw.link_bytes_per_s = hw.chip_fabric_bytes_per_s / r.positive_int(fabric, "$.fabric", "links_per_chip");
+  } else {
+    hw.fabric = FabricTopology::switched;
+    hw.chip_fabric_bytes_per_s = r.sourced(fabric, "$.fabric", "chip_gb_per_s") * 1e9;
+    hw.link_bytes_per_s = hw.chip_fabric_bytes_per_s;
+  }
+  if (hw.devices_per_chip > 1) hw.on_chip_bytes_per_s = r.sourced(fabric, "$.fabric", "on_chip_gb_per_s") * 1e9;
+  hw.fabric_latency_s = r.sourced(fabric, "$.fabric", "latency_us") * 1e-6;
+
+  const auto& efa = r.object(j, "$", "efa");
+  hw.efa_gbps = r.sourced(efa, "$.efa", "gbps");
+  hw.efa_latency_s = r.sourced(efa, "$.efa", "latency_us") * 1e-6;
+
+  const auto& prices = r.field(j, "$", "prices");
+  if (!prices.is_array()) r.fail("$.prices", "expected an array of price quotes");
+  for (size_t i = 0; i < prices.size(); ++i) {
+    const std::string path = "$.prices[" + std::to_string(i) + "]";
+    PriceQuote q;
+    q.kind = r.choice(prices[i], path, "kind", {"on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block"});
+    q.usd_per_instance_hour = r.positive(prices[i], path, "usd_per_instance_hour");
+    q.date_read = r.string(prices[i], path, "date_read");
+    q.source = r.string(prices[i], path, "source");
+    if (hw.price(q.kind)) r.fail(path + ".kind", "expected each price kind once; \"" + q.kind + "\" repeats");
+    hw.prices.push_back(std::move(q));
+  }
+
+  const auto& rel = r.object(j, "$", "reliability");
+  hw.failures_per_instance_hour = r.sourced(rel, "$.reliability", "failures_per_instance_hour", true);
+  hw.checkpoint_storage_bytes_per_s = r.sourced(rel, "$.reliability", "checkpoint_storage_gb_per_s") * 1e9;
+  return hw;
+}
+
+ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
+  JsonReader r(file);
+  if (!j.is_object()) r.fail("$", "expected an object");
+  if (j.contains("architectures")) return model_from_hf_config(j, file);
+  ModelSpec m;
+  m.source_file = file;
+  m.name = r.string(j, "$", "name");
+  m.source = r.string(j, "$", "source");
+  m.kind = r.choice(j, "$", "kind", {"decoder", "encoder-mlm"}) == "decoder" ? ModelKind::decoder : ModelKind::encoder_mlm;
+  m.layers = r.positive_int(j, "$", "layers");
+  m.hidden = r.positive_int(j, "$", "hidden");
+  m.heads = r.positive_int(j, "$", "heads");
+  m.kv_heads = r.positive_int(j, "$", "kv_heads");
+  m.ffn_hidden = r.positive_int(j, "$", "ffn_hidden");
+  m.mlp = r.choice(j, "$", "mlp", {"gelu", "swiglu"}) == "gelu" ? MlpKind::gelu : MlpKind::swiglu;
+  m.norm = r.choice(j, "$", "norm", {"layernorm", "rmsnorm"}) == "layernorm" ? NormKind::layernorm : NormKind::rmsnorm;
+  m.position = r.choice(j, "$", "position", {"learned", "rotary"}) == "learned" ? PositionKind::learned : PositionKind::rotary;
+  if (m.position == PositionKind::rotary) {
+    m.rotary_fraction = r.positive(j, "$", "rotary_fraction");
+    if (m.rotary_fraction > 1) r.fail("$.rotary_fraction", "expected a share in (0, 1]");
+  }
+  m.parallel_residual = r.boolean(j, "$", "parallel_residual");
+  m.tied_embeddings = r.boolean(j, "$", "tied_embeddings");
+  m.bias = r.boolean(j, "$", "bias");
+  m.vocab = r.positive_int(j, "$", "vocab");
+  m.vocab_pad_multiple = r.positive_int(j, "$", "vocab_pad_multiple");
+  m.max_positions = r.positive_int(j, "$", "max_positions");
+  if (r.has(j, "type_vocab")) m.type_vocab = r.positive_int(j, "$", "type_vocab", true);
+  if (m.kind == ModelKind::encoder_mlm) {
+    m.head_token_fraction = r.sourced(j, "$", "head_token_fraction");
+    if (m.head_token_fraction > 1) r.fail("$.head_token_fraction.value", "expected a share in (0, 1]");
+  }
+  if (m.hidden % m.heads != 0)
+    r.fail("$.heads", "expected heads to divide hidden (" + std::to_string(m.hidden) + " % " +
+                          std::to_string(m.heads) + " != 0)");
+  if (m.heads % m.kv_heads != 0)
+    r.fail("$.kv_heads", "expected kv_heads to divide heads (" + std::to_string(m.heads) + ")");
+  return m;
+}
+
+ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file) {
+  JsonReader r(file);
+  const auto& arch = r.field(j, "$", "architectures");
+  if (!arch.is_array() || arch.empty() || !arch[0].is_string())
+    r.fail("$.architectures", "expected an array naming the architecture");
+  const std::string a = arch[0].get<std::string>();
+  ModelSpec m;
+  m.source_file = file;
+  m.source = "Hugging Face config.json (" + a + ")";
+  m.name = r.has(j, "_name_or_path") && j["_name_or_path"].is_string() && !j["_name_or_path"].get<std::string>().empty()
+               ? j["_name_or_path"].get<std::string>()
+               : fs::path(file).parent_path().filename().string();
+  if (m.name.empty()) m.name = fs::path(file).stem().string();
+  m.layers = r.positive_int(j, "$", "num_hidden_layers");
+  m.hidden = r.positive_int(j, "$", "hidden_size");
+  m.heads = r.positive_int(j, "$", "num_attention_heads");
+  m.ffn_hidden = r.positive_int(j, "$", "intermediate_size");
+  m.vocab = r.positive_int(j, "$", "vocab_size");
+  m.max_positions = r.positive_int(j, "$", "max_position_embeddings");
+  m.vocab_pad_multiple = 1;  // a HF vocab_size is already padded as trained
+  // HF documents these defaults for the keys below when a config omits them.
+  auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
+  if (a == "LlamaForCausalLM" || a == "MistralForCausalLM") {
+    m.kind = ModelKind::decoder;
+    m.kv_heads = r.has(j, "num_key_value_heads") ? r.positive_int(j, "$", "num_key_value_heads") : m.heads;
+    m.mlp = MlpKind::swiglu;
+    m.norm = NormKind::rmsnorm;
+    m.position = PositionKind::rotary;
+    m.rotary_fraction = 1.0;
+    m.tied_embeddings = flag("tie_word_embeddings", false);
+    m.bias = flag("attention_bias", false);
+  } else if (a == "GPTNeoXForCausalLM") {
+    m.kind = ModelKind::decoder;
+    m.kv_heads = m.heads;
+    m.mlp = MlpKind::gelu;
+    m.norm = NormKind::layernorm;
+    m.position = PositionKind::rotary;
+    m.rotary_fraction = r.positive(j, "$", "rotary_pct");
+    m.parallel_residual = flag("use_parallel_residual", true);
+    m.tied_embeddings = flag("tie_word_embeddings", false);
+    m.bias = true;
+  } else if (a == "BertForPreTraining" || a == "BertForMaskedLM") {
+    m.kind = ModelKind::encoder_mlm;
+    m.kv_heads = m.heads;
+    m.mlp = MlpKind::gelu;
+    m.norm = NormKind::layernorm;
+    m.position = PositionKind::learned;
+    m.tied_embeddings = true;
+    m.bias = true;
+    m.type_vocab = r.positive_int(j, "$", "type_vocab_size");
+    m.head_token_fraction = 0.15;  // Devlin et al. 2018: 15% of positions are masked
+  } else {
+    r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM, "
+                                 "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
+  }
+  if (m.hidden % m.heads != 0) r.fail("$.num_attention_heads", "expected heads to divide hidden_size");
+  if (m.heads % m.kv_heads != 0) r.fail("$.num_key_value_heads", "expected kv heads to divide num_attention_heads");
+  return m;
+}
+
+std::vector<std::string> list_model_names() { return names_in("models"); }
+std::vector<std::string> list_hardware_names() { return names_in("hardware"); }
+
+HardwareSpec load_hardware(const std::string& name_or_path) {
+  const std::string path = resolve(name_or_path, "hardware", list_hardware_names());
+  return hardware_from_json(read_json_file(path), path);
+}
+
+ModelSpec load_model(const std::string& name_or_path) {
+  const std::string path = resolve(name_or_path, "models", list_model_names());
+  return model_from_json(read_json_file(path), path);
+}
+
+}  // namespace tp::spec
