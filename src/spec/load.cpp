@@ -181,15 +181,20 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
                ? j["_name_or_path"].get<std::string>()
                : fs::path(file).parent_path().filename().string();
   if (m.name.empty()) m.name = fs::path(file).stem().string();
+  m.vocab_pad_multiple = 1;  // a HF vocab_size is already padded as trained
+  // HF documents these defaults for the keys below when a config omits them.
+  auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
+  const bool known = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "GPTNeoXForCausalLM" ||
+                     a == "BertForPreTraining" || a == "BertForMaskedLM";
+  if (!known)
+    r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM, "
+                                 "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
   m.hidden = r.positive_int(j, "$", "hidden_size");
   m.heads = r.positive_int(j, "$", "num_attention_heads");
   m.ffn_hidden = r.positive_int(j, "$", "intermediate_size");
   m.vocab = r.positive_int(j, "$", "vocab_size");
   m.max_positions = r.positive_int(j, "$", "max_position_embeddings");
-  m.vocab_pad_multiple = 1;  // a HF vocab_size is already padded as trained
-  // HF documents these defaults for the keys below when a config omits them.
-  auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
   if (a == "LlamaForCausalLM" || a == "MistralForCausalLM") {
     m.kind = ModelKind::decoder;
     m.kv_heads = r.has(j, "num_key_value_heads") ? r.positive_int(j, "$", "num_key_value_heads") : m.heads;
@@ -209,7 +214,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.parallel_residual = flag("use_parallel_residual", true);
     m.tied_embeddings = flag("tie_word_embeddings", false);
     m.bias = true;
-  } else if (a == "BertForPreTraining" || a == "BertForMaskedLM") {
+  } else {
     m.kind = ModelKind::encoder_mlm;
     m.kv_heads = m.heads;
     m.mlp = MlpKind::gelu;
@@ -219,9 +224,6 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.bias = true;
     m.type_vocab = r.positive_int(j, "$", "type_vocab_size");
     m.head_token_fraction = 0.15;  // Devlin et al. 2018: 15% of positions are masked
-  } else {
-    r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM, "
-                                 "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   }
   if (m.hidden % m.heads != 0) r.fail("$.num_attention_heads", "expected heads to divide hidden_size");
   if (m.heads % m.kv_heads != 0) r.fail("$.num_key_value_heads", "expected kv heads to divide num_attention_heads");

@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include "cost/evaluate.h"
+#include "spec/load.h"
+
+using namespace tp;
+
+namespace {
+
+struct Case {
+  const char* model;
+  const char* hardware;
+  int instances, tp, pp, zero, micro_batch, seq_len;
+  long global_batch;
+  spec::Precision precision;
+  bool sp;
+  spec::Recompute recompute;
+};
+
+// Every configuration of shared/reference/seed-measurements.md, as published
+// (BERT-Large's batch per accelerator is not published: 64 assumed here).
+const Case seed_cases[] = {
+    {"bert-large", "dl1.24xlarge", 1, 1, 1, 0, 64, 128, 8 * 64, spec::Precision::mixed_bf16, false, spec::Recompute::none},
+    {"bert-large", "dl1.24xlarge", 8, 1, 1, 0, 64, 128, 64 * 64, spec::Precision::mixed_bf16, false, spec::Recompute::none},
+    {"bert-1.5b", "dl1.24xlarge", 1, 1, 1, 1, 16, 128, 8 * 384, spec::Precision::mixed_bf16, false, spec::Recompute::none},
+    {"bert-1.5b", "dl1.24xlarge", 16, 1, 1, 1, 16, 128, 128 * 384, spec::Precision::mixed_bf16, false, spec::Recompute::none},
+    {"pythia-6.9b", "trn1.32xlarge", 1, 8, 1, 1, 1, 2048, 256, spec::Precision::bf16_sr, true, spec::Recompute::selective},
+    {"pythia-6.9b", "trn1.32xlarge", 4, 8, 1, 1, 1, 2048, 256, spec::Precision::bf16_sr, true, spec::Recompute::selective},
+    {"gpt-neox-20b", "trn1.32xlarge", 4, 8, 4, 1, 1, 2048, 16384, spec::Precision::bf16_sr, true, spec::Recompute::selective},
+    {"gpt-neox-20b", "trn1.32xlarge", 64, 8, 4, 1, 1, 2048, 16384, spec::Precision::bf16_sr, true, spec::Recompute::selective},
+    {"llama2-7b", "trn1.32xlarge", 128, 8, 1, 1, 1, 4096, 1024, spec::Precision::bf16_sr, true, spec::Recompute::selective},
+};
+
+struct Loaded {
+  spec::ModelSpec model;
+  spec::HardwareSpec hw;
+  calib::Calibration calibration;
+  spec::Workload workload;
+  spec::Plan plan;
+};
+
+Loaded load(const Case& c) {
+  Loaded l{spec::load_model(c.model), spec::load_hardware(c.hardware), {}, {}, {}};
+  l.workload = {c.seq_len, c.global_batch, 1e9, c.precision};
+  l.plan.instances = c.instances;
+  l.plan.tp = c.tp;
+  l.plan.pp = c.pp;
+  l.plan.zero = c.zero;
+  l.plan.micro_batch = c.micro_batch;
+  l.plan.sp = c.sp;
+  l.plan.recompute = c.recompute;
+  return l;
+}
+
+}  // namespace
+
+TEST(Evaluate, EverySeedConfigurationRunsAndFits) {
+  for (const Case& c : seed_cases) {
+    Loaded l = load(c);
+    const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+    EXPECT_TRUE(ev.ok()) << c.model << " x" << c.instances << ": " << cost::to_string(ev.problem);
+    EXPECT_GT(ev.estimate.seqs_per_s, 0);
+    EXPECT_GT(ev.estimate.mfu, 0.01);
+    EXPECT_LT(ev.estimate.mfu, 1.0);
+  }
+}
+
+TEST(Evaluate, BreakdownAddsUpToStepAndRatesFollow) {
+  for (const Case& c : seed_cases) {
+    Loaded l = load(c);
+    const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+    const auto& t = ev.estimate.time;
+    const double parts = t.forward_compute_s + t.backward_compute_s + t.tp_comm_exposed_s + t.pipeline_bubble_s +
+                         t.pp_comm_exposed_s + t.dp_comm_exposed_s + t.optimizer_s + t.overhead_s;
+    EXPECT_NEAR(parts / t.step_s, 1.0, 1e-9) << c.model;
+    EXPECT_LE(t.dp_comm_exposed_s, t.dp_comm_total_s + 1e-12);
+    EXPECT_NEAR(ev.estimate.seqs_per_s * t.step_s, double(c.global_batch), 1e-6);
+    const double peak = l.hw.peak_bf16_flops_per_s * ev.estimate.devices;
+    EXPECT_NEAR(ev.estimate.mfu, ev.estimate.model_flops_per_step / t.step_s / peak, 1e-12);
+    EXPECT_GE(ev.estimate.hfu, ev.estimate.mfu);
+  }
+}
+
+TEST(Evaluate, MoreInstancesMoreThroughputLessPerDevice) {
+  Loaded l = load(seed_cases[6]);  // NeoX 20B, TP 8, PP 4
+  double previous_seqs = 0, previous_per_device = 1e30;
+  for (int n : {4, 8, 16, 32, 64}) {
+    l.plan.instances = n;
+    const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+    ASSERT_TRUE(ev.ok()) << n;
+    EXPECT_GT(ev.estimate.seqs_per_s, previous_seqs);
+    EXPECT_LE(ev.estimate.tokens_per_s_per_device, previous_per_device * (1 + 1e-9));
+    previous_seqs = ev.estimate.seqs_per_s;
+    previous_per_device = ev.estimate.tokens_per_s_per_device;
+  }
+}
+
+TEST(Evaluate, RecomputeTradesTimeForMemory) {
+  Loaded l = load(seed_cases[8]);
+  auto run = [&](spec::Recompute r) {
+    l.plan.recompute = r;
+    return cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate;
+  };
+  const auto none = run(spec::Recompute::none), selective = run(spec::Recompute::selective), full = run(spec::Recompute::full);
+  EXPECT_LT(none.time.step_s, selective.time.step_s);
+  EXPECT_LT(selective.time.step_s, full.time.step_s);
+  EXPECT_GT(none.memory.activations_bytes, selective.memory.activations_bytes);
+  EXPECT_GT(selective.memory.activations_bytes, full.memory.activations_bytes);
+  EXPECT_DOUBLE_EQ(none.time.recompute_s, 0);
+}
+
+TEST(Evaluate, FasterCalibrationIsFaster) {
+  Loaded l = load(seed_cases[4]);
+  const auto base = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate;
+  l.calibration.gemm.ceiling *= 1.2;
+  l.calibration.collective.intra_node *= 1.2;
+  const auto faster = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate;
+  EXPECT_LT(faster.time.step_s, base.time.step_s);
+}
+
+TEST(Evaluate, OutOfMemoryIsReportedWithEstimate) {
+  Loaded l = load(seed_cases[8]);
+  l.model = spec::load_model("llama2-70b");
+  l.plan.instances = 1;
+  l.plan.zero = 0;
+  const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+  EXPECT_EQ(ev.problem, cost::PlanProblem::out_of_memory);
+  EXPECT_LT(ev.estimate.memory.margin_bytes, 0);
+}
+
+TEST(Evaluate, DagAndClosedFormAgreeOnSeedPipelines) {
+  Loaded l = load(seed_cases[7]);  // PP 4
+  const auto closed = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan, cost::PipelineMethod::closed_form);
+  const auto dag = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan, cost::PipelineMethod::dag);
+  EXPECT_NEAR(closed.estimate.time.step_s / dag.estimate.time.step_s, 1.0, 0.01);
+}

@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "spec/error.h"
+#include "spec/load.h"
+
+using namespace tp::spec;
+using nlohmann::json;
+
+namespace {
+
+// Expects a SpecError whose JSON path and message contain the given words.
+template <typename F>
+void expect_spec_error(F&& f, const std::string& path_part, const std::string& expected_part) {
+  try {
+    f();
+    FAIL() << "expected a SpecError at " << path_part;
+  } catch (const SpecError& e) {
+    EXPECT_NE(e.json_path().find(path_part), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(expected_part), std::string::npos) << e.what();
+  }
+}
+
+json trn1() { return read_json_file(data_root() + "/hardware/trn1.32xlarge.json"); }
+json llama() { return read_json_file(data_root() + "/models/llama2-7b.json"); }
+
+}  // namespace
+
+TEST(LoadHardware, Trn1PerDeviceFigures) {
+  const HardwareSpec hw = load_hardware("trn1.32xlarge");
+  EXPECT_EQ(hw.devices_per_instance(), 32);  // Neuron docs: 16 chips x 2 NeuronCores
+  EXPECT_DOUBLE_EQ(hw.peak_bf16_flops_per_s, 95e12);  // 190 TFLOP/s per chip / 2
+  EXPECT_DOUBLE_EQ(hw.hbm_bytes, 16.0 * 1073741824.0);  // 16 GiB per NeuronCore
+  EXPECT_EQ(hw.fabric, FabricTopology::torus_2d);
+  EXPECT_DOUBLE_EQ(hw.efa_bytes_per_s(), 100e9);  // 800 Gb/s
+  ASSERT_NE(hw.price("reserved-3y"), nullptr);
+  EXPECT_DOUBLE_EQ(hw.price("reserved-3y")->usd_per_instance_hour, 7.59);  // seed 001/002
+}
+
+TEST(LoadHardware, EveryShippedDescriptorLoads) {
+  for (const auto& name : list_hardware_names()) EXPECT_NO_THROW(load_hardware(name)) << name;
+  for (const auto& name : list_model_names()) EXPECT_NO_THROW(load_model(name)) << name;
+  EXPECT_GE(list_hardware_names().size(), 6u);
+  EXPECT_GE(list_model_names().size(), 10u);
+}
+
+TEST(LoadHardware, MissingField) {
+  json j = trn1();
+  j.erase("chips_per_instance");
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.chips_per_instance", "missing field");
+}
+
+TEST(LoadHardware, WrongType) {
+  json j = trn1();
+  j["fabric"]["rows"] = "four";
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.fabric.rows", "integer");
+}
+
+TEST(LoadHardware, ZeroOrNegativeBandwidth) {
+  json j = trn1();
+  j["efa"]["gbps"]["value"] = 0;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.efa.gbps.value", "> 0");
+  j["efa"]["gbps"]["value"] = -800;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.efa.gbps.value", "> 0");
+}
+
+TEST(LoadHardware, PublishedFigureNeedsSource) {
+  json j = trn1();
+  j["peak_bf16_tflops_per_chip"] = 190;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.peak_bf16_tflops_per_chip", "source");
+}
+
+TEST(LoadHardware, TorusMustMatchChips) {
+  json j = trn1();
+  j["fabric"]["rows"] = 3;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.fabric.rows", "chips_per_instance");
+}
+
+TEST(LoadHardware, UnknownPriceKindAndTopology) {
+  json j = trn1();
+  j["prices"][0]["kind"] = "cheap";
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.prices[0].kind", "on-demand");
+  j = trn1();
+  j["fabric"]["topology"] = "ring";
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.fabric.topology", "torus-2d");
+}
+
+TEST(LoadModel, HeadsMustDivideHidden) {
+  json j = llama();
+  j["heads"] = 30;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.heads", "divide hidden");
+}
+
+TEST(LoadModel, ZeroLayersAndWrongKind) {
+  json j = llama();
+  j["layers"] = 0;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.layers", "> 0");
+  j = llama();
+  j["kind"] = "diffusion";
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.kind", "decoder");
+}
+
+TEST(LoadModel, UnreadableAndMalformedFiles) {
+  EXPECT_THROW(load_model("/nonexistent/model.json"), SpecError);
+  const auto path = std::filesystem::temp_directory_path() / "trainplan_bad.json";
+  std::ofstream(path) << "{ \"name\": ";
+  try {
+    load_model(path.string());
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.file(), path.string());
+    EXPECT_NE(std::string(e.what()).find("valid JSON"), std::string::npos);
+  }
+  std::filesystem::remove(path);
+  expect_spec_error([] { load_model("no-such-model"); }, "", "llama2-7b");
+}
+
+TEST(LoadModel, HuggingFaceLlamaConfig) {
+  // Values of meta-llama/Llama-2-70b-hf config.json.
+  json j = {{"architectures", {"LlamaForCausalLM"}}, {"hidden_size", 8192}, {"intermediate_size", 28672},
+            {"num_attention_heads", 64}, {"num_hidden_layers", 80}, {"num_key_value_heads", 8},
+            {"vocab_size", 32000}, {"max_position_embeddings", 4096}, {"tie_word_embeddings", false}};
+  const ModelSpec m = model_from_json(j, "config.json");
+  EXPECT_EQ(m.total_parameters(), load_model("llama2-70b").total_parameters());
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+}
+
+TEST(LoadModel, HuggingFaceNeoXAndBertConfigs) {
+  json neox = {{"architectures", {"GPTNeoXForCausalLM"}}, {"hidden_size", 4096}, {"intermediate_size", 16384},
+               {"num_attention_heads", 32}, {"num_hidden_layers", 32}, {"vocab_size", 50432},
+               {"max_position_embeddings", 2048}, {"rotary_pct", 0.25}, {"use_parallel_residual", true}};
+  const ModelSpec m = model_from_json(neox, "config.json");
+  EXPECT_EQ(m.total_parameters(), load_model("pythia-6.9b").total_parameters());
+  EXPECT_TRUE(m.parallel_residual);
+  json bert = {{"architectures", {"BertForPreTraining"}}, {"hidden_size", 1024}, {"intermediate_size", 4096},
+               {"num_attention_heads", 16}, {"num_hidden_layers", 24}, {"vocab_size", 30528},
+               {"max_position_embeddings", 512}, {"type_vocab_size", 2}};
+  const ModelSpec b = model_from_json(bert, "config.json");
+  EXPECT_EQ(b.kind, ModelKind::encoder_mlm);
+  EXPECT_EQ(b.total_parameters(), load_model("bert-large").total_parameters());
+}
+
+TEST(LoadModel, HuggingFaceUnknownArchitecture) {
+  json j = {{"architectures", {"MambaForCausalLM"}}, {"hidden_size", 1}};
+  expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.architectures[0]", "LlamaForCausalLM");
+}
