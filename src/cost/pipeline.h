@@ -25,7 +25,16 @@ struct PipelineTime {
   double bubble_s = 0;  // total_s - busy_s
 };
 
+// Both throw spec::SpecError on a malformed input (see check_pipeline_input).
 PipelineTime pipeline_time_dag(const PipelineInput& input);
+// Allocation-free, O(stages * virtual_stages). Exact for uniform stages; a lower
+// bound on the DAG otherwise (every term is the length of a DAG path); the
+// error bound measured on random stages is stated in pipeline_closed_form.cpp.
 PipelineTime pipeline_time_closed_form(const PipelineInput& input);
+
+// Throws unless stages, micro_batches, virtual_stages >= 1, both spans hold
+// stages * virtual_stages non-negative times, p2p_s >= 0, and (interleaved)
+// micro_batches % stages == 0.
+void check_pipeline_input(const PipelineInput& input);
 
 }  // namespace tp::cost

@@ -2,7 +2,12 @@
 // chips, intra-instance links and EFA NICs, and the time of a collective on a
 // group of ranks laid out on it. Built once per hardware (the graph work is
 // done in the constructor); seconds() is then a cheap, thread-safe lookup.
+// Layouts whose groups do not tile instances evenly throw spec::SpecError.
 #pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "calib/calibration.h"
 #include "spec/hardware_spec.h"
 
@@ -19,6 +24,8 @@ struct GroupLayout {
   int stride = 1;
 };
 
+class InstanceGraph;
+
 class Cluster {
  public:
   explicit Cluster(const spec::HardwareSpec& hardware);
@@ -28,6 +35,29 @@ class Cluster {
   // `instances` is the cluster size the layout lives in.
   double seconds(Collective kind, double bytes, GroupLayout group, int instances,
                  const calib::CollectiveEfficiency& efficiency) const;
+
+  int devices_per_instance() const { return devices_; }
+  // Raw (efficiency 1) per-rank bandwidth of the concurrent groups of an
+  // intra-instance layout (size * stride <= devices_per_instance), from the graph.
+  double intra_collective_bytes_per_s(GroupLayout group) const;
+  double intra_p2p_bytes_per_s(GroupLayout group) const;
+  const InstanceGraph& graph() const { return *graph_; }
+
+ private:
+  int table_index(GroupLayout group) const { return group.size * (devices_ + 1) + group.stride; }
+  double hierarchical_seconds(Collective kind, double bytes, GroupLayout group,
+                              const calib::CollectiveEfficiency& efficiency) const;
+  double p2p_seconds(double bytes, GroupLayout group, const calib::CollectiveEfficiency& efficiency) const;
+
+  int devices_ = 0;
+  double fabric_latency_s_ = 0;
+  double efa_latency_s_ = 0;
+  double efa_bytes_per_s_ = 0;
+  std::string source_file_;
+  std::shared_ptr<const InstanceGraph> graph_;
+  // Indexed by table_index(size, stride) for size * stride <= devices_.
+  std::vector<double> collective_bytes_per_s_;
+  std::vector<double> p2p_bytes_per_s_;
 };
 
 }  // namespace tp::net

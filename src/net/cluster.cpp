@@ -1,0 +1,128 @@
+#include "net/cluster.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "net/instance_graph.h"
+#include "net/ring_algebra.h"
+#include "spec/error.h"
+
+namespace tp::net {
+namespace {
+
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+double transfer_s(double bytes, double bytes_per_s) { return bytes > 0 ? bytes / bytes_per_s : 0.0; }
+
+}  // namespace
+
+Cluster::Cluster(const spec::HardwareSpec& hw)
+    : devices_(hw.devices_per_instance()),
+      fabric_latency_s_(hw.fabric_latency_s),
+      efa_latency_s_(hw.efa_latency_s),
+      efa_bytes_per_s_(hw.efa_bytes_per_s()),
+      source_file_(hw.source_file),
+      graph_(std::make_shared<const InstanceGraph>(hw)) {
+  const size_t cells = static_cast<size_t>(devices_ + 1) * (devices_ + 1);
+  collective_bytes_per_s_.assign(cells, kUnbounded);
+  p2p_bytes_per_s_.assign(cells, kUnbounded);
+  for (int n = 2; n <= devices_; ++n)
+    for (int s = 1; n * s <= devices_; ++s) {
+      collective_bytes_per_s_[table_index({n, s})] = graph_->collective_bytes_per_s({n, s});
+      p2p_bytes_per_s_[table_index({n, s})] = graph_->p2p_bytes_per_s({n, s});
+    }
+}
+
+double Cluster::intra_collective_bytes_per_s(GroupLayout g) const {
+  if (g.size < 1 || g.stride < 1 || g.size * g.stride > devices_)
+    throw spec::SpecError(source_file_, "", "an intra-instance layout (size * stride <= devices per instance)");
+  return collective_bytes_per_s_[table_index(g)];
+}
+
+double Cluster::intra_p2p_bytes_per_s(GroupLayout g) const {
+  if (g.size < 1 || g.stride < 1 || g.size * g.stride > devices_)
+    throw spec::SpecError(source_file_, "", "an intra-instance layout (size * stride <= devices per instance)");
+  return p2p_bytes_per_s_[table_index(g)];
+}
+
+double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int instances,
+                        const calib::CollectiveEfficiency& eff) const {
+  if (group.size < 1 || group.stride < 1)
+    throw spec::SpecError(source_file_, "", "a group of at least 1 rank at a stride of at least 1");
+  if (instances < 1) throw spec::SpecError(source_file_, "", "at least 1 instance");
+  if (!(bytes >= 0)) throw spec::SpecError(source_file_, "", "a non-negative message size");
+  if (group.size == 1) return 0;
+  const long long span = static_cast<long long>(group.size) * group.stride;
+  if (span > static_cast<long long>(devices_) * instances)
+    throw spec::SpecError(source_file_, "", "a group that fits in the cluster's " +
+                                                std::to_string(static_cast<long long>(devices_) * instances) + " devices");
+  if (kind == Collective::point_to_point) return p2p_seconds(bytes, group, eff);
+  if (span <= devices_) {
+    if (devices_ % span != 0)
+      throw spec::SpecError(source_file_, "", "groups that tile an instance (size * stride divides devices per instance)");
+    const double alpha = eff.step_latency_s + fabric_latency_s_;
+    return ring_steps(kind, group.size) * alpha +
+           transfer_s(ring_bytes_per_rank(kind, bytes, group.size), collective_bytes_per_s_[table_index(group)] * eff.intra_node);
+  }
+  return hierarchical_seconds(kind, bytes, group, eff);
+}
+
+// Reduce-scatter among the members inside each instance, a ring among the
+// instances on 1/local of the data, then all-gather inside: the NCCL/Neuron
+// hierarchical scheme. Every device of an instance belongs to some concurrent
+// group, so all of them share the instance's EFA bandwidth during the middle phase.
+double Cluster::hierarchical_seconds(Collective kind, double bytes, GroupLayout g,
+                                     const calib::CollectiveEfficiency& eff) const {
+  int local = 1;
+  if (g.stride < devices_) {
+    if (devices_ % g.stride != 0 || g.size % (devices_ / g.stride) != 0)
+      throw spec::SpecError(source_file_, "", "groups that tile instances (stride divides devices per instance, "
+                                              "and members per instance divide the group size)");
+    local = devices_ / g.stride;
+  }
+  const int across = g.size / local;
+  const double intra_bps = local > 1 ? collective_bytes_per_s_[table_index({local, g.stride})] * eff.intra_node : kUnbounded;
+  const double inter_bps = efa_bytes_per_s_ * eff.inter_node / devices_;
+  const double alpha_intra = eff.step_latency_s + fabric_latency_s_;
+  const double alpha_inter = eff.step_latency_s + efa_latency_s_;
+
+  // The intra phases are the local halves of the collective (reduce-scatter
+  // and/or all-gather over the full buffer); the inter phase is the same kind
+  // of collective over one local shard.
+  const Collective half = kind == Collective::all_reduce ? Collective::reduce_scatter : kind;
+  const int intra_phases = kind == Collective::all_reduce ? 2 : 1;
+  const double intra_s = intra_phases * (ring_steps(half, local) * alpha_intra +
+                                         transfer_s(ring_bytes_per_rank(half, bytes, local), intra_bps));
+  const double inter_s = ring_steps(kind, across) * alpha_inter +
+                         transfer_s(ring_bytes_per_rank(kind, bytes / local, across), inter_bps);
+  return intra_s + inter_s;
+}
+
+// One message to the member `stride` away. Hops inside an instance run on
+// the fabric with every pipeline pair sending at once; a hop that leaves the
+// instance shares EFA with the other devices crossing at the same moment
+// (the last `stride` local devices, or all of them when stride >= an instance).
+// A step waits for its slowest hop, so the slower kind sets the time.
+double Cluster::p2p_seconds(double bytes, GroupLayout g, const calib::CollectiveEfficiency& eff) const {
+  const double alpha_intra = eff.step_latency_s + fabric_latency_s_;
+  const long long span = static_cast<long long>(g.size) * g.stride;
+  if (span <= devices_) {
+    if (devices_ % span != 0)
+      throw spec::SpecError(source_file_, "", "groups that tile an instance (size * stride divides devices per instance)");
+    return alpha_intra + transfer_s(bytes, p2p_bytes_per_s_[table_index(g)] * eff.intra_node);
+  }
+  const int crossing = std::min(g.stride, devices_);
+  const double cross_s = eff.step_latency_s + efa_latency_s_ +
+                         transfer_s(bytes, efa_bytes_per_s_ * eff.inter_node / crossing);
+  double intra_s = 0;
+  if (g.stride < devices_) {
+    if (devices_ % g.stride != 0)
+      throw spec::SpecError(source_file_, "", "a stride that divides devices per instance");
+    const int local = devices_ / g.stride;
+    if (local > 1) intra_s = alpha_intra + transfer_s(bytes, p2p_bytes_per_s_[table_index({local, g.stride})] * eff.intra_node);
+  }
+  return std::max(cross_s, intra_s);
+}
+
+}  // namespace tp::net
