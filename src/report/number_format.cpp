@@ -37,6 +37,7 @@ std::string three_figures(double magnitude) {
 // to three figures so that 999.96 ms becomes "1.00 s", not "1000 ms".
 std::string scaled(double value, std::span<const Scale> scales, bool replace_unit, std::string_view unit) {
   const double magnitude = std::fabs(value);
+  if (magnitude == 0) return unit.empty() ? std::string("0") : "0 " + std::string(unit);
   const Scale* chosen = &scales.front();
   for (const Scale& scale : scales) {
     if (magnitude >= scale.factor * 0.9995) chosen = &scale;
