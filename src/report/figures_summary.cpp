@@ -1,0 +1,70 @@
+#include "report/figures_summary.h"
+
+namespace tp::report {
+namespace {
+
+// Lines and sections are built by construction, not by assigning string
+// literals: GCC 12 warns falsely (-Wrestrict) on the latter.
+SummarySection make_section(std::string title, std::string unit, NumberStyle style, bool show_share,
+                            std::optional<double> total) {
+  SummarySection section;
+  section.title = std::move(title);
+  section.unit = std::move(unit);
+  section.style = style;
+  section.show_share = show_share;
+  section.total = total;
+  return section;
+}
+
+void add(SummarySection& section, const char* label, double value) {
+  section.lines.push_back(SummaryLine{std::string(label), value});
+}
+
+}  // namespace
+
+Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
+  SummarySection time = make_section("Where step time goes", "s", NumberStyle::engineering, true, e.time.step_s);
+  add(time, "forward compute", e.time.forward_compute_s);
+  add(time, "backward compute (incl. recompute)", e.time.backward_compute_s);
+  add(time, "exposed TP communication", e.time.tp_comm_exposed_s);
+  add(time, "exposed PP communication", e.time.pp_comm_exposed_s);
+  add(time, "pipeline bubble", e.time.pipeline_bubble_s);
+  add(time, "exposed DP communication", e.time.dp_comm_exposed_s);
+  add(time, "optimizer", e.time.optimizer_s);
+  add(time, "overhead", e.time.overhead_s);
+  SummarySection memory = make_section("Memory per device (share of capacity)", "B", NumberStyle::engineering, true,
+                                       e.memory.capacity_bytes);
+  add(memory, "weights", e.memory.weights_bytes);
+  add(memory, "gradients", e.memory.gradients_bytes);
+  add(memory, "optimizer state", e.memory.optimizer_bytes);
+  add(memory, "activations", e.memory.activations_bytes);
+  add(memory, "workspace", e.memory.workspace_bytes);
+  add(memory, "total", e.memory.total_bytes);
+  Summary summary{title, {time, memory}, {}};
+  if (!e.memory.fits) summary.notes.push_back("does not fit: memory exceeds device capacity");
+  return summary;
+}
+
+Summary reliability_summary(const cost::ReliabilityResult& r, const std::string& title) {
+  SummarySection share = make_section("Effective utilisation", "", NumberStyle::percent, false, {});
+  add(share, "utilisation", r.utilisation);
+  add(share, "checkpoint writes (of useful time)", r.checkpoint_overhead);
+  add(share, "failures (of wall time)", r.failure_overhead);
+  SummarySection times = make_section("Checkpoints and failures", "s", NumberStyle::engineering, false, {});
+  add(times, "checkpoint interval", r.interval_s);
+  add(times, "checkpoint write", r.checkpoint_write_s);
+  add(times, "checkpoint load", r.checkpoint_load_s);
+  add(times, "cluster MTBF", r.cluster_mtbf_s);
+  add(times, "loss per failure", r.loss_per_failure_s);
+  SummarySection daily = make_section("Per day", "", NumberStyle::fixed, false, {});
+  add(daily, "failures", r.failures_per_day);
+  add(daily, "hours lost", r.lost_hours_per_day);
+  Summary summary{title, {share, times, daily}, {}};
+  if (!r.can_progress) {
+    summary.notes.push_back("the cluster cannot make progress: failures arrive faster than it recovers "
+                            "(utilisation clamped to 0)");
+  }
+  return summary;
+}
+
+}  // namespace tp::report

@@ -1,0 +1,54 @@
+// Plots through gnuplot (gnuplot-iostream): line plots with optional log-2 x,
+// y2 axis and stacked panels; scatter plots with an optional y = x line. The
+// terminal follows the extension: .png (pngcairo, else png) or .svg. Failure is
+// a value: ok false and gnuplot's own message (bad input is refused before
+// gnuplot runs). gnuplot's stdout and stderr never reach the terminal.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tp::report {
+
+struct Series {
+  std::string name;
+  std::vector<double> x, y;  // same length, finite; positive on a log axis
+  bool connect = true;       // draw lines between points (in the given order)
+  bool second_axis = false;  // against the y2 axis (line plots)
+};
+
+struct Panel {
+  std::string title;
+  std::string x_label, y_label, y2_label;  // put units in the labels: "instances", "step time (s)"
+  bool log2_x = false;
+  bool log_y = false;
+  std::vector<Series> series;
+};
+
+struct LinePlot {
+  std::string title;
+  std::vector<Panel> panels;  // stacked top to bottom, sharing the image
+  int width_px = 900;
+  int panel_height_px = 500;
+};
+
+struct ScatterPlot {
+  std::string title;
+  std::string x_label, y_label;
+  std::vector<Series> series;  // connect false: points only; true: e.g. a Pareto front
+  bool identity_line = false;  // y = x, for predicted against measured
+  bool log_x = false, log_y = false;
+  int width_px = 800;
+  int height_px = 700;
+};
+
+struct PlotOutcome {
+  bool ok = false;
+  std::string error;                  // why not ok: our check or gnuplot's message
+  std::vector<std::string> warnings;  // gnuplot warnings on success
+  explicit operator bool() const { return ok; }
+};
+
+PlotOutcome plot_lines(const LinePlot& plot, const std::string& path);
+PlotOutcome plot_scatter(const ScatterPlot& plot, const std::string& path);
+
+}  // namespace tp::report

@@ -1,0 +1,41 @@
+// Table: a titled grid of cells under typed columns, plus note lines. It holds
+// raw values only (numbers in SI base units); how they look is the renderer's
+// business (report/table_render.h). A cell is empty, text, or a number.
+#pragma once
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "report/number_format.h"
+
+namespace tp::report {
+
+enum class Align { automatic, left, right };  // automatic: numbers right, text left
+
+struct Column {
+  std::string header;  // "step time"
+  std::string unit;    // SI unit of raw numbers: "s", "B", "B/s", "FLOP/s", "tokens/s", "USD", or ""
+  NumberStyle style = NumberStyle::fixed;
+  int decimals = 2;
+  Align align = Align::automatic;
+  std::string key;     // machine name; empty: snake_case(header) + "_" + unit_key(unit)
+
+  std::string machine_key() const;
+  // The header a person reads: the unit is appended in parentheses unless each
+  // cell already shows it (engineering) or the style implies it (percent).
+  std::string human_header() const;
+};
+
+using Cell = std::variant<std::monostate, std::string, double>;
+
+struct Table {
+  std::string title;
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;  // each row has columns.size() cells
+  std::vector<std::string> notes;       // footer lines: assumptions, sources
+
+  // Appends a row; throws tp::spec::SpecError when its width is wrong.
+  Table& add_row(std::vector<Cell> cells);
+};
+
+}  // namespace tp::report

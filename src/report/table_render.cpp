@@ -1,0 +1,137 @@
+#include "report/table_render.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/escape.h"
+
+namespace tp::report {
+namespace {
+
+bool right_aligned(const Column& column, const std::vector<std::vector<Cell>>& rows, std::size_t index) {
+  if (column.align != Align::automatic) return column.align == Align::right;
+  for (const auto& row : rows) {
+    if (std::holds_alternative<std::string>(row[index])) return false;
+  }
+  return true;
+}
+
+std::string human_cell(const Cell& cell, const Column& column) {
+  if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+  if (const auto* number = std::get_if<double>(&cell)) {
+    return format_human(*number, column.style, column.decimals, column.unit);
+  }
+  return "-";
+}
+
+std::string pad(const std::string& text, std::size_t width, bool right) {
+  const std::size_t used = display_width(text);
+  const std::string fill(width > used ? width - used : 0, ' ');
+  return right ? fill + text : text + fill;
+}
+
+void render_text(std::ostream& out, const Table& table) {
+  const std::size_t n = table.columns.size();
+  std::vector<std::size_t> widths(n);
+  std::vector<bool> right(n);
+  std::vector<std::vector<std::string>> cells;
+  for (std::size_t c = 0; c < n; ++c) {
+    widths[c] = display_width(table.columns[c].human_header());
+    right[c] = right_aligned(table.columns[c], table.rows, c);
+  }
+  for (const auto& row : table.rows) {
+    std::vector<std::string>& line = cells.emplace_back();
+    for (std::size_t c = 0; c < n; ++c) {
+      line.push_back(human_cell(row[c], table.columns[c]));
+      widths[c] = std::max(widths[c], display_width(line.back()));
+    }
+  }
+  auto emit = [&](const std::vector<std::string>& line) {
+    std::string text;
+    for (std::size_t c = 0; c < n; ++c) text += (c ? "  " : "") + pad(line[c], widths[c], right[c]);
+    text.erase(text.find_last_not_of(' ') + 1);
+    out << text << '\n';
+  };
+  if (!table.title.empty()) out << table.title << '\n';
+  std::vector<std::string> header, rule;
+  for (std::size_t c = 0; c < n; ++c) {
+    header.push_back(table.columns[c].human_header());
+    rule.emplace_back(widths[c], '-');
+  }
+  emit(header);
+  emit(rule);
+  for (const auto& line : cells) emit(line);
+  for (const auto& note : table.notes) out << note << '\n';
+}
+
+void render_markdown(std::ostream& out, const Table& table) {
+  if (!table.title.empty()) out << "### " << markdown_cell(table.title) << "\n\n";
+  std::string header = "|", align = "|";
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    header += ' ';
+    header += markdown_cell(table.columns[c].human_header());
+    header += " |";
+    align += right_aligned(table.columns[c], table.rows, c) ? " ---: |" : " :--- |";
+  }
+  out << header << '\n' << align << '\n';
+  for (const auto& row : table.rows) {
+    out << '|';
+    for (std::size_t c = 0; c < row.size(); ++c) out << ' ' << markdown_cell(human_cell(row[c], table.columns[c])) << " |";
+    out << '\n';
+  }
+  if (!table.notes.empty()) out << '\n';
+  for (const auto& note : table.notes) out << markdown_cell(note) << "  \n";
+}
+
+void render_csv(std::ostream& out, const Table& table) {
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    out << (c ? "," : "") << csv_field(table.columns[c].machine_key());
+  }
+  out << '\n';
+  for (const auto& row : table.rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c) out << ',';
+      if (const auto* text = std::get_if<std::string>(&row[c])) out << csv_field(*text);
+      if (const auto* number = std::get_if<double>(&row[c])) out << (std::isnan(*number) ? "" : format_raw(*number));
+    }
+    out << '\n';
+  }
+}
+
+nlohmann::ordered_json json_value(const Cell& cell, const Column& column) {
+  if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+  if (const auto* number = std::get_if<double>(&cell)) {
+    if (!std::isfinite(*number)) return nullptr;
+    if (column.style == NumberStyle::integer && std::fabs(*number) < 9.0e15 && *number == std::round(*number)) {
+      return static_cast<long long>(*number);
+    }
+    return *number;
+  }
+  return nullptr;
+}
+
+void render_json(std::ostream& out, const Table& table) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const auto& row : table.rows) {
+    nlohmann::ordered_json object = nlohmann::ordered_json::object();
+    for (std::size_t c = 0; c < row.size(); ++c) object[table.columns[c].machine_key()] = json_value(row[c], table.columns[c]);
+    rows.push_back(std::move(object));
+  }
+  out << rows.dump(2) << '\n';
+}
+
+}  // namespace
+
+void render_table(std::ostream& out, const Table& table, Format format) {
+  switch (format) {
+    case Format::text: render_text(out, table); return;
+    case Format::markdown: render_markdown(out, table); return;
+    case Format::csv: render_csv(out, table); return;
+    case Format::json: render_json(out, table); return;
+  }
+}
+
+}  // namespace tp::report

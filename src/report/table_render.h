@@ -1,0 +1,17 @@
+// Renders a Table to a caller's stream in one of the four formats.
+// text: title, aligned columns (numbers right), a rule under the header, notes.
+// markdown: "### title", a pipe table with alignment row, notes as paragraphs.
+// csv: one header row of machine keys (units in the names), raw SI numbers, no
+//      title or notes, LF line ends. json: an array of objects keyed the same way,
+//      raw numbers, null for empty or non-finite cells.
+#pragma once
+#include <ostream>
+
+#include "report/format.h"
+#include "report/table.h"
+
+namespace tp::report {
+
+void render_table(std::ostream& out, const Table& table, Format format);
+
+}  // namespace tp::report

@@ -1,0 +1,89 @@
+// Tests for report::render_table in the four formats.
+#include "report/table_render.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "spec/error.h"
+
+namespace tp::report {
+namespace {
+
+Table sample() {
+  Table t;
+  t.title = "Layouts";
+  t.columns = {{"layout", "", NumberStyle::fixed, 0},
+               {"step", "s", NumberStyle::engineering, 0},
+               {"tokens per $", "", NumberStyle::integer, 0, Align::automatic, "tokens_per_usd"},
+               {"MFU", "", NumberStyle::percent, 1},
+               {"memory", "B", NumberStyle::fixed, 0}};
+  t.add_row({std::string("TP8, \"SP\""), 0.00123, 10102387.0, 0.4567, 1024.0});
+  t.add_row({std::string("TP8|PP4"), 12.5, 3302704.0, 0.5, Cell{}});
+  t.notes = {"prices: 3-year reserved"};
+  return t;
+}
+
+std::string render(const Table& t, Format f) {
+  std::ostringstream out;
+  render_table(out, t, f);
+  return out.str();
+}
+
+TEST(TableRender, TextAlignsNumbersRight) {
+  const std::string text = render(sample(), Format::text);
+  std::istringstream lines(text);
+  std::string title, header, rule, row1, row2, note;
+  std::getline(lines, title);
+  std::getline(lines, header);
+  std::getline(lines, rule);
+  std::getline(lines, row1);
+  std::getline(lines, row2);
+  std::getline(lines, note);
+  EXPECT_EQ(title, "Layouts");
+  EXPECT_NE(header.find("memory (B)"), std::string::npos);  // unit in parentheses for a fixed column
+  EXPECT_NE(row1.find("1.23 ms"), std::string::npos);
+  EXPECT_NE(row1.find("10,102,387"), std::string::npos);
+  EXPECT_NE(row1.find("45.7%"), std::string::npos);
+  EXPECT_NE(row2.find("12.5 s"), std::string::npos);
+  EXPECT_EQ(row2.back(), '-');  // an empty cell shows as '-'
+  // Right alignment: both step cells end in the same column.
+  EXPECT_EQ(row1.find("1.23 ms") + 7, row2.find("12.5 s") + 6);
+  EXPECT_EQ(note, "prices: 3-year reserved");
+}
+
+TEST(TableRender, MarkdownEscapesPipes) {
+  const std::string md = render(sample(), Format::markdown);
+  EXPECT_EQ(md.rfind("### Layouts\n", 0), 0u);
+  EXPECT_NE(md.find("| :--- | ---: |"), std::string::npos);
+  EXPECT_NE(md.find("TP8\\|PP4"), std::string::npos);
+}
+
+TEST(TableRender, CsvQuotesPerRfc4180AndKeepsRawNumbers) {
+  const std::string csv = render(sample(), Format::csv);
+  EXPECT_EQ(csv,
+            "layout,step_s,tokens_per_usd,mfu,memory_bytes\n"
+            "\"TP8, \"\"SP\"\"\",0.00123,10102387,0.4567,1024\n"
+            "TP8|PP4,12.5,3302704,0.5,\n");
+}
+
+TEST(TableRender, JsonIsArrayOfObjectsWithUnitKeys) {
+  const auto doc = nlohmann::json::parse(render(sample(), Format::json));
+  ASSERT_TRUE(doc.is_array());
+  ASSERT_EQ(doc.size(), 2u);
+  EXPECT_EQ(doc[0]["layout"], "TP8, \"SP\"");
+  EXPECT_DOUBLE_EQ(doc[0]["step_s"].get<double>(), 0.00123);
+  EXPECT_TRUE(doc[0]["tokens_per_usd"].is_number_integer());
+  EXPECT_EQ(doc[0]["tokens_per_usd"].get<long long>(), 10102387);
+  EXPECT_TRUE(doc[1]["memory_bytes"].is_null());
+}
+
+TEST(TableRender, RowOfWrongWidthIsRefused) {
+  Table t = sample();
+  EXPECT_THROW(t.add_row({1.0}), spec::SpecError);
+}
+
+}  // namespace
+}  // namespace tp::report
