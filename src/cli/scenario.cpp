@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "calib/calibration_io.h"
 #include "spec/error.h"
 #include "spec/load.h"
 
@@ -41,7 +42,9 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
 }
 
 calib::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware) {
-  (void)flag;
+  if (!flag.empty()) return calib::load_calibration(flag).calibration;
+  const auto fitted = std::filesystem::path(spec::data_root()) / "data" / "calibration" / (hardware.name + ".json");
+  if (std::filesystem::exists(fitted)) return calib::load_calibration(fitted.string()).calibration;
   calib::Calibration c;
   c.name = "assumed-default";
   c.accelerator = hardware.accelerator;
