@@ -1,4 +1,5 @@
 // `trainplan estimate`: one plan, where its step time and memory go.
+#include <iomanip>
 #include <iostream>
 #include <memory>
 
@@ -32,8 +33,9 @@ int run_estimate(const EstimateOptions& o) {
                                                 s.workload.tokens_to_train)};
   report::render_estimate(std::cout, o.scenario.format, view);
   if (ev.problem == cost::PlanProblem::out_of_memory) {
-    std::cerr << "trainplan: plan refused: it does not fit in HBM by "
-              << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device\n";
+    std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
+              << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
+              << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)\n";
     return 2;
   }
   return 0;

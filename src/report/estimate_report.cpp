@@ -1,84 +1,12 @@
 #include "report/estimate_report.h"
 
-#include <cstdio>
-#include <iomanip>
+#include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include "report/figures_summary.h"
+#include "report/summary.h"
 
 namespace tp::report {
 namespace {
-
-std::string fixed(double x, int decimals) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(decimals) << x;
-  return s.str();
-}
-std::string seconds(double s) {
-  if (s >= 3600 * 24) return fixed(s / 86400, 1) + " days";
-  if (s >= 3600) return fixed(s / 3600, 1) + " h";
-  if (s >= 1) return fixed(s, 3) + " s";
-  if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
-  return fixed(s * 1e6, 1) + " us";
-}
-std::string gib(double bytes) { return fixed(bytes / 1073741824.0, 2) + " GiB"; }
-std::string bar(double share) { return std::string(size_t(std::max(0.0, share) * 40 + 0.5), '#'); }
-
-struct Line {
-  std::string label, value;
-  double share = -1;  // of the section total; < 0: none
-};
-struct Section {
-  std::string title;
-  std::vector<Line> lines;
-};
-
-std::vector<Section> sections(const EstimateView& v) {
-  const auto& e = v.estimate;
-  const auto& t = e.time;
-  std::vector<Section> out;
-  Section time{"step time", {}};
-  auto share = [&](double x) { return x / t.step_s; };
-  time.lines = {{"step", seconds(t.step_s), 1.0},
-                {"forward compute", seconds(t.forward_compute_s), share(t.forward_compute_s)},
-                {"backward compute", seconds(t.backward_compute_s - t.recompute_s), share(t.backward_compute_s - t.recompute_s)},
-                {"recompute", seconds(t.recompute_s), share(t.recompute_s)},
-                {"TP communication (exposed)", seconds(t.tp_comm_exposed_s), share(t.tp_comm_exposed_s)},
-                {"pipeline bubble", seconds(t.pipeline_bubble_s), share(t.pipeline_bubble_s)},
-                {"PP communication (exposed)", seconds(t.pp_comm_exposed_s), share(t.pp_comm_exposed_s)},
-                {"DP communication (exposed)", seconds(t.dp_comm_exposed_s), share(t.dp_comm_exposed_s)},
-                {"optimizer", seconds(t.optimizer_s), share(t.optimizer_s)},
-                {"fixed overhead", seconds(t.overhead_s), share(t.overhead_s)},
-                {"memory-bound ops (inside compute)", seconds(t.memory_bound_s), -1},
-                {"DP communication before overlap", seconds(t.dp_comm_total_s), -1}};
-  out.push_back(time);
-  const auto& m = e.memory;
-  auto mshare = [&](double x) { return x / m.capacity_bytes; };
-  out.push_back({"memory per device",
-                 {{"weights", gib(m.weights_bytes), mshare(m.weights_bytes)},
-                  {"gradients", gib(m.gradients_bytes), mshare(m.gradients_bytes)},
-                  {"optimizer state", gib(m.optimizer_bytes), mshare(m.optimizer_bytes)},
-                  {"activations", gib(m.activations_bytes), mshare(m.activations_bytes)},
-                  {"workspace (logits)", gib(m.workspace_bytes), mshare(m.workspace_bytes)},
-                  {"total", gib(m.total_bytes), mshare(m.total_bytes)},
-                  {"capacity", gib(m.capacity_bytes), -1},
-                  {m.fits ? "fits, margin" : "DOES NOT FIT, short by", gib(std::abs(m.margin_bytes)), -1}}});
-  out.push_back({"throughput",
-                 {{"sequences/s", fixed(e.seqs_per_s, 2), -1},
-                  {"tokens/s", fixed(e.tokens_per_s, 0), -1},
-                  {"tokens/s per device", fixed(e.tokens_per_s_per_device, 1), -1},
-                  {"MFU", fixed(e.mfu * 100, 1) + "%", -1},
-                  {"HFU", fixed(e.hfu * 100, 1) + "%", -1},
-                  {"time to train " + fixed(v.workload.tokens_to_train / 1e9, 1) + "B tokens", seconds(e.time_to_train_s), -1}}});
-  Section money{"cost", {}};
-  for (const auto& p : v.prices) {
-    money.lines.push_back({p.kind + " ($" + fixed(p.usd_per_instance_hour, 2) + "/instance-h)",
-                           fixed(p.tokens_per_usd, 0) + " tokens/$, $" + fixed(p.usd_per_million_tokens, 3) +
-                               "/M tokens, $" + fixed(p.cost_to_train_usd, 0) + " to train",
-                           -1});
-  }
-  if (!money.lines.empty()) out.push_back(money);
-  return out;
-}
 
 std::string plan_line(const spec::Plan& p) {
   return "TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) +
@@ -143,6 +71,49 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::vector<std
   }
 }
 
+SummarySection section(const std::string& title, const std::string& unit, NumberStyle style, int decimals = 2) {
+  SummarySection out;
+  out.title = title;
+  out.unit = unit;
+  out.style = style;
+  out.decimals = decimals;
+  out.show_share = false;
+  return out;
+}
+
+// Text and markdown: throughput first, then estimate_summary's step-time and
+// memory breakdown, then money per price kind.
+Summary human_summary(const EstimateView& v, const std::string& title) {
+  const auto& e = v.estimate;
+  Summary summary = estimate_summary(e, title);
+  SummarySection rates = section("Throughput", "", NumberStyle::fixed, 1);
+  rates.lines = {{"sequences/s", e.seqs_per_s}, {"tokens/s", e.tokens_per_s},
+                 {"tokens/s per device", e.tokens_per_s_per_device}};
+  SummarySection use = section("Share of peak FLOP/s", "", NumberStyle::percent, 1);
+  use.lines = {{"MFU (model FLOPs)", e.mfu}, {"HFU (with recompute)", e.hfu}};
+  SummarySection train = section("Time to train " + format_human(v.workload.tokens_to_train, NumberStyle::engineering, 3, "") +
+                                     " tokens (full utilisation)", "s", NumberStyle::engineering);
+  train.lines = {{"time to train", e.time_to_train_s}};
+  summary.sections.insert(summary.sections.begin(), {rates, use, train});
+  if (!v.prices.empty()) {
+    SummarySection per_usd = section("Tokens per USD", "", NumberStyle::integer);
+    SummarySection per_million = section("USD per million tokens", "", NumberStyle::fixed, 3);
+    SummarySection to_train = section("USD to train", "", NumberStyle::integer);
+    for (const auto& p : v.prices) {
+      const std::string label = p.kind + " at " + format_human(p.usd_per_instance_hour, NumberStyle::fixed, 2, "") + " USD/instance-h";
+      per_usd.lines.push_back({label, p.tokens_per_usd});
+      per_million.lines.push_back({label, p.usd_per_million_tokens});
+      to_train.lines.push_back({label, p.cost_to_train_usd});
+    }
+    summary.sections.insert(summary.sections.end(), {per_usd, per_million, to_train});
+  }
+  summary.title += "\nplan: " + plan_line(v.plan) + "\ncalibration: " + v.calibration + " (" + v.calibration_origin + ")";
+  summary.notes.push_back(std::string(e.memory.fits ? "fits in HBM with " : "short of HBM by ") +
+                          format_human(std::abs(e.memory.margin_bytes), NumberStyle::engineering, 2, "B") +
+                          (e.memory.fits ? " per device to spare" : " per device"));
+  return summary;
+}
+
 }  // namespace
 
 void render_estimate(std::ostream& out, const std::string& format, const EstimateView& v) {
@@ -157,28 +128,11 @@ void render_estimate(std::ostream& out, const std::string& format, const Estimat
     for (const auto& [k, val] : rows) out << k << "," << (val.find(',') != std::string::npos ? "\"" + val + "\"" : val) << "\n";
     return;
   }
-  const bool md = format == "markdown";
   const std::string title = v.model + " on " + std::to_string(v.plan.instances) + " x " + v.hardware + " (" +
                             std::to_string(v.estimate.devices) + " devices), seq " + std::to_string(v.workload.seq_len) +
                             ", global batch " + std::to_string(v.workload.global_batch_seqs) + ", " +
                             spec::to_string(v.workload.precision);
-  out << (md ? "## " : "") << title << "\n";
-  out << (md ? "\n" : "") << "plan: " << plan_line(v.plan) << "\n";
-  out << "calibration: " << v.calibration << " (" << v.calibration_origin << ")\n";
-  for (const auto& s : sections(v)) {
-    if (md) {
-      out << "\n### " << s.title << "\n\n| | value | share |\n|---|---:|---:|\n";
-      for (const auto& l : s.lines)
-        out << "| " << l.label << " | " << l.value << " | " << (l.share >= 0 ? fixed(l.share * 100, 1) + "%" : "") << " |\n";
-    } else {
-      out << "\n" << s.title << "\n";
-      for (const auto& l : s.lines) {
-        out << "  " << std::left << std::setw(36) << l.label << std::right << std::setw(12) << l.value;
-        if (l.share >= 0) out << "  " << std::setw(6) << fixed(l.share * 100, 1) << "%  " << bar(l.share);
-        out << "\n";
-      }
-    }
-  }
+  render_summary(out, human_summary(v, title), format == "markdown" ? Format::markdown : Format::text);
 }
 
 }  // namespace tp::report

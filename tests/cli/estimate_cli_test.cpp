@@ -1,0 +1,99 @@
+// End-to-end: the trainplan binary on good and bad input. Bad input gets one
+// line on stderr naming the file, field or plan problem, and exit code 2.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+CliRun run(const std::string& args) {
+  const std::string err_path = testing::TempDir() + "trainplan_stderr.txt";
+  const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>" + err_path;
+  CliRun r{0, "", ""};
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(in), {});
+  return r;
+}
+
+int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST(EstimateCli, Seed002PlanAsJsonWithUnitsInNames) {
+  const CliRun r = run("estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --pp 1 --sp "
+                    "--seq-len 4096 --global-batch 1024 --micro-batch 1 --recompute selective --zero 1 "
+                    "--precision bf16-sr --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"]["dp"], 512);
+  EXPECT_EQ(j["plan"]["grad_accum"], 2);
+  EXPECT_GT(j["time"]["step_s"].get<double>(), 0);
+  EXPECT_GT(j["throughput"]["seqs_per_s"].get<double>(), 0);
+  EXPECT_TRUE(j["memory"]["fits"].get<bool>());
+  EXPECT_EQ(j["prices"].size(), 2u);
+}
+
+TEST(EstimateCli, TextAndCsvAndMarkdown) {
+  const CliRun text = run("estimate --instances 4 --tp 8 --sp");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Where step time goes"), std::string::npos);
+  const CliRun csv = run("estimate --instances 4 --tp 8 --sp --format csv");
+  EXPECT_NE(csv.out.find("time.step_s,"), std::string::npos);
+  const CliRun md = run("estimate --instances 4 --tp 8 --sp --format markdown");
+  EXPECT_NE(md.out.find("| ---"), std::string::npos);
+}
+
+TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
+  CliRun r = run("estimate --tp 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("TP 3 does not divide"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1);
+  r = run("estimate --pp 5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not divide llama2-7b's 32 layers"), std::string::npos) << r.err;
+  r = run("estimate --instances 3 --micro-batch 1 --global-batch 1000");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not divide into DP"), std::string::npos) << r.err;
+  r = run("estimate --model llama2-70b --instances 1 --tp 8 --zero 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not fit in HBM by"), std::string::npos) << r.err;
+}
+
+TEST(EstimateCli, BadDescriptorsNameFileAndField) {
+  const std::string path = testing::TempDir() + "bad_hw.json";
+  std::ofstream(path) << R"({"name": "x", "accelerator": "y", "chips_per_instance": {"value": -1, "source": "s"}})";
+  CliRun r = run("estimate --hardware " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("$.chips_per_instance.value"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1);
+  r = run("estimate --model /no/such/config.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+  r = run("estimate --calibration /no/such/calibration.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+TEST(ListCli, ShowsModelsAndHardware) {
+  const CliRun r = run("list");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("llama2-70b"), std::string::npos);
+  EXPECT_NE(r.out.find("dl1.24xlarge"), std::string::npos);
+}
