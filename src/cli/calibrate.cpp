@@ -84,7 +84,7 @@ void add_calibrate_command(CLI::App& app) {
                 h.fma_check_after / 1e9, 100 * h.median_spread, h.noisy ? "  NOISY: rerun on a quiet machine" : "");
     std::printf("gemm: ceiling %.3f, m_half %.1f, n_half %.1f, k_half %.1f; attention factor %.3f\n", g.ceiling,
                 g.m_half, g.n_half, g.k_half, file.calibration.attention_factor);
-    std::printf("fit error (points in the fit):\n");
+    std::printf("error on every point (fitted and held out):\n");
     print_check(calib::check_calibration(file, true));
     std::printf("held-out error (shapes not in the fit):\n");
     print_check(calib::check_calibration(file));
