@@ -7,5 +7,6 @@ namespace tp::cli {
 
 void add_list_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 
 }  // namespace tp::cli

@@ -1,0 +1,211 @@
+#include "calib/fit.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "spec/error.h"
+
+namespace tp::calib {
+namespace {
+
+bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention"; }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
+
+}  // namespace
+
+GemmEfficiency fit_gemm(const std::vector<Measurement>& pts, double peak) {
+  GemmEfficiency g;
+  if (pts.empty()) return g;
+  const int n = int(pts.size());
+  Eigen::VectorXd y(n);
+  Eigen::MatrixXd x(n, 3);
+  for (int i = 0; i < n; ++i) {
+    y(i) = std::log(pts[static_cast<size_t>(i)].flops / pts[static_cast<size_t>(i)].median_s / peak);
+    x(i, 0) = pts[static_cast<size_t>(i)].m, x(i, 1) = pts[static_cast<size_t>(i)].n, x(i, 2) = pts[static_cast<size_t>(i)].k;
+  }
+  // theta = (log ceiling, log m_half, log n_half, log k_half): logs keep the halves positive.
+  Eigen::Vector4d theta(y.maxCoeff(), std::log(16.0), std::log(16.0), std::log(16.0));
+  auto residuals = [&](const Eigen::Vector4d& t, Eigen::MatrixXd* jac) {
+    Eigen::VectorXd r(n);
+    if (jac) jac->resize(n, 4);
+    for (int i = 0; i < n; ++i) {
+      double model = t(0);
+      if (jac) (*jac)(i, 0) = 1;
+      for (int d = 0; d < 3; ++d) {
+        const double half = std::exp(t(d + 1));
+        model += std::log(x(i, d) / (x(i, d) + half));
+        if (jac) (*jac)(i, d + 1) = -half / (x(i, d) + half);
+      }
+      r(i) = y(i) - model;
+    }
+    return r;
+  };
+  double lambda = 1e-3;
+  Eigen::MatrixXd jac;
+  Eigen::VectorXd r = residuals(theta, &jac);
+  for (int iter = 0; iter < 200; ++iter) {
+    const Eigen::Matrix4d jtj = jac.transpose() * jac;
+    Eigen::Matrix4d damped = jtj;
+    damped.diagonal() += lambda * (jtj.diagonal().array() + 1e-9).matrix();
+    const Eigen::Vector4d step = damped.ldlt().solve(jac.transpose() * r);
+    Eigen::Vector4d trial = theta + step;
+    for (int d = 1; d < 4; ++d) trial(d) = std::clamp(trial(d), std::log(1e-3), std::log(1e6));
+    Eigen::MatrixXd trial_jac;
+    const Eigen::VectorXd trial_r = residuals(trial, &trial_jac);
+    if (trial_r.squaredNorm() < r.squaredNorm()) {
+      const bool converged = r.squaredNorm() - trial_r.squaredNorm() < 1e-12;
+      theta = trial, r = trial_r, jac = trial_jac, lambda = std::max(lambda / 3, 1e-9);
+      if (converged) break;
+    } else {
+      lambda *= 4;
+      if (lambda > 1e9) break;
+    }
+  }
+  g.ceiling = std::exp(theta(0));
+  g.m_half = std::exp(theta(1));
+  g.n_half = std::exp(theta(2));
+  g.k_half = std::exp(theta(3));
+  return g;
+}
+
+MemoryEfficiency fit_memory(const std::vector<Measurement>& pts, double bw) {
+  MemoryEfficiency out;
+  if (pts.empty()) return out;
+  // time = a*bytes + b; dividing each row by its time fits relative, not absolute, error.
+  Eigen::MatrixXd a(pts.size(), 2);
+  Eigen::VectorXd ones = Eigen::VectorXd::Ones(Eigen::Index(pts.size()));
+  for (size_t i = 0; i < pts.size(); ++i) {
+    a(Eigen::Index(i), 0) = pts[i].bytes / pts[i].median_s;
+    a(Eigen::Index(i), 1) = 1.0 / pts[i].median_s;
+  }
+  Eigen::Vector2d coef = a.colPivHouseholderQr().solve(ones);
+  if (coef(1) < 0 || coef(0) <= 0) {  // a negative start-up cost is unphysical: refit through the origin
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < pts.size(); ++i) s += a(Eigen::Index(i), 0), s2 += a(Eigen::Index(i), 0) * a(Eigen::Index(i), 0);
+    coef = {s / s2, 0};
+  }
+  out.ceiling = 1.0 / (coef(0) * bw);
+  out.bytes_half = coef(1) / coef(0);
+  return out;
+}
+
+double predict_seconds(const Calibration& c, double peak, double bw, const Measurement& m) {
+  if (m.op == "gemm") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k));
+  if (m.op == "attention") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor);
+  return m.bytes / (bw * c.memory_for(m.op).at(m.bytes));
+}
+
+CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const std::string& date) {
+  const double peak = sw.host.fma_peak_flops_per_s, bw = sw.host.stream_bytes_per_s;
+  std::map<std::string, std::vector<Measurement>> fit_set;
+  for (const Measurement& m : sw.measurements)
+    if (!m.held_out) fit_set[m.op].push_back(m);
+
+  CalibrationFile file;
+  Calibration& c = file.calibration;
+  c.name = name;
+  c.accelerator = "host CPU (" + sw.host.cpu + ")";
+  c.origin = "measured";
+  c.gemm = fit_gemm(fit_set["gemm"], peak);
+  std::vector<double> log_ratio;
+  for (const Measurement& m : fit_set["attention"])
+    log_ratio.push_back(std::log(m.flops / m.median_s / peak / c.gemm.at(m.m, m.n, m.k)));
+  double mean = 0;
+  for (double v : log_ratio) mean += v / double(log_ratio.size());
+  c.attention_factor = log_ratio.empty() ? 0.8 : std::exp(mean);
+  std::vector<Measurement> all_mem;
+  for (auto& [op, pts] : fit_set)
+    if (is_memory_op(op)) {
+      c.memory_by_op[op] = fit_memory(pts, bw);
+      all_mem.insert(all_mem.end(), pts.begin(), pts.end());
+    }
+  c.memory = fit_memory(all_mem, bw);
+  c.description = "BF16 kernels (" + sw.host.isa + ", " + std::to_string(sw.host.threads) +
+                  " threads) measured by `trainplan calibrate kernels` on this host; efficiencies relative to "
+                  "the measured FMA peak and stream bandwidth. Collective figures are assumed defaults: a "
+                  "single host runs no collectives.";
+  c.step_overhead_s = 0;
+
+  nlohmann::json& x = file.extra;
+  const HostProbe& h = sw.host;
+  x["host"] = {{"cpu", h.cpu},
+               {"isa", h.isa},
+               {"threads", h.threads},
+               {"fma_peak_flops_per_s", h.fma_peak_flops_per_s},
+               {"stream_bytes_per_s", h.stream_bytes_per_s},
+               {"memory_bytes", h.memory_bytes},
+               {"fma_check_before_flops_per_s", h.fma_check_before},
+               {"fma_check_after_flops_per_s", h.fma_check_after},
+               {"median_spread", h.median_spread},
+               {"noisy", h.noisy}};
+  x["date"] = date;
+  x["fitted_on"] = "measurements not marked held_out (every fourth grid point is held out for `calibrate check`)";
+  x["measurements"] = nlohmann::json::array();
+  for (const Measurement& m : sw.measurements) x["measurements"].push_back(to_json(m));
+  // Fit error on the points the fit saw; held-out error comes from `calibrate check`.
+  std::map<std::string, std::vector<double>> errs;
+  for (auto& [op, pts] : fit_set)
+    for (const Measurement& m : pts) errs[op].push_back(rel_error(predict_seconds(c, peak, bw, m), m.median_s));
+  x["fit"] = nlohmann::json::object();
+  for (auto& [op, e] : errs)
+    x["fit"][op] = {{"points", e.size()},
+                    {"median_rel_error", median(e)},
+                    {"max_rel_error", *std::max_element(e.begin(), e.end())}};
+  return file;
+}
+
+std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool include_fitted) {
+  const std::string where = "calibration " + file.calibration.name;
+  const auto& x = file.extra;
+  if (!x.contains("measurements") || !x["measurements"].is_array())
+    throw spec::SpecError(where, "$.measurements", "measurements to check against (a measured calibration)");
+  if (!x.contains("host") || !x["host"].is_object())
+    throw spec::SpecError(where, "$.host", "the host section with the measured peak and bandwidth");
+  const double peak = x["host"].value("fma_peak_flops_per_s", 0.0), bw = x["host"].value("stream_bytes_per_s", 0.0);
+  if (peak <= 0 || bw <= 0) throw spec::SpecError(where, "$.host", "positive fma_peak_flops_per_s and stream_bytes_per_s");
+  std::map<std::string, std::vector<double>> errs;
+  for (size_t i = 0; i < x["measurements"].size(); ++i) {
+    const Measurement m = measurement_from_json(x["measurements"][i], where, "$.measurements[" + std::to_string(i) + "]");
+    if (!m.held_out && !include_fitted) continue;
+    errs[m.op].push_back(rel_error(predict_seconds(file.calibration, peak, bw, m), m.median_s));
+  }
+  std::vector<CheckRow> rows;
+  for (auto& [op, e] : errs)
+    rows.push_back({op, int(e.size()), median(e), *std::max_element(e.begin(), e.end())});
+  return rows;
+}
+
+nlohmann::json to_json(const Measurement& m) {
+  return {{"op", m.op},         {"label", m.label},   {"m", m.m},           {"n", m.n},
+          {"k", m.k},           {"flops", m.flops},   {"bytes", m.bytes},   {"median_s", m.median_s},
+          {"spread", m.spread}, {"reps", m.reps},     {"held_out", m.held_out}};
+}
+
+Measurement measurement_from_json(const nlohmann::json& j, const std::string& file, const std::string& path) {
+  try {
+    Measurement m;
+    m.op = j.at("op").get<std::string>();
+    m.label = j.value("label", std::string());
+    m.m = j.at("m").get<double>(), m.n = j.at("n").get<double>(), m.k = j.at("k").get<double>();
+    m.flops = j.at("flops").get<double>(), m.bytes = j.at("bytes").get<double>();
+    m.median_s = j.at("median_s").get<double>();
+    m.spread = j.value("spread", 0.0);
+    m.reps = j.value("reps", 0);
+    m.held_out = j.value("held_out", false);
+    if (m.median_s <= 0) throw spec::SpecError(file, path + ".median_s", "a positive time");
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw spec::SpecError(file, path, std::string("a measurement {op, m, n, k, flops, bytes, median_s}: ") + e.what());
+  }
+}
+
+}  // namespace tp::calib

@@ -1,0 +1,37 @@
+// Fits the efficiency model to a kernel sweep and checks it on held-out
+// shapes. GEMM: ceiling * m/(m+m_half) * n/(n+n_half) * k/(k+k_half) of the
+// FMA peak, by damped Gauss-Newton on log-efficiency (Eigen least squares);
+// memory ops: time = (bytes + bytes_half) / (ceiling * bandwidth), linear least
+// squares on relative error; attention: one factor on top of the GEMM curve.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "calib/calibration_io.h"
+#include "calib/sweep.h"
+
+namespace tp::calib {
+
+GemmEfficiency fit_gemm(const std::vector<Measurement>& points, double peak_flops_per_s);
+MemoryEfficiency fit_memory(const std::vector<Measurement>& points, double bytes_per_s);
+
+// Predicted seconds for one measurement's op and shape under `c`.
+double predict_seconds(const Calibration& c, double peak_flops_per_s, double bytes_per_s, const Measurement& m);
+
+// Calibration (origin "measured") from a sweep, fitted on the points not held out;
+// extra carries host, date, measurements, fit errors and fitted_on.
+CalibrationFile fit_calibration(const Sweep& sweep, const std::string& name, const std::string& date);
+
+struct CheckRow {
+  std::string op;
+  int points = 0;
+  double median_rel_error = 0, max_rel_error = 0;
+};
+// Errors per op kind predicting the held-out measurements stored in `file`
+// (or all of them with include_fitted). Throws SpecError if it has none.
+std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool include_fitted = false);
+
+nlohmann::json to_json(const Measurement& m);
+Measurement measurement_from_json(const nlohmann::json& j, const std::string& file, const std::string& path);
+
+}  // namespace tp::calib

@@ -1,0 +1,13 @@
+// The `host` hardware descriptor: this CPU seen as one accelerator, with peak
+// FLOP/s and memory bandwidth taken from a measured calibration file's host
+// section (FMA peak over all threads used, streaming bandwidth). One chip, one
+// device, switched fabric, no prices. Throws SpecError if the file lacks them.
+#pragma once
+#include "calib/calibration_io.h"
+#include "spec/hardware_spec.h"
+
+namespace tp::calib {
+
+spec::HardwareSpec host_hardware(const CalibrationFile& file);
+
+}  // namespace tp::calib

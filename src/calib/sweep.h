@@ -1,0 +1,51 @@
+// The kernel sweep behind `trainplan calibrate kernels`: host probes (FMA
+// peak, stream bandwidth), GEMMs on a grid drawn from real layer shapes
+// divided by TP 1..8 and scaled to this host, flash attention, and the
+// memory-bound kernels over sizes; an FMA check before and after flags noise.
+// Every fourth grid point is held out of the fit for `calibrate check`.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tp::calib {
+
+struct Measurement {
+  std::string op;  // gemm, attention, softmax, layernorm, rmsnorm, gelu, swiglu
+  std::string label;                  // where the shape came from, e.g. "llama2-7b fc1 tp2"
+  double m = 0, n = 0, k = 0;         // GEMM (and attention: seq_q, seq_k, head_dim)
+  double flops = 0, bytes = 0;        // work done, bytes moved (BF16)
+  double median_s = 0, spread = 0;
+  int reps = 0;
+  bool held_out = false;              // not used by the fit; predicted by `check`
+};
+
+struct HostProbe {
+  std::string cpu, isa;
+  int threads = 0;
+  double fma_peak_flops_per_s = 0;  // all `threads`, widest ISA
+  double stream_bytes_per_s = 0;
+  double memory_bytes = 0;
+  double fma_check_before = 0, fma_check_after = 0;  // single-thread FMA, FLOP/s
+  double median_spread = 0;
+  bool noisy = false;
+};
+
+struct SweepOptions {
+  bool quick = false;
+  int threads = 0;  // 0: every hardware thread
+  // Called with the fraction done (0..1) and what runs now; may be empty.
+  std::function<void(double, const std::string&)> progress;
+};
+
+struct Sweep {
+  HostProbe host;
+  std::vector<Measurement> measurements;
+};
+
+Sweep run_kernel_sweep(const SweepOptions& options);
+
+// The GEMM shapes of the grid before scaling: (tokens, n, k) per layer GEMM and TP degree.
+std::vector<Measurement> gemm_grid(long tokens);
+
+}  // namespace tp::calib

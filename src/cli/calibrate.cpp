@@ -1,0 +1,107 @@
+// `trainplan calibrate kernels|check`: measure this host's BF16 kernels and fit
+// the efficiency model, or check a calibration file on shapes left out of its fit.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "calib/calibration_io.h"
+#include "calib/fit.h"
+#include "calib/sweep.h"
+#include "cli/commands.h"
+
+namespace tp::cli {
+namespace {
+
+void progress_bar(double fraction, const std::string& what) {
+  const int width = 30, filled = int(fraction * width + 0.5);
+  std::fprintf(stderr, "\r[%s%s] %3d%%  %-40.40s", std::string(size_t(filled), '#').c_str(),
+               std::string(size_t(width - filled), '.').c_str(), int(fraction * 100 + 0.5), what.c_str());
+  std::fflush(stderr);
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::localtime(&t));
+  return buf;
+}
+
+void print_check(const std::vector<calib::CheckRow>& rows) {
+  std::printf("%-10s %7s %14s %12s\n", "op", "points", "median error", "max error");
+  for (const auto& r : rows)
+    std::printf("%-10s %7d %13.1f%% %11.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
+                100 * r.max_rel_error);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Measure this host's BF16 kernels and fit the efficiency model the cost model reads\n"
+      "(GEMM efficiency by shape, memory-bound ops by size, attention factor).");
+  cmd->require_subcommand(1);
+
+  auto* kernels = cmd->add_subcommand(
+      "kernels",
+      "Run the kernel sweep: FMA peak and memory bandwidth, GEMMs on shapes drawn from real model\n"
+      "layers (M = tokens per micro-batch, N and K from hidden / ffn / heads divided by TP 1..8,\n"
+      "scaled to fit this host), flash attention, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
+      "sizes. Fits the model, writes the file, prints the fit error. Run on a quiet machine: an FMA\n"
+      "check before and after flags noise in the file (host.noisy).\n"
+      "Example:  trainplan calibrate kernels --quick --out data/calibration/host-quick.json");
+  auto quick = std::make_shared<bool>(false);
+  auto threads = std::make_shared<int>(0);
+  auto out = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  kernels->add_flag("--quick", *quick, "Smaller grid and shorter time floors: under a minute");
+  kernels->add_option("--threads", *threads, "Threads to measure with (0: all hardware threads)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  kernels->add_option("--out", *out, "Calibration file to write (JSON)")->required();
+  kernels->add_option("--name", *name, "Calibration name (default: host-<date>)");
+  kernels->callback([=] {
+    calib::SweepOptions opt;
+    opt.quick = *quick;
+    opt.threads = *threads;
+    const bool tty = isatty(fileno(stderr));
+    if (tty) opt.progress = progress_bar;
+    const auto start = std::chrono::steady_clock::now();
+    const calib::Sweep sweep = calib::run_kernel_sweep(opt);
+    if (tty) std::fprintf(stderr, "\n");
+    const std::string date = today();
+    const calib::CalibrationFile file =
+        calib::fit_calibration(sweep, name->empty() ? "host-" + date : *name, date);
+    calib::save_calibration(file, *out);
+    const auto& h = sweep.host;
+    const auto& g = file.calibration.gemm;
+    std::printf("host: %s, %s, %d threads\n", h.cpu.c_str(), h.isa.c_str(), h.threads);
+    std::printf("FMA peak %.1f GFLOP/s, stream %.1f GB/s, FMA check %.1f -> %.1f GFLOP/s, median spread %.1f%%%s\n",
+                h.fma_peak_flops_per_s / 1e9, h.stream_bytes_per_s / 1e9, h.fma_check_before / 1e9,
+                h.fma_check_after / 1e9, 100 * h.median_spread, h.noisy ? "  NOISY: rerun on a quiet machine" : "");
+    std::printf("gemm: ceiling %.3f, m_half %.1f, n_half %.1f, k_half %.1f; attention factor %.3f\n", g.ceiling,
+                g.m_half, g.n_half, g.k_half, file.calibration.attention_factor);
+    std::printf("error on every point (fitted and held out):\n");
+    print_check(calib::check_calibration(file, true));
+    std::printf("held-out error (shapes not in the fit):\n");
+    print_check(calib::check_calibration(file));
+    std::printf("%zu measurements in %.1f s; wrote %s\n", sweep.measurements.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), out->c_str());
+  });
+
+  auto* check = cmd->add_subcommand(
+      "check",
+      "Predict the measurements a calibration file holds but did not fit (every fourth grid point)\n"
+      "and print the relative error per op kind.\n"
+      "Example:  trainplan calibrate check data/calibration/host-quick.json");
+  auto file = std::make_shared<std::string>();
+  auto all = std::make_shared<bool>(false);
+  check->add_option("FILE", *file, "Calibration file written by `calibrate kernels`")->required();
+  check->add_flag("--all", *all, "Also include the points the fit saw");
+  check->callback([=] { print_check(calib::check_calibration(calib::load_calibration(*file), *all)); });
+}
+
+}  // namespace tp::cli

@@ -1,0 +1,180 @@
+// GEMM driver: BLIS-style blocking (NC columns, KC depth, MC rows), packing
+// BF16 panels into FP32 so the micro-kernel runs plain FP32 FMAs. Partial sums
+// over K live in an FP32 workspace; BF16 rounding happens once, at the end.
+// Threads split C into disjoint row or column ranges, each a serial problem.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "kernels/gemm_micro.h"
+#include "kernels/thread_pool.h"
+
+namespace tp::kernels {
+namespace detail {
+namespace {
+
+constexpr int kPortableMr = 4, kPortableNr = 16;
+
+void portable_kernel(long kc, const float* a, const float* b, float* c, long ldc, bool accumulate) {
+  float acc[kPortableMr][kPortableNr] = {};
+  for (long p = 0; p < kc; ++p, a += kPortableMr, b += kPortableNr)
+    for (int i = 0; i < kPortableMr; ++i)
+      for (int j = 0; j < kPortableNr; ++j) acc[i][j] += a[i] * b[j];
+  for (int i = 0; i < kPortableMr; ++i)
+    for (int j = 0; j < kPortableNr; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
+}
+
+}  // namespace
+
+MicroKernel portable_micro_kernel() { return {kPortableMr, kPortableNr, &portable_kernel}; }
+
+}  // namespace detail
+
+void to_float(const bf16* in, float* out, long n) {
+  if (cpu_has(Isa::avx2)) return detail::to_float_avx2(&in->bits, out, n);
+  for (long i = 0; i < n; ++i) out[i] = to_float(in[i]);
+}
+
+void to_bf16(const float* in, bf16* out, long n) {
+  if (cpu_has(Isa::avx2)) return detail::to_bf16_avx2(in, &out->bits, n);
+  for (long i = 0; i < n; ++i) out[i] = to_bf16(in[i]);
+}
+
+namespace {
+
+// Blocking: a KC-deep B micro-panel (KC*NR floats) stays in L1, an MC x KC
+// block of A in L2; MC is a multiple of every MR in use (4, 6, 12).
+constexpr long kKc = 256, kMc = 144, kNcMax = 2048;
+constexpr long kWorkspaceFloats = 16l << 20;  // caps NC for very tall problems
+
+long round_up(long x, long to) { return (x + to - 1) / to * to; }
+
+struct Problem {
+  Trans ta, tb;
+  long k;
+  const bf16* a;
+  long lda;
+  const bf16* b;
+  long ldb;
+  bf16* c;
+  long ldc;
+  bool accumulate;
+};
+
+// Packs rows [i0, i0+mc) x depth [p0, p0+kc) of op(A) into MR-row panels, zero-padded.
+void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float* out) {
+  for (long ir = 0; ir < mc; ir += mr, out += mr * kc) {
+    const int rows = int(std::min<long>(mr, mc - ir));
+    if (pr.ta == Trans::no) {
+      for (int i = 0; i < rows; ++i) {
+        const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
+        for (long p = 0; p < kc; ++p) out[p * mr + i] = to_float(src[p]);
+      }
+    } else {
+      for (long p = 0; p < kc; ++p) {
+        const bf16* src = pr.a + (p0 + p) * pr.lda + i0 + ir;
+        for (int i = 0; i < rows; ++i) out[p * mr + i] = to_float(src[i]);
+      }
+    }
+    for (int i = rows; i < mr; ++i)
+      for (long p = 0; p < kc; ++p) out[p * mr + i] = 0.f;
+  }
+}
+
+// Packs depth [p0, p0+kc) x columns [j0, j0+nc) of op(B) into NR-column panels, zero-padded.
+void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float* out) {
+  for (long jr = 0; jr < nc; jr += nr, out += nr * kc) {
+    const int cols = int(std::min<long>(nr, nc - jr));
+    if (pr.tb == Trans::no) {
+      for (long p = 0; p < kc; ++p) {
+        const bf16* src = pr.b + (p0 + p) * pr.ldb + j0 + jr;
+        float* dst = out + p * nr;
+        if (cols == nr) {
+          to_float(src, dst, nr);
+        } else {
+          for (int j = 0; j < cols; ++j) dst[j] = to_float(src[j]);
+          for (int j = cols; j < nr; ++j) dst[j] = 0.f;
+        }
+      }
+    } else {
+      for (int j = 0; j < cols; ++j) {
+        const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
+        for (long p = 0; p < kc; ++p) out[p * nr + j] = to_float(src[p]);
+      }
+      for (int j = cols; j < nr; ++j)
+        for (long p = 0; p < kc; ++p) out[p * nr + j] = 0.f;
+    }
+  }
+}
+
+// C[m0:m1, n0:n1] on the calling thread.
+void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1) {
+  thread_local std::vector<float> a_pack, b_pack, ws, c_row;
+  const long m_pad = round_up(m1 - m0, uk.mr);
+  const long nc_max = std::clamp(kWorkspaceFloats / m_pad / uk.nr * uk.nr, long(uk.nr) * 16, kNcMax);
+  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
+  const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
+  a_pack.resize(static_cast<size_t>(kMc * kKc));
+  b_pack.resize(static_cast<size_t>(kKc * ldws));
+  ws.resize(static_cast<size_t>(m_pad * ldws));
+  c_row.resize(static_cast<size_t>(ldws));
+
+  for (long jc = n0; jc < n1; jc += nc_max) {
+    const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
+    if (pr.k == 0) std::fill(ws.begin(), ws.end(), 0.f);
+    for (long pc = 0; pc < pr.k; pc += kKc) {
+      const long kc = std::min(kKc, pr.k - pc);
+      pack_b(pr, pc, kc, jc, nc, uk.nr, b_pack.data());
+      for (long ic = m0; ic < m1; ic += kMc) {
+        const long mc = std::min(kMc, m1 - ic), mc_pad = round_up(mc, uk.mr);
+        pack_a(pr, ic, mc, pc, kc, uk.mr, a_pack.data());
+        for (long jr = 0; jr < nc_pad; jr += uk.nr)
+          for (long ir = 0; ir < mc_pad; ir += uk.mr)
+            uk.fn(kc, a_pack.data() + ir * kc, b_pack.data() + jr * kc,
+                  ws.data() + (ic - m0 + ir) * ldws + jr, ldws, pc > 0);
+      }
+    }
+    for (long i = m0; i < m1; ++i) {
+      float* row = ws.data() + (i - m0) * ldws;
+      bf16* dst = pr.c + i * pr.ldc + jc;
+      if (pr.accumulate) {
+        to_float(dst, c_row.data(), nc);
+        for (long j = 0; j < nc; ++j) row[j] += c_row[j];
+      }
+      to_bf16(row, dst, nc);
+    }
+  }
+}
+
+detail::MicroKernel pick_kernel(Isa isa) {
+  if (isa == Isa::avx512 && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
+  if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::avx2_micro_kernel();
+  return detail::portable_micro_kernel();
+}
+
+}  // namespace
+
+void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16* a, long lda,
+               const bf16* b, long ldb, bf16* c, long ldc, const GemmOptions& options) {
+  if (m <= 0 || n <= 0) return;
+  const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate};
+  const detail::MicroKernel uk = pick_kernel(options.isa);
+  ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
+  int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
+  // Split the longer side of C, in whole micro-tiles, so no thread gets a sliver.
+  const bool split_rows = m * uk.nr >= n * uk.mr;
+  const long unit = split_rows ? uk.mr : uk.nr, extent = split_rows ? m : n;
+  const long tiles = (extent + unit - 1) / unit;
+  threads = int(std::min<long>(threads, tiles));
+  // Tiny problems are not worth waking a thread.
+  if (2.0 * double(m) * double(n) * double(k) < 2e6) threads = 1;
+  const long per_task = (tiles + threads - 1) / threads * unit;
+  pool.run(threads, [&](int t) {
+    const long lo = t * per_task, hi = std::min(extent, lo + per_task);
+    if (lo >= hi) return;
+    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n);
+    else gemm_block(pr, uk, 0, m, lo, hi);
+  });
+}
+
+}  // namespace tp::kernels

@@ -1,0 +1,75 @@
+// GEMM against an FP64 Eigen reference on the same BF16-rounded inputs. Inputs
+// are exact in BF16, so the only errors are FP32 accumulation (~k * 2^-24
+// relative to sum |a||b|) and one final BF16 rounding (2^-8 relative): the
+// tolerance is 2^-8 |ref| + 1e-5 * k * sum|a||b| per element.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <random>
+#include <vector>
+
+#include "kernels/gemm.h"
+
+using namespace tp::kernels;
+
+namespace {
+
+void check_gemm(Trans ta, Trans tb, long m, long n, long k, Isa isa, int threads, bool accumulate = false) {
+  std::mt19937 rng(unsigned(m * 131 + n * 7 + k));
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  const long lda = (ta == Trans::no ? k : m) + 3, ldb = (tb == Trans::no ? n : k) + 5, ldc = n + 2;  // strided
+  const long a_rows = ta == Trans::no ? m : k, b_rows = tb == Trans::no ? k : n;
+  std::vector<bf16> a(static_cast<size_t>(a_rows * lda)), b(static_cast<size_t>(b_rows * ldb)), c(static_cast<size_t>(m * ldc));
+  for (auto& x : a) x = to_bf16(d(rng));
+  for (auto& x : b) x = to_bf16(d(rng));
+  for (auto& x : c) x = to_bf16(d(rng));
+  const std::vector<bf16> c0 = c;
+  Eigen::MatrixXd A(m, k), B(k, n);
+  for (long i = 0; i < m; ++i)
+    for (long p = 0; p < k; ++p) A(i, p) = to_float(ta == Trans::no ? a[static_cast<size_t>(i * lda + p)] : a[static_cast<size_t>(p * lda + i)]);
+  for (long p = 0; p < k; ++p)
+    for (long j = 0; j < n; ++j) B(p, j) = to_float(tb == Trans::no ? b[static_cast<size_t>(p * ldb + j)] : b[static_cast<size_t>(j * ldb + p)]);
+  Eigen::MatrixXd ref = A * B, mag = A.cwiseAbs() * B.cwiseAbs();
+  GemmOptions o;
+  o.isa = isa;
+  o.threads = threads;
+  o.accumulate = accumulate;
+  gemm_bf16(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, o);
+  for (long i = 0; i < m; ++i) {
+    for (long j = 0; j < n; ++j) {
+      const double want = ref(i, j) + (accumulate ? to_float(c0[static_cast<size_t>(i * ldc + j)]) : 0.0);
+      const double tol = std::abs(want) / 256 + 1e-5 * double(k) * mag(i, j) / double(std::max(k, 1l)) * 8 + 1e-6;
+      ASSERT_NEAR(to_float(c[static_cast<size_t>(i * ldc + j)]), want, tol)
+          << "at " << i << "," << j << " shape " << m << "x" << n << "x" << k << " isa " << to_string(isa);
+    }
+    for (long j = n; j < ldc; ++j) ASSERT_EQ(c[static_cast<size_t>(i * ldc + j)].bits, c0[static_cast<size_t>(i * ldc + j)].bits) << "wrote past n";
+  }
+}
+
+}  // namespace
+
+TEST(Gemm, OddShapesAllTransposesEveryIsa) {
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+    if (!cpu_has(isa)) continue;
+    for (long m : {1l, 7l, 33l})
+      for (long n : {1l, 7l, 33l})
+        for (long k : {1l, 7l, 33l})
+          for (Trans ta : {Trans::no, Trans::yes})
+            for (Trans tb : {Trans::no, Trans::yes}) check_gemm(ta, tb, m, n, k, isa, 1);
+  }
+}
+
+TEST(Gemm, TailsAcrossBlockingBoundaries) {
+  // 1023 crosses the K block (256), M block (144) and leaves tails in every tile.
+  check_gemm(Trans::no, Trans::no, 150, 70, 1023, best_isa(), 1);
+  check_gemm(Trans::yes, Trans::no, 33, 1023, 40, best_isa(), 2);
+  check_gemm(Trans::no, Trans::yes, 1023, 33, 300, best_isa(), 2);
+}
+
+TEST(Gemm, AccumulateAddsToC) { check_gemm(Trans::no, Trans::no, 37, 45, 300, best_isa(), 2, true); }
+
+TEST(Gemm, ZeroDepthGivesZeros) {
+  std::vector<bf16> c(6, to_bf16(3.f));
+  gemm_bf16(Trans::no, Trans::no, 2, 3, 0, nullptr, 1, nullptr, 3, c.data(), 3);
+  for (bf16 x : c) EXPECT_EQ(to_float(x), 0.f);
+}
