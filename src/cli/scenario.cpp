@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "calib/calibration_io.h"
+#include "calib/host_hardware.h"
 #include "spec/error.h"
 #include "spec/load.h"
 
@@ -13,7 +14,7 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
       ->capture_default_str();
   c->add_option("-H,--hardware", o.hardware,
                 multiple_hardware ? "Instance types, comma-separated: names from `trainplan list` or descriptor paths"
-                                  : "Instance type: a name from `trainplan list` or a hardware/*.json path")
+                                  : "Instance type: a name from `trainplan list`, a hardware/*.json path, or host (this CPU, with --calibration)")
       ->capture_default_str();
   c->add_option("--calibration", o.calibration,
                 "Calibration file; default: data/calibration/<hardware>.json if present, else the assumed default");
@@ -56,8 +57,17 @@ calib::Calibration load_calibration_for(const std::string& flag, const spec::Har
 Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_name) {
   Scenario s;
   s.model = spec::load_model(o.model);
-  s.hardware = spec::load_hardware(hardware_name);
-  s.calibration = load_calibration_for(o.calibration, s.hardware);
+  if (hardware_name == "host") {
+    // This CPU as an accelerator: peak and bandwidth come from its measured calibration.
+    if (o.calibration.empty())
+      throw spec::SpecError("--hardware host", "", "expected --calibration FILE from `trainplan calibrate kernels`");
+    const calib::CalibrationFile file = calib::load_calibration(o.calibration);
+    s.hardware = calib::host_hardware(file);
+    s.calibration = file.calibration;
+  } else {
+    s.hardware = spec::load_hardware(hardware_name);
+    s.calibration = load_calibration_for(o.calibration, s.hardware);
+  }
   s.workload = load_workload(o, s.model);
   return s;
 }

@@ -15,7 +15,7 @@ namespace tp::cli {
 
 struct ScenarioOptions {
   std::string model = "llama2-7b";
-  std::string hardware = "trn1.32xlarge";
+  std::string hardware = "trn1.32xlarge";  // or "host": this CPU, from --calibration
   std::string calibration;  // empty: data/calibration/<hardware>.json if present, else the assumed default
   int seq_len = 4096;
   long global_batch = 1024;
