@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   tp::cli::add_list_command(app);
   tp::cli::add_estimate_command(app);
+  tp::cli::add_validate_command(app);
+  tp::cli::add_fit_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
