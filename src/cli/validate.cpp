@@ -97,7 +97,7 @@ int run_fit(const FitOptions& o) {
   calib::CalibrationFile file;
   file.calibration = fit.calibration;
   file.calibration.name = hardware.name + "-fitted";
-  file.calibration.description = "fitted by `trainplan fit` on " + std::to_string(runs.size()) + " published runs (" + dir +
+  file.calibration.description = "fitted by `trainplan fit` on " + std::to_string(runs.size()) + " published runs (" + (o.measured.empty() ? std::string("data/measured") : o.measured) +
                                  "); GEMM, memory and intra-instance shapes are the assumed defaults";
   file.extra["fitted_on"] = fit.fitted_on;
   nlohmann::json params = nlohmann::json::array();

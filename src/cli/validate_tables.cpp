@@ -15,16 +15,16 @@ using report::NumberStyle;
 report::Table runs_table(const validate::ValidationResult& v) {
   report::Table t;
   t.title = "Measured against predicted throughput";
-  t.columns = {{"run", ""},
-               {"devices", "", NumberStyle::integer, 0},
-               {"measured", "seq/s", NumberStyle::fixed, 2},
-               {"in-sample", "seq/s", NumberStyle::fixed, 2},
-               {"error in-sample", "", NumberStyle::percent, 1},
-               {"leave-one-out", "seq/s", NumberStyle::fixed, 2},
-               {"error LOO", "", NumberStyle::percent, 1},
-               {"scaling eff. measured", "", NumberStyle::percent, 1},
-               {"scaling eff. in-sample", "", NumberStyle::percent, 1},
-               {"scaling eff. LOO", "", NumberStyle::percent, 1}};
+  t.columns = {{"run", "", NumberStyle::fixed, 0, report::Align::automatic, ""},
+               {"devices", "", NumberStyle::integer, 0, report::Align::automatic, ""},
+               {"measured", "seq/s", NumberStyle::fixed, 2, report::Align::automatic, ""},
+               {"in-sample", "seq/s", NumberStyle::fixed, 2, report::Align::automatic, ""},
+               {"error in-sample", "", NumberStyle::percent, 1, report::Align::automatic, ""},
+               {"leave-one-out", "seq/s", NumberStyle::fixed, 2, report::Align::automatic, ""},
+               {"error LOO", "", NumberStyle::percent, 1, report::Align::automatic, ""},
+               {"scaling eff. measured", "", NumberStyle::percent, 1, report::Align::automatic, ""},
+               {"scaling eff. in-sample", "", NumberStyle::percent, 1, report::Align::automatic, ""},
+               {"scaling eff. LOO", "", NumberStyle::percent, 1, report::Align::automatic, ""}};
   for (const auto& table : v.tables)
     for (size_t i : table.runs) {
       const auto& r = v.runs[i];
@@ -40,8 +40,8 @@ report::Table runs_table(const validate::ValidationResult& v) {
 report::Table mape_table(const validate::ValidationResult& v) {
   report::Table t;
   t.title = "Mean absolute percentage error";
-  t.columns = {{"table", ""}, {"runs", "", NumberStyle::integer, 0}, {"MAPE in-sample", "", NumberStyle::percent, 1},
-               {"MAPE leave-one-out", "", NumberStyle::percent, 1}};
+  t.columns = {{"table", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"runs", "", NumberStyle::integer, 0, report::Align::automatic, ""}, {"MAPE in-sample", "", NumberStyle::percent, 1, report::Align::automatic, ""},
+               {"MAPE leave-one-out", "", NumberStyle::percent, 1, report::Align::automatic, ""}};
   for (const auto& table : v.tables)
     t.add_row({table.table, double(table.runs.size()), table.mape_in_sample, table.mape_loo});
   t.add_row({std::string("all"), double(v.runs.size()), v.mape_in_sample, v.mape_loo});
@@ -52,9 +52,9 @@ report::Table mape_table(const validate::ValidationResult& v) {
 report::Table fit_table(const validate::ValidationResult& v) {
   report::Table t;
   t.title = "Fitted factors per accelerator (in-sample; range over the leave-one-out fits)";
-  t.columns = {{"hardware", ""}, {"parameter", ""}, {"lower bound", "", NumberStyle::engineering, 3},
-               {"upper bound", "", NumberStyle::engineering, 3}, {"fitted", "", NumberStyle::engineering, 3},
-               {"LOO min", "", NumberStyle::engineering, 3}, {"LOO max", "", NumberStyle::engineering, 3}};
+  t.columns = {{"hardware", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"parameter", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"lower bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
+               {"upper bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"fitted", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
+               {"LOO min", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"LOO max", "", NumberStyle::fixed, 6, report::Align::automatic, ""}};
   for (const auto& f : v.fits) {
     for (size_t k = 0; k < f.parameters.size(); ++k) {
       double lo = f.in_sample.values[k], hi = lo;

@@ -11,7 +11,7 @@ namespace {
 
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
 double to_value(const FitParameter& p, double u) { return p.lower + (p.upper - p.lower) * logistic(u); }
-double to_free(const FitParameter& p, double fraction) { return std::log(fraction / (1.0 - fraction)); }
+double to_free(const FitParameter&, double fraction) { return std::log(fraction / (1.0 - fraction)); }
 
 struct Problem {
   Predictor& predictor;
