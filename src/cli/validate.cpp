@@ -50,6 +50,15 @@ void write_markdown(const validate::ValidationResult& v, const std::vector<std::
   out << "\n";
   report::render_table(out, fit_table(v), report::Format::markdown);
   out << "\n";
+  out << "### What limits the error\n\n"
+      << "- Degrees of freedom: four factors per accelerator on seven runs leave three; a factor that settles on a bound "
+         "(see the fit table) frees one more. The fit says which factors the runs can pin, not that the model is right.\n"
+      << "- A table's scaling point is predicted from the other tables when held out. A two-row table (Pythia) loses its "
+         "only evidence of its own inter-instance cost, so its held-out prediction is the weakest figure here.\n"
+      << "- Unpublished settings (BERT-Large batch, SP and recompute on trn1, whether DP communication overlaps) are "
+         "assumptions written in data/measured/*.json; the errors are conditional on them.\n"
+      << "- GEMM, attention and memory-bound curve shapes are assumed defaults, not kernel measurements on Gaudi or "
+         "Trainium, so one compute ceiling per accelerator absorbs the differences between models.\n\n";
   for (const auto& p : plots) {
     const std::string name = std::filesystem::path(p).filename().string();
     out << "![" << name << "](" << name << ")\n\n";
