@@ -8,5 +8,7 @@ namespace tp::cli {
 void add_list_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+void add_fit_command(CLI::App& calibrate);  // adds `calibrate fit`
 
 }  // namespace tp::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   tp::cli::add_list_command(app);
   tp::cli::add_estimate_command(app);
   tp::cli::add_calibrate_command(app);
+  tp::cli::add_validate_command(app);
+  tp::cli::add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

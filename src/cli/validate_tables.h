@@ -1,0 +1,22 @@
+// Tables and plots of a validate::ValidationResult, built in the cli layer
+// because report/ may not know the validate layer: the numbers come from
+// validate::validate_runs, the rendering from report::render_table and plot_*.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+#include "validate/validation.h"
+
+namespace tp::cli {
+
+report::Table runs_table(const validate::ValidationResult& v);
+report::Table mape_table(const validate::ValidationResult& v);
+report::Table fit_table(const validate::ValidationResult& v);
+// Writes predicted-against-measured and one scaling overlay per table under
+// `dir`; returns the files written and, in `errors`, what failed.
+std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::vector<validate::MeasuredRun>& runs,
+                                                const calib::Calibration& start, const std::string& dir,
+                                                std::vector<std::string>& errors);
+
+}  // namespace tp::cli

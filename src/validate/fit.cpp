@@ -1,0 +1,146 @@
+#include "validate/fit.h"
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <limits>
+
+#include "spec/error.h"
+
+namespace tp::validate {
+namespace {
+
+double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
+double to_value(const FitParameter& p, double u) { return p.lower + (p.upper - p.lower) * logistic(u); }
+double to_free(const FitParameter&, double fraction) { return std::log(fraction / (1.0 - fraction)); }
+
+struct Problem {
+  Predictor& predictor;
+  const std::vector<FitParameter>& parameters;
+  std::vector<size_t> use;
+
+  Eigen::VectorXd residuals(const Eigen::VectorXd& u) {
+    for (size_t k = 0; k < parameters.size(); ++k)
+      parameter_ref(predictor.calibration(), parameters[k].name) = to_value(parameters[k], u[Eigen::Index(k)]);
+    Eigen::VectorXd r(Eigen::Index(use.size()));
+    for (size_t i = 0; i < use.size(); ++i) {
+      const double predicted = predictor.predict_seqs_per_s(use[i]);
+      r[Eigen::Index(i)] = predicted > 0 && std::isfinite(predicted)
+                               ? std::log(predicted / predictor.run(use[i]).measured_seqs_per_s)
+                               : 10.0;
+    }
+    return r;
+  }
+};
+
+struct Solution {
+  Eigen::VectorXd u;
+  double cost = std::numeric_limits<double>::infinity();
+  int iterations = 0;
+};
+
+Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
+  const Eigen::Index n = u.size();
+  Eigen::VectorXd r = problem.residuals(u);
+  double cost = r.squaredNorm();
+  double lambda = 1e-3;
+  int it = 0;
+  for (; it < 60; ++it) {
+    Eigen::MatrixXd J(r.size(), n);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const double h = 1e-5;
+      Eigen::VectorXd up = u, down = u;
+      up[k] += h;
+      down[k] -= h;
+      J.col(k) = (problem.residuals(up) - problem.residuals(down)) / (2 * h);
+    }
+    const Eigen::MatrixXd JtJ = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    while (lambda < 1e8) {
+      Eigen::MatrixXd A = JtJ;
+      A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-9).matrix();
+      const Eigen::VectorXd step = A.ldlt().solve(-g);
+      const Eigen::VectorXd trial = u + step;
+      const Eigen::VectorXd r_trial = problem.residuals(trial);
+      const double c = r_trial.squaredNorm();
+      if (c < cost) {
+        const bool converged = cost - c < 1e-12 * (1 + cost);
+        u = trial;
+        r = r_trial;
+        cost = c;
+        lambda = std::max(lambda / 3, 1e-9);
+        improved = !converged;
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!improved) break;
+  }
+  return {u, cost, it};
+}
+
+}  // namespace
+
+std::vector<FitParameter> default_fit_parameters() {
+  return {
+      {"gemm.ceiling", 0.05, 1.0, "share of peak FLOP/s that large GEMMs reach; scales all compute"},
+      {"collective.inter_node", 0.01, 1.0, "achieved share of EFA bandwidth in collectives between instances"},
+      {"collective.step_latency_s", 0.0, 5e-3, "start-up cost of each collective algorithm step (alpha)"},
+      {"step_overhead_s", 0.0, 5.0, "fixed cost per optimizer step: host sync, launch, data loading"},
+  };
+}
+
+double& parameter_ref(calib::Calibration& c, const std::string& name) {
+  if (name == "gemm.ceiling") return c.gemm.ceiling;
+  if (name == "attention_factor") return c.attention_factor;
+  if (name == "memory.ceiling") return c.memory.ceiling;
+  if (name == "collective.intra_node") return c.collective.intra_node;
+  if (name == "collective.inter_node") return c.collective.inter_node;
+  if (name == "collective.step_latency_s") return c.collective.step_latency_s;
+  if (name == "step_overhead_s") return c.step_overhead_s;
+  throw spec::SpecError("fit", name, "a fittable Calibration field (gemm.ceiling, attention_factor, memory.ceiling, "
+                                     "collective.intra_node, collective.inter_node, collective.step_latency_s, step_overhead_s)");
+}
+
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use_in) {
+  std::vector<size_t> use = use_in;
+  if (use.empty())
+    for (size_t i = 0; i < predictor.size(); ++i) use.push_back(i);
+  for (const auto& p : parameters)
+    if (!(p.upper > p.lower)) throw spec::SpecError("fit", p.name, "an upper bound above the lower bound");
+  Problem problem{predictor, parameters, use};
+  const Eigen::Index n = Eigen::Index(parameters.size());
+
+  // A grid of starts grows as 3^n; the centre, a high corner and one start per
+  // parameter near its lower bound (where overheads and latencies often sit) keep it to n + 2.
+  std::vector<Eigen::VectorXd> starts;
+  Eigen::VectorXd centre(n), high(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    centre[k] = to_free(parameters[size_t(k)], 0.5);
+    high[k] = to_free(parameters[size_t(k)], 0.8);
+  }
+  starts.push_back(centre);
+  starts.push_back(high);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    Eigen::VectorXd s = centre;
+    s[k] = to_free(parameters[size_t(k)], 0.02);
+    starts.push_back(s);
+  }
+  Solution best;
+  for (const auto& s : starts) {
+    Solution sol = levenberg_marquardt(problem, s);
+    if (sol.cost < best.cost) best = sol;
+  }
+  problem.residuals(best.u);  // leave the predictor at the winner
+
+  FitResult result;
+  result.calibration = predictor.calibration();
+  for (Eigen::Index k = 0; k < n; ++k) result.values.push_back(to_value(parameters[size_t(k)], best.u[k]));
+  for (size_t i : use) result.fitted_on.push_back(predictor.run(i).id);
+  result.rms_log_error = std::sqrt(best.cost / double(use.size()));
+  result.iterations = best.iterations;
+  result.residual_dof = int(use.size()) - int(parameters.size());
+  return result;
+}
+
+}  // namespace tp::validate

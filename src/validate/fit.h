@@ -1,0 +1,41 @@
+// Fitting a few per-accelerator factors of a Calibration to measured runs:
+// Levenberg-Marquardt (Eigen) on log(predicted / measured seq/s) with numeric
+// derivatives, every parameter mapped through a logistic onto its bounds so a
+// fit can never leave them. Deterministic: fixed starting points, fixed
+// iteration limits; the best of the starts wins.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "calib/calibration.h"
+#include "validate/predictor.h"
+
+namespace tp::validate {
+
+struct FitParameter {
+  std::string name;  // the Calibration field, as in its JSON: "gemm.ceiling"
+  double lower = 0, upper = 1;
+  std::string meaning;  // one line, for the calibration file
+};
+
+// The default set: GEMM ceiling, inter-instance collective efficiency,
+// collective step latency and a fixed per-step overhead.
+std::vector<FitParameter> default_fit_parameters();
+
+// Reads or writes the named field; throws spec::SpecError for an unknown name.
+double& parameter_ref(calib::Calibration& calibration, const std::string& name);
+
+struct FitResult {
+  calib::Calibration calibration;   // start with the fitted fields replaced
+  std::vector<double> values;       // one per parameter, inside its bounds
+  std::vector<std::string> fitted_on;  // run ids
+  double rms_log_error = 0;         // over the fitted runs
+  int iterations = 0;
+  int residual_dof = 0;             // runs - parameters
+};
+
+// Fits on the runs whose index is in `use` (all when empty). predictor's
+// calibration is left at the fitted values.
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use = {});
+
+}  // namespace tp::validate

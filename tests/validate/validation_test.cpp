@@ -1,0 +1,84 @@
+// The committed measured runs (data/measured/) against the step model: the
+// leave-one-out error must not rise above the target of the validation issue
+// (MAPE at most 5% over the seed tables), so no change can quietly make the model worse.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "calib/calibration.h"
+#include "spec/error.h"
+#include "spec/load.h"
+#include "validate/fit.h"
+#include "validate/measured_run.h"
+#include "validate/predictor.h"
+#include "validate/validation.h"
+
+namespace tp::validate {
+namespace {
+
+std::string measured_dir() { return (std::filesystem::path(spec::data_root()) / "data" / "measured").string(); }
+
+TEST(MeasuredRuns, SeedTablesLoadWithEveryPublishedRow) {
+  const auto runs = load_measured_dir(measured_dir());
+  // seed-measurements.md: 4 + 3 rows on dl1, 2 + 5 rows on trn1.
+  EXPECT_EQ(runs_on(runs, "dl1.24xlarge").size(), 7u);
+  EXPECT_EQ(runs_on(runs, "trn1.32xlarge").size(), 7u);
+}
+
+TEST(MeasuredRuns, PerReplicaBatchResolvesToGlobalBatch) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "table": "t", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
+    "workload": {"seq_len": 128, "precision": "mixed-bf16"},
+    "plan": {"micro_batch": 16, "grad_accum": 24, "zero": 1},
+    "runs": [{"instances": 8, "measured_seqs_per_s": 1883.63, "source": "seed 000"}]})");
+  const auto runs = measured_runs_from_json(j, "t.json");
+  ASSERT_EQ(runs.size(), 1u);
+  // Seed 000: 384 sequences per accelerator per step on 64 accelerators.
+  EXPECT_EQ(resolved(runs[0], 8).workload.global_batch_seqs, 384 * 64);
+}
+
+TEST(MeasuredRuns, RefusesBothOrNeitherBatchForm) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "table": "t", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
+    "workload": {"seq_len": 128, "precision": "mixed-bf16"},
+    "plan": {"micro_batch": 16},
+    "runs": [{"instances": 8, "measured_seqs_per_s": 1.0, "source": "x"}]})");
+  EXPECT_THROW(measured_runs_from_json(j, "t.json"), spec::SpecError);
+}
+
+TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
+  const auto runs = runs_on(load_measured_dir(measured_dir()), "trn1.32xlarge");
+  Predictor predictor(runs, calib::Calibration{});
+  const auto parameters = default_fit_parameters();
+  const FitResult f = fit(predictor, parameters);
+  ASSERT_EQ(f.values.size(), parameters.size());
+  for (size_t k = 0; k < parameters.size(); ++k) {
+    EXPECT_GE(f.values[k], parameters[k].lower) << parameters[k].name;
+    EXPECT_LE(f.values[k], parameters[k].upper) << parameters[k].name;
+  }
+  EXPECT_EQ(f.fitted_on.size(), runs.size());
+  EXPECT_EQ(f.residual_dof, int(runs.size() - parameters.size()));
+}
+
+TEST(Validation, LeaveOneOutMapeWithinTarget) {
+  const auto v = validate_runs(load_measured_dir(measured_dir()), calib::Calibration{});
+  ASSERT_EQ(v.runs.size(), 14u);
+  EXPECT_LE(v.mape_loo, 0.05) << "leave-one-out MAPE over the seed tables rose above 5%";
+  EXPECT_LE(v.mape_in_sample, v.mape_loo + 1e-9);
+}
+
+TEST(Validation, BertLargeScalingShapeOnDl1) {
+  // Seed 000: 98.04 / 95.88 / 90.39% at 2 / 4 / 8 instances; the in-sample model within 3 points.
+  const auto v = validate_runs(load_measured_dir(measured_dir()), calib::Calibration{});
+  int checked = 0;
+  for (const auto& r : v.runs)
+    if (r.run.model == "bert-large" && r.run.plan.instances > 1) {
+      EXPECT_NEAR(r.efficiency_in_sample, r.efficiency_measured, 0.03) << r.run.id;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 3);
+}
+
+}  // namespace
+}  // namespace tp::validate
