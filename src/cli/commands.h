@@ -7,5 +7,8 @@ namespace tp::cli {
 
 void add_list_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
+void add_search_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace tp::cli

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   tp::cli::add_list_command(app);
   tp::cli::add_estimate_command(app);
+  tp::cli::add_search_command(app);
+  tp::cli::add_sweep_command(app);
+  tp::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
