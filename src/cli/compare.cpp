@@ -45,7 +45,7 @@ int run(const CompareOptions& o) {
             std::to_string(scenarios.front().workload.global_batch_seqs) + " (best by " + f.objective + ", " +
             f.price + " prices)";
   t.columns = {{"hardware", ""}, {"instances", "", NumberStyle::integer}, {"plan", ""},
-               {"tokens/s", "tokens/s", NumberStyle::integer}, {"MFU", "", NumberStyle::percent, 1},
+               {"throughput", "tokens/s", NumberStyle::integer}, {"MFU", "", NumberStyle::percent, 1},
                {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
   for (const auto& k : kinds) t.columns.push_back({"tokens per USD " + k, "", NumberStyle::integer});
   t.columns.push_back({search::to_string(objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});

@@ -25,7 +25,7 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
                {"TP", "", NumberStyle::integer}, {"PP", "", NumberStyle::integer}, {"DP", "", NumberStyle::integer},
                {"SP", ""}, {"virtual stages", "", NumberStyle::integer}, {"micro-batch", "", NumberStyle::integer},
                {"grad accum", "", NumberStyle::integer}, {"ZeRO", "", NumberStyle::integer}, {"recompute", ""},
-               {"overlap", ""}, {"step time", "s", NumberStyle::engineering}, {"tokens/s", "tokens/s", NumberStyle::integer},
+               {"overlap", ""}, {"step time", "s", NumberStyle::engineering}, {"throughput", "tokens/s", NumberStyle::integer},
                {"MFU", "", NumberStyle::percent, 1}, {"memory", "B", NumberStyle::engineering},
                {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
                {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};

@@ -38,8 +38,8 @@ int run(const SweepOptions& o) {
                       {"failures per day", "", NumberStyle::fixed, 2}, {"hours lost per day", "h", NumberStyle::fixed, 2},
                       {"utilisation", "", NumberStyle::percent, 2}};
   scaling.columns = {{"hardware", ""}, {"instances", "", NumberStyle::integer}, {"devices", "", NumberStyle::integer},
-                     {"plan", ""}, {"seq/s", "", NumberStyle::fixed, 2}, {"tokens/s", "tokens/s", NumberStyle::integer},
-                     {"tokens/s per device", "tokens/s", NumberStyle::integer},
+                     {"plan", ""}, {"seq/s", "", NumberStyle::fixed, 2}, {"throughput", "tokens/s", NumberStyle::integer},
+                     {"throughput per device", "tokens/s", NumberStyle::integer},
                      {"scaling efficiency", "", NumberStyle::percent, 1}, {"MFU", "", NumberStyle::percent, 1},
                      {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
                      {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};

@@ -45,9 +45,9 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   const std::size_t k = std::size_t(std::max(0, options.top_k));
   const std::uint64_t total = space.size();
   std::atomic<std::uint64_t> next{0};
-  std::vector<std::vector<Entry>> heaps(std::size_t(threads));
-  std::vector<DropStats> stats(std::size_t(threads));
-  std::vector<std::int64_t> ahead(std::size_t(threads), 0);
+  std::vector<std::vector<Entry>> heaps(static_cast<std::size_t>(threads));
+  std::vector<DropStats> stats(static_cast<std::size_t>(threads));
+  std::vector<std::int64_t> ahead(static_cast<std::size_t>(threads), 0);
 
   auto work = [&](int t) {
     std::vector<Entry>& heap = heaps[std::size_t(t)];
