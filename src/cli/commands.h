@@ -10,5 +10,8 @@ void add_estimate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_fit_command(CLI::App& calibrate);  // adds `calibrate fit`
+void add_search_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace tp::cli

@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   tp::cli::add_calibrate_command(app);
   tp::cli::add_validate_command(app);
   tp::cli::add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
+  tp::cli::add_search_command(app);
+  tp::cli::add_sweep_command(app);
+  tp::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -1,0 +1,114 @@
+// `trainplan compare`: hardware side by side for one model and workload, at
+// equal instance count, equal budget or equal deadline: the best plan on each,
+// tokens per dollar under each price kind, and the ratio to the first hardware.
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/search_flags.h"
+#include "cost/evaluate.h"
+
+namespace tp::cli {
+namespace {
+
+struct CompareOptions {
+  SearchFlags flags;
+  std::string at = "instances";
+};
+
+int run(const CompareOptions& o) {
+  using report::NumberStyle;
+  SearchFlags f = o.flags;
+  if (o.at == "budget") {
+    if (f.budget_usd <= 0) throw CLI::ValidationError("--budget", "compare --at budget needs --budget USD");
+    f.objective = "time-to-train";
+  } else if (o.at == "deadline") {
+    if (f.deadline_days <= 0) throw CLI::ValidationError("--deadline", "compare --at deadline needs --deadline DAYS");
+    f.objective = "cost-to-train";
+  }
+  const std::vector<int> counts = parse_instances(f.instances);
+  if (o.at == "instances" && counts.size() != 1)
+    throw CLI::ValidationError("--instances", "compare --at instances needs one count, e.g. --instances 16");
+  const auto hardware = split_hardware(f.scenario.hardware);
+  std::vector<Scenario> scenarios;
+  std::set<std::string> kinds_set;
+  std::vector<std::string> kinds;
+  for (const auto& hw : hardware) {
+    scenarios.push_back(load_scenario(f.scenario, hw));
+    for (const auto& q : scenarios.back().hardware.prices)
+      if (kinds_set.insert(q.kind).second) kinds.push_back(q.kind);
+  }
+  report::Table t;
+  t.title = "Hardware compared at equal " + o.at + ": " + scenarios.front().model.name + ", seq " +
+            std::to_string(scenarios.front().workload.seq_len) + ", global batch " +
+            std::to_string(scenarios.front().workload.global_batch_seqs) + " (best by " + f.objective + ", " +
+            f.price + " prices)";
+  t.columns = {{"hardware", ""}, {"instances", "", NumberStyle::integer}, {"plan", ""},
+               {"throughput", "tokens/s", NumberStyle::integer}, {"MFU", "", NumberStyle::percent, 1},
+               {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
+  for (const auto& k : kinds) t.columns.push_back({"tokens per USD " + k, "", NumberStyle::integer});
+  t.columns.push_back({search::to_string(objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
+  double first = 0;
+  for (const Scenario& s : scenarios) {
+    const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
+    const search::PlanSpace space(s.model, s.hardware, s.workload, constraints(f, counts));
+    const search::Scorer scorer(evaluator, space.instance_counts(), price_of(s.hardware, f.price), objective(f),
+                                failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
+    search::SearchOptions so;
+    so.top_k = 1;
+    so.threads = f.threads;
+    const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
+    std::vector<report::Cell> row{s.hardware.name};
+    if (r.top.empty()) {
+      row.push_back(report::Cell{});
+      row.push_back(std::string("no feasible plan"));
+      while (row.size() < t.columns.size()) row.push_back(report::Cell{});
+      t.add_row(row);
+      continue;
+    }
+    const search::RankedPlan& b = r.top.front();
+    const cost::Estimate& e = b.dag_estimate;
+    row.insert(row.end(), {double(b.evaluation.plan.instances), describe(b.evaluation.plan), e.tokens_per_s, e.mfu,
+                           b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
+    for (const auto& k : kinds) {
+      const spec::PriceQuote* q = s.hardware.price(k);
+      row.push_back(q ? report::Cell{cost::tokens_per_usd(e.tokens_per_s, b.evaluation.plan.instances, q->usd_per_instance_hour)}
+                      : report::Cell{});
+    }
+    if (first == 0) first = b.dag_score.objective;
+    row.push_back(b.dag_score.objective / first);
+    t.add_row(row);
+  }
+  t.notes.push_back("Ratio: this hardware's objective figure over the first hardware's (higher is better for "
+                    "throughput and tokens per dollar, lower for time and cost).");
+  render_tables(std::cout, {t}, f.scenario.format);
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* c = app.add_subcommand("compare", "Hardware side by side at equal instance count, budget or deadline");
+  c->footer(
+      "\nExamples:\n"
+      "  trainplan compare --hardware trn1.32xlarge,p4d.24xlarge,dl1.24xlarge --at instances --instances 16\n"
+      "  trainplan compare --hardware trn1.32xlarge,p5.48xlarge --at budget --budget 500000 --instances 1..256");
+  add_scenario_options(c, o->flags.scenario, true);
+  add_instances_option(c, o->flags, "16");
+  c->add_option("--at", o->at, "instances (one count), budget (fastest within --budget) or deadline "
+                               "(cheapest within --deadline)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"instances", "budget", "deadline"}));
+  add_narrowing_options(c, o->flags);
+  add_objective_options(c, o->flags);
+  add_failure_options(c, o->flags);
+  add_run_options(c, o->flags);
+  c->callback([o] {
+    const int code = run(*o);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace tp::cli

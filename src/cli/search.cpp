@@ -1,0 +1,164 @@
+// `trainplan search`: every valid layout for one model and workload on each
+// hardware, ranked by an objective; the top K re-timed with the pipeline DAG.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/search_flags.h"
+#include "cost/evaluate.h"
+
+namespace tp::cli {
+namespace {
+
+struct SearchCommandOptions {
+  SearchFlags flags;
+  PlanOptions reference;
+  bool has_reference = false;
+};
+
+report::Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer) {
+  using report::NumberStyle;
+  report::Table t;
+  t.title = title;
+  t.columns = {{"rank", "", NumberStyle::integer}, {"instances", "", NumberStyle::integer},
+               {"TP", "", NumberStyle::integer}, {"PP", "", NumberStyle::integer}, {"DP", "", NumberStyle::integer},
+               {"SP", ""}, {"virtual stages", "", NumberStyle::integer}, {"micro-batch", "", NumberStyle::integer},
+               {"grad accum", "", NumberStyle::integer}, {"ZeRO", "", NumberStyle::integer}, {"recompute", ""},
+               {"overlap", ""}, {"step time", "s", NumberStyle::engineering}, {"throughput", "tokens/s", NumberStyle::integer},
+               {"MFU", "", NumberStyle::percent, 1}, {"memory", "B", NumberStyle::engineering},
+               {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
+               {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
+  t.columns[12].key = "step_time_s";
+  t.columns[13].key = "tokens_per_s";
+  int rank = 1;
+  for (const auto& p : r.top) {
+    const spec::Plan& pl = p.evaluation.plan;
+    const cost::Estimate& e = p.dag_estimate;
+    std::string overlap = std::string(pl.overlap_dp_comm ? "DP" : "") + (pl.overlap_tp_comm ? (pl.overlap_dp_comm ? "+TP" : "TP") : "");
+    t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp),
+               std::string(pl.sp ? "on" : "off"), double(pl.virtual_stages), double(pl.micro_batch),
+               double(pl.grad_accum), double(pl.zero), std::string(spec::to_string(pl.recompute)),
+               overlap.empty() ? std::string("none") : overlap, e.time.step_s, e.tokens_per_s, e.mfu,
+               e.memory.total_bytes, p.dag_score.tokens_per_usd, p.dag_score.utilisation,
+               p.dag_score.time_to_train_s / 86400.0, p.dag_score.cost_to_train_usd});
+  }
+  t.notes.push_back(std::string("Ranked by ") + search::to_string(scorer.objective()) +
+                    " (closed-form pipeline), then re-timed and re-ranked with the pipeline DAG; figures shown are the DAG's.");
+  t.notes.push_back("Time and cost to train include failures and checkpoints at the utilisation shown.");
+  return t;
+}
+
+// Where the leader's step time goes against the reference's: why they differ.
+report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref, const std::string& title) {
+  report::Table t;
+  t.title = title;
+  t.columns = {{"part", ""}, {"leader", "s", report::NumberStyle::engineering},
+               {"reference", "s", report::NumberStyle::engineering}, {"difference", "s", report::NumberStyle::engineering}};
+  auto row = [&](const char* name, double a, double b) { t.add_row({std::string(name), a, b, b - a}); };
+  const auto &a = leader.time, &b = ref.time;
+  row("forward compute", a.forward_compute_s, b.forward_compute_s);
+  row("backward compute (with recompute)", a.backward_compute_s, b.backward_compute_s);
+  row("  of which recompute", a.recompute_s, b.recompute_s);
+  row("TP communication exposed", a.tp_comm_exposed_s, b.tp_comm_exposed_s);
+  row("PP communication exposed", a.pp_comm_exposed_s, b.pp_comm_exposed_s);
+  row("pipeline bubble", a.pipeline_bubble_s, b.pipeline_bubble_s);
+  row("DP communication exposed", a.dp_comm_exposed_s, b.dp_comm_exposed_s);
+  row("optimizer", a.optimizer_s, b.optimizer_s);
+  row("overhead", a.overhead_s, b.overhead_s);
+  row("step", a.step_s, b.step_s);
+  t.notes.push_back("Step time per optimizer step (DAG pipeline). Positive difference: the reference spends more there.");
+  return t;
+}
+
+int run(const SearchCommandOptions& o) {
+  const std::vector<int> counts = parse_instances(o.flags.instances);
+  std::vector<report::Table> tables;
+  for (const std::string& hw : split_hardware(o.flags.scenario.hardware)) {
+    const Scenario s = load_scenario(o.flags.scenario, hw);
+    const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
+    const search::PlanSpace space(s.model, s.hardware, s.workload, constraints(o.flags, counts));
+    const search::Scorer scorer(evaluator, space.instance_counts(), price_of(s.hardware, o.flags.price),
+                                objective(o.flags), failure_settings(o.flags), o.flags.budget_usd,
+                                o.flags.deadline_days * 86400.0);
+    search::SearchOptions so;
+    so.top_k = o.flags.top;
+    so.threads = o.flags.threads;
+    if (o.has_reference) so.reference = to_plan(o.reference);
+    const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "search " + hw);
+    const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
+                              ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
+                              spec::to_string(s.workload.precision) + ", " + o.flags.price + " prices";
+    report::Table drops = drop_table(r.drops, "Plans for " + scene);
+    tables.push_back(drops);
+    tables.push_back(top_table(r, "Best plans for " + scene, scorer));
+    if (o.has_reference) {
+      report::Table ref;
+      ref.title = "Reference plan on " + hw;
+      ref.columns = {{"plan", ""}, {"rank", "", report::NumberStyle::integer},
+                     {"of feasible", "", report::NumberStyle::integer}, {"objective", ""},
+                     {"relative to leader", "", report::NumberStyle::percent, 1}};
+      const std::string plan_text = describe(r.reference->plan) + ", " + std::to_string(r.reference->plan.instances) + " instances";
+      if (r.reference_score && !r.top.empty()) {
+        const double lead = r.top.front().score.objective;
+        ref.add_row({plan_text, double(r.reference_rank), double(r.drops.feasible), search::to_string(scorer.objective()),
+                     r.reference_score->objective / lead});
+        ref.notes.push_back("Rank by the closed-form pipeline among all feasible plans (1 = best); the ratio is the "
+                            "reference's objective over the leader's.");
+        tables.push_back(ref);
+        const cost::Evaluation ref_dag = evaluator.evaluate(*so.reference, cost::PipelineMethod::dag);
+        tables.push_back(why_table(r.top.front().dag_estimate, ref_dag.estimate,
+                                   "Leader (" + describe(r.top.front().evaluation.plan) + ", " +
+                                       std::to_string(r.top.front().evaluation.plan.instances) +
+                                       " instances) against the reference"));
+      } else {
+        ref.add_row({plan_text, report::Cell{}, double(r.drops.feasible), search::to_string(scorer.objective()), report::Cell{}});
+        ref.notes.push_back(std::string("The reference is not feasible: ") +
+                            (r.reference->ok() ? "over the budget or past the deadline"
+                                               : cost::explain(r.reference->problem, s.model, s.hardware, s.workload,
+                                                               r.reference->plan)));
+        tables.push_back(ref);
+      }
+    }
+  }
+  render_tables(std::cout, tables, o.flags.scenario.format);
+  return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app) {
+  auto o = std::make_shared<SearchCommandOptions>();
+  CLI::App* c = app.add_subcommand("search", "Rank every valid layout (TP, PP, SP, virtual stages, micro-batch, ZeRO, "
+                                             "recompute, overlap) by an objective");
+  c->footer(
+      "\nExample (seed document 002; where does its TP 8 / PP 1 / SP rank?):\n"
+      "  trainplan search --model llama2-7b --hardware trn1.32xlarge --instances 128 --seq-len 4096 \\\n"
+      "    --global-batch 1024 --precision bf16-sr --reference-tp 8 --reference-pp 1 --reference-sp");
+  add_scenario_options(c, o->flags.scenario, true);
+  add_instances_option(c, o->flags, "1..128");
+  add_narrowing_options(c, o->flags);
+  add_objective_options(c, o->flags);
+  add_failure_options(c, o->flags);
+  add_run_options(c, o->flags);
+  c->add_option("--top", o->flags.top, "How many plans to show")->capture_default_str()->check(CLI::Range(1, 1000));
+  auto* rtp = c->add_option("--reference-tp", o->reference.tp, "Reference plan whose rank to report: TP");
+  c->add_option("--reference-pp", o->reference.pp, "Reference plan: PP")->needs(rtp);
+  c->add_flag("--reference-sp", o->reference.sp, "Reference plan: sequence parallel")->needs(rtp);
+  c->add_option("--reference-instances", o->reference.instances, "Reference plan: instances (default: the largest count)")
+      ->needs(rtp);
+  c->add_option("--reference-micro-batch", o->reference.micro_batch, "Reference plan: micro-batch")->capture_default_str()->needs(rtp);
+  c->add_option("--reference-zero", o->reference.zero, "Reference plan: ZeRO stage")->capture_default_str()->needs(rtp);
+  c->add_option("--reference-recompute", o->reference.recompute, "Reference plan: recompute")->capture_default_str()->needs(rtp);
+  c->callback([o, rtp] {
+    o->has_reference = rtp->count() > 0;
+    if (o->has_reference && o->reference.instances == 1) {
+      const auto counts = parse_instances(o->flags.instances);
+      o->reference.instances = *std::max_element(counts.begin(), counts.end());
+    }
+    const int code = run(*o);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace tp::cli

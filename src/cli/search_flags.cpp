@@ -1,0 +1,201 @@
+#include "cli/search_flags.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "report/progress.h"
+#include "report/table_render.h"
+#include "spec/error.h"
+
+namespace tp::cli {
+
+void add_instances_option(CLI::App* c, SearchFlags& f, const std::string& default_text) {
+  f.instances = default_text;
+  c->add_option("-n,--instances", f.instances,
+                "Instance counts: a list 1,2,4 or a range a..b (a, 2a, 4a, ... up to b)")
+      ->capture_default_str();
+}
+
+void add_narrowing_options(CLI::App* c, SearchFlags& f) {
+  c->add_option("--tp", f.tp, "Fix the tensor-parallel degree (default: search)");
+  c->add_option("--pp", f.pp, "Fix the pipeline-parallel degree (default: search)");
+  c->add_option("--virtual-stages", f.virtual_stages, "Fix the interleaved chunks per pipeline rank");
+  c->add_option("--micro-batch", f.micro_batch, "Fix the micro-batch (sequences)");
+  c->add_option("--zero", f.zero, "Fix the ZeRO stage 0..3")->check(CLI::Range(0, 3));
+  c->add_option("--sp", f.sp, "Sequence parallel: on, off or any")->capture_default_str()
+      ->check(CLI::IsMember({"on", "off", "any"}));
+  c->add_option("--recompute", f.recompute, "Activation recompute: none, selective, full or any")
+      ->capture_default_str()->check(CLI::IsMember({"none", "selective", "full", "any"}));
+  c->add_option("--overlap-dp", f.overlap_dp, "Overlap DP gradient collectives: on, off or any")
+      ->capture_default_str()->check(CLI::IsMember({"on", "off", "any"}));
+  c->add_option("--overlap-tp", f.overlap_tp, "Async TP overlap: on, off or any")
+      ->capture_default_str()->check(CLI::IsMember({"on", "off", "any"}));
+}
+
+void add_objective_options(CLI::App* c, SearchFlags& f) {
+  c->add_option("--objective", f.objective, "Rank by throughput, tokens-per-dollar, time-to-train or cost-to-train")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"throughput", "tokens-per-dollar", "time-to-train", "cost-to-train"}));
+  c->add_option("--price", f.price, "Price kind: on-demand, reserved-1y, reserved-3y, ... (as the descriptor lists)")
+      ->capture_default_str();
+  c->add_option("--budget", f.budget_usd, "Drop plans whose cost to train exceeds this (USD)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--deadline", f.deadline_days, "Drop plans whose time to train exceeds this (days)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_failure_options(CLI::App* c, SearchFlags& f) {
+  c->add_option("--mtbf-hours", f.mtbf_hours,
+                "Mean time between job-interrupting failures of ONE instance (h); default: the descriptor's rate")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--checkpoint-gb-per-s", f.checkpoint_gb_per_s,
+                "Checkpoint storage bandwidth (GB/s); default: the descriptor's")->check(CLI::NonNegativeNumber);
+  c->add_option("--restart-minutes", f.restart_minutes,
+                "Failure to job running again (min); default: 7 (automatic) or 633 (manual), fitted to seed 002")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--recovery", f.recovery, "automatic or manual")->capture_default_str()
+      ->check(CLI::IsMember({"automatic", "manual"}));
+  c->add_option("--checkpoint-interval-minutes", f.checkpoint_interval_minutes,
+                "Useful work between checkpoints (min); default: Young's optimum")->check(CLI::NonNegativeNumber);
+}
+
+void add_run_options(CLI::App* c, SearchFlags& f) {
+  c->add_option("--threads", f.threads, "Worker threads (0: every core); results do not depend on it")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  c->add_flag("-q,--quiet", f.quiet, "No progress bar");
+}
+
+std::vector<int> parse_instances(const std::string& text) {
+  std::vector<int> out;
+  auto number = [&](const std::string& s) {
+    try {
+      std::size_t used = 0;
+      const int v = std::stoi(s, &used);
+      if (used != s.size() || v < 1) throw std::invalid_argument(s);
+      return v;
+    } catch (const std::exception&) {
+      throw CLI::ValidationError("--instances", "'" + text + "': expected positive integers, a list 1,2,4 or a range 1..128");
+    }
+  };
+  const auto dots = text.find("..");
+  if (dots != std::string::npos) {
+    const int a = number(text.substr(0, dots)), b = number(text.substr(dots + 2));
+    if (b < a) throw CLI::ValidationError("--instances", "range '" + text + "' ends before it starts");
+    for (long n = a; n <= b; n *= 2) out.push_back(int(n));
+    if (out.back() != b) out.push_back(b);
+    return out;
+  }
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(number(item));
+  if (out.empty()) number("");
+  return out;
+}
+
+std::vector<std::string> split_hardware(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int>& instances) {
+  search::SpaceConstraints c;
+  c.instances = instances;
+  if (f.tp > 0) c.tp = f.tp;
+  if (f.pp > 0) c.pp = f.pp;
+  if (f.virtual_stages > 0) c.virtual_stages = f.virtual_stages;
+  if (f.micro_batch > 0) c.micro_batch = f.micro_batch;
+  if (f.zero >= 0) c.zero = f.zero;
+  if (f.sp != "any") c.sp = f.sp == "on";
+  if (f.overlap_dp != "any") c.overlap_dp = f.overlap_dp == "on";
+  if (f.overlap_tp != "any") c.overlap_tp = f.overlap_tp == "on";
+  if (f.recompute != "any") {
+    spec::Recompute r;
+    spec::parse_recompute(f.recompute, r);
+    c.recompute = r;
+  }
+  return c;
+}
+
+cost::FailureSettings failure_settings(const SearchFlags& f) {
+  cost::FailureSettings s;
+  s.mtbf_hours_per_instance = f.mtbf_hours;
+  s.checkpoint_bytes_per_s = f.checkpoint_gb_per_s * 1e9;
+  s.restart_s = f.restart_minutes * 60;
+  s.interval_s = f.checkpoint_interval_minutes * 60;
+  s.recovery = f.recovery == "manual" ? cost::Recovery::manual : cost::Recovery::automatic;
+  return s;
+}
+
+search::Objective objective(const SearchFlags& f) {
+  search::Objective o = search::Objective::throughput;
+  search::parse_objective(f.objective, o);
+  return o;
+}
+
+double price_of(const spec::HardwareSpec& hardware, const std::string& kind) {
+  if (const spec::PriceQuote* q = hardware.price(kind)) return q->usd_per_instance_hour;
+  std::string kinds;
+  for (const auto& p : hardware.prices) kinds += (kinds.empty() ? "" : ", ") + p.kind;
+  throw spec::SpecError(hardware.source_file, "$.prices", "no '" + kind + "' price; it lists: " + kinds);
+}
+
+search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
+                                       const search::Scorer& scorer, search::SearchOptions options, bool quiet,
+                                       const std::string& label) {
+  // Only work of about a second or more earns a bar (~1M plans/s/core).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const bool long_work = double(space.size()) > 1e6 * (options.threads > 0 ? options.threads : int(cores));
+  report::Progress progress(std::cerr, std::int64_t(space.size()),
+                            report::ProgressOptions::for_stderr(quiet || !long_work, label));
+  options.on_progress = [&progress](std::int64_t n) { progress.add(n); };
+  search::SearchResult r = search::run_search(evaluator, space, scorer, options);
+  progress.finish();
+  return r;
+}
+
+std::string describe(const spec::Plan& p) {
+  std::ostringstream s;
+  s << "TP " << p.tp << " / PP " << p.pp << (p.sp ? " / SP" : "") << (p.virtual_stages > 1 ? " / v" + std::to_string(p.virtual_stages) : "")
+    << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::to_string(p.recompute)
+    << (p.overlap_tp_comm ? " / async TP" : "") << (p.overlap_dp_comm ? "" : " / no DP overlap");
+  return s.str();
+}
+
+report::Table drop_table(const search::DropStats& d, const std::string& title) {
+  report::Table t;
+  t.title = title;
+  t.columns = {{"outcome", ""}, {"plans", "", report::NumberStyle::integer}, {"share", "", report::NumberStyle::percent, 1}};
+  const double n = double(std::max<std::int64_t>(1, d.considered));
+  t.add_row({std::string("considered"), double(d.considered), 1.0});
+  t.add_row({std::string("kept (fit, within limits)"), double(d.feasible), d.feasible / n});
+  for (int i = 1; i < cost::plan_problem_count; ++i)
+    if (d.by_problem[std::size_t(i)] > 0)
+      t.add_row({std::string("dropped: ") + cost::to_string(cost::PlanProblem(i)), double(d.by_problem[std::size_t(i)]),
+                 d.by_problem[std::size_t(i)] / n});
+  if (d.over_budget) t.add_row({std::string("dropped: over budget"), double(d.over_budget), d.over_budget / n});
+  if (d.past_deadline) t.add_row({std::string("dropped: past deadline"), double(d.past_deadline), d.past_deadline / n});
+  return t;
+}
+
+void render_tables(std::ostream& out, const std::vector<report::Table>& tables, const std::string& format) {
+  const report::Format f = report::parse_format(format);
+  if (f == report::Format::json) {
+    nlohmann::ordered_json all = nlohmann::ordered_json::object();
+    for (const auto& t : tables) {
+      std::ostringstream s;
+      report::render_table(s, t, f);
+      all[report::snake_case(t.title)] = nlohmann::ordered_json::parse(s.str());
+    }
+    out << all.dump(2) << "\n";
+    return;
+  }
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (i) out << "\n";
+    report::render_table(out, tables[i], f);
+  }
+}
+
+}  // namespace tp::cli

@@ -1,0 +1,63 @@
+// Flags shared by search, sweep and compare: instance counts, narrowing of the
+// plan space, objective, price, limits, failures, threads and progress; their
+// translation into search:: and cost:: values; and small shared renderers.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/scenario.h"
+#include "cost/train_time.h"
+#include "report/table.h"
+#include "search/objective.h"
+#include "search/plan_space.h"
+#include "search/ranker.h"
+
+namespace tp::cli {
+
+struct SearchFlags {
+  ScenarioOptions scenario;
+  std::string instances = "1..128";
+  // Narrowing: 0 / -1 / "any" leave an axis free.
+  int tp = 0, pp = 0, virtual_stages = 0, micro_batch = 0, zero = -1;
+  std::string sp = "any", recompute = "any", overlap_dp = "any", overlap_tp = "any";
+  std::string objective = "throughput";
+  std::string price = "on-demand";
+  double budget_usd = 0, deadline_days = 0;
+  int top = 10, threads = 0;
+  bool quiet = false;
+  // Failures (0: descriptor default or assumption; see cost/train_time.h).
+  double mtbf_hours = 0, checkpoint_gb_per_s = 0, restart_minutes = 0, checkpoint_interval_minutes = 0;
+  std::string recovery = "automatic";
+};
+
+void add_instances_option(CLI::App* c, SearchFlags& f, const std::string& default_text);
+void add_narrowing_options(CLI::App* c, SearchFlags& f);
+void add_objective_options(CLI::App* c, SearchFlags& f);
+void add_failure_options(CLI::App* c, SearchFlags& f);
+void add_run_options(CLI::App* c, SearchFlags& f);
+
+// "1,2,4" or "a..b" (a, 2a, 4a, ... up to b, and b itself). Throws CLI::ValidationError.
+std::vector<int> parse_instances(const std::string& text);
+std::vector<std::string> split_hardware(const std::string& text);
+
+search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int>& instances);
+cost::FailureSettings failure_settings(const SearchFlags& f);
+search::Objective objective(const SearchFlags& f);
+// USD per instance-hour of the chosen price kind; throws SpecError if the hardware lacks it.
+double price_of(const spec::HardwareSpec& hardware, const std::string& kind);
+
+// Runs one search with a progress bar on stderr when it is a terminal and not quiet.
+search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
+                                       const search::Scorer& scorer, search::SearchOptions options, bool quiet,
+                                       const std::string& label);
+
+// "TP 8 / PP 1 / SP / v1 / mb 1 / ZeRO 1 / selective"
+std::string describe(const spec::Plan& plan);
+// How many plans were considered, dropped and why.
+report::Table drop_table(const search::DropStats& drops, const std::string& title);
+// Tables one after another; json: one object keyed by each table's snake_case title.
+void render_tables(std::ostream& out, const std::vector<report::Table>& tables, const std::string& format);
+
+}  // namespace tp::cli

@@ -1,0 +1,23 @@
+// DropStats: how many plans a search considered, kept and dropped, and why —
+// one count per cost::PlanProblem plus the search's own limits (budget,
+// deadline). Plain counters; threads keep their own and add them up.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "cost/plan_check.h"
+
+namespace tp::search {
+
+struct DropStats {
+  std::int64_t considered = 0;
+  std::int64_t feasible = 0;  // fit in memory and within budget and deadline
+  std::array<std::int64_t, cost::plan_problem_count> by_problem{};
+  std::int64_t over_budget = 0;
+  std::int64_t past_deadline = 0;
+
+  std::int64_t dropped() const { return considered - feasible; }
+  DropStats& operator+=(const DropStats& other);
+};
+
+}  // namespace tp::search

@@ -1,0 +1,99 @@
+#include "search/plan_space.h"
+
+#include <algorithm>
+#include <string>
+
+#include "spec/error.h"
+
+namespace tp::search {
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+template <class T>
+bool allowed(const std::optional<T>& fixed, const T& value) {
+  return !fixed || *fixed == value;
+}
+
+void require(bool non_empty, const char* axis) {
+  if (!non_empty)
+    throw spec::SpecError("search", std::string("$.") + axis,
+                          std::string("no value of ") + axis + " is valid under the given constraints");
+}
+
+}  // namespace
+
+PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Workload& workload,
+                     const SpaceConstraints& c) {
+  for (int n : c.instances)
+    if (n >= 1) instances_.push_back(n);
+  require(!instances_.empty(), "instances");
+
+  for (int tp : divisors(hardware.devices_per_instance())) {
+    if (!allowed(c.tp, tp) || model.heads % tp != 0) continue;
+    if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) continue;
+    for (bool sp : {false, true}) {
+      if ((sp && tp == 1) || !allowed(c.sp, sp)) continue;
+      for (bool otp : {false, true}) {
+        if ((otp && tp == 1) || !allowed(c.overlap_tp, otp)) continue;
+        tp_.push_back({tp, sp, otp});
+      }
+    }
+  }
+  require(!tp_.empty(), "tp");
+
+  for (int pp : divisors(model.layers)) {
+    if (!allowed(c.pp, pp)) continue;
+    for (int v : divisors(model.layers / pp)) {
+      if (v > 1 && (pp == 1 || v > c.max_virtual_stages) && !c.virtual_stages) continue;
+      if (!allowed(c.virtual_stages, v)) continue;
+      pp_.push_back({pp, v});
+    }
+  }
+  require(!pp_.empty(), "pp");
+
+  const long batch = long(workload.global_batch_seqs);
+  for (int mb = 1; mb <= std::max(c.max_micro_batch, c.micro_batch.value_or(0)); ++mb)
+    if (batch % mb == 0 && allowed(c.micro_batch, mb)) micro_batch_.push_back(mb);
+  require(!micro_batch_.empty(), "micro_batch");
+  for (int z = 0; z <= 3; ++z)
+    if (allowed(c.zero, z)) zero_.push_back(z);
+  require(!zero_.empty(), "zero");
+  for (auto r : {spec::Recompute::none, spec::Recompute::selective, spec::Recompute::full})
+    if (allowed(c.recompute, r)) recompute_.push_back(r);
+  for (bool o : {true, false})
+    if (allowed(c.overlap_dp, o)) overlap_dp_.push_back(o);
+
+  size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * micro_batch_.size() * zero_.size() *
+          recompute_.size() * overlap_dp_.size();
+}
+
+spec::Plan PlanSpace::at(std::uint64_t i) const {
+  spec::Plan p;
+  auto digit = [&i](std::size_t radix) {
+    const std::uint64_t d = i % radix;
+    i /= radix;
+    return std::size_t(d);
+  };
+  // Fastest axis first; instances vary slowest so one count is one contiguous range.
+  p.overlap_dp_comm = overlap_dp_[digit(overlap_dp_.size())];
+  p.recompute = recompute_[digit(recompute_.size())];
+  p.zero = zero_[digit(zero_.size())];
+  p.micro_batch = micro_batch_[digit(micro_batch_.size())];
+  const PpChoice& pp = pp_[digit(pp_.size())];
+  p.pp = pp.pp;
+  p.virtual_stages = pp.virtual_stages;
+  const TpChoice& tp = tp_[digit(tp_.size())];
+  p.tp = tp.tp;
+  p.sp = tp.sp;
+  p.overlap_tp_comm = tp.overlap_tp;
+  p.instances = instances_[digit(instances_.size())];
+  return p;
+}
+
+}  // namespace tp::search

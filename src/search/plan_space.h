@@ -1,0 +1,51 @@
+// PlanSpace: every candidate Plan for one model, hardware and workload as a
+// mixed-radix index 0..size()-1, so threads split it by ranges and no list of
+// plans is ever built. TP runs over divisors of the instance that respect heads
+// and kv heads; PP over divisors of the layers; constraints narrow any axis.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "spec/hardware_spec.h"
+#include "spec/model_spec.h"
+#include "spec/plan.h"
+#include "spec/workload.h"
+
+namespace tp::search {
+
+// An empty optional or list leaves the axis free.
+struct SpaceConstraints {
+  std::vector<int> instances{1};
+  std::optional<int> tp, pp, virtual_stages, micro_batch, zero;
+  std::optional<bool> sp, overlap_dp, overlap_tp;
+  std::optional<spec::Recompute> recompute;
+  int max_virtual_stages = 4;  // interleaving deeper than this is rarely worth its p2p cost
+  int max_micro_batch = 8;     // micro-batches (sequences) tried: divisors of the batch up to this
+};
+
+class PlanSpace {
+ public:
+  // Throws spec::SpecError when the constraints leave an axis empty (e.g. --tp 3
+  // on a model whose heads it does not divide).
+  PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Workload& workload,
+            const SpaceConstraints& constraints);
+
+  std::uint64_t size() const { return size_; }
+  // The index-th plan (dp and grad_accum left for cost::complete_plan). Allocation-free.
+  spec::Plan at(std::uint64_t index) const;
+  const std::vector<int>& instance_counts() const { return instances_; }
+
+ private:
+  struct TpChoice { int tp; bool sp, overlap_tp; };
+  struct PpChoice { int pp, virtual_stages; };
+  std::vector<int> instances_;
+  std::vector<TpChoice> tp_;
+  std::vector<PpChoice> pp_;
+  std::vector<int> micro_batch_, zero_;
+  std::vector<spec::Recompute> recompute_;
+  std::vector<bool> overlap_dp_;
+  std::uint64_t size_ = 0;
+};
+
+}  // namespace tp::search

@@ -1,0 +1,129 @@
+#include "search/ranker.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+namespace tp::search {
+namespace {
+
+struct Entry {
+  double value;
+  std::uint64_t index;
+};
+// Total order: higher score first, then lower index. "better(a, b)": a ranks above b.
+inline bool better(double va, std::uint64_t ia, double vb, std::uint64_t ib) {
+  return va > vb || (va == vb && ia < ib);
+}
+// Heap with the worst kept entry on top.
+struct WorstOnTop {
+  bool operator()(const Entry& a, const Entry& b) const { return better(a.value, a.index, b.value, b.index); }
+};
+
+constexpr std::uint64_t chunk_plans = 2048;
+
+}  // namespace
+
+SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space, const Scorer& scorer,
+                        const SearchOptions& options) {
+  SearchResult result;
+  double reference_value = 0;
+  if (options.reference) {
+    const cost::Evaluation ev = evaluator.evaluate(*options.reference);
+    result.reference = ev;
+    if (ev.ok()) {
+      const Score s = scorer.score(ev.estimate, ev.plan.instances);
+      if (scorer.within_budget(s) && scorer.within_deadline(s)) {
+        result.reference_score = s;
+        reference_value = s.value;
+      }
+    }
+  }
+  const bool count_rank = result.reference_score.has_value();
+
+  const int threads = std::max(1, options.threads > 0 ? options.threads : int(std::thread::hardware_concurrency()));
+  const std::size_t k = std::size_t(std::max(0, options.top_k));
+  const std::uint64_t total = space.size();
+  std::atomic<std::uint64_t> next{0};
+  std::vector<std::vector<Entry>> heaps(static_cast<std::size_t>(threads));
+  std::vector<DropStats> stats(static_cast<std::size_t>(threads));
+  std::vector<std::int64_t> ahead(static_cast<std::size_t>(threads), 0);
+
+  auto work = [&](int t) {
+    std::vector<Entry>& heap = heaps[std::size_t(t)];
+    heap.reserve(k + 1);
+    DropStats& st = stats[std::size_t(t)];
+    std::int64_t better_than_reference = 0;
+    for (;;) {
+      const std::uint64_t begin = next.fetch_add(chunk_plans, std::memory_order_relaxed);
+      if (begin >= total) break;
+      const std::uint64_t end = std::min(total, begin + chunk_plans);
+      for (std::uint64_t i = begin; i < end; ++i) {
+        const spec::Plan plan = space.at(i);
+        const cost::Evaluation ev = evaluator.evaluate(plan);
+        ++st.considered;
+        if (!ev.ok()) {
+          ++st.by_problem[std::size_t(ev.problem)];
+          continue;
+        }
+        const Score s = scorer.score(ev.estimate, plan.instances);
+        if (!scorer.within_budget(s)) {
+          ++st.over_budget;
+          continue;
+        }
+        if (!scorer.within_deadline(s)) {
+          ++st.past_deadline;
+          continue;
+        }
+        ++st.feasible;
+        if (count_rank && s.value > reference_value) ++better_than_reference;
+        if (k == 0) continue;
+        if (heap.size() < k) {
+          heap.push_back({s.value, i});
+          std::push_heap(heap.begin(), heap.end(), WorstOnTop{});
+        } else if (better(s.value, i, heap.front().value, heap.front().index)) {
+          std::pop_heap(heap.begin(), heap.end(), WorstOnTop{});
+          heap.back() = {s.value, i};
+          std::push_heap(heap.begin(), heap.end(), WorstOnTop{});
+        }
+      }
+      if (options.on_progress) options.on_progress(std::int64_t(end - begin));
+    }
+    ahead[std::size_t(t)] = better_than_reference;
+  };
+  if (threads == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& th : pool) th.join();
+  }
+
+  std::vector<Entry> merged;
+  for (int t = 0; t < threads; ++t) {
+    result.drops += stats[std::size_t(t)];
+    result.reference_rank += ahead[std::size_t(t)];
+    merged.insert(merged.end(), heaps[std::size_t(t)].begin(), heaps[std::size_t(t)].end());
+  }
+  if (count_rank) result.reference_rank += 1;
+  std::sort(merged.begin(), merged.end(),
+            [](const Entry& a, const Entry& b) { return better(a.value, a.index, b.value, b.index); });
+  if (merged.size() > k) merged.resize(k);
+
+  for (const Entry& e : merged) {
+    RankedPlan r;
+    r.index = e.index;
+    r.evaluation = evaluator.evaluate(space.at(e.index));
+    r.score = scorer.score(r.evaluation.estimate, r.evaluation.plan.instances);
+    const cost::Evaluation dag = evaluator.evaluate(space.at(e.index), cost::PipelineMethod::dag);
+    r.dag_estimate = dag.estimate;
+    r.dag_score = scorer.score(dag.estimate, dag.plan.instances);
+    result.top.push_back(r);
+  }
+  std::stable_sort(result.top.begin(), result.top.end(), [](const RankedPlan& a, const RankedPlan& b) {
+    return better(a.dag_score.value, a.index, b.dag_score.value, b.index);
+  });
+  return result;
+}
+
+}  // namespace tp::search

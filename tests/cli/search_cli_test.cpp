@@ -1,0 +1,75 @@
+// End-to-end: runs the built trainplan binary (TRAINPLAN_BINARY).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out;
+};
+
+Outcome run(const std::string& args) {
+  const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+TEST(SearchCli, JsonOutputNamesDropsAndTopPlans) {
+  const Outcome r = run("search --instances 8 --top 3 --quiet --format json --threads 2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  nlohmann::json top;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key().rfind("best_plans", 0) == 0) top = it.value();
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_GT(top[0]["tokens_per_s"].get<double>(), 0);
+}
+
+TEST(SearchCli, OutputDoesNotDependOnThreads) {
+  const Outcome one = run("search --instances 4,8 --top 5 --quiet --format csv --threads 1");
+  const Outcome two = run("search --instances 4,8 --top 5 --quiet --format csv --threads 3");
+  ASSERT_EQ(one.code, 0) << one.out;
+  EXPECT_EQ(one.out, two.out);
+}
+
+TEST(SweepCli, WritesPlotsWithoutGnuplotErrors) {
+  const auto dir = std::filesystem::temp_directory_path() / "trainplan_sweep_test";
+  std::filesystem::create_directories(dir);
+  const auto png = dir / "scaling.png", svg = dir / "pareto.svg";
+  std::filesystem::remove(png);
+  std::filesystem::remove(svg);
+  const Outcome r = run("sweep --instances 1,2,4 --tp 8 --pp 1 --sp on --zero 1 --micro-batch 1 --recompute selective "
+                    "--quiet --plot " + png.string() + " --pareto " + svg.string());
+  ASSERT_EQ(r.code, 0) << r.out;  // a gnuplot error exits 1 with its message
+  EXPECT_NE(r.out.find("Scaling of llama2-7b"), std::string::npos);
+  EXPECT_NE(r.out.find("Utilisation with failures"), std::string::npos);
+  EXPECT_GT(std::filesystem::file_size(png), 1000u);
+  EXPECT_GT(std::filesystem::file_size(svg), 1000u);
+}
+
+TEST(CompareCli, OneRowPerHardwareWithRatioOneForTheFirst) {
+  const Outcome r = run("compare --hardware trn1.32xlarge,p4d.24xlarge --at instances --instances 4 --quiet --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& rows = j.begin().value();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["hardware"], "trn1.32xlarge");
+}
+
+TEST(SearchCli, BadInstancesAreRefused) {
+  EXPECT_NE(run("search --instances 0..4 --quiet").code, 0);
+}
+
+}  // namespace

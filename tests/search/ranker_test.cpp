@@ -1,0 +1,89 @@
+#include "search/ranker.h"
+
+#include <gtest/gtest.h>
+
+#include "search/pareto.h"
+#include "spec/load.h"
+
+namespace tp::search {
+namespace {
+
+struct Fixture {
+  spec::ModelSpec model = spec::load_model("llama2-7b");
+  spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
+  calib::Calibration cal;
+  spec::Workload w{4096, 256, 1e11, spec::Precision::bf16_sr};
+  cost::Evaluator evaluator{model, hw, cal, w};
+  PlanSpace space{model, hw, w, [] { SpaceConstraints c; c.instances = {1, 2, 8}; return c; }()};
+  Scorer scorer{evaluator, space.instance_counts(), 21.5, Objective::tokens_per_dollar, cost::FailureSettings{}};
+};
+
+TEST(Ranker, SameResultForAnyThreadCount) {
+  Fixture f;
+  SearchOptions o;
+  o.top_k = 7;
+  o.threads = 1;
+  const SearchResult one = run_search(f.evaluator, f.space, f.scorer, o);
+  for (int threads : {2, 3, 8}) {
+    o.threads = threads;
+    const SearchResult many = run_search(f.evaluator, f.space, f.scorer, o);
+    ASSERT_EQ(many.top.size(), one.top.size());
+    for (std::size_t i = 0; i < one.top.size(); ++i) EXPECT_EQ(many.top[i].index, one.top[i].index) << threads;
+    EXPECT_EQ(many.drops.considered, one.drops.considered);
+    EXPECT_EQ(many.drops.feasible, one.drops.feasible);
+    EXPECT_EQ(many.drops.by_problem, one.drops.by_problem);
+  }
+}
+
+TEST(Ranker, TopMatchesBruteForceAndHoldsOnlyFeasiblePlans) {
+  Fixture f;
+  SearchOptions o;
+  o.top_k = 5;
+  o.threads = 2;
+  o.reference = [] { spec::Plan p; p.instances = 2; p.tp = 8; p.sp = true; p.zero = 1; p.recompute = spec::Recompute::selective; return p; }();
+  const SearchResult r = run_search(f.evaluator, f.space, f.scorer, o);
+  double best = -1;
+  std::int64_t feasible = 0, oom = 0, better_than_reference = 0;
+  for (std::uint64_t i = 0; i < f.space.size(); ++i) {
+    const cost::Evaluation ev = f.evaluator.evaluate(f.space.at(i));
+    if (ev.problem == cost::PlanProblem::out_of_memory) ++oom;
+    if (!ev.ok()) continue;
+    ++feasible;
+    const double v = f.scorer.score(ev.estimate, ev.plan.instances).value;
+    best = std::max(best, v);
+    if (v > r.reference_score->value) ++better_than_reference;
+  }
+  EXPECT_EQ(r.drops.considered, std::int64_t(f.space.size()));
+  EXPECT_EQ(r.drops.feasible, feasible);
+  EXPECT_EQ(r.drops.by_problem[std::size_t(cost::PlanProblem::out_of_memory)], oom);
+  EXPECT_GT(oom, 0);  // the space does hold plans that do not fit, and they are dropped
+  ASSERT_EQ(r.top.size(), 5u);
+  double best_closed_form = -1;
+  for (const auto& p : r.top) {
+    EXPECT_TRUE(p.evaluation.ok());
+    EXPECT_TRUE(p.evaluation.estimate.memory.fits);
+    best_closed_form = std::max(best_closed_form, p.score.value);
+  }
+  EXPECT_EQ(best_closed_form, best);
+  EXPECT_EQ(r.reference_rank, better_than_reference + 1);
+}
+
+TEST(Ranker, BudgetDropsPlansThatCostTooMuch) {
+  Fixture f;
+  const Scorer tight(f.evaluator, f.space.instance_counts(), 21.5, Objective::throughput, cost::FailureSettings{}, 1.0);
+  SearchOptions o;
+  o.threads = 2;
+  const SearchResult r = run_search(f.evaluator, f.space, tight, o);
+  EXPECT_EQ(r.drops.feasible, 0);
+  EXPECT_GT(r.drops.over_budget, 0);
+  EXPECT_TRUE(r.top.empty());
+}
+
+TEST(Pareto, KeepsPointsNoOtherBeatsOnBoth) {
+  // (1,10) (2,5) (3,6) (4,1): (3,6) is beaten by (2,5).
+  const auto front = pareto_front({3, 1, 4, 2}, {6, 10, 1, 5});
+  EXPECT_EQ(front, (std::vector<std::size_t>{1, 3, 2}));
+}
+
+}  // namespace
+}  // namespace tp::search
