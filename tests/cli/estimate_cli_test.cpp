@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -17,7 +18,10 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  const std::string err_path = testing::TempDir() + "trainplan_stderr.txt";
+  // One file per process and call: ctest runs tests in parallel.
+  static int calls = 0;
+  const std::string err_path =
+      testing::TempDir() + "trainplan_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt";
   const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>" + err_path;
   CliRun r{0, "", ""};
   FILE* pipe = popen(command.c_str(), "r");
@@ -76,7 +80,7 @@ TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
 }
 
 TEST(EstimateCli, BadDescriptorsNameFileAndField) {
-  const std::string path = testing::TempDir() + "bad_hw.json";
+  const std::string path = testing::TempDir() + "bad_hw_" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << R"({"name": "x", "accelerator": "y", "chips_per_instance": {"value": -1, "source": "s"}})";
   CliRun r = run("estimate --hardware " + path);
   EXPECT_EQ(r.exit_code, 2);
