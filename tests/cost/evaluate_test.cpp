@@ -132,5 +132,6 @@ TEST(Evaluate, DagAndClosedFormAgreeOnSeedPipelines) {
   Loaded l = load(seed_cases[7]);  // PP 4
   const auto closed = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan, cost::PipelineMethod::closed_form);
   const auto dag = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan, cost::PipelineMethod::dag);
-  EXPECT_NEAR(closed.estimate.time.step_s / dag.estimate.time.step_s, 1.0, 0.01);
+  // pipeline_closed_form.cpp: within -4% / +7% of the DAG for 1F1B on this shape.
+  EXPECT_NEAR(closed.estimate.time.step_s / dag.estimate.time.step_s, 1.0, 0.02);
 }
