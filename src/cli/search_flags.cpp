@@ -29,7 +29,8 @@ void add_narrowing_options(CLI::App* c, SearchFlags& f) {
       ->capture_default_str()->check(CLI::IsMember({"none", "selective", "full", "any"}));
   c->add_option("--overlap-dp", f.overlap_dp, "Overlap DP gradient collectives: on, off or any")
       ->capture_default_str()->check(CLI::IsMember({"on", "off", "any"}));
-  c->add_option("--overlap-tp", f.overlap_tp, "Async TP overlap: on, off or any")
+  c->add_option("--overlap-tp", f.overlap_tp, "Async TP (TP collectives hidden behind GEMMs): on, off or any; off by default, since only some\n"
+                "frameworks offer it (Megatron-LM on NVIDIA), not the Neuron or DeepSpeed stacks of the seed runs")
       ->capture_default_str()->check(CLI::IsMember({"on", "off", "any"}));
 }
 

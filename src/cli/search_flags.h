@@ -21,7 +21,10 @@ struct SearchFlags {
   std::string instances = "1..128";
   // Narrowing: 0 / -1 / "any" leave an axis free.
   int tp = 0, pp = 0, virtual_stages = 0, micro_batch = 0, zero = -1;
-  std::string sp = "any", recompute = "any", overlap_dp = "any", overlap_tp = "any";
+  std::string sp = "any", recompute = "any", overlap_dp = "any";
+  // Async TP is a framework feature (Megatron-LM's TP communication overlap on
+  // NVIDIA) that Neuron and DeepSpeed stacks did not offer: opt-in.
+  std::string overlap_tp = "off";
   std::string objective = "throughput";
   std::string price = "on-demand";
   double budget_usd = 0, deadline_days = 0;

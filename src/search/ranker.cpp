@@ -42,7 +42,8 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   const bool count_rank = result.reference_score.has_value();
 
   const int threads = std::max(1, options.threads > 0 ? options.threads : int(std::thread::hardware_concurrency()));
-  const std::size_t k = std::size_t(std::max(0, options.top_k));
+  const std::size_t top_k = std::size_t(std::max(0, options.top_k));
+  const std::size_t k = top_k == 0 ? 0 : std::max(top_k, std::size_t(std::max(0, options.dag_pool)));
   const std::uint64_t total = space.size();
   std::atomic<std::uint64_t> next{0};
   std::vector<std::vector<Entry>> heaps(static_cast<std::size_t>(threads));
@@ -123,6 +124,7 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   std::stable_sort(result.top.begin(), result.top.end(), [](const RankedPlan& a, const RankedPlan& b) {
     return better(a.dag_score.value, a.index, b.dag_score.value, b.index);
   });
+  if (result.top.size() > top_k) result.top.resize(top_k);
   return result;
 }
 

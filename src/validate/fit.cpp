@@ -10,7 +10,11 @@ namespace tp::validate {
 namespace {
 
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
-double to_value(const FitParameter& p, double u) { return p.lower + (p.upper - p.lower) * logistic(u); }
+// A parameter within 1e-12 of a bound reports the bound itself, not 1e-284.
+double to_value(const FitParameter& p, double u) {
+  const double f = logistic(u);
+  return f < 1e-12 ? p.lower : f > 1 - 1e-12 ? p.upper : p.lower + (p.upper - p.lower) * f;
+}
 double to_free(const FitParameter&, double fraction) { return std::log(fraction / (1.0 - fraction)); }
 
 struct Problem {
