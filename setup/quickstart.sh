@@ -5,7 +5,7 @@
 # printing the scaling table and writing reports/scaling-llama2-7b-trn1.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash setup/build.sh
+bash setup/build.sh trainplan
 mkdir -p reports
 ./build/trainplan sweep --model llama2-7b --hardware trn1.32xlarge --instances 1..128 \
   --seq-len 4096 --global-batch 1024 --precision bf16-sr \
