@@ -183,15 +183,21 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   pipe.virtual_stages = p.virtual_stages;
   pipe.forward_s = {fwd, size_t(chunks)};
   pipe.backward_s = {bwd, size_t(chunks)};
-  auto run = [&](const PipelineInput& in) {
-    return method == PipelineMethod::dag ? pipeline_time_dag(in) : pipeline_time_closed_form(in);
-  };
-  const PipelineTime without_p2p = run(pipe);
-  PipelineTime with_p2p = without_p2p;
+  // The step's pipeline time comes from the chosen method with p2p included.
+  // The split between bubble and exposed p2p comes from the closed form, which
+  // is exact for it on uniform stages, so the DAG path runs once.
+  const PipelineTime closed_without_p2p = pipeline_time_closed_form(pipe);
+  double p2p_exposed_s = 0;
   if (p.pp > 1) {
     const double p2p_bytes = tokens * h * e / t;  // Megatron scatters across TP, gathers after the send
     pipe.p2p_s = cluster_.seconds(Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.dp}, instances, coll);
-    with_p2p = run(pipe);
+  }
+  const PipelineTime with_p2p =
+      method == PipelineMethod::dag ? pipeline_time_dag(pipe) : pipeline_time_closed_form(pipe);
+  if (p.pp > 1) {
+    const double closed_with_p2p =
+        method == PipelineMethod::dag ? pipeline_time_closed_form(pipe).total_s : with_p2p.total_s;
+    p2p_exposed_s = std::clamp(closed_with_p2p - closed_without_p2p.total_s, 0.0, with_p2p.total_s);
   }
 
   // Per-micro-batch figures of the busiest rank, for the breakdown.
@@ -245,8 +251,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   tb.memory_bound_s = mb * rank_layers * 3 * layer.memory_forward_s;
   tb.tp_comm_exposed_s = mb * (rank_layers * (layer.tp_forward_s + layer.tp_backward_s + layer_recompute_tp) + extra_tp);
   const double busiest_rank_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s;
-  tb.pipeline_bubble_s = std::max(0.0, without_p2p.total_s - busiest_rank_s);
-  tb.pp_comm_exposed_s = std::max(0.0, with_p2p.total_s - without_p2p.total_s);
+  tb.pp_comm_exposed_s = p2p_exposed_s;
+  tb.pipeline_bubble_s = std::max(0.0, with_p2p.total_s - p2p_exposed_s - busiest_rank_s);
   tb.dp_comm_total_s = dp_reduce + dp_gather + zero3_per_mb * mb;
   tb.dp_comm_exposed_s = dp_exposed;
   tb.optimizer_s = optimizer_s;
