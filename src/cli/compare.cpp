@@ -82,7 +82,7 @@ int run(const CompareOptions& o) {
   }
   t.notes.push_back("Ratio: this hardware's objective figure over the first hardware's (higher is better for "
                     "throughput and tokens per dollar, lower for time and cost).");
-  render_tables(std::cout, {t}, f.scenario.format);
+  report::render_tables(std::cout, {t}, f.scenario.format);
   return 0;
 }
 

@@ -1,41 +1,65 @@
 // `trainplan list`: the models and hardware trainplan knows, with key figures.
-#include <iomanip>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
+#include "report/table_render.h"
 #include "spec/load.h"
 
 namespace tp::cli {
+namespace {
+
+using report::NumberStyle;
+
+report::Table model_table() {
+  report::Table t;
+  t.title = "Models (models/*.json)";
+  t.columns = {{"name", ""},           {"parameters", "", NumberStyle::engineering, 3},
+               {"layers", "", NumberStyle::integer}, {"hidden", "", NumberStyle::integer},
+               {"heads", "", NumberStyle::integer},  {"kv heads", "", NumberStyle::integer},
+               {"ffn", "", NumberStyle::integer},    {"vocab", "", NumberStyle::integer},
+               {"kind", ""},                         {"mlp", ""}};
+  for (const auto& name : spec::list_model_names()) {
+    const auto m = spec::load_model(name);
+    t.add_row({m.name, double(m.total_parameters()), double(m.layers), double(m.hidden), double(m.heads),
+               double(m.kv_heads), double(m.ffn_hidden), double(m.vocab), std::string(spec::to_string(m.kind)),
+               std::string(spec::to_string(m.mlp))});
+  }
+  return t;
+}
+
+report::Table hardware_table() {
+  report::Table t;
+  t.title = "Hardware (hardware/*.json); per device: one Gaudi, GPU or NeuronCore";
+  t.columns = {{"name", ""},
+               {"devices", "", NumberStyle::integer},
+               {"BF16 peak per device", "FLOP/s", NumberStyle::engineering, 3},
+               {"HBM per device", "B", NumberStyle::engineering, 3},
+               {"HBM bandwidth per device", "B/s", NumberStyle::engineering, 3},
+               {"fabric", ""},
+               {"EFA", "Gb/s", NumberStyle::integer},
+               {"prices (USD per instance-hour)", ""}};
+  for (const auto& name : spec::list_hardware_names()) {
+    const auto h = spec::load_hardware(name);
+    std::string prices;
+    for (const auto& q : h.prices)
+      prices += (prices.empty() ? "" : ", ") + q.kind + " " + report::format_human(q.usd_per_instance_hour, NumberStyle::fixed, 2, "");
+    t.add_row({h.name, double(h.devices_per_instance()), h.peak_bf16_flops_per_s, h.hbm_bytes, h.hbm_bytes_per_s,
+               std::string(spec::to_string(h.fabric)), h.efa_gbps, prices});
+  }
+  t.notes.push_back("Every published figure carries its source in the descriptor; `trainplan estimate` names the calibration it uses.");
+  return t;
+}
+
+}  // namespace
 
 void add_list_command(CLI::App& app) {
+  auto format = std::make_shared<std::string>("text");
   CLI::App* c = app.add_subcommand("list", "List the known models and hardware with their key figures");
-  c->callback([] {
-    std::cout << "models (models/*.json)\n";
-    std::cout << "  " << std::left << std::setw(14) << "name" << std::right << std::setw(10) << "params" << std::setw(8)
-              << "layers" << std::setw(8) << "hidden" << std::setw(7) << "heads" << std::setw(5) << "kv" << std::setw(8)
-              << "ffn" << std::setw(8) << "vocab" << "  kind, mlp\n";
-    for (const auto& name : spec::list_model_names()) {
-      const auto m = spec::load_model(name);
-      std::cout << "  " << std::left << std::setw(14) << m.name << std::right << std::setw(9) << std::fixed
-                << std::setprecision(2) << m.total_parameters() / 1e9 << "B" << std::setw(8) << m.layers << std::setw(8)
-                << m.hidden << std::setw(7) << m.heads << std::setw(5) << m.kv_heads << std::setw(8) << m.ffn_hidden
-                << std::setw(8) << m.vocab << "  " << spec::to_string(m.kind) << ", " << spec::to_string(m.mlp) << "\n";
-    }
-    std::cout << "\nhardware (hardware/*.json); per device: BF16 peak, HBM, HBM bandwidth\n";
-    std::cout << "  " << std::left << std::setw(16) << "name" << std::right << std::setw(8) << "devices" << std::setw(12)
-              << "TFLOP/s" << std::setw(9) << "GiB" << std::setw(9) << "GB/s" << std::setw(12) << "fabric"
-              << std::setw(9) << "EFA Gb/s" << "  prices (USD per instance-hour)\n";
-    for (const auto& name : spec::list_hardware_names()) {
-      const auto h = spec::load_hardware(name);
-      std::cout << "  " << std::left << std::setw(16) << h.name << std::right << std::setw(8) << h.devices_per_instance()
-                << std::setw(12) << std::setprecision(1) << h.peak_bf16_flops_per_s / 1e12 << std::setw(9)
-                << h.hbm_bytes / 1073741824.0 << std::setw(9) << std::setprecision(0) << h.hbm_bytes_per_s / 1e9
-                << std::setw(12) << spec::to_string(h.fabric) << std::setw(9) << h.efa_gbps << "  ";
-      for (size_t i = 0; i < h.prices.size(); ++i)
-        std::cout << (i ? ", " : "") << h.prices[i].kind << " " << std::setprecision(2) << h.prices[i].usd_per_instance_hour;
-      std::cout << "\n";
-    }
-  });
+  c->add_option("-f,--format", *format, "Output: text, markdown, csv or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
+  c->callback([format] { report::render_tables(std::cout, {model_table(), hardware_table()}, *format); });
 }
 
 }  // namespace tp::cli

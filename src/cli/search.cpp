@@ -121,7 +121,7 @@ int run(const SearchCommandOptions& o) {
       }
     }
   }
-  render_tables(std::cout, tables, o.flags.scenario.format);
+  report::render_tables(std::cout, tables, o.flags.scenario.format);
   return 0;
 }
 

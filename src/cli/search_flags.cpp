@@ -181,22 +181,4 @@ report::Table drop_table(const search::DropStats& d, const std::string& title) {
   return t;
 }
 
-void render_tables(std::ostream& out, const std::vector<report::Table>& tables, const std::string& format) {
-  const report::Format f = report::parse_format(format);
-  if (f == report::Format::json) {
-    nlohmann::ordered_json all = nlohmann::ordered_json::object();
-    for (const auto& t : tables) {
-      std::ostringstream s;
-      report::render_table(s, t, f);
-      all[report::snake_case(t.title)] = nlohmann::ordered_json::parse(s.str());
-    }
-    out << all.dump(2) << "\n";
-    return;
-  }
-  for (std::size_t i = 0; i < tables.size(); ++i) {
-    if (i) out << "\n";
-    report::render_table(out, tables[i], f);
-  }
-}
-
 }  // namespace tp::cli

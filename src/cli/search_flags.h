@@ -10,6 +10,7 @@
 #include "cli/scenario.h"
 #include "cost/train_time.h"
 #include "report/table.h"
+#include "report/table_render.h"
 #include "search/objective.h"
 #include "search/plan_space.h"
 #include "search/ranker.h"
@@ -60,7 +61,5 @@ search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const s
 std::string describe(const spec::Plan& plan);
 // How many plans were considered, dropped and why.
 report::Table drop_table(const search::DropStats& drops, const std::string& title);
-// Tables one after another; json: one object keyed by each table's snake_case title.
-void render_tables(std::ostream& out, const std::vector<report::Table>& tables, const std::string& format);
 
 }  // namespace tp::cli

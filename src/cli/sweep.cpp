@@ -96,7 +96,7 @@ int run(const SweepOptions& o) {
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(drop_table(all_drops, "Plans considered over the sweep"));
-  render_tables(std::cout, tables, o.flags.scenario.format);
+  report::render_tables(std::cout, tables, o.flags.scenario.format);
 
   int code = 0;
   const std::string title = model_name + ", " + workload_text;

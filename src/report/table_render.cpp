@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -133,5 +134,24 @@ void render_table(std::ostream& out, const Table& table, Format format) {
     case Format::json: render_json(out, table); return;
   }
 }
+
+void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format) {
+  const Format f = parse_format(format);
+  if (f == Format::json) {
+    nlohmann::ordered_json all = nlohmann::ordered_json::object();
+    for (const auto& t : tables) {
+      std::ostringstream s;
+      render_table(s, t, f);
+      all[snake_case(t.title)] = nlohmann::ordered_json::parse(s.str());
+    }
+    out << all.dump(2) << "\n";
+    return;
+  }
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (i) out << "\n";
+    render_table(out, tables[i], f);
+  }
+}
+
 
 }  // namespace tp::report

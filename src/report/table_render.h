@@ -6,6 +6,8 @@
 //      raw numbers, null for empty or non-finite cells.
 #pragma once
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "report/format.h"
 #include "report/table.h"
@@ -13,5 +15,9 @@
 namespace tp::report {
 
 void render_table(std::ostream& out, const Table& table, Format format);
+
+// Several tables: one after another (a blank line between), or for json one
+// object keyed by each table's snake_case title. `format` is parsed by parse_format.
+void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format);
 
 }  // namespace tp::report
