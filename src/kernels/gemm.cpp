@@ -3,6 +3,11 @@
 // over K live in an FP32 workspace; BF16 rounding happens once, at the end.
 // Threads split C into disjoint row or column ranges, each a serial problem.
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "kernels/gemm.h"
@@ -15,7 +20,9 @@ namespace {
 
 constexpr int kPortableMr = 4, kPortableNr = 16;
 
-void portable_kernel(long kc, const float* a, const float* b, float* c, long ldc, bool accumulate) {
+void portable_kernel(long kc, const void* a_, const void* b_, float* c, long ldc, bool accumulate) {
+  const float* a = static_cast<const float*>(a_);
+  const float* b = static_cast<const float*>(b_);
   float acc[kPortableMr][kPortableNr] = {};
   for (long p = 0; p < kc; ++p, a += kPortableMr, b += kPortableNr)
     for (int i = 0; i < kPortableMr; ++i)
@@ -26,7 +33,7 @@ void portable_kernel(long kc, const float* a, const float* b, float* c, long ldc
 
 }  // namespace
 
-MicroKernel portable_micro_kernel() { return {kPortableMr, kPortableNr, &portable_kernel}; }
+MicroKernel portable_micro_kernel() { return {kPortableMr, kPortableNr, &portable_kernel, Packing::fp32}; }
 
 }  // namespace detail
 
@@ -42,9 +49,7 @@ void to_bf16(const float* in, bf16* out, long n) {
 
 namespace {
 
-// Blocking: a KC-deep B micro-panel (KC*NR floats) stays in L1, an MC x KC
-// block of A in L2; MC is a multiple of every MR in use (4, 6, 12).
-constexpr long kKc = 256, kMc = 144, kNcMax = 2048;
+constexpr long kNcMax = 2048;
 constexpr long kWorkspaceFloats = 16l << 20;  // caps NC for very tall problems
 
 long round_up(long x, long to) { return (x + to - 1) / to * to; }
@@ -60,6 +65,27 @@ struct Problem {
   long ldc;
   bool accumulate;
 };
+
+// 64-byte aligned scratch that only grows, so panels start on a cache line.
+class Scratch {
+ public:
+  void* get(size_t bytes) {
+    if (bytes > size_) {
+      mem_.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
+      size_ = bytes;
+    }
+    return mem_.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<std::byte[], Free> mem_;
+  size_t size_ = 0;
+};
+
+std::uint32_t pair(const bf16* lo, const bf16* hi) { return std::uint32_t(lo->bits) | std::uint32_t(hi->bits) << 16; }
 
 // Packs rows [i0, i0+mc) x depth [p0, p0+kc) of op(A) into MR-row panels, zero-padded.
 void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float* out) {
@@ -78,6 +104,34 @@ void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float
     }
     for (int i = rows; i < mr; ++i)
       for (long p = 0; p < kc; ++p) out[p * mr + i] = 0.f;
+  }
+}
+
+// The same as BF16 pair words: word (p2, i) holds op(A)[i][2 p2] | op(A)[i][2 p2 + 1] << 16.
+void pack_a_pairs(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out) {
+  const long pairs = (kc + 1) / 2, full = kc / 2;
+  const bf16 zero{};
+  for (long ir = 0; ir < mc; ir += mr, out += mr * pairs) {
+    const int rows = int(std::min<long>(mr, mc - ir));
+    if (pr.ta == Trans::no) {
+      for (int i = 0; i < rows; ++i) {
+        const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
+        for (long q = 0; q < full; ++q) {
+          std::uint32_t w;
+          std::memcpy(&w, src + 2 * q, 4);  // row-major A already holds k pairs side by side
+          out[q * mr + i] = w;
+        }
+        if (pairs > full) out[full * mr + i] = pair(src + kc - 1, &zero);
+      }
+    } else {
+      for (long q = 0; q < pairs; ++q) {
+        const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0 + ir;
+        const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : nullptr;
+        for (int i = 0; i < rows; ++i) out[q * mr + i] = pair(lo + i, hi ? hi + i : &zero);
+      }
+    }
+    for (int i = rows; i < mr; ++i)
+      for (long q = 0; q < pairs; ++q) out[q * mr + i] = 0;
   }
 }
 
@@ -107,38 +161,78 @@ void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float
   }
 }
 
+// The same as BF16 pair words: word (p2, j) holds op(B)[2 p2][j] | op(B)[2 p2 + 1][j] << 16.
+void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
+  const long pairs = (kc + 1) / 2;
+  const bf16 zero{};
+  static const bf16 zeros[64] = {};
+  for (long jr = 0; jr < nc; jr += nr, out += nr * pairs) {
+    const int cols = int(std::min<long>(nr, nc - jr));
+    if (pr.tb == Trans::no) {
+      for (long q = 0; q < pairs; ++q) {
+        const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0 + jr;
+        const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
+        std::uint32_t* dst = out + q * nr;
+        if (cols == nr && hi && nr <= 64 && cpu_has(Isa::avx512_bf16)) {
+          detail::interleave_pairs_avx512(&lo->bits, &hi->bits, dst, nr);
+        } else {
+          for (int j = 0; j < cols; ++j) dst[j] = pair(lo + j, hi ? hi + j : zeros);
+          for (int j = cols; j < nr; ++j) dst[j] = 0;
+        }
+      }
+    } else {
+      for (int j = 0; j < cols; ++j) {
+        const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
+        for (long q = 0; q < pairs; ++q) out[q * nr + j] = pair(src + 2 * q, 2 * q + 1 < kc ? src + 2 * q + 1 : &zero);
+      }
+      for (int j = cols; j < nr; ++j)
+        for (long q = 0; q < pairs; ++q) out[q * nr + j] = 0;
+    }
+  }
+}
+
+// Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
+long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
+  return rows * (uk.packing == detail::Packing::bf16_pairs ? (kc + 1) / 2 : kc);
+}
+
 // C[m0:m1, n0:n1] on the calling thread.
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1) {
-  thread_local std::vector<float> a_pack, b_pack, ws, c_row;
+  thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
   const long m_pad = round_up(m1 - m0, uk.mr);
   const long nc_max = std::clamp(kWorkspaceFloats / m_pad / uk.nr * uk.nr, long(uk.nr) * 16, kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
   const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
-  a_pack.resize(static_cast<size_t>(kMc * kKc));
-  b_pack.resize(static_cast<size_t>(kKc * ldws));
-  ws.resize(static_cast<size_t>(m_pad * ldws));
-  c_row.resize(static_cast<size_t>(ldws));
+  const long mc_max = std::min(uk.mc, round_up(m1 - m0, uk.mr));
+  void* a_pack = a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
+  void* b_pack = b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, uk.kc)));
+  float* ws = static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(m_pad * ldws)));
+  float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
+  const bool pairs = uk.packing == detail::Packing::bf16_pairs;
 
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
-    if (pr.k == 0) std::fill(ws.begin(), ws.end(), 0.f);
-    for (long pc = 0; pc < pr.k; pc += kKc) {
-      const long kc = std::min(kKc, pr.k - pc);
-      pack_b(pr, pc, kc, jc, nc, uk.nr, b_pack.data());
-      for (long ic = m0; ic < m1; ic += kMc) {
-        const long mc = std::min(kMc, m1 - ic), mc_pad = round_up(mc, uk.mr);
-        pack_a(pr, ic, mc, pc, kc, uk.mr, a_pack.data());
+    if (pr.k == 0) std::fill(ws, ws + m_pad * ldws, 0.f);
+    for (long pc = 0; pc < pr.k; pc += uk.kc) {
+      const long kc = std::min(uk.kc, pr.k - pc);
+      if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, static_cast<std::uint32_t*>(b_pack));
+      else pack_b(pr, pc, kc, jc, nc, uk.nr, static_cast<float*>(b_pack));
+      for (long ic = m0; ic < m1; ic += uk.mc) {
+        const long mc = std::min(uk.mc, m1 - ic), mc_pad = round_up(mc, uk.mr);
+        if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
           for (long ir = 0; ir < mc_pad; ir += uk.mr)
-            uk.fn(kc, a_pack.data() + ir * kc, b_pack.data() + jr * kc,
-                  ws.data() + (ic - m0 + ir) * ldws + jr, ldws, pc > 0);
+            uk.fn(kc, static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc),
+                  static_cast<const float*>(b_pack) + panel_floats(uk, jr, kc), ws + (ic - m0 + ir) * ldws + jr,
+                  ldws, pc > 0);
       }
     }
     for (long i = m0; i < m1; ++i) {
-      float* row = ws.data() + (i - m0) * ldws;
+      float* row = ws + (i - m0) * ldws;
       bf16* dst = pr.c + i * pr.ldc + jc;
       if (pr.accumulate) {
-        to_float(dst, c_row.data(), nc);
+        to_float(dst, c_row, nc);
         for (long j = 0; j < nc; ++j) row[j] += c_row[j];
       }
       to_bf16(row, dst, nc);
@@ -147,7 +241,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 }
 
 detail::MicroKernel pick_kernel(Isa isa) {
-  if (isa == Isa::avx512 && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
+  if (isa == Isa::avx512_bf16 && cpu_has(Isa::avx512_bf16)) return detail::avx512_bf16_micro_kernel();
+  if ((isa == Isa::avx512 || isa == Isa::avx512_bf16) && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
   if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::avx2_micro_kernel();
   return detail::portable_micro_kernel();
 }
