@@ -16,8 +16,8 @@ double dot_bf16_loop_avx512(long iterations);
 namespace {
 
 double fma_loop_portable(long iterations) {
-  float a[16];
-  for (float& x : a) x = 0.1f;
+  float a[16];  // distinct values, so the compiler cannot merge the chains
+  for (int i = 0; i < 16; ++i) a[i] = 0.1f + 0.01f * float(i);
   for (long i = 0; i < iterations; ++i)
     for (float& x : a) x = x * 0.9999f + 1e-6f;
   float s = 0;
