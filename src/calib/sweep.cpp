@@ -92,6 +92,11 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   h.fma_check_before = k::fma_peak_flops_per_s(k::best_isa(), 1, 0.05, 3);
   report(0.01, "FMA peak");
   h.fma_peak_flops_per_s = k::fma_peak_flops_per_s(k::best_isa(), threads, 0.1, 3);
+  h.dot_bf16_peak_flops_per_s = k::dot_bf16_peak_flops_per_s(threads, 0.1, 3);
+  // Zen 5: 1 MiB L2 per core, 32 MiB L3; used when sysconf does not know.
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  h.l2_bytes = double(l2 > 0 ? l2 : 1l << 20) * threads;
+  h.l3_bytes = double(l3 > 0 ? l3 : 32l << 20);
   report(0.02, "memory bandwidth");
   h.stream_bytes_per_s = k::stream_bytes_per_s(threads, opt.quick ? (32l << 20) : (128l << 20), 3);
 
