@@ -143,7 +143,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
         for (auto& [op, pts] : fit_set) all.insert(all.end(), pts.begin(), pts.end());
         return all;
       }(),
-      peak, sw.host.l2_bytes, sw.host.l3_bytes);
+      sw.host.l2_bytes, sw.host.l3_bytes);
 
   nlohmann::json& x = file.extra;
   x["model"] = to_json(model);
@@ -170,7 +170,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
   // Fit error on the points the fit saw; held-out error comes from `calibrate check`.
   std::map<std::string, std::vector<double>> errs;
   for (auto& [op, pts] : fit_set)
-    for (const Measurement& m : pts) errs[op].push_back(rel_error(model.seconds(m, peak), m.median_s));
+    for (const Measurement& m : pts) errs[op].push_back(rel_error(model.seconds(m), m.median_s));
   x["fit"] = nlohmann::json::object();
   for (auto& [op, e] : errs)
     x["fit"][op] = {{"points", e.size()},
@@ -195,7 +195,7 @@ std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool includ
     const Measurement m = measurement_from_json(x["measurements"][i], where, "$.measurements[" + std::to_string(i) + "]");
     if (!m.held_out && !include_fitted) continue;
     const double fields_s = predict_seconds(file.calibration, peak, bw, m);
-    errs[m.op].push_back(rel_error(has_model ? model.seconds(m, peak) : fields_s, m.median_s));
+    errs[m.op].push_back(rel_error(has_model ? model.seconds(m) : fields_s, m.median_s));
     errs_fields[m.op].push_back(rel_error(fields_s, m.median_s));
   }
   std::vector<CheckRow> rows;

@@ -5,24 +5,54 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/norm_act.h"
 #include "spec/error.h"
 
 namespace tp::calib {
 namespace {
 
-// Weighted least squares on relative error: each row of x and y divided by its measured time.
+// Least squares on relative error (each row divided by its measured time), with
+// coefficients kept non-negative by dropping the most negative column and refitting.
 Eigen::VectorXd solve_relative(const Eigen::MatrixXd& x, const std::vector<double>& time_s) {
-  Eigen::MatrixXd a = x;
-  Eigen::VectorXd ones = Eigen::VectorXd::Ones(a.rows());
-  for (Eigen::Index i = 0; i < a.rows(); ++i) a.row(i) /= time_s[static_cast<size_t>(i)];
-  return a.colPivHouseholderQr().solve(ones);
+  std::vector<Eigen::Index> active;
+  for (Eigen::Index c = 0; c < x.cols(); ++c) active.push_back(c);
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(x.cols());
+  while (!active.empty()) {
+    Eigen::MatrixXd a(x.rows(), Eigen::Index(active.size()));
+    for (size_t c = 0; c < active.size(); ++c) a.col(Eigen::Index(c)) = x.col(active[c]);
+    Eigen::VectorXd ones = Eigen::VectorXd::Ones(a.rows());
+    for (Eigen::Index i = 0; i < a.rows(); ++i) a.row(i) /= time_s[static_cast<size_t>(i)];
+    const Eigen::VectorXd coef = a.colPivHouseholderQr().solve(ones);
+    Eigen::Index worst = 0;
+    if (coef.minCoeff(&worst) >= 0) {
+      for (size_t c = 0; c < active.size(); ++c) out(active[c]) = coef(Eigen::Index(c));
+      return out;
+    }
+    active.erase(active.begin() + worst);
+  }
+  return out;
 }
 
-double gemm_seconds(const GemmEfficiency& g, double overhead_s, double peak, const Measurement& m) {
-  return overhead_s + m.flops / (peak * g.at(m.m, m.n, m.k));
+constexpr double kNcBlock = 1024;  // the GEMM driver's NC cap: op(A) is packed once per block
+
+double gemm_features(double m, double n, double k, int i) {
+  switch (i) {
+    case 0: return 1;
+    case 1: return 2 * m * n * k;
+    case 2: return k * n;
+    case 3: return m * k * std::ceil(n / kNcBlock);
+    default: return m * n;
+  }
 }
 
 }  // namespace
+
+double GemmTime::seconds(double m, double n, double k) const {
+  const double c[5] = {overhead_s, s_per_flop, s_per_b, s_per_a, s_per_c};
+  double t = 0;
+  for (int i = 0; i < 5; ++i) t += c[i] * gemm_features(m, n, k, i);
+  return t;
+}
 
 double MemoryTiers::seconds(double bytes) const {
   double per_byte = tiers.empty() ? 0 : tiers.back().second;
@@ -34,75 +64,28 @@ double MemoryTiers::seconds(double bytes) const {
   return overhead_s + bytes * per_byte;
 }
 
-double KernelModel::seconds(const Measurement& m, double peak) const {
-  if (m.op == "gemm") return gemm_seconds(gemm, gemm_overhead_s, peak, m);
+double KernelModel::seconds(const Measurement& m) const {
+  if (m.op == "gemm") return gemm.seconds(m.m, m.n, m.k);
   if (m.op == "attention")
-    return attention_overhead_s + m.flops / (peak * gemm.at(m.m, m.n, m.k) * attention_factor);
+    return attention.overhead_s + attention.s_per_flop * m.flops + attention.s_per_byte * m.bytes +
+           attention.s_per_byte_key * m.bytes * m.n;
   auto it = memory.find(m.op);
   if (it == memory.end()) throw spec::SpecError("kernel model", "$.model.memory." + m.op, "a fit for this op");
   return it->second.seconds(m.bytes);
 }
 
-void fit_gemm_with_overhead(const std::vector<Measurement>& pts, double peak, double* overhead_s,
-                            GemmEfficiency* gemm) {
-  if (pts.empty()) return;
-  const int n = int(pts.size());
-  // theta = log(overhead, ceiling, m_half, n_half, k_half); residuals on log time.
-  double fastest = std::numeric_limits<double>::max(), best_eff = 0;
-  for (const Measurement& m : pts) {
-    fastest = std::min(fastest, m.median_s);
-    best_eff = std::max(best_eff, m.flops / m.median_s / peak);
+GemmTime fit_gemm_time(const std::vector<Measurement>& pts) {
+  GemmTime g;
+  if (pts.empty()) return g;
+  Eigen::MatrixXd x(Eigen::Index(pts.size()), 5);
+  std::vector<double> t;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    for (int c = 0; c < 5; ++c) x(Eigen::Index(i), c) = gemm_features(pts[i].m, pts[i].n, pts[i].k, c);
+    t.push_back(pts[i].median_s);
   }
-  Eigen::Matrix<double, 5, 1> theta;
-  theta << std::log(fastest * 0.1), std::log(best_eff), std::log(16.0), std::log(16.0), std::log(16.0);
-  auto residuals = [&](const Eigen::Matrix<double, 5, 1>& t, Eigen::MatrixXd* jac) {
-    Eigen::VectorXd r(n);
-    if (jac) jac->resize(n, 5);
-    const double t0 = std::exp(t(0)), ceiling = std::exp(t(1));
-    for (int i = 0; i < n; ++i) {
-      const Measurement& m = pts[static_cast<size_t>(i)];
-      const double dims[3] = {m.m, m.n, m.k};
-      double eff = ceiling;
-      for (int d = 0; d < 3; ++d) eff *= dims[d] / (dims[d] + std::exp(t(2 + d)));
-      const double u = m.flops / (peak * eff), total = t0 + u;
-      r(i) = std::log(m.median_s) - std::log(total);
-      if (jac) {
-        (*jac)(i, 0) = t0 / total;
-        (*jac)(i, 1) = -u / total;
-        for (int d = 0; d < 3; ++d) {
-          const double half = std::exp(t(2 + d));
-          (*jac)(i, 2 + d) = u / total * half / (dims[d] + half);
-        }
-      }
-    }
-    return r;
-  };
-  double lambda = 1e-3;
-  Eigen::MatrixXd jac;
-  Eigen::VectorXd r = residuals(theta, &jac);
-  for (int iter = 0; iter < 300; ++iter) {
-    const Eigen::Matrix<double, 5, 5> jtj = jac.transpose() * jac;
-    Eigen::Matrix<double, 5, 5> damped = jtj;
-    damped.diagonal() += lambda * (jtj.diagonal().array() + 1e-9).matrix();
-    Eigen::Matrix<double, 5, 1> trial = theta + damped.ldlt().solve(jac.transpose() * r);
-    trial(0) = std::clamp(trial(0), std::log(1e-9), std::log(1.0));
-    for (int d = 2; d < 5; ++d) trial(d) = std::clamp(trial(d), std::log(1e-3), std::log(1e6));
-    Eigen::MatrixXd trial_jac;
-    const Eigen::VectorXd trial_r = residuals(trial, &trial_jac);
-    if (trial_r.squaredNorm() < r.squaredNorm()) {
-      const bool converged = r.squaredNorm() - trial_r.squaredNorm() < 1e-12;
-      theta = trial, r = trial_r, jac = trial_jac, lambda = std::max(lambda / 3, 1e-9);
-      if (converged) break;
-    } else {
-      lambda *= 4;
-      if (lambda > 1e9) break;
-    }
-  }
-  *overhead_s = std::exp(theta(0));
-  gemm->ceiling = std::exp(theta(1));
-  gemm->m_half = std::exp(theta(2));
-  gemm->n_half = std::exp(theta(3));
-  gemm->k_half = std::exp(theta(4));
+  const Eigen::VectorXd c = solve_relative(x, t);
+  g.overhead_s = c(0), g.s_per_flop = c(1), g.s_per_b = c(2), g.s_per_a = c(3), g.s_per_c = c(4);
+  return g;
 }
 
 MemoryTiers fit_memory_tiers(const std::vector<Measurement>& pts, const std::vector<double>& bounds) {
@@ -130,54 +113,53 @@ MemoryTiers fit_memory_tiers(const std::vector<Measurement>& pts, const std::vec
     }
     return solve_relative(x, time_s);
   };
-  Eigen::VectorXd coef = solve(true);
-  // A negative start-up cost is unphysical: refit through the origin.
-  if (coef(coef.size() - 1) < 0) {
-    coef = solve(false);
-    out.overhead_s = 0;
-  } else {
-    out.overhead_s = coef(coef.size() - 1);
-  }
+  const Eigen::VectorXd coef = solve(true);
+  out.overhead_s = coef(coef.size() - 1);
   for (size_t u = 0; u < used.size(); ++u)
     out.tiers.push_back({up_to[static_cast<size_t>(used[u])], std::max(coef(Eigen::Index(u)), 1e-15)});
   out.tiers.back().first = std::numeric_limits<double>::infinity();
   return out;
 }
 
-KernelModel fit_kernel_model(const std::vector<Measurement>& pts, double peak, double l2_bytes, double l3_bytes) {
+KernelModel fit_kernel_model(const std::vector<Measurement>& pts, double l2_bytes, double l3_bytes) {
   KernelModel model;
   std::map<std::string, std::vector<Measurement>> by_op;
   for (const Measurement& m : pts) by_op[m.op].push_back(m);
-  fit_gemm_with_overhead(by_op["gemm"], peak, &model.gemm_overhead_s, &model.gemm);
-  // Attention: time = overhead + c * flops / (peak * gemm.at), linear in (1, x).
+  model.gemm = fit_gemm_time(by_op["gemm"]);
   const auto& att = by_op["attention"];
   if (!att.empty()) {
-    Eigen::MatrixXd x(Eigen::Index(att.size()), 2);
+    Eigen::MatrixXd x(Eigen::Index(att.size()), 4);
     std::vector<double> t;
     for (size_t i = 0; i < att.size(); ++i) {
-      x(Eigen::Index(i), 0) = att[i].flops / (peak * model.gemm.at(att[i].m, att[i].n, att[i].k));
-      x(Eigen::Index(i), 1) = 1;
+      x.row(Eigen::Index(i)) << 1, att[i].flops, att[i].bytes, att[i].bytes * att[i].n;
       t.push_back(att[i].median_s);
     }
-    Eigen::VectorXd c = solve_relative(x, t);
-    if (c(1) < 0) c = Eigen::Vector2d(solve_relative(x.leftCols(1), t)(0), 0);
-    model.attention_factor = 1 / c(0);
-    model.attention_overhead_s = c(1);
+    const Eigen::VectorXd c = solve_relative(x, t);
+    model.attention = {c(0), c(1), c(2), c(3)};
   }
   for (auto& [op, list] : by_op)
-    if (op != "gemm" && op != "attention") model.memory[op] = fit_memory_tiers(list, {l2_bytes, l3_bytes});
+    if (op != "gemm" && op != "attention") {
+      const double bytes_per_element = list.front().bytes / std::max(list.front().m, 1.0);
+      const double serial_bytes = 2.0 * double(kernels::kParallelGrainElements) * bytes_per_element;
+      std::vector<double> bounds = {serial_bytes, l2_bytes, l3_bytes / 2};
+      std::sort(bounds.begin(), bounds.end());
+      model.memory[op] = fit_memory_tiers(list, bounds);
+    }
   return model;
 }
 
 nlohmann::json to_json(const KernelModel& k) {
-  nlohmann::json j = {{"gemm_overhead_s", k.gemm_overhead_s},
-                      {"gemm",
-                       {{"ceiling", k.gemm.ceiling},
-                        {"m_half", k.gemm.m_half},
-                        {"n_half", k.gemm.n_half},
-                        {"k_half", k.gemm.k_half}}},
-                      {"attention_overhead_s", k.attention_overhead_s},
-                      {"attention_factor", k.attention_factor},
+  nlohmann::json j = {{"gemm",
+                       {{"overhead_s", k.gemm.overhead_s},
+                        {"s_per_flop", k.gemm.s_per_flop},
+                        {"s_per_b_element", k.gemm.s_per_b},
+                        {"s_per_a_element", k.gemm.s_per_a},
+                        {"s_per_c_element", k.gemm.s_per_c}}},
+                      {"attention",
+                       {{"overhead_s", k.attention.overhead_s},
+                        {"s_per_flop", k.attention.s_per_flop},
+                        {"s_per_byte", k.attention.s_per_byte},
+                        {"s_per_byte_key", k.attention.s_per_byte_key}}},
                       {"memory", nlohmann::json::object()}};
   for (const auto& [op, m] : k.memory) {
     nlohmann::json tiers = nlohmann::json::array();
@@ -192,14 +174,17 @@ nlohmann::json to_json(const KernelModel& k) {
 KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& file, const std::string& path) {
   try {
     KernelModel k;
-    k.gemm_overhead_s = j.at("gemm_overhead_s").get<double>();
     const auto& g = j.at("gemm");
-    k.gemm.ceiling = g.at("ceiling").get<double>();
-    k.gemm.m_half = g.at("m_half").get<double>();
-    k.gemm.n_half = g.at("n_half").get<double>();
-    k.gemm.k_half = g.at("k_half").get<double>();
-    k.attention_overhead_s = j.at("attention_overhead_s").get<double>();
-    k.attention_factor = j.at("attention_factor").get<double>();
+    k.gemm.overhead_s = g.at("overhead_s").get<double>();
+    k.gemm.s_per_flop = g.at("s_per_flop").get<double>();
+    k.gemm.s_per_b = g.at("s_per_b_element").get<double>();
+    k.gemm.s_per_a = g.at("s_per_a_element").get<double>();
+    k.gemm.s_per_c = g.at("s_per_c_element").get<double>();
+    const auto& a = j.at("attention");
+    k.attention.overhead_s = a.at("overhead_s").get<double>();
+    k.attention.s_per_flop = a.at("s_per_flop").get<double>();
+    k.attention.s_per_byte = a.at("s_per_byte").get<double>();
+    k.attention.s_per_byte_key = a.at("s_per_byte_key").get<double>();
     for (const auto& [op, m] : j.at("memory").items()) {
       MemoryTiers t;
       t.overhead_s = m.at("overhead_s").get<double>();
@@ -212,7 +197,7 @@ KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& f
     }
     return k;
   } catch (const nlohmann::json::exception& e) {
-    throw spec::SpecError(file, path, std::string("a kernel model {gemm_overhead_s, gemm, attention_*, memory}: ") + e.what());
+    throw spec::SpecError(file, path, std::string("a kernel model {gemm, attention, memory}: ") + e.what());
   }
 }
 

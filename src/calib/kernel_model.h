@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "calib/calibration.h"
 #include "calib/sweep.h"
 
 namespace tp::calib {
@@ -21,23 +20,34 @@ struct MemoryTiers {
   double seconds(double bytes) const;
 };
 
-struct KernelModel {
-  double gemm_overhead_s = 0;
-  GemmEfficiency gemm;  // of `peak_flops_per_s`, on top of the overhead
-  double attention_overhead_s = 0;
-  double attention_factor = 1;  // multiplies gemm.at() for flash attention
-  std::map<std::string, MemoryTiers> memory;
-  // Predicted seconds for one measurement's op and shape; throws SpecError for an op it lacks.
-  double seconds(const Measurement& m, double peak_flops_per_s) const;
+// A GEMM's time as the work its phases do: a fixed call overhead (thread wake-up),
+// the FMAs, packing op(B) (k n elements), packing op(A) (m k, once per 1024-column
+// block of C) and rounding C (m n). Non-negative least squares on relative error.
+struct GemmTime {
+  double overhead_s = 0, s_per_flop = 0, s_per_b = 0, s_per_a = 0, s_per_c = 0;
+  double seconds(double m, double n, double k) const;
 };
 
-// Fits on `points` (the caller keeps held-out points out). Cache sizes set the tier bounds:
-// l2_bytes is the L2 of all threads together, l3_bytes the shared L3.
-KernelModel fit_kernel_model(const std::vector<Measurement>& points, double peak_flops_per_s, double l2_bytes,
-                             double l3_bytes);
-// GEMM alone: time = overhead + flops / (peak * efficiency(m, n, k)), fitted on log time.
-void fit_gemm_with_overhead(const std::vector<Measurement>& points, double peak_flops_per_s, double* overhead_s,
-                            GemmEfficiency* gemm);
+// Flash attention: a call overhead, a cost per FLOP done, one per byte of Q, K, V, O,
+// and one per unit of unmasked work (bytes x seq_k: a causal mask skips whole blocks
+// only, so half the FLOPs do not halve the time).
+struct AttentionTime {
+  double overhead_s = 0, s_per_flop = 0, s_per_byte = 0, s_per_byte_key = 0;
+};
+
+struct KernelModel {
+  GemmTime gemm;
+  AttentionTime attention;
+  std::map<std::string, MemoryTiers> memory;
+  // Predicted seconds for one measurement's op and shape; throws SpecError for an op it lacks.
+  double seconds(const Measurement& m) const;
+};
+
+// Fits on `points` (the caller keeps held-out points out). Tier bounds per op: the size
+// below which the kernel runs on one thread, the L2 of all threads (l2_bytes) and half
+// the shared L3 (l3_bytes; other processes share it, and inputs plus output must fit).
+KernelModel fit_kernel_model(const std::vector<Measurement>& points, double l2_bytes, double l3_bytes);
+GemmTime fit_gemm_time(const std::vector<Measurement>& points);
 MemoryTiers fit_memory_tiers(const std::vector<Measurement>& points, const std::vector<double>& bounds_bytes);
 
 nlohmann::json to_json(const KernelModel& model);
