@@ -207,7 +207,7 @@ std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool includ
 nlohmann::json to_json(const Measurement& m) {
   return {{"op", m.op},         {"label", m.label},   {"m", m.m},           {"n", m.n},
           {"k", m.k},           {"flops", m.flops},   {"bytes", m.bytes},   {"median_s", m.median_s},
-          {"spread", m.spread}, {"reps", m.reps},     {"held_out", m.held_out}};
+          {"spread", m.spread}, {"reps", m.reps},     {"held_out", m.held_out}, {"trans_a", m.trans_a}};
 }
 
 Measurement measurement_from_json(const nlohmann::json& j, const std::string& file, const std::string& path) {
@@ -221,6 +221,7 @@ Measurement measurement_from_json(const nlohmann::json& j, const std::string& fi
     m.spread = j.value("spread", 0.0);
     m.reps = j.value("reps", 0);
     m.held_out = j.value("held_out", false);
+    m.trans_a = j.value("trans_a", false);
     if (m.median_s <= 0) throw spec::SpecError(file, path + ".median_s", "a positive time");
     return m;
   } catch (const nlohmann::json::exception& e) {

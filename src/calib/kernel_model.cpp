@@ -35,22 +35,25 @@ Eigen::VectorXd solve_relative(const Eigen::MatrixXd& x, const std::vector<doubl
 
 constexpr double kNcBlock = 1024;  // the GEMM driver's NC cap: op(A) is packed once per block
 
-double gemm_features(double m, double n, double k, int i) {
+constexpr int kGemmFeatures = 6;
+
+double gemm_features(double m, double n, double k, bool trans_a, int i) {
   switch (i) {
     case 0: return 1;
     case 1: return 2 * m * n * k;
     case 2: return k * n;
-    case 3: return m * k * std::ceil(n / kNcBlock);
+    case 3: return trans_a ? 0 : m * k * std::ceil(n / kNcBlock);
+    case 4: return trans_a ? m * k * std::ceil(n / kNcBlock) : 0;
     default: return m * n;
   }
 }
 
 }  // namespace
 
-double GemmTime::seconds(double m, double n, double k) const {
-  const double c[5] = {overhead_s, s_per_flop, s_per_b, s_per_a, s_per_c};
+double GemmTime::seconds(double m, double n, double k, bool trans_a) const {
+  const double c[kGemmFeatures] = {overhead_s, s_per_flop, s_per_b, s_per_a, s_per_a_transposed, s_per_c};
   double t = 0;
-  for (int i = 0; i < 5; ++i) t += c[i] * gemm_features(m, n, k, i);
+  for (int i = 0; i < kGemmFeatures; ++i) t += c[i] * gemm_features(m, n, k, trans_a, i);
   return t;
 }
 
@@ -65,7 +68,7 @@ double MemoryTiers::seconds(double bytes) const {
 }
 
 double KernelModel::seconds(const Measurement& m) const {
-  if (m.op == "gemm") return gemm.seconds(m.m, m.n, m.k);
+  if (m.op == "gemm") return gemm.seconds(m.m, m.n, m.k, m.trans_a);
   if (m.op == "attention")
     return attention.overhead_s + attention.s_per_flop * m.flops + attention.s_per_byte * m.bytes +
            attention.s_per_byte_key * m.bytes * m.n;
@@ -77,14 +80,16 @@ double KernelModel::seconds(const Measurement& m) const {
 GemmTime fit_gemm_time(const std::vector<Measurement>& pts) {
   GemmTime g;
   if (pts.empty()) return g;
-  Eigen::MatrixXd x(Eigen::Index(pts.size()), 5);
+  Eigen::MatrixXd x(Eigen::Index(pts.size()), kGemmFeatures);
   std::vector<double> t;
   for (size_t i = 0; i < pts.size(); ++i) {
-    for (int c = 0; c < 5; ++c) x(Eigen::Index(i), c) = gemm_features(pts[i].m, pts[i].n, pts[i].k, c);
+    for (int c = 0; c < kGemmFeatures; ++c)
+      x(Eigen::Index(i), c) = gemm_features(pts[i].m, pts[i].n, pts[i].k, pts[i].trans_a, c);
     t.push_back(pts[i].median_s);
   }
   const Eigen::VectorXd c = solve_relative(x, t);
-  g.overhead_s = c(0), g.s_per_flop = c(1), g.s_per_b = c(2), g.s_per_a = c(3), g.s_per_c = c(4);
+  g.overhead_s = c(0), g.s_per_flop = c(1), g.s_per_b = c(2), g.s_per_a = c(3), g.s_per_a_transposed = c(4);
+  g.s_per_c = c(5);
   return g;
 }
 
@@ -154,6 +159,7 @@ nlohmann::json to_json(const KernelModel& k) {
                         {"s_per_flop", k.gemm.s_per_flop},
                         {"s_per_b_element", k.gemm.s_per_b},
                         {"s_per_a_element", k.gemm.s_per_a},
+                        {"s_per_a_transposed_element", k.gemm.s_per_a_transposed},
                         {"s_per_c_element", k.gemm.s_per_c}}},
                       {"attention",
                        {{"overhead_s", k.attention.overhead_s},
@@ -179,6 +185,7 @@ KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& f
     k.gemm.s_per_flop = g.at("s_per_flop").get<double>();
     k.gemm.s_per_b = g.at("s_per_b_element").get<double>();
     k.gemm.s_per_a = g.at("s_per_a_element").get<double>();
+    k.gemm.s_per_a_transposed = g.at("s_per_a_transposed_element").get<double>();
     k.gemm.s_per_c = g.at("s_per_c_element").get<double>();
     const auto& a = j.at("attention");
     k.attention.overhead_s = a.at("overhead_s").get<double>();

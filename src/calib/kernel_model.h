@@ -22,10 +22,11 @@ struct MemoryTiers {
 
 // A GEMM's time as the work its phases do: a fixed call overhead (thread wake-up),
 // the FMAs, packing op(B) (k n elements), packing op(A) (m k, once per 1024-column
-// block of C) and rounding C (m n). Non-negative least squares on relative error.
+// block of C; its own rate when A is read transposed) and rounding C (m n).
+// Non-negative least squares on relative error.
 struct GemmTime {
-  double overhead_s = 0, s_per_flop = 0, s_per_b = 0, s_per_a = 0, s_per_c = 0;
-  double seconds(double m, double n, double k) const;
+  double overhead_s = 0, s_per_flop = 0, s_per_b = 0, s_per_a = 0, s_per_a_transposed = 0, s_per_c = 0;
+  double seconds(double m, double n, double k, bool trans_a) const;
 };
 
 // Flash attention: a call overhead, a cost per FLOP done, one per byte of Q, K, V, O,

@@ -160,6 +160,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     g.bytes = 2.0 * double(m * kk + kk * n + m * n);
     g.median_s = t.median_s, g.spread = t.spread, g.reps = t.reps;
     g.held_out = i % 4 == 3;
+    g.trans_a = wgrad;
     spreads.push_back(t.spread);
     sw.measurements.push_back(g);
   }

@@ -18,6 +18,7 @@ struct Measurement {
   double median_s = 0, spread = 0;
   int reps = 0;
   bool held_out = false;              // not used by the fit; predicted by `check`
+  bool trans_a = false;               // GEMM read op(A) transposed (weight gradients)
 };
 
 struct HostProbe {

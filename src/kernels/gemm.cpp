@@ -92,18 +92,24 @@ std::uint32_t pair(const bf16* lo, const bf16* hi) { return std::uint32_t(lo->bi
 
 // Packs rows [i0, i0+mc) x depth [p0, p0+kc) of op(A) into MR-row panels, zero-padded.
 void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float* out) {
+  if (pr.ta == Trans::yes) {
+    // Stored A^T: each k is one contiguous source row across the block; widen it once
+    // (vectorized) and deal MR-wide pieces to the panels.
+    thread_local std::vector<float> row;
+    row.resize(static_cast<size_t>(round_up(mc, mr)));
+    const long panel = mr * kc;
+    for (long p = 0; p < kc; ++p) {
+      to_float(pr.a + (p0 + p) * pr.lda + i0, row.data(), mc);
+      std::fill(row.begin() + mc, row.end(), 0.f);
+      for (long ir = 0; ir < mc; ir += mr) std::memcpy(out + ir / mr * panel + p * mr, row.data() + ir, sizeof(float) * size_t(mr));
+    }
+    return;
+  }
   for (long ir = 0; ir < mc; ir += mr, out += mr * kc) {
     const int rows = int(std::min<long>(mr, mc - ir));
-    if (pr.ta == Trans::no) {
-      for (int i = 0; i < rows; ++i) {
-        const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
-        for (long p = 0; p < kc; ++p) out[p * mr + i] = to_float(src[p]);
-      }
-    } else {
-      for (long p = 0; p < kc; ++p) {
-        const bf16* src = pr.a + (p0 + p) * pr.lda + i0 + ir;
-        for (int i = 0; i < rows; ++i) out[p * mr + i] = to_float(src[i]);
-      }
+    for (int i = 0; i < rows; ++i) {
+      const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
+      for (long p = 0; p < kc; ++p) out[p * mr + i] = to_float(src[p]);
     }
     for (int i = rows; i < mr; ++i)
       for (long p = 0; p < kc; ++p) out[p * mr + i] = 0.f;
@@ -114,24 +120,36 @@ void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float
 void pack_a_pairs(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out) {
   const long pairs = (kc + 1) / 2, full = kc / 2;
   const bf16 zero{};
+  if (pr.ta == Trans::yes) {
+    // Stored A^T: two source rows (k, k+1) interleave into one row of words for the
+    // whole block (vectorized), then MR-wide pieces go to the panels.
+    thread_local std::vector<std::uint32_t> row;
+    thread_local std::vector<bf16> zeros;
+    row.resize(static_cast<size_t>(round_up(mc, mr)));
+    zeros.assign(static_cast<size_t>(mc), bf16{});
+    const long panel = mr * pairs;
+    const bool vector = cpu_has(Isa::avx512_bf16);
+    for (long q = 0; q < pairs; ++q) {
+      const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0;
+      const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : zeros.data();
+      if (vector) detail::interleave_pairs_avx512(&lo->bits, &hi->bits, row.data(), mc);
+      else for (long i = 0; i < mc; ++i) row[static_cast<size_t>(i)] = pair(lo + i, hi + i);
+      std::fill(row.begin() + mc, row.end(), 0u);
+      for (long ir = 0; ir < mc; ir += mr)
+        std::memcpy(out + ir / mr * panel + q * mr, row.data() + ir, sizeof(std::uint32_t) * size_t(mr));
+    }
+    return;
+  }
   for (long ir = 0; ir < mc; ir += mr, out += mr * pairs) {
     const int rows = int(std::min<long>(mr, mc - ir));
-    if (pr.ta == Trans::no) {
-      for (int i = 0; i < rows; ++i) {
-        const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
-        for (long q = 0; q < full; ++q) {
-          std::uint32_t w;
-          std::memcpy(&w, src + 2 * q, 4);  // row-major A already holds k pairs side by side
-          out[q * mr + i] = w;
-        }
-        if (pairs > full) out[full * mr + i] = pair(src + kc - 1, &zero);
+    for (int i = 0; i < rows; ++i) {
+      const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
+      for (long q = 0; q < full; ++q) {
+        std::uint32_t w;
+        std::memcpy(&w, src + 2 * q, 4);  // row-major A already holds k pairs side by side
+        out[q * mr + i] = w;
       }
-    } else {
-      for (long q = 0; q < pairs; ++q) {
-        const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0 + ir;
-        const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : nullptr;
-        for (int i = 0; i < rows; ++i) out[q * mr + i] = pair(lo + i, hi ? hi + i : &zero);
-      }
+      if (pairs > full) out[full * mr + i] = pair(src + kc - 1, &zero);
     }
     for (int i = rows; i < mr; ++i)
       for (long q = 0; q < pairs; ++q) out[q * mr + i] = 0;
