@@ -64,7 +64,7 @@ double MemoryTiers::seconds(double bytes) const {
       per_byte = s;
       break;
     }
-  return overhead_s + bytes * per_byte;
+  return (bytes > parallel_from_bytes ? overhead_s : 0) + bytes * per_byte;
 }
 
 double KernelModel::seconds(const Measurement& m) const {
@@ -93,8 +93,10 @@ GemmTime fit_gemm_time(const std::vector<Measurement>& pts) {
   return g;
 }
 
-MemoryTiers fit_memory_tiers(const std::vector<Measurement>& pts, const std::vector<double>& bounds) {
+MemoryTiers fit_memory_tiers(const std::vector<Measurement>& pts, const std::vector<double>& bounds,
+                             double parallel_from_bytes) {
   MemoryTiers out;
+  out.parallel_from_bytes = parallel_from_bytes;
   if (pts.empty()) return out;
   // Tier of each point by its working set (bytes read and written); empty tiers are dropped.
   std::vector<double> up_to(bounds);
@@ -114,7 +116,7 @@ MemoryTiers fit_memory_tiers(const std::vector<Measurement>& pts, const std::vec
     for (size_t i = 0; i < pts.size(); ++i) {
       const auto col = std::find(used.begin(), used.end(), tier[i]) - used.begin();
       x(Eigen::Index(i), Eigen::Index(col)) = pts[i].bytes;
-      if (with_overhead) x(Eigen::Index(i), cols - 1) = 1;
+      if (with_overhead) x(Eigen::Index(i), cols - 1) = pts[i].bytes > parallel_from_bytes ? 1 : 0;
     }
     return solve_relative(x, time_s);
   };
@@ -148,7 +150,7 @@ KernelModel fit_kernel_model(const std::vector<Measurement>& pts, double l2_byte
       const double serial_bytes = 2.0 * double(kernels::kParallelGrainElements) * bytes_per_element;
       std::vector<double> bounds = {serial_bytes, l2_bytes, l3_bytes / 2};
       std::sort(bounds.begin(), bounds.end());
-      model.memory[op] = fit_memory_tiers(list, bounds);
+      model.memory[op] = fit_memory_tiers(list, bounds, serial_bytes);
     }
   return model;
 }
@@ -172,7 +174,7 @@ nlohmann::json to_json(const KernelModel& k) {
     for (const auto& [up_to, s] : m.tiers)
       tiers.push_back({{"up_to_bytes", std::isinf(up_to) ? nlohmann::json(nullptr) : nlohmann::json(up_to)},
                        {"s_per_byte", s}});
-    j["memory"][op] = {{"overhead_s", m.overhead_s}, {"tiers", tiers}};
+    j["memory"][op] = {{"overhead_s", m.overhead_s}, {"parallel_from_bytes", m.parallel_from_bytes}, {"tiers", tiers}};
   }
   return j;
 }
@@ -195,6 +197,7 @@ KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& f
     for (const auto& [op, m] : j.at("memory").items()) {
       MemoryTiers t;
       t.overhead_s = m.at("overhead_s").get<double>();
+      t.parallel_from_bytes = m.value("parallel_from_bytes", 0.0);
       for (const auto& tier : m.at("tiers"))
         t.tiers.push_back({tier.at("up_to_bytes").is_null() ? std::numeric_limits<double>::infinity()
                                                              : tier.at("up_to_bytes").get<double>(),

@@ -14,7 +14,8 @@
 namespace tp::calib {
 
 struct MemoryTiers {
-  double overhead_s = 0;
+  double overhead_s = 0;             // paid only above parallel_from_bytes: waking the other threads
+  double parallel_from_bytes = 0;
   // (working set up to this many bytes, seconds per byte moved), ascending; the last tier is open-ended.
   std::vector<std::pair<double, double>> tiers;
   double seconds(double bytes) const;
@@ -49,7 +50,8 @@ struct KernelModel {
 // the shared L3 (l3_bytes; other processes share it, and inputs plus output must fit).
 KernelModel fit_kernel_model(const std::vector<Measurement>& points, double l2_bytes, double l3_bytes);
 GemmTime fit_gemm_time(const std::vector<Measurement>& points);
-MemoryTiers fit_memory_tiers(const std::vector<Measurement>& points, const std::vector<double>& bounds_bytes);
+MemoryTiers fit_memory_tiers(const std::vector<Measurement>& points, const std::vector<double>& bounds_bytes,
+                             double parallel_from_bytes);
 
 nlohmann::json to_json(const KernelModel& model);
 KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& file, const std::string& path);

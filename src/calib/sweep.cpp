@@ -124,7 +124,9 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   };
   std::vector<MemCase> mem;
   for (const char* op : {"softmax", "layernorm", "rmsnorm", "gelu", "swiglu"})
-    for (long e = 1l << 14; e <= max_elements; e *= 2) mem.push_back({op, e});
+    // Steps of sqrt(2), in whole 4096-element rows: enough sizes per cache tier to hold some out.
+    for (double e = double(1l << 14); e <= double(max_elements) * 1.001; e *= std::sqrt(2.0))
+      mem.push_back({op, std::max(4096l, long(e) / 4096 * 4096)});
   std::vector<k::AttentionShape> attn;
   for (long seq : opt.quick ? std::vector<long>{128, 256, 512} : std::vector<long>{128, 256, 512, 1024})
     for (long d : {64l, 128l})
@@ -212,7 +214,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     r.m = double(n);
     r.bytes = bytes;
     r.median_s = t.median_s, r.spread = t.spread, r.reps = t.reps;
-    r.held_out = i % 4 == 2;
+    r.held_out = i % 4 == 2;  // every fourth, across ops and sizes
     spreads.push_back(t.spread);
     sw.measurements.push_back(r);
   }
