@@ -70,8 +70,8 @@ double MemoryTiers::seconds(double bytes) const {
 double KernelModel::seconds(const Measurement& m) const {
   if (m.op == "gemm") return gemm.seconds(m.m, m.n, m.k, m.trans_a);
   if (m.op == "attention")
-    return attention.overhead_s + attention.s_per_flop * m.flops + attention.s_per_byte * m.bytes +
-           attention.s_per_byte_key * m.bytes * m.n;
+    return attention.overhead_s + attention.s_per_flop * m.flops + attention.s_per_score * m.flops / m.k +
+           attention.s_per_byte * m.bytes;
   auto it = memory.find(m.op);
   if (it == memory.end()) throw spec::SpecError("kernel model", "$.model.memory." + m.op, "a fit for this op");
   return it->second.seconds(m.bytes);
@@ -138,7 +138,7 @@ KernelModel fit_kernel_model(const std::vector<Measurement>& pts, double l2_byte
     Eigen::MatrixXd x(Eigen::Index(att.size()), 4);
     std::vector<double> t;
     for (size_t i = 0; i < att.size(); ++i) {
-      x.row(Eigen::Index(i)) << 1, att[i].flops, att[i].bytes, att[i].bytes * att[i].n;
+      x.row(Eigen::Index(i)) << 1, att[i].flops, att[i].flops / att[i].k, att[i].bytes;
       t.push_back(att[i].median_s);
     }
     const Eigen::VectorXd c = solve_relative(x, t);
@@ -166,8 +166,8 @@ nlohmann::json to_json(const KernelModel& k) {
                       {"attention",
                        {{"overhead_s", k.attention.overhead_s},
                         {"s_per_flop", k.attention.s_per_flop},
-                        {"s_per_byte", k.attention.s_per_byte},
-                        {"s_per_byte_key", k.attention.s_per_byte_key}}},
+                        {"s_per_score", k.attention.s_per_score},
+                        {"s_per_byte", k.attention.s_per_byte}}},
                       {"memory", nlohmann::json::object()}};
   for (const auto& [op, m] : k.memory) {
     nlohmann::json tiers = nlohmann::json::array();
@@ -192,8 +192,8 @@ KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& f
     const auto& a = j.at("attention");
     k.attention.overhead_s = a.at("overhead_s").get<double>();
     k.attention.s_per_flop = a.at("s_per_flop").get<double>();
+    k.attention.s_per_score = a.at("s_per_score").get<double>();
     k.attention.s_per_byte = a.at("s_per_byte").get<double>();
-    k.attention.s_per_byte_key = a.at("s_per_byte_key").get<double>();
     for (const auto& [op, m] : j.at("memory").items()) {
       MemoryTiers t;
       t.overhead_s = m.at("overhead_s").get<double>();

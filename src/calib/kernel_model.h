@@ -30,11 +30,11 @@ struct GemmTime {
   double seconds(double m, double n, double k, bool trans_a) const;
 };
 
-// Flash attention: a call overhead, a cost per FLOP done, one per byte of Q, K, V, O,
-// and one per unit of unmasked work (bytes x seq_k: a causal mask skips whole blocks
-// only, so half the FLOPs do not halve the time).
+// Flash attention: a call overhead, a cost per FLOP of the two matrix products, one per
+// score (FLOPs / head_dim: the exp and rescaling work, which does not shrink with
+// head_dim) and one per byte of Q, K, V, O.
 struct AttentionTime {
-  double overhead_s = 0, s_per_flop = 0, s_per_byte = 0, s_per_byte_key = 0;
+  double overhead_s = 0, s_per_flop = 0, s_per_score = 0, s_per_byte = 0;
 };
 
 struct KernelModel {

@@ -128,7 +128,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     for (double e = double(1l << 14); e <= double(max_elements) * 1.001; e *= std::sqrt(2.0))
       mem.push_back({op, std::max(4096l, long(e) / 4096 * 4096)});
   std::vector<k::AttentionShape> attn;
-  for (long seq : opt.quick ? std::vector<long>{128, 256, 512} : std::vector<long>{128, 256, 512, 1024})
+  for (long seq : opt.quick ? std::vector<long>{128, 256, 512} : std::vector<long>{128, 192, 256, 384, 512, 768, 1024})
     for (long d : {64l, 128l})
       for (bool causal : {false, true}) {
         k::AttentionShape a;
