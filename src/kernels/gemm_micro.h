@@ -1,9 +1,8 @@
-// Internal to the GEMM: the micro-kernel contract shared by the driver and the
-// per-ISA files. A micro-kernel multiplies a packed A panel (MR rows, k-major)
-// by a packed B panel (NR columns, k-major) into a full MR x NR FP32 tile c
-// (row stride ldc), adding to c if accumulate. FP32 kernels take panels of
-// floats, one k per step; BF16 kernels take 32-bit words holding two
-// consecutive k (low half = even k), kc rounded up to even and zero-padded.
+// Internal to the GEMM: a micro-kernel multiplies a packed A panel (MR rows,
+// k-major) by a packed B panel (NR columns, k-major) into a full MR x NR FP32
+// tile c (row stride ldc), adding to c if accumulate. FP32 kernels take floats,
+// one k per step; BF16 kernels take 32-bit words holding two consecutive k
+// (low half = even k), kc rounded up to even and zero-padded.
 #pragma once
 
 namespace tp::kernels::detail {
