@@ -62,7 +62,7 @@ TP_BF16_TARGET void interleave_pairs_avx512(const unsigned short* r0, const unsi
   for (; j + 16 <= n; j += 16) {
     const __m512i lo = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + j)));
     const __m512i hi = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + j)));
-    _mm512_storeu_si512(out + j, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+    _mm512_storeu_si512(out + j, _mm512_or_si512(lo, _mm512_maskz_slli_epi32(0xffff, hi, 16)));
   }
   for (; j < n; ++j) out[j] = unsigned(r0[j]) | unsigned(r1[j]) << 16;
 }
