@@ -53,7 +53,8 @@ void add_calibrate_command(CLI::App& app) {
       "layers (M = tokens per micro-batch, N and K from hidden / ffn / heads divided by TP 1..8,\n"
       "scaled to fit this host), flash attention, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
       "sizes. Fits the model, writes the file, prints the fit error. Run on a quiet machine: an FMA\n"
-      "check before and after flags noise in the file (host.noisy).\n"
+      "check before and after flags noise in the file (host.noisy). On a VM whose vCPUs may share a\n"
+      "core (this project's build host), --threads 1 gives reproducible figures.\n"
       "Example:  trainplan calibrate kernels --quick --out data/calibration/host-quick.json");
   auto quick = std::make_shared<bool>(false);
   auto threads = std::make_shared<int>(0);
