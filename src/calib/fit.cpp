@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "calib/kernel_model.h"
 #include "spec/error.h"
 
 namespace tp::calib {
@@ -12,10 +13,12 @@ namespace {
 
 bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention"; }
 
+// The middle value; the mean of the two middle values for an even count.
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
@@ -134,8 +137,16 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
                   "the measured FMA peak and stream bandwidth. Collective figures are assumed defaults: a "
                   "single host runs no collectives.";
   c.step_overhead_s = 0;
+  const KernelModel model = fit_kernel_model(
+      [&] {
+        std::vector<Measurement> all;
+        for (auto& [op, pts] : fit_set) all.insert(all.end(), pts.begin(), pts.end());
+        return all;
+      }(),
+      sw.host.l2_bytes, sw.host.l3_bytes);
 
   nlohmann::json& x = file.extra;
+  x["model"] = to_json(model);
   const HostProbe& h = sw.host;
   x["host"] = {{"cpu", h.cpu},
                {"isa", h.isa},
@@ -146,15 +157,20 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
                {"fma_check_before_flops_per_s", h.fma_check_before},
                {"fma_check_after_flops_per_s", h.fma_check_after},
                {"median_spread", h.median_spread},
+               {"dot_bf16_peak_flops_per_s", h.dot_bf16_peak_flops_per_s},
+               {"l2_bytes", h.l2_bytes},
+               {"l3_bytes", h.l3_bytes},
                {"noisy", h.noisy}};
   x["date"] = date;
   x["fitted_on"] = "measurements not marked held_out (every fourth grid point is held out for `calibrate check`)";
+  x["model_note"] = "model: per-call overheads and L2/L3/DRAM per-byte tiers, scored by `calibrate check`; the "
+                    "cost model reads only the fields above (gemm, attention_factor, memory_by_op)";
   x["measurements"] = nlohmann::json::array();
   for (const Measurement& m : sw.measurements) x["measurements"].push_back(to_json(m));
   // Fit error on the points the fit saw; held-out error comes from `calibrate check`.
   std::map<std::string, std::vector<double>> errs;
   for (auto& [op, pts] : fit_set)
-    for (const Measurement& m : pts) errs[op].push_back(rel_error(predict_seconds(c, peak, bw, m), m.median_s));
+    for (const Measurement& m : pts) errs[op].push_back(rel_error(model.seconds(m), m.median_s));
   x["fit"] = nlohmann::json::object();
   for (auto& [op, e] : errs)
     x["fit"][op] = {{"points", e.size()},
@@ -172,22 +188,26 @@ std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool includ
     throw spec::SpecError(where, "$.host", "the host section with the measured peak and bandwidth");
   const double peak = x["host"].value("fma_peak_flops_per_s", 0.0), bw = x["host"].value("stream_bytes_per_s", 0.0);
   if (peak <= 0 || bw <= 0) throw spec::SpecError(where, "$.host", "positive fma_peak_flops_per_s and stream_bytes_per_s");
-  std::map<std::string, std::vector<double>> errs;
+  const bool has_model = x.contains("model");
+  const KernelModel model = has_model ? kernel_model_from_json(x["model"], where, "$.model") : KernelModel{};
+  std::map<std::string, std::vector<double>> errs, errs_fields;
   for (size_t i = 0; i < x["measurements"].size(); ++i) {
     const Measurement m = measurement_from_json(x["measurements"][i], where, "$.measurements[" + std::to_string(i) + "]");
     if (!m.held_out && !include_fitted) continue;
-    errs[m.op].push_back(rel_error(predict_seconds(file.calibration, peak, bw, m), m.median_s));
+    const double fields_s = predict_seconds(file.calibration, peak, bw, m);
+    errs[m.op].push_back(rel_error(has_model ? model.seconds(m) : fields_s, m.median_s));
+    errs_fields[m.op].push_back(rel_error(fields_s, m.median_s));
   }
   std::vector<CheckRow> rows;
   for (auto& [op, e] : errs)
-    rows.push_back({op, int(e.size()), median(e), *std::max_element(e.begin(), e.end())});
+    rows.push_back({op, int(e.size()), median(e), *std::max_element(e.begin(), e.end()), median(errs_fields[op])});
   return rows;
 }
 
 nlohmann::json to_json(const Measurement& m) {
   return {{"op", m.op},         {"label", m.label},   {"m", m.m},           {"n", m.n},
           {"k", m.k},           {"flops", m.flops},   {"bytes", m.bytes},   {"median_s", m.median_s},
-          {"spread", m.spread}, {"reps", m.reps},     {"held_out", m.held_out}};
+          {"spread", m.spread}, {"reps", m.reps},     {"held_out", m.held_out}, {"trans_a", m.trans_a}};
 }
 
 Measurement measurement_from_json(const nlohmann::json& j, const std::string& file, const std::string& path) {
@@ -201,6 +221,7 @@ Measurement measurement_from_json(const nlohmann::json& j, const std::string& fi
     m.spread = j.value("spread", 0.0);
     m.reps = j.value("reps", 0);
     m.held_out = j.value("held_out", false);
+    m.trans_a = j.value("trans_a", false);
     if (m.median_s <= 0) throw spec::SpecError(file, path + ".median_s", "a positive time");
     return m;
   } catch (const nlohmann::json::exception& e) {

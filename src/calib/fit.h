@@ -3,6 +3,8 @@
 // FMA peak, by damped Gauss-Newton on log-efficiency (Eigen least squares);
 // memory ops: time = (bytes + bytes_half) / (ceiling * bandwidth), linear least
 // squares on relative error; attention: one factor on top of the GEMM curve.
+// Those are the Calibration fields the cost model reads; fit_calibration also
+// stores the richer KernelModel (kernel_model.h) that `calibrate check` scores.
 #pragma once
 #include <string>
 #include <vector>
@@ -25,7 +27,8 @@ CalibrationFile fit_calibration(const Sweep& sweep, const std::string& name, con
 struct CheckRow {
   std::string op;
   int points = 0;
-  double median_rel_error = 0, max_rel_error = 0;
+  double median_rel_error = 0, max_rel_error = 0;  // the file's kernel model (or its fields if it has none)
+  double median_rel_error_fields = 0;              // the Calibration fields alone, as the cost model reads them
 };
 // Errors per op kind predicting the held-out measurements stored in `file`
 // (or all of them with include_fitted). Throws SpecError if it has none.

@@ -92,6 +92,11 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   h.fma_check_before = k::fma_peak_flops_per_s(k::best_isa(), 1, 0.05, 3);
   report(0.01, "FMA peak");
   h.fma_peak_flops_per_s = k::fma_peak_flops_per_s(k::best_isa(), threads, 0.1, 3);
+  h.dot_bf16_peak_flops_per_s = k::dot_bf16_peak_flops_per_s(threads, 0.1, 3);
+  // Zen 5: 1 MiB L2 per core, 32 MiB L3; used when sysconf does not know.
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  h.l2_bytes = double(l2 > 0 ? l2 : 1l << 20) * threads;
+  h.l3_bytes = double(l3 > 0 ? l3 : 32l << 20);
   report(0.02, "memory bandwidth");
   h.stream_bytes_per_s = k::stream_bytes_per_s(threads, opt.quick ? (32l << 20) : (128l << 20), 3);
 
@@ -119,9 +124,11 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   };
   std::vector<MemCase> mem;
   for (const char* op : {"softmax", "layernorm", "rmsnorm", "gelu", "swiglu"})
-    for (long e = 1l << 14; e <= max_elements; e *= 2) mem.push_back({op, e});
+    // Steps of sqrt(2), in whole 4096-element rows: enough sizes per cache tier to hold some out.
+    for (double e = double(1l << 14); e <= double(max_elements) * 1.001; e *= std::sqrt(2.0))
+      mem.push_back({op, std::max(4096l, long(e) / 4096 * 4096)});
   std::vector<k::AttentionShape> attn;
-  for (long seq : opt.quick ? std::vector<long>{128, 256, 512} : std::vector<long>{128, 256, 512, 1024})
+  for (long seq : opt.quick ? std::vector<long>{128, 256, 512} : std::vector<long>{128, 192, 256, 384, 512, 768, 1024})
     for (long d : {64l, 128l})
       for (bool causal : {false, true}) {
         k::AttentionShape a;
@@ -155,6 +162,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     g.bytes = 2.0 * double(m * kk + kk * n + m * n);
     g.median_s = t.median_s, g.spread = t.spread, g.reps = t.reps;
     g.held_out = i % 4 == 3;
+    g.trans_a = wgrad;
     spreads.push_back(t.spread);
     sw.measurements.push_back(g);
   }
@@ -189,7 +197,9 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     std::vector<k::bf16> y(static_cast<size_t>(n));
     std::function<void()> fn;
     double bytes = 4.0 * double(n);  // read and write BF16
-    if (op == "softmax") fn = [&] { k::softmax_bf16(x.data(), y.data(), rows, cols, cols, 0.125f, true, 0, threads); };
+    // Unmasked: a causal mask on rows = n / 1024 would leave most of a small block's exps undone, so
+    // the work would not scale with the bytes (the first version's softmax error came from that).
+    if (op == "softmax") fn = [&] { k::softmax_bf16(x.data(), y.data(), rows, cols, cols, 0.125f, false, 0, threads); };
     else if (op == "layernorm") fn = [&] { k::layernorm_bf16(x.data(), w.data(), w.data(), y.data(), rows, cols, cols, 1e-5f, threads); };
     else if (op == "rmsnorm") fn = [&] { k::rmsnorm_bf16(x.data(), w.data(), y.data(), rows, cols, cols, 1e-5f, threads); };
     else if (op == "gelu") fn = [&] { k::gelu_bf16(x.data(), y.data(), n, threads); };
@@ -204,7 +214,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     r.m = double(n);
     r.bytes = bytes;
     r.median_s = t.median_s, r.spread = t.spread, r.reps = t.reps;
-    r.held_out = i % 4 == 2;
+    r.held_out = i % 4 == 2;  // every fourth, across ops and sizes
     spreads.push_back(t.spread);
     sw.measurements.push_back(r);
   }

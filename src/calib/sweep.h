@@ -18,12 +18,15 @@ struct Measurement {
   double median_s = 0, spread = 0;
   int reps = 0;
   bool held_out = false;              // not used by the fit; predicted by `check`
+  bool trans_a = false;               // GEMM read op(A) transposed (weight gradients)
 };
 
 struct HostProbe {
   std::string cpu, isa;
   int threads = 0;
-  double fma_peak_flops_per_s = 0;  // all `threads`, widest ISA
+  double fma_peak_flops_per_s = 0;  // all `threads`, FP32 FMA loop of the widest vector ISA
+  double dot_bf16_peak_flops_per_s = 0;  // all `threads`, VDPBF16PS loop (0 without avx512_bf16)
+  double l2_bytes = 0, l3_bytes = 0;     // L2 of all `threads` together, shared L3 (sysconf)
   double stream_bytes_per_s = 0;
   double memory_bytes = 0;
   double fma_check_before = 0, fma_check_after = 0;  // single-thread FMA, FLOP/s

@@ -1,6 +1,7 @@
 // Times one operation: a warm-up call, then repetitions until both a time
-// floor and a minimum count are reached (capped by max_reps). Reports the
-// median and the spread (p90 - p10) / median so noisy points can be flagged.
+// floor and a minimum count are reached (capped by max_reps), and on past the
+// floor (up to 4x it) while the spread stays above 5%. Reports the median and
+// the spread (p90 - p10) / median so noisy points can be flagged.
 #pragma once
 #include <functional>
 

@@ -30,10 +30,12 @@ std::string today() {
 }
 
 void print_check(const std::vector<calib::CheckRow>& rows) {
-  std::printf("%-10s %7s %14s %12s\n", "op", "points", "median error", "max error");
+  std::printf("%-10s %7s %14s %12s %22s\n", "op", "points", "median error", "max error", "median, fields only");
   for (const auto& r : rows)
-    std::printf("%-10s %7d %13.1f%% %11.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
-                100 * r.max_rel_error);
+    std::printf("%-10s %7d %13.1f%% %11.1f%% %21.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
+                100 * r.max_rel_error, 100 * r.median_rel_error_fields);
+  std::printf("(error of the file's kernel model: per-call overheads, L2/L3/DRAM tiers; \"fields only\": the\n"
+              " gemm / attention_factor / memory_by_op fields alone, as the cost model reads them)\n");
 }
 
 }  // namespace
@@ -51,7 +53,8 @@ void add_calibrate_command(CLI::App& app) {
       "layers (M = tokens per micro-batch, N and K from hidden / ffn / heads divided by TP 1..8,\n"
       "scaled to fit this host), flash attention, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
       "sizes. Fits the model, writes the file, prints the fit error. Run on a quiet machine: an FMA\n"
-      "check before and after flags noise in the file (host.noisy).\n"
+      "check before and after flags noise in the file (host.noisy). On a VM whose vCPUs may share a\n"
+      "core (this project's build host), --threads 1 gives reproducible figures.\n"
       "Example:  trainplan calibrate kernels --quick --out data/calibration/host-quick.json");
   auto quick = std::make_shared<bool>(false);
   auto threads = std::make_shared<int>(0);

@@ -1,11 +1,12 @@
 // Which instruction sets this CPU offers, read once at run time, so one binary
 // runs everywhere and picks the widest micro-kernel the host supports.
-// TRAINPLAN_KERNEL_ISA=portable|avx2|avx512 caps the choice (tests, benchmarks).
+// avx512_bf16 adds VDPBF16PS (BF16 pair dot products into FP32).
+// TRAINPLAN_KERNEL_ISA=portable|avx2|avx512|avx512_bf16 caps the choice (tests, benchmarks).
 #pragma once
 
 namespace tp::kernels {
 
-enum class Isa { portable, avx2, avx512 };
+enum class Isa { portable, avx2, avx512, avx512_bf16 };
 
 Isa best_isa();              // the widest supported ISA, after the cap above
 bool cpu_has(Isa isa);       // does the CPU support it (ignoring the cap)

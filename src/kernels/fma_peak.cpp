@@ -10,13 +10,14 @@ namespace tp::kernels {
 namespace detail {
 double fma_loop_avx2(long iterations);
 double fma_loop_avx512(long iterations);
+double dot_bf16_loop_avx512(long iterations);
 }  // namespace detail
 
 namespace {
 
 double fma_loop_portable(long iterations) {
-  float a[16];
-  for (float& x : a) x = 0.1f;
+  float a[16];  // distinct values, so the compiler cannot merge the chains
+  for (int i = 0; i < 16; ++i) a[i] = 0.1f + 0.01f * float(i);
   for (long i = 0; i < iterations; ++i)
     for (float& x : a) x = x * 0.9999f + 1e-6f;
   float s = 0;
@@ -27,7 +28,8 @@ double fma_loop_portable(long iterations) {
 }
 
 double fma_loop(Isa isa, long iterations) {
-  if (isa == Isa::avx512 && cpu_has(Isa::avx512)) return detail::fma_loop_avx512(iterations);
+  if ((isa == Isa::avx512 || isa == Isa::avx512_bf16) && cpu_has(Isa::avx512))
+    return detail::fma_loop_avx512(iterations);
   if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::fma_loop_avx2(iterations);
   return fma_loop_portable(iterations);
 }
@@ -39,27 +41,38 @@ int task_count(int threads) {
   return threads > 0 ? std::min(threads, pool.size()) : pool.size();
 }
 
-}  // namespace
-
-double fma_peak_flops_per_s(Isa isa, int threads, double seconds, int repeats) {
+// Best FLOP/s of `loop` over `repeats` runs of about `seconds` each on `threads`.
+double loop_peak(double (*loop)(Isa, long), Isa isa, int threads, double seconds, int repeats) {
   // Size the loop from a short probe so each run lasts about `seconds`.
   auto t0 = Clock::now();
-  const double probe_flops = fma_loop(isa, 100000);
+  loop(isa, 100000);
   const double probe_s = std::chrono::duration<double>(Clock::now() - t0).count();
   const long iterations = std::max(100000l, long(100000 * seconds / std::max(probe_s, 1e-7)));
-  (void)probe_flops;
   const int tasks = task_count(threads);
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     std::vector<double> flops(static_cast<size_t>(tasks));
     auto start = Clock::now();
-    ThreadPool::shared().run(tasks, [&](int t) { flops[static_cast<size_t>(t)] = fma_loop(isa, iterations); });
+    ThreadPool::shared().run(tasks, [&](int t) { flops[static_cast<size_t>(t)] = loop(isa, iterations); });
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     double total = 0;
     for (double f : flops) total += f;
     best = std::max(best, total / s);
   }
   return best;
+}
+
+double dot_bf16_loop(Isa, long iterations) { return detail::dot_bf16_loop_avx512(iterations); }
+
+}  // namespace
+
+double fma_peak_flops_per_s(Isa isa, int threads, double seconds, int repeats) {
+  return loop_peak(&fma_loop, isa, threads, seconds, repeats);
+}
+
+double dot_bf16_peak_flops_per_s(int threads, double seconds, int repeats) {
+  if (!cpu_has(Isa::avx512_bf16)) return 0;
+  return loop_peak(&dot_bf16_loop, Isa::avx512_bf16, threads, seconds, repeats);
 }
 
 double stream_bytes_per_s(int threads, long bytes_per_array, int repeats) {

@@ -1,4 +1,4 @@
-// Host roofline probes: the FP32 FMA peak (independent FMA chains in
+// Host roofline probes: the FP32 FMA peak (avx512_bf16 counts as avx512 here) (independent FMA chains in
 // registers, so latency hides and only throughput counts) and the streaming
 // memory bandwidth (read a + b, write c, over buffers far larger than cache).
 // Each returns the best of `repeats` runs; `threads` 0 means every pool thread.
@@ -8,6 +8,9 @@
 namespace tp::kernels {
 
 double fma_peak_flops_per_s(Isa isa, int threads, double seconds = 0.05, int repeats = 3);
+// VDPBF16PS instruction peak (16 lanes x 2 products x 2 FLOPs per instruction),
+// the ceiling of the avx512_bf16 GEMM; 0 where the CPU lacks avx512_bf16.
+double dot_bf16_peak_flops_per_s(int threads, double seconds = 0.05, int repeats = 3);
 double stream_bytes_per_s(int threads, long bytes_per_array = 64l << 20, int repeats = 3);
 
 }  // namespace tp::kernels

@@ -3,6 +3,12 @@
 // over K live in an FP32 workspace; BF16 rounding happens once, at the end.
 // Threads split C into disjoint row or column ranges, each a serial problem.
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "kernels/gemm.h"
@@ -15,7 +21,9 @@ namespace {
 
 constexpr int kPortableMr = 4, kPortableNr = 16;
 
-void portable_kernel(long kc, const float* a, const float* b, float* c, long ldc, bool accumulate) {
+void portable_kernel(long kc, const void* a_, const void* b_, float* c, long ldc, bool accumulate) {
+  const float* a = static_cast<const float*>(a_);
+  const float* b = static_cast<const float*>(b_);
   float acc[kPortableMr][kPortableNr] = {};
   for (long p = 0; p < kc; ++p, a += kPortableMr, b += kPortableNr)
     for (int i = 0; i < kPortableMr; ++i)
@@ -26,7 +34,7 @@ void portable_kernel(long kc, const float* a, const float* b, float* c, long ldc
 
 }  // namespace
 
-MicroKernel portable_micro_kernel() { return {kPortableMr, kPortableNr, &portable_kernel}; }
+MicroKernel portable_micro_kernel() { return {kPortableMr, kPortableNr, &portable_kernel, Packing::fp32}; }
 
 }  // namespace detail
 
@@ -42,10 +50,10 @@ void to_bf16(const float* in, bf16* out, long n) {
 
 namespace {
 
-// Blocking: a KC-deep B micro-panel (KC*NR floats) stays in L1, an MC x KC
-// block of A in L2; MC is a multiple of every MR in use (4, 6, 12).
-constexpr long kKc = 256, kMc = 144, kNcMax = 2048;
-constexpr long kWorkspaceFloats = 16l << 20;  // caps NC for very tall problems
+// NC cap: 1024 measured best on Zen 5 (single thread, 2048^3 and 256x4096x4096) against
+// 256, 512 and 2048, although a 192 x 1024 FP32 block of C (768 KiB) nearly fills L2.
+constexpr long kNcMax = 1024;
+constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
 
 long round_up(long x, long to) { return (x + to - 1) / to * to; }
 
@@ -61,93 +69,223 @@ struct Problem {
   bool accumulate;
 };
 
+// 64-byte aligned scratch that only grows, so panels start on a cache line.
+class Scratch {
+ public:
+  void* get(size_t bytes) {
+    if (bytes > size_) {
+      mem_.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
+      size_ = bytes;
+    }
+    return mem_.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<std::byte[], Free> mem_;
+  size_t size_ = 0;
+};
+
+std::uint32_t pair(const bf16* lo, const bf16* hi) { return std::uint32_t(lo->bits) | std::uint32_t(hi->bits) << 16; }
+
 // Packs rows [i0, i0+mc) x depth [p0, p0+kc) of op(A) into MR-row panels, zero-padded.
 void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float* out) {
+  if (pr.ta == Trans::yes) {
+    // Stored A^T: each k is one contiguous source row across the block; widen it once
+    // (vectorized) and deal MR-wide pieces to the panels.
+    thread_local std::vector<float> row;
+    row.resize(static_cast<size_t>(round_up(mc, mr)));
+    const long panel = mr * kc;
+    for (long p = 0; p < kc; ++p) {
+      to_float(pr.a + (p0 + p) * pr.lda + i0, row.data(), mc);
+      std::fill(row.begin() + mc, row.end(), 0.f);
+      for (long ir = 0; ir < mc; ir += mr) std::memcpy(out + ir / mr * panel + p * mr, row.data() + ir, sizeof(float) * size_t(mr));
+    }
+    return;
+  }
   for (long ir = 0; ir < mc; ir += mr, out += mr * kc) {
     const int rows = int(std::min<long>(mr, mc - ir));
-    if (pr.ta == Trans::no) {
-      for (int i = 0; i < rows; ++i) {
-        const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
-        for (long p = 0; p < kc; ++p) out[p * mr + i] = to_float(src[p]);
-      }
-    } else {
-      for (long p = 0; p < kc; ++p) {
-        const bf16* src = pr.a + (p0 + p) * pr.lda + i0 + ir;
-        for (int i = 0; i < rows; ++i) out[p * mr + i] = to_float(src[i]);
-      }
+    for (int i = 0; i < rows; ++i) {
+      const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
+      for (long p = 0; p < kc; ++p) out[p * mr + i] = to_float(src[p]);
     }
     for (int i = rows; i < mr; ++i)
       for (long p = 0; p < kc; ++p) out[p * mr + i] = 0.f;
   }
 }
 
-// Packs depth [p0, p0+kc) x columns [j0, j0+nc) of op(B) into NR-column panels, zero-padded.
-void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float* out) {
-  for (long jr = 0; jr < nc; jr += nr, out += nr * kc) {
-    const int cols = int(std::min<long>(nr, nc - jr));
-    if (pr.tb == Trans::no) {
-      for (long p = 0; p < kc; ++p) {
-        const bf16* src = pr.b + (p0 + p) * pr.ldb + j0 + jr;
-        float* dst = out + p * nr;
-        if (cols == nr) {
-          to_float(src, dst, nr);
-        } else {
-          for (int j = 0; j < cols; ++j) dst[j] = to_float(src[j]);
-          for (int j = cols; j < nr; ++j) dst[j] = 0.f;
-        }
-      }
-    } else {
-      for (int j = 0; j < cols; ++j) {
-        const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
-        for (long p = 0; p < kc; ++p) out[p * nr + j] = to_float(src[p]);
-      }
-      for (int j = cols; j < nr; ++j)
-        for (long p = 0; p < kc; ++p) out[p * nr + j] = 0.f;
+// The same as BF16 pair words: word (p2, i) holds op(A)[i][2 p2] | op(A)[i][2 p2 + 1] << 16.
+void pack_a_pairs(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out) {
+  const long pairs = (kc + 1) / 2, full = kc / 2;
+  const bf16 zero{};
+  if (pr.ta == Trans::yes) {
+    // Stored A^T: two source rows (k, k+1) interleave into one row of words for the
+    // whole block (vectorized), then MR-wide pieces go to the panels.
+    thread_local std::vector<std::uint32_t> row;
+    thread_local std::vector<bf16> zeros;
+    row.resize(static_cast<size_t>(round_up(mc, mr)));
+    zeros.assign(static_cast<size_t>(mc), bf16{});
+    const long panel = mr * pairs;
+    const bool vector = cpu_has(Isa::avx512_bf16);
+    for (long q = 0; q < pairs; ++q) {
+      const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0;
+      const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : zeros.data();
+      if (vector) detail::interleave_pairs_avx512(&lo->bits, &hi->bits, row.data(), mc);
+      else for (long i = 0; i < mc; ++i) row[static_cast<size_t>(i)] = pair(lo + i, hi + i);
+      std::fill(row.begin() + mc, row.end(), 0u);
+      for (long ir = 0; ir < mc; ir += mr)
+        std::memcpy(out + ir / mr * panel + q * mr, row.data() + ir, sizeof(std::uint32_t) * size_t(mr));
     }
+    return;
+  }
+  for (long ir = 0; ir < mc; ir += mr, out += mr * pairs) {
+    const int rows = int(std::min<long>(mr, mc - ir));
+    for (int i = 0; i < rows; ++i) {
+      const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
+      for (long q = 0; q < full; ++q) {
+        std::uint32_t w;
+        std::memcpy(&w, src + 2 * q, 4);  // row-major A already holds k pairs side by side
+        out[q * mr + i] = w;
+      }
+      if (pairs > full) out[full * mr + i] = pair(src + kc - 1, &zero);
+    }
+    for (int i = rows; i < mr; ++i)
+      for (long q = 0; q < pairs; ++q) out[q * mr + i] = 0;
   }
 }
 
-// C[m0:m1, n0:n1] on the calling thread.
+// Packs depth [p0, p0+kc) x columns [j0, j0+nc) of op(B) into NR-column panels, zero-padded.
+// Untransposed B is walked row by row across all panels: reading each source row
+// once, in order, keeps the hardware prefetcher streaming (panel by panel, every
+// row step jumped ldb elements and the packing cost a third of the GEMM).
+void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float* out) {
+  if (pr.tb == Trans::no) {
+    const long full = nc / nr * nr;
+    for (long p = 0; p < kc; ++p) {
+      const bf16* src = pr.b + (p0 + p) * pr.ldb + j0;
+      for (long jr = 0; jr < full; jr += nr) to_float(src + jr, out + jr * kc + p * nr, nr);
+      if (full < nc) {
+        float* dst = out + full * kc + p * nr;
+        for (long j = full; j < nc; ++j) dst[j - full] = to_float(src[j]);
+        for (long j = nc - full; j < nr; ++j) dst[j] = 0.f;
+      }
+    }
+    return;
+  }
+  for (long jr = 0; jr < nc; jr += nr, out += nr * kc) {
+    const int cols = int(std::min<long>(nr, nc - jr));
+    for (int j = 0; j < cols; ++j) {
+      const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
+      for (long p = 0; p < kc; ++p) out[p * nr + j] = to_float(src[p]);
+    }
+    for (int j = cols; j < nr; ++j)
+      for (long p = 0; p < kc; ++p) out[p * nr + j] = 0.f;
+  }
+}
+
+// The same as BF16 pair words: word (p2, j) holds op(B)[2 p2][j] | op(B)[2 p2 + 1][j] << 16,
+// untransposed B again walked two source rows at a time across all panels.
+void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
+  const long pairs = (kc + 1) / 2;
+  const bf16 zero{};
+  if (pr.tb == Trans::no) {
+    static const bf16 zeros[64] = {};
+    const long full = nc / nr * nr;
+    const bool vector = nr <= 64 && cpu_has(Isa::avx512_bf16);
+    for (long q = 0; q < pairs; ++q) {
+      const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
+      const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
+      for (long jr = 0; jr < full; jr += nr) {
+        std::uint32_t* dst = out + jr * pairs + q * nr;
+        if (vector && hi) detail::interleave_pairs_avx512(&(lo + jr)->bits, &(hi + jr)->bits, dst, nr);
+        else for (int j = 0; j < nr; ++j) dst[j] = pair(lo + jr + j, hi ? hi + jr + j : zeros);
+      }
+      if (full < nc) {
+        std::uint32_t* dst = out + full * pairs + q * nr;
+        for (long j = full; j < nc; ++j) dst[j - full] = pair(lo + j, hi ? hi + j : &zero);
+        for (long j = nc - full; j < nr; ++j) dst[j] = 0;
+      }
+    }
+    return;
+  }
+  for (long jr = 0; jr < nc; jr += nr, out += nr * pairs) {
+    const int cols = int(std::min<long>(nr, nc - jr));
+    for (int j = 0; j < cols; ++j) {
+      const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
+      for (long q = 0; q < pairs; ++q) out[q * nr + j] = pair(src + 2 * q, 2 * q + 1 < kc ? src + 2 * q + 1 : &zero);
+    }
+    for (int j = cols; j < nr; ++j)
+      for (long q = 0; q < pairs; ++q) out[q * nr + j] = 0;
+  }
+}
+
+// Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
+long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
+  return rows * (uk.packing == detail::Packing::bf16_pairs ? (kc + 1) / 2 : kc);
+}
+
+// C[m0:m1, n0:n1] on the calling thread. Loop order jc (NC) -> ic (MC) -> pc (KC):
+// op(B) for the whole depth is packed once per NC column block (it then lives in
+// L2/L3), so the FP32 partial sums of one MC x NC block of C stay in L2 across the
+// whole K loop and are rounded to BF16 as soon as they are complete. (Sweeping a
+// whole-M FP32 workspace once per KC step, as a first version did, streamed 17 MB
+// through DRAM per step at M = N = 2048 and halved the speed.)
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1) {
-  thread_local std::vector<float> a_pack, b_pack, ws, c_row;
-  const long m_pad = round_up(m1 - m0, uk.mr);
-  const long nc_max = std::clamp(kWorkspaceFloats / m_pad / uk.nr * uk.nr, long(uk.nr) * 16, kNcMax);
+  thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
+  const long k_pad = round_up(std::max(pr.k, 1l), 2);
+  // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
+  const long nc_max = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
   const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
-  a_pack.resize(static_cast<size_t>(kMc * kKc));
-  b_pack.resize(static_cast<size_t>(kKc * ldws));
-  ws.resize(static_cast<size_t>(m_pad * ldws));
-  c_row.resize(static_cast<size_t>(ldws));
+  // Equal MC blocks (in whole micro-tiles): M = 256 as 192 + 64 left a short block
+  // that reused each B panel a third as often.
+  const long m_tiles = (m1 - m0 + uk.mr - 1) / uk.mr, blocks = (m_tiles * uk.mr + uk.mc - 1) / uk.mc;
+  const long mc_max = (m_tiles + blocks - 1) / blocks * uk.mr;
+  void* a_pack = a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
+  float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, k_pad))));
+  float* ws = static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
+  float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
+  const bool pairs = uk.packing == detail::Packing::bf16_pairs;
 
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
-    if (pr.k == 0) std::fill(ws.begin(), ws.end(), 0.f);
-    for (long pc = 0; pc < pr.k; pc += kKc) {
-      const long kc = std::min(kKc, pr.k - pc);
-      pack_b(pr, pc, kc, jc, nc, uk.nr, b_pack.data());
-      for (long ic = m0; ic < m1; ic += kMc) {
-        const long mc = std::min(kMc, m1 - ic), mc_pad = round_up(mc, uk.mr);
-        pack_a(pr, ic, mc, pc, kc, uk.mr, a_pack.data());
+    for (long pc = 0; pc < pr.k; pc += uk.kc) {
+      const long kc = std::min(uk.kc, pr.k - pc);
+      float* block = b_pack + panel_floats(uk, nc_pad, pc);  // pc is even: whole pairs before it
+      if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+      else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
+    }
+    for (long ic = m0; ic < m1; ic += mc_max) {
+      const long mc = std::min(mc_max, m1 - ic), mc_pad = round_up(mc, uk.mr);
+      if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
+      for (long pc = 0; pc < pr.k; pc += uk.kc) {
+        const long kc = std::min(uk.kc, pr.k - pc);
+        if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
+        const float* block = b_pack + panel_floats(uk, nc_pad, pc);
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
           for (long ir = 0; ir < mc_pad; ir += uk.mr)
-            uk.fn(kc, a_pack.data() + ir * kc, b_pack.data() + jr * kc,
-                  ws.data() + (ic - m0 + ir) * ldws + jr, ldws, pc > 0);
+            uk.fn(kc, static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc),
+                  block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
       }
-    }
-    for (long i = m0; i < m1; ++i) {
-      float* row = ws.data() + (i - m0) * ldws;
-      bf16* dst = pr.c + i * pr.ldc + jc;
-      if (pr.accumulate) {
-        to_float(dst, c_row.data(), nc);
-        for (long j = 0; j < nc; ++j) row[j] += c_row[j];
+      for (long i = ic; i < ic + mc; ++i) {
+        float* row = ws + (i - ic) * ldws;
+        bf16* dst = pr.c + i * pr.ldc + jc;
+        if (pr.accumulate) {
+          to_float(dst, c_row, nc);
+          for (long j = 0; j < nc; ++j) row[j] += c_row[j];
+        }
+        to_bf16(row, dst, nc);
       }
-      to_bf16(row, dst, nc);
     }
   }
 }
 
 detail::MicroKernel pick_kernel(Isa isa) {
-  if (isa == Isa::avx512 && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
+  if (isa == Isa::avx512_bf16 && cpu_has(Isa::avx512_bf16)) return detail::avx512_bf16_micro_kernel();
+  if ((isa == Isa::avx512 || isa == Isa::avx512_bf16) && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
   if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::avx2_micro_kernel();
   return detail::portable_micro_kernel();
 }
@@ -161,8 +299,14 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   const detail::MicroKernel uk = pick_kernel(options.isa);
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
-  // Split the longer side of C, in whole micro-tiles, so no thread gets a sliver.
-  const bool split_rows = m * uk.nr >= n * uk.mr;
+  // Split C where the threads repeat less packing: every thread packs all of op(B) it
+  // touches, and its rows of op(A) once per NC block. Splitting rows of a wide, short C
+  // (M = 256, N = 4096) would pack the whole of B twice.
+  const double t_split = std::max(1, std::min(threads, pool.size()));
+  const double nc_blocks = std::ceil(double(n) / double(kNcMax)), nc_blocks_split = std::ceil(double(n) / t_split / double(kNcMax));
+  const double pack_rows = double(m) / t_split * double(k) * nc_blocks + double(k) * double(n);
+  const double pack_cols = double(m) * double(k) * nc_blocks_split + double(k) * double(n) / t_split;
+  const bool split_rows = n < 2 * uk.nr || (m >= 2 * uk.mr && pack_rows <= pack_cols);
   const long unit = split_rows ? uk.mr : uk.nr, extent = split_rows ? m : n;
   const long tiles = (extent + unit - 1) / unit;
   threads = int(std::min<long>(threads, tiles));

@@ -10,7 +10,9 @@ namespace {
 // 4x24: 12 accumulators, three B vectors and four A broadcasts per k. Fewer
 // broadcasts per FMA than 6x16 (4 per 12 instead of 6 per 12), which matters
 // where a broadcast occupies an FP pipe slot (Zen 5).
-void kernel_4x24(long kc, const float* a, const float* b, float* c, long ldc, bool accumulate) {
+void kernel_4x24(long kc, const void* a_, const void* b_, float* c, long ldc, bool accumulate) {
+  const float* a = static_cast<const float*>(a_);
+  const float* b = static_cast<const float*>(b_);
   __m256 acc[4][3];
   for (int i = 0; i < 4; ++i) acc[i][0] = acc[i][1] = acc[i][2] = _mm256_setzero_ps();
 #pragma GCC unroll 4
@@ -39,7 +41,12 @@ void kernel_4x24(long kc, const float* a, const float* b, float* c, long ldc, bo
 
 }  // namespace
 
-MicroKernel avx2_micro_kernel() { return {4, 24, &kernel_4x24}; }
+MicroKernel avx2_micro_kernel() {
+  MicroKernel k{4, 24, &kernel_4x24, Packing::fp32};
+  k.kc = 256;  // B panel: 256 x 24 floats = 24 KiB
+  k.mc = 192;
+  return k;
+}
 
 void to_float_avx2(const unsigned short* in, float* out, long n) {
   long i = 0;

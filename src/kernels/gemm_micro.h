@@ -1,24 +1,34 @@
-// Internal to the GEMM: the micro-kernel contract shared by the driver and the
-// per-ISA files. A micro-kernel multiplies a packed MR x kc panel of A (column
-// by column, MR floats per k) by a packed kc x NR panel of B (NR floats per k)
-// into a full MR x NR FP32 tile c (row stride ldc), adding to c if accumulate.
+// Internal to the GEMM: a micro-kernel multiplies a packed A panel (MR rows,
+// k-major) by a packed B panel (NR columns, k-major) into a full MR x NR FP32
+// tile c (row stride ldc), adding to c if accumulate. FP32 kernels take floats,
+// one k per step; BF16 kernels take 32-bit words holding two consecutive k
+// (low half = even k), kc rounded up to even and zero-padded.
 #pragma once
 
 namespace tp::kernels::detail {
 
-using MicroKernelFn = void (*)(long kc, const float* a, const float* b, float* c, long ldc,
+using MicroKernelFn = void (*)(long kc, const void* a, const void* b, float* c, long ldc,
                                bool accumulate);
+
+enum class Packing { fp32, bf16_pairs };
 
 struct MicroKernel {
   int mr = 0, nr = 0;
   MicroKernelFn fn = nullptr;
+  Packing packing = Packing::fp32;
+  // Blocking sized so a kc x NR panel of B stays in the 48 KiB L1D of Zen 5
+  // and an MC x KC block of A in its 1 MiB L2 (both with room for C and A).
+  long kc = 256, mc = 144;
 };
 
 MicroKernel portable_micro_kernel();
-MicroKernel avx2_micro_kernel();    // valid only where cpu_has(Isa::avx2)
-MicroKernel avx512_micro_kernel();  // valid only where cpu_has(Isa::avx512)
+MicroKernel avx2_micro_kernel();         // valid only where cpu_has(Isa::avx2)
+MicroKernel avx512_micro_kernel();       // valid only where cpu_has(Isa::avx512)
+MicroKernel avx512_bf16_micro_kernel();  // valid only where cpu_has(Isa::avx512_bf16)
 
 void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
+// Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
+void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
 
 }  // namespace tp::kernels::detail

@@ -24,7 +24,7 @@ void parallel_ranges(long count, long grain, int threads, const std::function<vo
   });
 }
 
-constexpr long kElementGrain = 1 << 15;
+constexpr long kElementGrain = kParallelGrainElements;
 
 long row_grain(long cols) { return std::max(1l, kElementGrain / std::max(cols, 1l)); }
 

@@ -7,6 +7,10 @@
 
 namespace tp::kernels {
 
+// Work is split over threads in chunks of at least this many elements, so
+// calls under twice this run on the calling thread alone (no wake-up).
+constexpr long kParallelGrainElements = 1 << 15;
+
 // Row-wise softmax of x * scale. With causal, row r of a block whose first
 // row is query position `first_row` keeps columns c <= first_row + r and
 // writes 0 elsewhere (the mask of a decoder's attention scores).

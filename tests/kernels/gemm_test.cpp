@@ -49,7 +49,7 @@ void check_gemm(Trans ta, Trans tb, long m, long n, long k, Isa isa, int threads
 }  // namespace
 
 TEST(Gemm, OddShapesAllTransposesEveryIsa) {
-  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
     if (!cpu_has(isa)) continue;
     for (long m : {1l, 7l, 33l})
       for (long n : {1l, 7l, 33l})
@@ -60,10 +60,30 @@ TEST(Gemm, OddShapesAllTransposesEveryIsa) {
 }
 
 TEST(Gemm, TailsAcrossBlockingBoundaries) {
-  // 1023 crosses the K block (256), M block (144) and leaves tails in every tile.
-  check_gemm(Trans::no, Trans::no, 150, 70, 1023, best_isa(), 1);
-  check_gemm(Trans::yes, Trans::no, 33, 1023, 40, best_isa(), 2);
-  check_gemm(Trans::no, Trans::yes, 1023, 33, 300, best_isa(), 2);
+  // 1023 crosses the K blocks (128, 256), M block (192), leaves tails in every tile and an odd
+  // last K pair for the BF16-pair kernel; 301 is odd in K inside one block.
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 200, 70, 1023, isa, 1);
+    check_gemm(Trans::yes, Trans::no, 33, 1023, 41, isa, 2);
+    check_gemm(Trans::no, Trans::yes, 1023, 33, 301, isa, 2);
+    check_gemm(Trans::yes, Trans::yes, 61, 130, 257, isa, 1);
+  }
+}
+
+TEST(Gemm, Bf16DotFlushesDenormalInputs) {
+  // VDPBF16PS reads denormal BF16 inputs as zero (Intel SDM, "DAZ" semantics, MXCSR ignored);
+  // the FP32-FMA kernels keep them. 0x0040 is the BF16 denormal 2^-127 (FP32 bits 0x00400000).
+  if (!cpu_has(Isa::avx512_bf16)) GTEST_SKIP() << "no avx512_bf16";
+  const bf16 tiny{0x0040}, one = to_bf16(1.f);
+  bf16 c{};
+  GemmOptions o;
+  o.isa = Isa::avx512_bf16;
+  gemm_bf16(Trans::no, Trans::no, 1, 1, 1, &tiny, 1, &one, 1, &c, 1, o);
+  EXPECT_EQ(c.bits, 0);
+  o.isa = Isa::avx512;
+  gemm_bf16(Trans::no, Trans::no, 1, 1, 1, &tiny, 1, &one, 1, &c, 1, o);
+  EXPECT_EQ(c.bits, 0x0040);
 }
 
 TEST(Gemm, AccumulateAddsToC) { check_gemm(Trans::no, Trans::no, 37, 45, 300, best_isa(), 2, true); }
