@@ -21,7 +21,9 @@ spec::HardwareSpec host_hardware(const CalibrationFile& file) {
   hw.accelerator = h.value("cpu", std::string("host CPU"));
   hw.chips_per_instance = 1;
   hw.devices_per_chip = 1;
-  // BF16 runs as FP32 FMAs after widening, so both peaks are the FP32 FMA peak.
+  // A host calibration states its efficiencies against the FP32 FMA peak, so
+  // both peaks are that figure; a VDPBF16PS GEMM runs past it (gemm.ceiling > 1)
+  // and MFU on the host is relative to the FP32 FMA peak too.
   hw.peak_fp32_flops_per_s = positive("fma_peak_flops_per_s");
   hw.peak_bf16_flops_per_s = hw.peak_fp32_flops_per_s;
   hw.hbm_bytes_per_s = positive("stream_bytes_per_s");
