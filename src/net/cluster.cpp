@@ -22,6 +22,7 @@ Cluster::Cluster(const spec::HardwareSpec& hw)
       fabric_latency_s_(hw.fabric_latency_s),
       efa_latency_s_(hw.efa_latency_s),
       efa_bytes_per_s_(hw.efa_bytes_per_s()),
+      scale_out_(hw.scale_out),
       source_file_(hw.source_file),
       graph_(std::make_shared<const InstanceGraph>(hw)) {
   const size_t cells = static_cast<size_t>(devices_ + 1) * (devices_ + 1);
@@ -65,7 +66,29 @@ double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int in
     return ring_steps(kind, group.size) * alpha +
            transfer_s(ring_bytes_per_rank(kind, bytes, group.size), collective_bytes_per_s_[table_index(group)] * eff.intra_node);
   }
-  return hierarchical_seconds(kind, bytes, group, eff);
+  return scale_out_ == spec::ScaleOut::flat_ring ? flat_ring_seconds(kind, bytes, group, eff)
+                                                 : hierarchical_seconds(kind, bytes, group, eff);
+}
+
+// One ring over every member: each rank moves the full ring volume, and a step
+// waits for the slowest hop. Hops inside an instance run on the fabric with all
+// neighbours sending at once; each group crosses each instance boundary once,
+// so the concurrent groups of an instance share its EFA bandwidth.
+double Cluster::flat_ring_seconds(Collective kind, double bytes, GroupLayout g,
+                                  const calib::CollectiveEfficiency& eff) const {
+  int local = 1;
+  if (g.stride < devices_) {
+    if (devices_ % g.stride != 0 || g.size % (devices_ / g.stride) != 0)
+      throw spec::SpecError(source_file_, "", "groups that tile instances (stride divides devices per instance, "
+                                              "and members per instance divide the group size)");
+    local = devices_ / g.stride;
+  }
+  const int groups_per_instance = devices_ / local;
+  const double cross_bps = efa_bytes_per_s_ * eff.inter_node / groups_per_instance;
+  const double hop_bps =
+      local > 1 ? std::min(cross_bps, p2p_bytes_per_s_[table_index({local, g.stride})] * eff.intra_node) : cross_bps;
+  const double alpha = eff.step_latency_s + std::max(efa_latency_s_, fabric_latency_s_);
+  return ring_steps(kind, g.size) * alpha + transfer_s(ring_bytes_per_rank(kind, bytes, g.size), hop_bps);
 }
 
 // Reduce-scatter among the members inside each instance, a ring among the

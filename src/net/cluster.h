@@ -47,12 +47,15 @@ class Cluster {
   int table_index(GroupLayout group) const { return group.size * (devices_ + 1) + group.stride; }
   double hierarchical_seconds(Collective kind, double bytes, GroupLayout group,
                               const calib::CollectiveEfficiency& efficiency) const;
+  double flat_ring_seconds(Collective kind, double bytes, GroupLayout group,
+                           const calib::CollectiveEfficiency& efficiency) const;
   double p2p_seconds(double bytes, GroupLayout group, const calib::CollectiveEfficiency& efficiency) const;
 
   int devices_ = 0;
   double fabric_latency_s_ = 0;
   double efa_latency_s_ = 0;
   double efa_bytes_per_s_ = 0;
+  spec::ScaleOut scale_out_ = spec::ScaleOut::hierarchical;
   std::string source_file_;
   std::shared_ptr<const InstanceGraph> graph_;
   // Indexed by table_index(size, stride) for size * stride <= devices_.

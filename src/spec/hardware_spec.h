@@ -8,6 +8,10 @@
 namespace tp::spec {
 
 enum class FabricTopology { all_to_all, torus_2d, switched };
+// How a collective spanning instances runs: hierarchical (reduce-scatter inside
+// each instance, a ring across instances on one shard, all-gather inside; NCCL,
+// Neuron) or one flat ring over every member (each instance boundary one hop).
+enum class ScaleOut { hierarchical, flat_ring };
 
 struct PriceQuote {
   std::string kind;  // on-demand, reserved-1y, reserved-3y, spot, capacity-block
@@ -43,6 +47,7 @@ struct HardwareSpec {
   // Between instances.
   double efa_gbps = 0;  // per instance, as AWS quotes it
   double efa_latency_s = 0;
+  ScaleOut scale_out = ScaleOut::hierarchical;
   double efa_bytes_per_s() const { return efa_gbps * 1e9 / 8.0; }
 
   // Reliability and checkpoint storage; assumptions unless a source says otherwise.

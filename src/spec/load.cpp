@@ -108,6 +108,12 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   const auto& efa = r.object(j, "$", "efa");
   hw.efa_gbps = r.sourced(efa, "$.efa", "gbps");
   hw.efa_latency_s = r.sourced(efa, "$.efa", "latency_us") * 1e-6;
+  {
+    const auto& scale_out = r.object(efa, "$.efa", "scale_out");
+    const std::string algorithm = r.choice(scale_out, "$.efa.scale_out", "value", {"hierarchical", "flat-ring"});
+    r.string(scale_out, "$.efa.scale_out", "source");
+    hw.scale_out = algorithm == "flat-ring" ? ScaleOut::flat_ring : ScaleOut::hierarchical;
+  }
 
   const auto& prices = r.field(j, "$", "prices");
   if (!prices.is_array()) r.fail("$.prices", "expected an array of price quotes");

@@ -51,6 +51,25 @@ TEST(Cluster, Dl1EightWayAllToAll) {
   EXPECT_NEAR(c.seconds(Collective::all_gather, kGiB, {8, 1}, 1, testing::ideal()), 7.0 / 8 * kGiB / 87.5e9, 1e-12);
 }
 
+TEST(Cluster, FlatRingAcrossFourDl1Instances) {
+  // scale_out flat-ring: one ring over all 32 Gaudis (DP 32, stride 1). Inside an
+  // instance a ring hop is one 12.5e9 RoCE link; the boundary hop is the one
+  // flow leaving the instance, with all of EFA (50e9) to itself. The slowest
+  // hop sets the pace: 12.5e9. All-reduce of 1 GiB: 2 * 31/32 * 2^30 / 12.5e9.
+  spec::HardwareSpec hw = testing::dl1();
+  hw.scale_out = spec::ScaleOut::flat_ring;
+  Cluster c(hw);
+  EXPECT_NEAR(c.seconds(Collective::all_reduce, kGiB, {32, 1}, 4, testing::ideal()), 2 * 31.0 / 32 * kGiB / 12.5e9,
+              1e-12);
+  // At half the EFA efficiency the boundary hop (25e9) is still faster than a link.
+  calib::CollectiveEfficiency half_efa = testing::ideal();
+  half_efa.inter_node = 0.5;
+  EXPECT_NEAR(c.seconds(Collective::all_reduce, kGiB, {32, 1}, 4, half_efa), 2 * 31.0 / 32 * kGiB / 12.5e9, 1e-12);
+  // At a fifth (10e9) the boundary hop sets the pace.
+  half_efa.inter_node = 0.2;
+  EXPECT_NEAR(c.seconds(Collective::all_reduce, kGiB, {32, 1}, 4, half_efa), 2 * 31.0 / 32 * kGiB / 10e9, 1e-12);
+}
+
 TEST(Cluster, P4dSwitchGivesEachGpuItsUplink) {
   Cluster c(testing::p4d());
   EXPECT_DOUBLE_EQ(c.intra_collective_bytes_per_s({8, 1}), 300e9);
