@@ -10,17 +10,20 @@ int main(int argc, char** argv) {
       "fastest and cheapest on these instances, from an analytical step model calibrated\n"
       "by measured kernels and published runs.\n\n"
       "Start with:  trainplan list\n"
-      "             trainplan estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --sp\n"};
+      "             trainplan estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --sp\n"
+      "             trainplan search --model llama2-70b --hardware trn1.32xlarge,p5.48xlarge --instances 1..256\n"
+      "             trainplan sweep --instances 1..128 --plot reports/scaling.png\n"
+      "Every command takes --help; tables take --format text|markdown|csv|json.\n"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   tp::cli::add_list_command(app);
   tp::cli::add_estimate_command(app);
-  tp::cli::add_calibrate_command(app);
-  tp::cli::add_validate_command(app);
-  tp::cli::add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
   tp::cli::add_search_command(app);
   tp::cli::add_sweep_command(app);
   tp::cli::add_compare_command(app);
+  tp::cli::add_calibrate_command(app);
+  tp::cli::add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
+  tp::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
