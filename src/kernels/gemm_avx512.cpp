@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm_micro.h"
+#include "kernels/store_tile_avx512.h"
 
 namespace tp::kernels::detail {
 namespace {
@@ -30,15 +31,7 @@ __attribute__((target("avx512f"))) void kernel_6x64(long kc, const void* a_, con
     a += 6;
     b += 64;
   }
-#pragma GCC unroll 6
-  for (int i = 0; i < 6; ++i) {
-    float* ci = c + i * ldc;
-#pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) {
-      if (accumulate) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(ci + 16 * v));
-      _mm512_storeu_ps(ci + 16 * v, acc[i][v]);
-    }
-  }
+  store_tile_6x64(c, ldc, acc, accumulate);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm_micro.h"
+#include "kernels/store_tile_avx512.h"
 
 namespace tp::kernels::detail {
 namespace {
@@ -35,15 +36,7 @@ TP_BF16_TARGET void kernel_6x64(long kc, const void* a_, const void* b_, float* 
     a += 6;
     b += 4;
   }
-#pragma GCC unroll 6
-  for (int i = 0; i < 6; ++i) {
-    float* ci = c + i * ldc;
-#pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) {
-      if (accumulate) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(ci + 16 * v));
-      _mm512_storeu_ps(ci + 16 * v, acc[i][v]);
-    }
-  }
+  store_tile_6x64(c, ldc, acc, accumulate);
 }
 
 }  // namespace

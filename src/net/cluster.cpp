@@ -70,19 +70,22 @@ double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int in
                                                  : hierarchical_seconds(kind, bytes, group, eff);
 }
 
+// Members of a cross-instance group on each instance it spans.
+int Cluster::members_per_instance(GroupLayout g) const {
+  if (g.stride >= devices_) return 1;
+  if (devices_ % g.stride != 0 || g.size % (devices_ / g.stride) != 0)
+    throw spec::SpecError(source_file_, "", "groups that tile instances (stride divides devices per instance, "
+                                            "and members per instance divide the group size)");
+  return devices_ / g.stride;
+}
+
 // One ring over every member: each rank moves the full ring volume, and a step
 // waits for the slowest hop. Hops inside an instance run on the fabric with all
 // neighbours sending at once; each group crosses each instance boundary once,
 // so the concurrent groups of an instance share its EFA bandwidth.
 double Cluster::flat_ring_seconds(Collective kind, double bytes, GroupLayout g,
                                   const calib::CollectiveEfficiency& eff) const {
-  int local = 1;
-  if (g.stride < devices_) {
-    if (devices_ % g.stride != 0 || g.size % (devices_ / g.stride) != 0)
-      throw spec::SpecError(source_file_, "", "groups that tile instances (stride divides devices per instance, "
-                                              "and members per instance divide the group size)");
-    local = devices_ / g.stride;
-  }
+  const int local = members_per_instance(g);
   const int groups_per_instance = devices_ / local;
   const double cross_bps = efa_bytes_per_s_ * eff.inter_node / groups_per_instance;
   const double hop_bps =
@@ -97,13 +100,7 @@ double Cluster::flat_ring_seconds(Collective kind, double bytes, GroupLayout g,
 // group, so all of them share the instance's EFA bandwidth during the middle phase.
 double Cluster::hierarchical_seconds(Collective kind, double bytes, GroupLayout g,
                                      const calib::CollectiveEfficiency& eff) const {
-  int local = 1;
-  if (g.stride < devices_) {
-    if (devices_ % g.stride != 0 || g.size % (devices_ / g.stride) != 0)
-      throw spec::SpecError(source_file_, "", "groups that tile instances (stride divides devices per instance, "
-                                              "and members per instance divide the group size)");
-    local = devices_ / g.stride;
-  }
+  const int local = members_per_instance(g);
   const int across = g.size / local;
   const double intra_bps = local > 1 ? collective_bytes_per_s_[table_index({local, g.stride})] * eff.intra_node : kUnbounded;
   const double inter_bps = efa_bytes_per_s_ * eff.inter_node / devices_;

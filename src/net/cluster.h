@@ -47,6 +47,7 @@ class Cluster {
   int table_index(GroupLayout group) const { return group.size * (devices_ + 1) + group.stride; }
   double hierarchical_seconds(Collective kind, double bytes, GroupLayout group,
                               const calib::CollectiveEfficiency& efficiency) const;
+  int members_per_instance(GroupLayout group) const;
   double flat_ring_seconds(Collective kind, double bytes, GroupLayout group,
                            const calib::CollectiveEfficiency& efficiency) const;
   double p2p_seconds(double bytes, GroupLayout group, const calib::CollectiveEfficiency& efficiency) const;
