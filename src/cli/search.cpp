@@ -64,6 +64,7 @@ report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref,
   row("PP communication exposed", a.pp_comm_exposed_s, b.pp_comm_exposed_s);
   row("pipeline bubble", a.pipeline_bubble_s, b.pipeline_bubble_s);
   row("DP communication exposed", a.dp_comm_exposed_s, b.dp_comm_exposed_s);
+  row("gradient accumulation", a.grad_accumulation_s, b.grad_accumulation_s);
   row("optimizer", a.optimizer_s, b.optimizer_s);
   row("overhead", a.overhead_s, b.overhead_s);
   row("step", a.step_s, b.step_s);

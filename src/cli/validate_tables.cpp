@@ -53,7 +53,8 @@ report::Table fit_table(const validate::ValidationResult& v) {
   report::Table t;
   t.title = "Fitted factors per accelerator (in-sample; range over the leave-one-out fits)";
   t.columns = {{"hardware", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"parameter", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"lower bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
-               {"upper bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"fitted", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
+               {"upper bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"prior centre", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
+               {"prior sigma", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"fitted", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
                {"LOO min", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"LOO max", "", NumberStyle::fixed, 6, report::Align::automatic, ""}};
   for (const auto& f : v.fits) {
     for (size_t k = 0; k < f.parameters.size(); ++k) {
@@ -62,12 +63,16 @@ report::Table fit_table(const validate::ValidationResult& v) {
         lo = std::min(lo, l.values[k]);
         hi = std::max(hi, l.values[k]);
       }
-      t.add_row({f.hardware, f.parameters[k].name, f.parameters[k].lower, f.parameters[k].upper, f.in_sample.values[k], lo, hi});
+      const validate::FitParameter& p = f.parameters[k];
+      t.add_row({f.hardware, p.name, p.lower, p.upper, p.prior_centre, p.prior_sigma, f.in_sample.values[k], lo, hi});
     }
     t.notes.push_back(f.hardware + ": " + std::to_string(f.in_sample.fitted_on.size()) + " runs, " +
                       std::to_string(f.parameters.size()) + " parameters, " + std::to_string(f.in_sample.residual_dof) +
                       " residual degrees of freedom; rms log error " + std::to_string(f.in_sample.rms_log_error).substr(0, 6));
   }
+  t.notes.push_back("prior: the assumed default each factor is pulled towards; a run missed by " +
+                    std::to_string(int(validate::kRunNoiseLog * 100)) +
+                    "% (the assumed scatter of a published figure) costs as much as a factor one sigma from its centre");
   return t;
 }
 

@@ -18,6 +18,7 @@ struct StepBreakdown {
   double pipeline_bubble_s = 0;
   double dp_comm_exposed_s = 0;
   double dp_comm_total_s = 0;     // before overlap, for reference
+  double grad_accumulation_s = 0;  // adding each later micro-batch's gradients into the buffer
   double optimizer_s = 0;
   double overhead_s = 0;
   double step_s = 0;

@@ -242,6 +242,12 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const double local_params = params / (p.zero >= 1 ? p.dp : 1);
   const double opt_bytes = local_params * optimizer_bytes_per_parameter(w.precision);
   const double optimizer_s = stream_s(optimizer_, hbm, opt_bytes);
+  // Every micro-batch after the first adds its gradients into the step's
+  // buffer: autograd reads the new gradient and the accumulator and writes the
+  // accumulator back. The buffer is the full local one at every ZeRO stage
+  // (Megatron's distributed optimizer and ZeRO-1 keep it whole until the step).
+  const double accumulate_bytes = 3 * params * state.gradients;
+  const double grad_accumulation_s = (mb - 1) * stream_s(residual_, hbm, accumulate_bytes);
 
   Estimate& est = result.estimate;
   StepBreakdown& tb = est.time;
@@ -256,10 +262,11 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   tb.dp_comm_total_s = dp_reduce + dp_gather + zero3_per_mb * mb;
   tb.dp_comm_exposed_s = dp_exposed;
   tb.optimizer_s = optimizer_s;
+  tb.grad_accumulation_s = grad_accumulation_s;
   tb.overhead_s = cal.step_overhead_s;
   // The busiest rank's work plus the bubble is the pipeline's critical path.
   tb.step_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s + tb.pipeline_bubble_s +
-              tb.pp_comm_exposed_s + tb.dp_comm_exposed_s + tb.optimizer_s + tb.overhead_s;
+              tb.pp_comm_exposed_s + tb.dp_comm_exposed_s + tb.grad_accumulation_s + tb.optimizer_s + tb.overhead_s;
 
   est.devices = p.instances * hw.devices_per_instance();
   est.micro_batches = p.grad_accum;

@@ -38,7 +38,7 @@ nlohmann::json to_json(const EstimateView& v) {
                {"memory_bound_s", t.memory_bound_s}, {"tp_comm_exposed_s", t.tp_comm_exposed_s},
                {"pipeline_bubble_s", t.pipeline_bubble_s}, {"pp_comm_exposed_s", t.pp_comm_exposed_s},
                {"dp_comm_exposed_s", t.dp_comm_exposed_s}, {"dp_comm_total_s", t.dp_comm_total_s},
-               {"optimizer_s", t.optimizer_s}, {"overhead_s", t.overhead_s}};
+               {"grad_accumulation_s", t.grad_accumulation_s}, {"optimizer_s", t.optimizer_s}, {"overhead_s", t.overhead_s}};
   j["memory"] = {{"weights_bytes", m.weights_bytes}, {"gradients_bytes", m.gradients_bytes},
                  {"optimizer_bytes", m.optimizer_bytes}, {"activations_bytes", m.activations_bytes},
                  {"workspace_bytes", m.workspace_bytes}, {"total_bytes", m.total_bytes},

@@ -30,6 +30,7 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   add(time, "exposed PP communication", e.time.pp_comm_exposed_s);
   add(time, "pipeline bubble", e.time.pipeline_bubble_s);
   add(time, "exposed DP communication", e.time.dp_comm_exposed_s);
+  add(time, "gradient accumulation", e.time.grad_accumulation_s);
   add(time, "optimizer", e.time.optimizer_s);
   add(time, "overhead", e.time.overhead_s);
   SummarySection memory = make_section("Memory per device (share of capacity)", "B", NumberStyle::engineering, true,

@@ -25,12 +25,17 @@ struct Problem {
   Eigen::VectorXd residuals(const Eigen::VectorXd& u) {
     for (size_t k = 0; k < parameters.size(); ++k)
       parameter_ref(predictor.calibration(), parameters[k].name) = to_value(parameters[k], u[Eigen::Index(k)]);
-    Eigen::VectorXd r(Eigen::Index(use.size()));
+    Eigen::VectorXd r(Eigen::Index(use.size() + parameters.size()));
     for (size_t i = 0; i < use.size(); ++i) {
       const double predicted = predictor.predict_seqs_per_s(use[i]);
       r[Eigen::Index(i)] = predicted > 0 && std::isfinite(predicted)
                                ? std::log(predicted / predictor.run(use[i]).measured_seqs_per_s)
                                : 10.0;
+    }
+    for (size_t k = 0; k < parameters.size(); ++k) {
+      const FitParameter& p = parameters[k];
+      const double value = to_value(p, u[Eigen::Index(k)]);
+      r[Eigen::Index(use.size() + k)] = p.prior_sigma > 0 ? kRunNoiseLog * (value - p.prior_centre) / p.prior_sigma : 0.0;
     }
     return r;
   }
@@ -86,11 +91,16 @@ Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
 }  // namespace
 
 std::vector<FitParameter> default_fit_parameters() {
+  const calib::Calibration assumed;
   return {
-      {"gemm.ceiling", 0.05, 1.0, "share of peak FLOP/s that large GEMMs reach; scales all compute"},
-      {"collective.inter_node", 0.01, 1.0, "achieved share of EFA bandwidth in collectives between instances"},
-      {"collective.step_latency_s", 0.0, 5e-3, "start-up cost of each collective algorithm step (alpha)"},
-      {"step_overhead_s", 0.0, 5.0, "fixed cost per optimizer step: host sync, launch, data loading"},
+      {"gemm.ceiling", 0.05, 1.0, "share of peak FLOP/s that large GEMMs reach; scales all compute",
+       assumed.gemm.ceiling, 0.3},
+      {"collective.inter_node", 0.01, 1.0, "achieved share of EFA bandwidth in collectives between instances",
+       assumed.collective.inter_node, 0.3},
+      {"collective.step_latency_s", 0.0, 5e-3, "start-up cost of each collective algorithm step (alpha)",
+       assumed.collective.step_latency_s, 20e-6},
+      {"step_overhead_s", 0.0, 5.0, "fixed cost per optimizer step: host sync, launch, data loading",
+       assumed.step_overhead_s, 0.25},
   };
 }
 
@@ -135,13 +145,14 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
     Solution sol = levenberg_marquardt(problem, s);
     if (sol.cost < best.cost) best = sol;
   }
-  problem.residuals(best.u);  // leave the predictor at the winner
+  const Eigen::VectorXd r = problem.residuals(best.u);  // leave the predictor at the winner
+  const double run_cost = r.head(Eigen::Index(use.size())).squaredNorm();
 
   FitResult result;
   result.calibration = predictor.calibration();
   for (Eigen::Index k = 0; k < n; ++k) result.values.push_back(to_value(parameters[size_t(k)], best.u[k]));
   for (size_t i : use) result.fitted_on.push_back(predictor.run(i).id);
-  result.rms_log_error = std::sqrt(best.cost / double(use.size()));
+  result.rms_log_error = std::sqrt(run_cost / double(use.size()));
   result.iterations = best.iterations;
   result.residual_dof = int(use.size()) - int(parameters.size());
   return result;

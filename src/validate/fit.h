@@ -1,8 +1,9 @@
 // Fitting a few per-accelerator factors of a Calibration to measured runs:
 // Levenberg-Marquardt (Eigen) on log(predicted / measured seq/s) with numeric
 // derivatives, every parameter mapped through a logistic onto its bounds so a
-// fit can never leave them. Deterministic: fixed starting points, fixed
-// iteration limits; the best of the starts wins.
+// fit can never leave them, and a weak Gaussian prior per parameter (a MAP
+// estimate) so a factor the runs cannot pin stays near its assumed value
+// instead of drifting to a bound. Deterministic: fixed starts and iteration limits.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,10 +17,18 @@ struct FitParameter {
   std::string name;  // the Calibration field, as in its JSON: "gemm.ceiling"
   double lower = 0, upper = 1;
   std::string meaning;  // one line, for the calibration file
+  // Prior: the assumed value and how far from it the runs may move it freely.
+  double prior_centre = 0, prior_sigma = 0;  // sigma 0: no prior
 };
 
+// Assumed run-to-run scatter of a published throughput, as a log error. It
+// weighs the runs against the priors: a run missed by this much costs as much
+// as a parameter one prior sigma from its centre.
+inline constexpr double kRunNoiseLog = 0.02;
+
 // The default set: GEMM ceiling, inter-instance collective efficiency,
-// collective step latency and a fixed per-step overhead.
+// collective step latency and a fixed per-step overhead; priors centred on the
+// assumed defaults of calib::Calibration.
 std::vector<FitParameter> default_fit_parameters();
 
 // Reads or writes the named field; throws spec::SpecError for an unknown name.
