@@ -85,7 +85,13 @@ int run(const SearchCommandOptions& o) {
     search::SearchOptions so;
     so.top_k = o.flags.top;
     so.threads = o.flags.threads;
-    if (o.has_reference) so.reference = to_plan(o.reference);
+    if (o.has_reference) {
+      // The reference obeys the overlap the search is restricted to, so the two compare like for like.
+      spec::Plan reference = to_plan(o.reference);
+      if (o.flags.overlap_dp != "any") reference.overlap_dp_comm = o.flags.overlap_dp == "on";
+      if (o.flags.overlap_tp != "any") reference.overlap_tp_comm = o.flags.overlap_tp == "on";
+      so.reference = reference;
+    }
     const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "search " + hw);
     const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +

@@ -73,3 +73,13 @@ TEST(SearchCli, BadInstancesAreRefused) {
 }
 
 }  // namespace
+
+// The reference plan takes the overlap the search is restricted to; before,
+// --overlap-dp off ranked a reference with DP overlap against leaders without it.
+TEST(SearchCli, ReferenceFollowsTheOverlapRestriction) {
+  const Outcome r = run("search --instances 16 --overlap-dp off --quiet --top 1 --reference-tp 8 --reference-pp 1 "
+                        "--reference-sp");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("TP 8 / PP 1 / SP / mb 1 / ZeRO 1 / selective / no DP overlap, 16 instances"), std::string::npos)
+      << r.out;
+}
