@@ -7,6 +7,7 @@
 
 #include "calib/calibration_io.h"
 #include "cli/commands.h"
+#include "cli/published_choices.h"
 #include "cli/validate_tables.h"
 #include "report/table_render.h"
 #include "spec/load.h"
@@ -16,6 +17,9 @@ namespace tp::cli {
 namespace {
 
 std::string default_measured_dir() { return (std::filesystem::path(spec::data_root()) / "data" / "measured").string(); }
+std::string default_choices_dir() {
+  return (std::filesystem::path(spec::data_root()) / "data" / "published-choices").string();
+}
 
 // The shapes every fit starts from: the assumed defaults of calib::Calibration.
 // No kernel-measured curve exists for Gaudi or Trainium on this host, so the
@@ -29,13 +33,14 @@ calib::Calibration starting_calibration() {
 
 struct ValidateOptions {
   std::string measured;
+  std::string choices;  // published best layouts; default data/published-choices
   std::string report;  // markdown file; plots beside it
   bool plot = false;
   std::string format = "text";
 };
 
-void write_markdown(const validate::ValidationResult& v, const std::vector<std::string>& plots, const std::string& path,
-                    const std::string& measured) {
+void write_markdown(const validate::ValidationResult& v, const report::Table& choices,
+                    const std::vector<std::string>& plots, const std::string& path, const std::string& measured) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path);
   out << "# Validation: the step model against measured runs\n\n"
@@ -50,6 +55,8 @@ void write_markdown(const validate::ValidationResult& v, const std::vector<std::
   out << "\n";
   report::render_table(out, fit_table(v), report::Format::markdown);
   out << "\n";
+  report::render_table(out, choices, report::Format::markdown);
+  out << "\n";
   out << "### What limits the error\n\n"
       << "- Degrees of freedom: four factors per accelerator on seven runs leave three. Each factor has a weak prior at "
          "its assumed default (fit table), so a factor the runs cannot pin stays near it instead of drifting to a bound "
@@ -57,6 +64,10 @@ void write_markdown(const validate::ValidationResult& v, const std::vector<std::
       << "- A table's scaling point is predicted from the other tables when held out. A two-row table (Pythia) loses its "
          "only evidence of trn1's inter-instance cost: held out, Pythia x4 is predicted with an inter-instance "
          "efficiency near the prior (the NeoX runs barely depend on it), so it is the weakest figure here.\n"
+      << "- Published choices: seed 002's layout leads the search, but its micro-batch 1 x accumulation 2 ranks below "
+         "micro-batch 2 x 1, because the DP collectives overlap only the last micro-batch's backward and the first "
+         "forward, which are half as long. How much DP traffic there is to hide at 128 instances rests on trn1's "
+         "inter-instance efficiency, which only Pythia x4 measures.\n"
       << "- Unpublished settings (BERT-Large batch, SP and recompute on trn1, whether DP communication overlaps) are "
          "assumptions written in data/measured/*.json; the errors are conditional on them.\n"
       << "- GEMM, attention and memory-bound curve shapes are assumed defaults, not kernel measurements on Gaudi or "
@@ -72,19 +83,16 @@ int run_validate(const ValidateOptions& o) {
   const auto runs = validate::load_measured_dir(dir);
   const calib::Calibration start = starting_calibration();
   const validate::ValidationResult v = validate::validate_runs(runs, start);
-  const auto format = report::parse_format(o.format);
-  report::render_table(std::cout, mape_table(v), format);
-  std::cout << "\n";
-  report::render_table(std::cout, runs_table(v), format);
-  std::cout << "\n";
-  report::render_table(std::cout, fit_table(v), format);
+  const report::Table choices = choices_table(
+      check_published_choices(validate::load_published_choices(o.choices.empty() ? default_choices_dir() : o.choices), v));
+  report::render_tables(std::cout, {mape_table(v), runs_table(v), fit_table(v), choices}, o.format);
   std::vector<std::string> plots, errors;
   if (o.plot) {
     const std::string plot_dir = o.report.empty() ? "reports" : std::filesystem::path(o.report).parent_path().string();
     plots = write_validation_plots(v, runs, start, plot_dir.empty() ? "." : plot_dir, errors);
     for (const auto& e : errors) std::cerr << "trainplan: plot failed: " << e << "\n";
   }
-  if (!o.report.empty()) write_markdown(v, plots, o.report, o.measured.empty() ? "data/measured" : o.measured);
+  if (!o.report.empty()) write_markdown(v, choices, plots, o.report, o.measured.empty() ? "data/measured" : o.measured);
   return errors.empty() ? 0 : 1;
 }
 
@@ -134,6 +142,8 @@ void add_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* c = app.add_subcommand("validate", "The step model against measured runs: in-sample and leave-one-out errors");
   c->add_option("--measured", o->measured, "Folder of measured-run JSON files; default data/measured");
+  c->add_option("--choices", o->choices,
+                "Folder of published best-layout JSON files, ranked by the search under the fit; default data/published-choices");
   c->add_flag("--plot", o->plot, "Write predicted-against-measured and scaling plots beside the report (default reports/)");
   c->add_option("--report", o->report, "Also write the markdown report here, e.g. reports/validation.md");
   c->add_option("-f,--format", o->format, "Terminal output: text, markdown, csv or json")

@@ -41,22 +41,23 @@ bool optional_bool(const json& j, const char* key, bool fallback, const std::str
   return j.at(key).get<bool>();
 }
 
-}  // namespace
+std::vector<std::string> json_files_in(const std::string& dir, const char* expected) {
+  if (!std::filesystem::is_directory(dir)) throw spec::SpecError(dir, "", expected);
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
-std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::string& file) {
-  MeasuredRun base;
-  base.table = need_string(j, "table", file, "");
-  base.model = need_string(j, "model", file, "");
-  base.hardware = need_string(j, "hardware", file, "");
+// The workload's sequence and precision, and the plan fields every file shares.
+void read_workload_and_plan(const json& j, const std::string& file, spec::Workload& workload, spec::Plan& plan) {
   const json& w = need(j, "workload", file, "");
-  base.workload.seq_len = int(need_positive(w, "seq_len", file, "workload"));
+  workload.seq_len = int(need_positive(w, "seq_len", file, "workload"));
   const std::string precision = need_string(w, "precision", file, "workload");
-  if (!spec::parse_precision(precision, base.workload.precision))
+  if (!spec::parse_precision(precision, workload.precision))
     throw spec::SpecError(file, "workload.precision", "mixed-bf16, bf16-sr or fp32");
-  const bool fixed_batch = w.contains("global_batch");
-
   const json& p = need(j, "plan", file, "");
-  spec::Plan& plan = base.plan;
   plan.tp = optional_int(p, "tp", 1, file, "plan");
   plan.pp = optional_int(p, "pp", 1, file, "plan");
   plan.virtual_stages = optional_int(p, "virtual_stages", 1, file, "plan");
@@ -68,6 +69,19 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
   if (p.contains("recompute") &&
       (!p.at("recompute").is_string() || !spec::parse_recompute(p.at("recompute").get<std::string>(), plan.recompute)))
     throw spec::SpecError(file, "plan.recompute", "none, selective or full");
+}
+
+}  // namespace
+
+std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::string& file) {
+  MeasuredRun base;
+  base.table = need_string(j, "table", file, "");
+  base.model = need_string(j, "model", file, "");
+  base.hardware = need_string(j, "hardware", file, "");
+  read_workload_and_plan(j, file, base.workload, base.plan);
+  const json& w = j.at("workload");
+  const json& p = j.at("plan");
+  const bool fixed_batch = w.contains("global_batch");
   // The global batch is either fixed by the workload or per replica (micro-batch x accumulation).
   const int grad_accum = optional_int(p, "grad_accum", 0, file, "plan");
   if (fixed_batch == (grad_accum > 0))
@@ -97,14 +111,28 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
   return out;
 }
 
+PublishedChoice published_choice_from_json(const json& j, const std::string& file) {
+  PublishedChoice c;
+  c.name = need_string(j, "name", file, "");
+  c.source = need_string(j, "source", file, "");
+  c.model = need_string(j, "model", file, "");
+  c.hardware = need_string(j, "hardware", file, "");
+  read_workload_and_plan(j, file, c.workload, c.plan);
+  c.workload.global_batch_seqs = int64_t(need_positive(j.at("workload"), "global_batch", file, "workload"));
+  c.plan.instances = int(need_positive(j, "instances", file, ""));
+  return c;
+}
+
+std::vector<PublishedChoice> load_published_choices(const std::string& dir) {
+  std::vector<PublishedChoice> out;
+  for (const auto& f : json_files_in(dir, "a folder of published-choice *.json files"))
+    out.push_back(published_choice_from_json(spec::read_json_file(f), f));
+  return out;
+}
+
 std::vector<MeasuredRun> load_measured_dir(const std::string& dir) {
-  if (!std::filesystem::is_directory(dir)) throw spec::SpecError(dir, "", "a folder of measured-run *.json files");
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
   std::vector<MeasuredRun> all;
-  for (const auto& f : files) {
+  for (const auto& f : json_files_in(dir, "a folder of measured-run *.json files")) {
     auto runs = measured_runs_from_json(spec::read_json_file(f), f);
     all.insert(all.end(), runs.begin(), runs.end());
   }

@@ -103,3 +103,17 @@ TEST(SearchCli, Seed002PublishedLayoutLeads) {
   EXPECT_EQ(top["sp"].get<std::string>(), "on");
   EXPECT_EQ(top["dp"].get<int>(), 512);
 }
+
+// `validate` ranks seed 002's published choice with the in-sample trn1 fit; its
+// TP 8 / PP 1 / SP layout must be within 3% of the search's leader (issue 5).
+TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercent) {
+  const Outcome r = run("validate --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);  // one document, every table a key
+  nlohmann::json choices;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key().rfind("published_best_layouts", 0) == 0) choices = it.value();
+  ASSERT_EQ(choices.size(), 1u) << r.out;
+  EXPECT_GE(choices[0]["that_leader"].get<double>(), 0.97);
+  EXPECT_GE(choices[0]["rank"].get<int>(), 1);  // the published plan itself fits and is ranked
+}

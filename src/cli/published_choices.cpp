@@ -1,0 +1,86 @@
+#include "cli/published_choices.h"
+
+#include "cli/search_flags.h"
+#include "spec/load.h"
+
+namespace tp::cli {
+namespace {
+
+// The search's own defaults (throughput, on-demand price, async TP off): the
+// check asks what a user running `trainplan search` would be told.
+search::SearchResult search_at(const cost::Evaluator& evaluator, const validate::PublishedChoice& c,
+                               const spec::HardwareSpec& hardware, search::SpaceConstraints constraints) {
+  const SearchFlags defaults;
+  constraints.instances = {c.plan.instances};
+  constraints.overlap_tp = false;
+  const search::PlanSpace space(evaluator.model(), hardware, c.workload, constraints);
+  const search::Scorer scorer(evaluator, space.instance_counts(), price_of(hardware, defaults.price),
+                              objective(defaults), failure_settings(defaults));
+  search::SearchOptions options;
+  options.top_k = 1;
+  options.reference = c.plan;
+  return search::run_search(evaluator, space, scorer, options);
+}
+
+}  // namespace
+
+std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::PublishedChoice>& choices,
+                                                 const validate::ValidationResult& v) {
+  std::vector<ChoiceCheck> out;
+  for (const auto& c : choices) {
+    const spec::HardwareSpec hardware = spec::load_hardware(c.hardware);
+    const validate::HardwareFit* fit = nullptr;
+    for (const auto& f : v.fits)
+      if (f.hardware == hardware.name) fit = &f;
+    if (!fit) continue;
+    const spec::ModelSpec model = spec::load_model(c.model);
+    const cost::Evaluator evaluator(model, hardware, fit->in_sample.calibration, c.workload);
+    const search::SearchResult all = search_at(evaluator, c, hardware, {});
+    search::SpaceConstraints layout;
+    layout.tp = c.plan.tp;
+    layout.pp = c.plan.pp;
+    layout.sp = c.plan.sp;
+    const search::SearchResult same_layout = search_at(evaluator, c, hardware, layout);
+    ChoiceCheck check;
+    check.choice = c;
+    check.feasible = all.drops.feasible;
+    if (all.top.empty()) {
+      out.push_back(check);
+      continue;
+    }
+    const double lead = all.top.front().score.objective;
+    check.leader = describe(all.top.front().evaluation.plan);
+    check.published_feasible = all.reference_score.has_value();
+    if (check.published_feasible) {
+      check.published_rank = all.reference_rank;
+      check.published_ratio = all.reference_score->objective / lead;
+    }
+    if (!same_layout.top.empty()) {
+      check.best_with_layout = describe(same_layout.top.front().evaluation.plan);
+      check.layout_ratio = same_layout.top.front().score.objective / lead;
+    }
+    out.push_back(check);
+  }
+  return out;
+}
+
+report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
+  report::Table t;
+  t.title = "Published best layouts against the search (in-sample fit, throughput, closed-form pipeline)";
+  t.columns = {{"published choice", ""},
+               {"published plan", ""},
+               {"rank", "", report::NumberStyle::integer},
+               {"of feasible", "", report::NumberStyle::integer},
+               {"published / leader", "", report::NumberStyle::percent},
+               {"best with its TP / PP / SP", ""},
+               {"that / leader", "", report::NumberStyle::percent},
+               {"search leader", ""}};
+  for (const auto& c : checks)
+    t.add_row({c.choice.name, describe(c.choice.plan), double(c.published_rank), double(c.feasible),
+               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader});
+  t.notes.push_back("rank 0 and 0%: the published plan does not fit or is refused under the model; choices and their "
+                    "assumptions are in data/published-choices/*.json");
+  return t;
+}
+
+}  // namespace tp::cli

@@ -1,0 +1,29 @@
+// Where the search ranks the layouts that published runs chose as their best
+// (data/published-choices/), under each accelerator's in-sample fit from
+// `validate`: the leader, the published plan's rank and objective against it,
+// and the best plan that keeps the published TP / PP / SP layout.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+#include "validate/measured_run.h"
+#include "validate/validation.h"
+
+namespace tp::cli {
+
+struct ChoiceCheck {
+  validate::PublishedChoice choice;
+  std::string leader, best_with_layout;  // plans as describe() writes them
+  long published_rank = 0, feasible = 0;
+  double published_ratio = 0;    // published objective / leader's (throughput)
+  double layout_ratio = 0;       // best with the published layout / leader's
+  bool published_feasible = false;
+};
+
+// Choices whose hardware has no fit in `v` are skipped.
+std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::PublishedChoice>& choices,
+                                                 const validate::ValidationResult& v);
+report::Table choices_table(const std::vector<ChoiceCheck>& checks);
+
+}  // namespace tp::cli
