@@ -50,8 +50,7 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
     }
     const double lead = all.top.front().score.objective;
     check.leader = describe(all.top.front().evaluation.plan);
-    check.published_feasible = all.reference_score.has_value();
-    if (check.published_feasible) {
+    if (all.reference_score) {
       check.published_rank = all.reference_rank;
       check.published_ratio = all.reference_score->objective / lead;
     }

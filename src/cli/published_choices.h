@@ -18,7 +18,6 @@ struct ChoiceCheck {
   long published_rank = 0, feasible = 0;
   double published_ratio = 0;    // published objective / leader's (throughput)
   double layout_ratio = 0;       // best with the published layout / leader's
-  bool published_feasible = false;
 };
 
 // Choices whose hardware has no fit in `v` are skipped.

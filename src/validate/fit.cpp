@@ -90,6 +90,9 @@ Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
 
 }  // namespace
 
+// Prior sigmas are assumptions, chosen once and wide: a share may move by 0.3
+// and the latency by 20 us (a few EFA round trips) before costing as much as one
+// run missed by kRunNoiseLog; the overhead by a quarter second.
 std::vector<FitParameter> default_fit_parameters() {
   const calib::Calibration assumed;
   return {
