@@ -7,17 +7,14 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench/median.h"
 #include "cost/evaluate.h"
 #include "spec/load.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using tp::bench::median;
 
 }  // namespace
 

@@ -6,16 +6,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench/median.h"
 #include "cost/pipeline.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using tp::bench::median;
 
 }  // namespace
 
