@@ -23,7 +23,7 @@ int main() {
   const spec::ModelSpec llama7 = spec::load_model("llama2-7b");
   const spec::ModelSpec big = spec::load_model("gpt3-175b");
   const spec::HardwareSpec trn1 = spec::load_hardware("trn1.32xlarge");
-  const calib::Calibration calibration;
+  const spec::Calibration calibration;
   const spec::Workload workload{4096, 1024, 2e12, spec::Precision::bf16_sr};
   const cost::Evaluator evaluator(llama7, trn1, calibration, workload);
 

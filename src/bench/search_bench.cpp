@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   const spec::ModelSpec model = spec::load_model("llama2-70b");
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
-  calib::Calibration cal;  // the assumed default: speed does not depend on the figures
+  spec::Calibration cal;  // the assumed default: speed does not depend on the figures
   spec::Workload w{4096, 1024, 20.0 * double(model.total_parameters()), spec::Precision::bf16_sr};
   const cost::Evaluator evaluator(model, hw, cal, w);
   search::SpaceConstraints c;

@@ -9,10 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 #include "calib/sweep.h"
 
 namespace tp::calib {
+using spec::Calibration;
+using spec::CalibrationFile;
+using spec::GemmEfficiency;
+using spec::MemoryEfficiency;
 
 GemmEfficiency fit_gemm(const std::vector<Measurement>& points, double peak_flops_per_s);
 MemoryEfficiency fit_memory(const std::vector<Measurement>& points, double bytes_per_s);

@@ -3,10 +3,12 @@
 // section (FMA peak over all threads used, streaming bandwidth). One chip, one
 // device, switched fabric, no prices. Throws SpecError if the file lacks them.
 #pragma once
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 #include "spec/hardware_spec.h"
 
 namespace tp::calib {
+using spec::Calibration;
+using spec::CalibrationFile;
 
 spec::HardwareSpec host_hardware(const CalibrationFile& file);
 

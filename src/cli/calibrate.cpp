@@ -7,7 +7,7 @@
 #include <ctime>
 #include <iostream>
 
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 #include "calib/fit.h"
 #include "calib/sweep.h"
 #include "cli/commands.h"
@@ -76,9 +76,9 @@ void add_calibrate_command(CLI::App& app) {
     const calib::Sweep sweep = calib::run_kernel_sweep(opt);
     if (tty) std::fprintf(stderr, "\n");
     const std::string date = today();
-    const calib::CalibrationFile file =
+    const spec::CalibrationFile file =
         calib::fit_calibration(sweep, name->empty() ? "host-" + date : *name, date);
-    calib::save_calibration(file, *out);
+    spec::save_calibration(file, *out);
     const auto& h = sweep.host;
     const auto& g = file.calibration.gemm;
     std::printf("host: %s, %s, %d threads\n", h.cpu.c_str(), h.isa.c_str(), h.threads);
@@ -104,7 +104,7 @@ void add_calibrate_command(CLI::App& app) {
   auto all = std::make_shared<bool>(false);
   check->add_option("FILE", *file, "Calibration file written by `calibrate kernels`")->required();
   check->add_flag("--all", *all, "Also include the points the fit saw");
-  check->callback([=] { print_check(calib::check_calibration(calib::load_calibration(*file), *all)); });
+  check->callback([=] { print_check(calib::check_calibration(spec::load_calibration(*file), *all)); });
 }
 
 }  // namespace tp::cli

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 #include "calib/host_hardware.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -42,11 +42,11 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
   return w;
 }
 
-calib::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware) {
-  if (!flag.empty()) return calib::load_calibration(flag).calibration;
+spec::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware) {
+  if (!flag.empty()) return spec::load_calibration(flag).calibration;
   const auto fitted = std::filesystem::path(spec::data_root()) / "data" / "calibration" / (hardware.name + ".json");
-  if (std::filesystem::exists(fitted)) return calib::load_calibration(fitted.string()).calibration;
-  calib::Calibration c;
+  if (std::filesystem::exists(fitted)) return spec::load_calibration(fitted.string()).calibration;
+  spec::Calibration c;
   c.name = "assumed-default";
   c.accelerator = hardware.accelerator;
   c.origin = "assumed";
@@ -61,7 +61,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     // This CPU as an accelerator: peak and bandwidth come from its measured calibration.
     if (o.calibration.empty())
       throw spec::SpecError("--hardware host", "", "expected --calibration FILE from `trainplan calibrate kernels`");
-    const calib::CalibrationFile file = calib::load_calibration(o.calibration);
+    const spec::CalibrationFile file = spec::load_calibration(o.calibration);
     s.hardware = calib::host_hardware(file);
     s.calibration = file.calibration;
   } else {

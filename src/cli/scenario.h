@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
@@ -27,13 +27,13 @@ struct ScenarioOptions {
 struct Scenario {
   spec::ModelSpec model;
   spec::HardwareSpec hardware;
-  calib::Calibration calibration;
+  spec::Calibration calibration;
   spec::Workload workload;
 };
 
 void add_scenario_options(CLI::App* command, ScenarioOptions& options, bool multiple_hardware = false);
 spec::Workload load_workload(const ScenarioOptions& options, const spec::ModelSpec& model);
-calib::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware);
+spec::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware);
 Scenario load_scenario(const ScenarioOptions& options, const std::string& hardware_name);
 
 struct PlanOptions {

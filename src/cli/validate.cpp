@@ -5,7 +5,7 @@
 #include <iostream>
 #include <memory>
 
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 #include "cli/commands.h"
 #include "cli/published_choices.h"
 #include "cli/validate_tables.h"
@@ -21,12 +21,12 @@ std::string default_choices_dir() {
   return (std::filesystem::path(spec::data_root()) / "data" / "published-choices").string();
 }
 
-// The shapes every fit starts from: the assumed defaults of calib::Calibration.
+// The shapes every fit starts from: the assumed defaults of spec::Calibration.
 // No kernel-measured curve exists for Gaudi or Trainium on this host, so the
 // GEMM half-saturation sizes and memory curves stay assumed; only the factors
 // named in the fit move.
-calib::Calibration starting_calibration() {
-  calib::Calibration c;
+spec::Calibration starting_calibration() {
+  spec::Calibration c;
   c.origin = "fitted";
   return c;
 }
@@ -81,7 +81,7 @@ void write_markdown(const validate::ValidationResult& v, const report::Table& ch
 int run_validate(const ValidateOptions& o) {
   const std::string dir = o.measured.empty() ? default_measured_dir() : o.measured;
   const auto runs = validate::load_measured_dir(dir);
-  const calib::Calibration start = starting_calibration();
+  const spec::Calibration start = starting_calibration();
   const validate::ValidationResult v = validate::validate_runs(runs, start);
   const report::Table choices = choices_table(
       check_published_choices(validate::load_published_choices(o.choices.empty() ? default_choices_dir() : o.choices), v));
@@ -108,12 +108,12 @@ int run_fit(const FitOptions& o) {
     std::cerr << "trainplan: no measured run on " << hardware.name << " in " << dir << "\n";
     return 2;
   }
-  calib::Calibration start = starting_calibration();
+  spec::Calibration start = starting_calibration();
   start.accelerator = hardware.accelerator;
   validate::Predictor predictor(runs, start);
   const auto parameters = validate::default_fit_parameters();
   const validate::FitResult fit = validate::fit(predictor, parameters);
-  calib::CalibrationFile file;
+  spec::CalibrationFile file;
   file.calibration = fit.calibration;
   file.calibration.name = hardware.name + "-fitted";
   file.calibration.description = "fitted by `trainplan calibrate fit` on " + std::to_string(runs.size()) + " published runs (" + (o.measured.empty() ? std::string("data/measured") : o.measured) +
@@ -130,7 +130,7 @@ int run_fit(const FitOptions& o) {
                        {"parameters", params},
                        {"rms_log_error", fit.rms_log_error},
                        {"residual_degrees_of_freedom", fit.residual_dof}};
-  calib::save_calibration(file, o.out);
+  spec::save_calibration(file, o.out);
   for (size_t k = 0; k < parameters.size(); ++k) std::cout << parameters[k].name << " = " << fit.values[k] << "\n";
   std::cout << "rms log error " << fit.rms_log_error << " over " << runs.size() << " runs; wrote " << o.out << "\n";
   return 0;

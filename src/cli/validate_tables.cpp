@@ -90,7 +90,7 @@ std::string slug(const std::string& s) {
 
 std::vector<std::string> write_validation_plots(const validate::ValidationResult& v,
                                                 const std::vector<validate::MeasuredRun>& runs,
-                                                const calib::Calibration& start, const std::string& dir,
+                                                const spec::Calibration& start, const std::string& dir,
                                                 std::vector<std::string>& errors) {
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;

@@ -16,7 +16,7 @@ report::Table fit_table(const validate::ValidationResult& v);
 // Writes predicted-against-measured and one scaling overlay per table under
 // `dir`; returns the files written and, in `errors`, what failed.
 std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::vector<validate::MeasuredRun>& runs,
-                                                const calib::Calibration& start, const std::string& dir,
+                                                const spec::Calibration& start, const std::string& dir,
                                                 std::vector<std::string>& errors);
 
 }  // namespace tp::cli

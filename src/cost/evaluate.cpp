@@ -14,19 +14,19 @@ namespace {
 using net::Collective;
 
 // Seconds of a GEMM (m x k) * (k x n) at the calibrated efficiency for its shape.
-inline double gemm_s(const calib::GemmEfficiency& eff, double peak, double m, double n, double k) {
+inline double gemm_s(const spec::GemmEfficiency& eff, double peak, double m, double n, double k) {
   return 2 * m * n * k / (peak * eff.at(m, n, k));
 }
 // Forward GEMM plus its two backward GEMMs: dX = dY W^T (m, k, n) and dW = X^T dY (k, n, m).
 struct GemmPass {
   double forward_s = 0, backward_s = 0;
-  void add(const calib::GemmEfficiency& eff, double peak, double m, double n, double k) {
+  void add(const spec::GemmEfficiency& eff, double peak, double m, double n, double k) {
     forward_s += gemm_s(eff, peak, m, n, k);
     backward_s += gemm_s(eff, peak, m, k, n) + gemm_s(eff, peak, k, n, m);
   }
 };
 
-inline double stream_s(const calib::MemoryEfficiency& eff, double bandwidth, double bytes) {
+inline double stream_s(const spec::MemoryEfficiency& eff, double bandwidth, double bytes) {
   return bytes > 0 ? bytes / (bandwidth * eff.at(bytes)) : 0.0;
 }
 
@@ -52,7 +52,7 @@ double optimizer_bytes_per_parameter(spec::Precision precision) {
 }  // namespace
 
 Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
-                     const calib::Calibration& calibration, const spec::Workload& workload)
+                     const spec::Calibration& calibration, const spec::Workload& workload)
     : model_(model), hardware_(hardware), calibration_(calibration), workload_(workload), cluster_(hardware),
       norm_(calibration.memory_for(model.norm == spec::NormKind::layernorm ? "layernorm" : "rmsnorm")),
       softmax_(calibration.memory_for("softmax")),
@@ -63,7 +63,7 @@ Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& har
 Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) const {
   const spec::ModelSpec& m = model_;
   const spec::HardwareSpec& hw = hardware_;
-  const calib::Calibration& cal = calibration_;
+  const spec::Calibration& cal = calibration_;
   const spec::Workload& w = workload_;
   Evaluation result;
   result.plan = input;
@@ -287,7 +287,7 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
 }
 
 Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
-                    const calib::Calibration& calibration, const spec::Workload& workload, const spec::Plan& plan,
+                    const spec::Calibration& calibration, const spec::Workload& workload, const spec::Plan& plan,
                     PipelineMethod method) {
   return Evaluator(model, hardware, calibration, workload).evaluate(plan, method);
 }

@@ -5,7 +5,7 @@
 // each further plan costs about a microsecond; the free function is the same
 // model for one plan.
 #pragma once
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "cost/estimate.h"
 #include "cost/plan_check.h"
 #include "net/cluster.h"
@@ -28,27 +28,27 @@ struct Evaluation {
 class Evaluator {
  public:
   // Keeps references: the specs and calibration must outlive the Evaluator.
-  Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const calib::Calibration& calibration,
+  Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Calibration& calibration,
             const spec::Workload& workload);
   Evaluation evaluate(const spec::Plan& plan, PipelineMethod method = PipelineMethod::closed_form) const;
 
   const spec::ModelSpec& model() const { return model_; }
   const spec::HardwareSpec& hardware() const { return hardware_; }
-  const calib::Calibration& calibration() const { return calibration_; }
+  const spec::Calibration& calibration() const { return calibration_; }
   const spec::Workload& workload() const { return workload_; }
 
  private:
   const spec::ModelSpec& model_;
   const spec::HardwareSpec& hardware_;
-  const calib::Calibration& calibration_;
+  const spec::Calibration& calibration_;
   const spec::Workload& workload_;
   net::Cluster cluster_;
   // Per-op memory efficiencies pulled out of the calibration's map once.
-  calib::MemoryEfficiency norm_, softmax_, activation_, residual_, optimizer_;
+  spec::MemoryEfficiency norm_, softmax_, activation_, residual_, optimizer_;
 };
 
 Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
-                    const calib::Calibration& calibration, const spec::Workload& workload, const spec::Plan& plan,
+                    const spec::Calibration& calibration, const spec::Workload& workload, const spec::Plan& plan,
                     PipelineMethod method = PipelineMethod::closed_form);
 
 }  // namespace tp::cost

@@ -48,7 +48,7 @@ double Cluster::intra_p2p_bytes_per_s(GroupLayout g) const {
 }
 
 double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int instances,
-                        const calib::CollectiveEfficiency& eff) const {
+                        const spec::CollectiveEfficiency& eff) const {
   if (group.size < 1 || group.stride < 1)
     throw spec::SpecError(source_file_, "", "a group of at least 1 rank at a stride of at least 1");
   if (instances < 1) throw spec::SpecError(source_file_, "", "at least 1 instance");
@@ -84,7 +84,7 @@ int Cluster::members_per_instance(GroupLayout g) const {
 // neighbours sending at once; each group crosses each instance boundary once,
 // so the concurrent groups of an instance share its EFA bandwidth.
 double Cluster::flat_ring_seconds(Collective kind, double bytes, GroupLayout g,
-                                  const calib::CollectiveEfficiency& eff) const {
+                                  const spec::CollectiveEfficiency& eff) const {
   const int local = members_per_instance(g);
   const int groups_per_instance = devices_ / local;
   const double cross_bps = efa_bytes_per_s_ * eff.inter_node / groups_per_instance;
@@ -99,7 +99,7 @@ double Cluster::flat_ring_seconds(Collective kind, double bytes, GroupLayout g,
 // hierarchical scheme. Every device of an instance belongs to some concurrent
 // group, so all of them share the instance's EFA bandwidth during the middle phase.
 double Cluster::hierarchical_seconds(Collective kind, double bytes, GroupLayout g,
-                                     const calib::CollectiveEfficiency& eff) const {
+                                     const spec::CollectiveEfficiency& eff) const {
   const int local = members_per_instance(g);
   const int across = g.size / local;
   const double intra_bps = local > 1 ? collective_bytes_per_s_[table_index({local, g.stride})] * eff.intra_node : kUnbounded;
@@ -124,7 +124,7 @@ double Cluster::hierarchical_seconds(Collective kind, double bytes, GroupLayout 
 // instance shares EFA with the other devices crossing at the same moment
 // (the last `stride` local devices, or all of them when stride >= an instance).
 // A step waits for its slowest hop, so the slower kind sets the time.
-double Cluster::p2p_seconds(double bytes, GroupLayout g, const calib::CollectiveEfficiency& eff) const {
+double Cluster::p2p_seconds(double bytes, GroupLayout g, const spec::CollectiveEfficiency& eff) const {
   const double alpha_intra = eff.step_latency_s + fabric_latency_s_;
   const long long span = static_cast<long long>(g.size) * g.stride;
   if (span <= devices_) {

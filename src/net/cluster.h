@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 
 namespace tp::net {
@@ -34,7 +34,7 @@ class Cluster {
   // reduce_scatter, the message for point_to_point (to the rank `stride` away).
   // `instances` is the cluster size the layout lives in.
   double seconds(Collective kind, double bytes, GroupLayout group, int instances,
-                 const calib::CollectiveEfficiency& efficiency) const;
+                 const spec::CollectiveEfficiency& efficiency) const;
 
   int devices_per_instance() const { return devices_; }
   // Raw (efficiency 1) per-rank bandwidth of the concurrent groups of an
@@ -46,11 +46,11 @@ class Cluster {
  private:
   int table_index(GroupLayout group) const { return group.size * (devices_ + 1) + group.stride; }
   double hierarchical_seconds(Collective kind, double bytes, GroupLayout group,
-                              const calib::CollectiveEfficiency& efficiency) const;
+                              const spec::CollectiveEfficiency& efficiency) const;
   int members_per_instance(GroupLayout group) const;
   double flat_ring_seconds(Collective kind, double bytes, GroupLayout group,
-                           const calib::CollectiveEfficiency& efficiency) const;
-  double p2p_seconds(double bytes, GroupLayout group, const calib::CollectiveEfficiency& efficiency) const;
+                           const spec::CollectiveEfficiency& efficiency) const;
+  double p2p_seconds(double bytes, GroupLayout group, const spec::CollectiveEfficiency& efficiency) const;
 
   int devices_ = 0;
   double fabric_latency_s_ = 0;

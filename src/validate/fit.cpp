@@ -94,7 +94,7 @@ Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
 // and the latency by 20 us (a few EFA round trips) before costing as much as one
 // run missed by kRunNoiseLog; the overhead by a quarter second.
 std::vector<FitParameter> default_fit_parameters() {
-  const calib::Calibration assumed;
+  const spec::Calibration assumed;
   return {
       {"gemm.ceiling", 0.05, 1.0, "share of peak FLOP/s that large GEMMs reach; scales all compute",
        assumed.gemm.ceiling, 0.3},
@@ -107,7 +107,7 @@ std::vector<FitParameter> default_fit_parameters() {
   };
 }
 
-double& parameter_ref(calib::Calibration& c, const std::string& name) {
+double& parameter_ref(spec::Calibration& c, const std::string& name) {
   if (name == "gemm.ceiling") return c.gemm.ceiling;
   if (name == "attention_factor") return c.attention_factor;
   if (name == "memory.ceiling") return c.memory.ceiling;

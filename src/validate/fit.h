@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "validate/predictor.h"
 
 namespace tp::validate {
@@ -28,14 +28,14 @@ inline constexpr double kRunNoiseLog = 0.02;
 
 // The default set: GEMM ceiling, inter-instance collective efficiency,
 // collective step latency and a fixed per-step overhead; priors centred on the
-// assumed defaults of calib::Calibration.
+// assumed defaults of spec::Calibration.
 std::vector<FitParameter> default_fit_parameters();
 
 // Reads or writes the named field; throws spec::SpecError for an unknown name.
-double& parameter_ref(calib::Calibration& calibration, const std::string& name);
+double& parameter_ref(spec::Calibration& calibration, const std::string& name);
 
 struct FitResult {
-  calib::Calibration calibration;   // start with the fitted fields replaced
+  spec::Calibration calibration;   // start with the fitted fields replaced
   std::vector<double> values;       // one per parameter, inside its bounds
   std::vector<std::string> fitted_on;  // run ids
   double rms_log_error = 0;         // over the fitted runs

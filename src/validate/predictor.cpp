@@ -23,7 +23,7 @@ MeasuredRun resolved(const MeasuredRun& run, int devices_per_instance) {
   return r;
 }
 
-Predictor::Predictor(const std::vector<MeasuredRun>& runs, const calib::Calibration& start)
+Predictor::Predictor(const std::vector<MeasuredRun>& runs, const spec::Calibration& start)
     : runs_(runs), calibration_(start) {
   for (const MeasuredRun& run : runs_) {
     if (run.hardware != runs_.front().hardware)

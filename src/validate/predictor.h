@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "cost/evaluate.h"
 #include "validate/measured_run.h"
 
@@ -18,13 +18,13 @@ namespace tp::validate {
 class Predictor {
  public:
   // Throws spec::SpecError when the runs span more than one hardware or a plan cannot run.
-  Predictor(const std::vector<MeasuredRun>& runs, const calib::Calibration& start);
+  Predictor(const std::vector<MeasuredRun>& runs, const spec::Calibration& start);
   ~Predictor();
   Predictor(const Predictor&) = delete;
   Predictor& operator=(const Predictor&) = delete;
 
-  calib::Calibration& calibration() { return calibration_; }
-  const calib::Calibration& calibration() const { return calibration_; }
+  spec::Calibration& calibration() { return calibration_; }
+  const spec::Calibration& calibration() const { return calibration_; }
   size_t size() const { return runs_.size(); }
   const MeasuredRun& run(size_t i) const { return runs_[i]; }
   int devices(size_t i) const;
@@ -36,7 +36,7 @@ class Predictor {
  private:
   struct Loaded;
   std::vector<MeasuredRun> runs_;
-  calib::Calibration calibration_;
+  spec::Calibration calibration_;
   std::vector<std::unique_ptr<Loaded>> loaded_;
 };
 

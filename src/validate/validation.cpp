@@ -24,7 +24,7 @@ std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std
   return out;
 }
 
-ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const calib::Calibration& start,
+ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
                                const std::vector<FitParameter>& parameters) {
   ValidationResult result;
   std::vector<std::string> hardware;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "cost/estimate.h"
 #include "validate/fit.h"
 #include "validate/measured_run.h"
@@ -45,7 +45,7 @@ struct ValidationResult {
 };
 
 // `start` supplies the curve shapes and unfitted fields for every hardware.
-ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const calib::Calibration& start,
+ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
                                const std::vector<FitParameter>& parameters = default_fit_parameters());
 
 // The runs of one hardware, in input order.

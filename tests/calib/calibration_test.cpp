@@ -2,12 +2,13 @@
 
 #include <cmath>
 
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 #include "calib/fit.h"
 #include "calib/host_hardware.h"
 #include "spec/error.h"
 
 using namespace tp::calib;
+using namespace tp::spec;
 
 namespace {
 nlohmann::json valid() {

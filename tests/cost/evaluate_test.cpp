@@ -35,7 +35,7 @@ const Case seed_cases[] = {
 struct Loaded {
   spec::ModelSpec model;
   spec::HardwareSpec hw;
-  calib::Calibration calibration;
+  spec::Calibration calibration;
   spec::Workload workload;
   spec::Plan plan;
 };

@@ -62,7 +62,7 @@ TEST(Cluster, FlatRingAcrossFourDl1Instances) {
   EXPECT_NEAR(c.seconds(Collective::all_reduce, kGiB, {32, 1}, 4, testing::ideal()), 2 * 31.0 / 32 * kGiB / 12.5e9,
               1e-12);
   // At half the EFA efficiency the boundary hop (25e9) is still faster than a link.
-  calib::CollectiveEfficiency half_efa = testing::ideal();
+  spec::CollectiveEfficiency half_efa = testing::ideal();
   half_efa.inter_node = 0.5;
   EXPECT_NEAR(c.seconds(Collective::all_reduce, kGiB, {32, 1}, 4, half_efa), 2 * 31.0 / 32 * kGiB / 12.5e9, 1e-12);
   // At a fifth (10e9) the boundary hop sets the pace.
@@ -156,7 +156,7 @@ TEST(Cluster, RejectsLayoutsThatDoNotFitOrTile) {
 
 TEST(Cluster, MoreBytesNeverTakeLess) {
   Cluster c(testing::trn1());
-  const auto eff = calib::CollectiveEfficiency{};
+  const auto eff = spec::CollectiveEfficiency{};
   for (GroupLayout g : {GroupLayout{2, 1}, GroupLayout{8, 1}, GroupLayout{4, 8}, GroupLayout{64, 1}, GroupLayout{4, 32}}) {
     double last = 0;
     for (double b = 1; b < 1e10; b *= 10) {

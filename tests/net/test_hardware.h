@@ -2,7 +2,7 @@
 // written elsewhere). Figures from /work/shared/reference/hardware-facts.md;
 // the trn1 on-chip figure is an assumption (no public number found).
 #pragma once
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 
 namespace tp::net::testing {
@@ -44,8 +44,8 @@ inline spec::HardwareSpec p4d() {
 }
 
 // Full line rate and no start-up cost, so tests see the graph's figures.
-inline calib::CollectiveEfficiency ideal() {
-  calib::CollectiveEfficiency e;
+inline spec::CollectiveEfficiency ideal() {
+  spec::CollectiveEfficiency e;
   e.intra_node = 1;
   e.inter_node = 1;
   e.step_latency_s = 0;

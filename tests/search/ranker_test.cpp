@@ -11,7 +11,7 @@ namespace {
 struct Fixture {
   spec::ModelSpec model = spec::load_model("llama2-7b");
   spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
-  calib::Calibration cal;
+  spec::Calibration cal;
   spec::Workload w{4096, 256, 1e11, spec::Precision::bf16_sr};
   cost::Evaluator evaluator{model, hw, cal, w};
   PlanSpace space{model, hw, w, [] { SpaceConstraints c; c.instances = {1, 2, 8}; return c; }()};

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 #include "spec/error.h"
 #include "spec/load.h"
 #include "validate/fit.h"
@@ -50,7 +50,7 @@ TEST(MeasuredRuns, RefusesBothOrNeitherBatchForm) {
 
 TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
   const auto runs = runs_on(load_measured_dir(measured_dir()), "trn1.32xlarge");
-  Predictor predictor(runs, calib::Calibration{});
+  Predictor predictor(runs, spec::Calibration{});
   const auto parameters = default_fit_parameters();
   const FitResult f = fit(predictor, parameters);
   ASSERT_EQ(f.values.size(), parameters.size());
@@ -68,7 +68,7 @@ TEST(Fit, UnidentifiedFactorStaysAtItsPrior) {
   auto runs = runs_on(load_measured_dir(measured_dir()), "trn1.32xlarge");
   std::erase_if(runs, [](const MeasuredRun& r) { return r.plan.instances != 1; });
   ASSERT_EQ(runs.size(), 1u);
-  Predictor predictor(runs, calib::Calibration{});
+  Predictor predictor(runs, spec::Calibration{});
   const auto parameters = default_fit_parameters();
   const FitResult f = fit(predictor, parameters);
   ASSERT_EQ(parameters[1].name, "collective.inter_node");
@@ -77,7 +77,7 @@ TEST(Fit, UnidentifiedFactorStaysAtItsPrior) {
 }
 
 TEST(Validation, LeaveOneOutMapeWithinTarget) {
-  const auto v = validate_runs(load_measured_dir(measured_dir()), calib::Calibration{});
+  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{});
   ASSERT_EQ(v.runs.size(), 14u);
   EXPECT_LE(v.mape_loo, 0.05) << "leave-one-out MAPE over the seed tables rose above 5%";
   EXPECT_LE(v.max_abs_error_loo, 0.10) << "a run's leave-one-out error rose above 10% (issue 5's target)";
@@ -86,7 +86,7 @@ TEST(Validation, LeaveOneOutMapeWithinTarget) {
 
 TEST(Validation, BertLargeScalingShapeOnDl1) {
   // Seed 000: 98.04 / 95.88 / 90.39% at 2 / 4 / 8 instances; the in-sample model within 3 points.
-  const auto v = validate_runs(load_measured_dir(measured_dir()), calib::Calibration{});
+  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{});
   int checked = 0;
   for (const auto& r : v.runs)
     if (r.run.model == "bert-large" && r.run.plan.instances > 1) {

@@ -1,25 +1,25 @@
-#include "calib/calibration_io.h"
+#include "spec/calibration_io.h"
 
 #include <fstream>
 #include <set>
 
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace tp::spec {
 namespace {
 
 using nlohmann::json;
 
 const json& field(const json& j, const char* key, const std::string& path, const std::string& file) {
-  if (!j.is_object()) throw spec::SpecError(file, path, "an object");
+  if (!j.is_object()) throw SpecError(file, path, "an object");
   auto it = j.find(key);
-  if (it == j.end()) throw spec::SpecError(file, path + "." + key, "a required field, missing");
+  if (it == j.end()) throw SpecError(file, path + "." + key, "a required field, missing");
   return *it;
 }
 
 std::string text(const json& j, const char* key, const std::string& path, const std::string& file) {
   const json& v = field(j, key, path, file);
-  if (!v.is_string()) throw spec::SpecError(file, path + "." + key, "a string");
+  if (!v.is_string()) throw SpecError(file, path + "." + key, "a string");
   return v.get<std::string>();
 }
 
@@ -28,10 +28,10 @@ double number(const json& j, const char* key, const std::string& path, const std
               double hi, bool lo_inclusive) {
   const json& v = field(j, key, path, file);
   const std::string where = path + "." + key;
-  if (!v.is_number()) throw spec::SpecError(file, where, "a number");
+  if (!v.is_number()) throw SpecError(file, where, "a number");
   const double x = v.get<double>();
   if (!(lo_inclusive ? x >= lo : x > lo) || !(x <= hi))
-    throw spec::SpecError(file, where, "a number in " + std::string(lo_inclusive ? "[" : "(") +
+    throw SpecError(file, where, "a number in " + std::string(lo_inclusive ? "[" : "(") +
                                            std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
   return x;
 }
@@ -51,14 +51,14 @@ const std::set<std::string> kMemoryOps = {"softmax", "layernorm", "rmsnorm", "ge
 }  // namespace
 
 CalibrationFile calibration_from_json(const json& j, const std::string& file) {
-  if (!j.is_object()) throw spec::SpecError(file, "$", "a JSON object holding one calibration");
+  if (!j.is_object()) throw SpecError(file, "$", "a JSON object holding one calibration");
   CalibrationFile out;
   Calibration& c = out.calibration;
   c.name = text(j, "name", "$", file);
   c.accelerator = text(j, "accelerator", "$", file);
   c.origin = text(j, "origin", "$", file);
   if (c.origin != "measured" && c.origin != "fitted" && c.origin != "assumed")
-    throw spec::SpecError(file, "$.origin", "one of measured, fitted, assumed; got \"" + c.origin + "\"");
+    throw SpecError(file, "$.origin", "one of measured, fitted, assumed; got \"" + c.origin + "\"");
   c.description = text(j, "description", "$", file);
   const json& g = field(j, "gemm", "$", file);
   // Ceilings above 1 are allowed up to 4: a peak can be quoted for a narrower unit than the one measured.
@@ -70,10 +70,10 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   c.memory = memory_from(field(j, "memory", "$", file), "$.memory", file);
   if (j.contains("memory_by_op")) {
     const json& ops = j["memory_by_op"];
-    if (!ops.is_object()) throw spec::SpecError(file, "$.memory_by_op", "an object keyed by op name");
+    if (!ops.is_object()) throw SpecError(file, "$.memory_by_op", "an object keyed by op name");
     for (const auto& [op, v] : ops.items()) {
       if (!kMemoryOps.count(op))
-        throw spec::SpecError(file, "$.memory_by_op." + op,
+        throw SpecError(file, "$.memory_by_op." + op,
                               "an op among softmax, layernorm, rmsnorm, gelu, swiglu, optimizer, residual");
       c.memory_by_op[op] = memory_from(v, "$.memory_by_op." + op, file);
     }
@@ -109,21 +109,21 @@ json calibration_to_json(const CalibrationFile& file) {
 
 CalibrationFile load_calibration(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw spec::SpecError(path, "", "a readable calibration file (could not open it)");
+  if (!in) throw SpecError(path, "", "a readable calibration file (could not open it)");
   json j;
   try {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
-    throw spec::SpecError(path, "", std::string("valid JSON: ") + e.what());
+    throw SpecError(path, "", std::string("valid JSON: ") + e.what());
   }
   return calibration_from_json(j, path);
 }
 
 void save_calibration(const CalibrationFile& file, const std::string& path) {
   std::ofstream out(path);
-  if (!out) throw spec::SpecError(path, "", "a writable path for the calibration file");
+  if (!out) throw SpecError(path, "", "a writable path for the calibration file");
   out << calibration_to_json(file).dump(2) << "\n";
-  if (!out) throw spec::SpecError(path, "", "a complete write of the calibration file");
+  if (!out) throw SpecError(path, "", "a complete write of the calibration file");
 }
 
-}  // namespace tp::calib
+}  // namespace tp::spec

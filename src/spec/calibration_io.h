@@ -1,14 +1,14 @@
 // Reads and writes a Calibration file (data/calibration/*.json). Unknown
 // sections (raw measurements, fit diagnostics, fitted_on) are kept verbatim
 // in CalibrationFile::extra so a round trip loses nothing.
-// Throws spec::SpecError naming the file and JSON path of a bad field.
+// Throws SpecError naming the file and JSON path of a bad field.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "calib/calibration.h"
+#include "spec/calibration.h"
 
-namespace tp::calib {
+namespace tp::spec {
 
 struct CalibrationFile {
   Calibration calibration;
@@ -20,4 +20,4 @@ nlohmann::json calibration_to_json(const CalibrationFile& file);
 CalibrationFile load_calibration(const std::string& path);
 void save_calibration(const CalibrationFile& file, const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace tp::spec

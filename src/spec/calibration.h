@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-namespace tp::calib {
+namespace tp::spec {
 
 // Fraction of peak FLOP/s reached by a GEMM of shape (m x k) * (k x n):
 //   ceiling * m/(m+m_half) * n/(n+n_half) * k/(k+k_half)
@@ -59,4 +59,4 @@ struct Calibration {
   }
 };
 
-}  // namespace tp::calib
+}  // namespace tp::spec
