@@ -25,7 +25,8 @@ int main() {
   const spec::HardwareSpec trn1 = spec::load_hardware("trn1.32xlarge");
   const spec::Calibration calibration;
   const spec::Workload workload{4096, 1024, 2e12, spec::Precision::bf16_sr};
-  const cost::Evaluator evaluator(llama7, trn1, calibration, workload);
+  const spec::Stack stack;  // generic: speed does not depend on its behaviours
+  const cost::Evaluator evaluator(llama7, trn1, stack, calibration, workload);
 
   // A mix of plans as a search visits them: TP, PP, SP, micro-batch, ZeRO and recompute varied.
   std::vector<spec::Plan> plans;
@@ -65,7 +66,7 @@ int main() {
   deep.layers = 128;
   deep.name = "gpt3-175b with 128 layers (benchmark shape)";
   const spec::Workload dag_workload{2048, 64, 1e12, spec::Precision::bf16_sr};
-  const cost::Evaluator dag_evaluator(deep, trn1, calibration, dag_workload);
+  const cost::Evaluator dag_evaluator(deep, trn1, stack, calibration, dag_workload);
   spec::Plan p;
   p.instances = 16;  // 512 cores = TP 8 x PP 64, DP 1, 64 micro-batches
   p.tp = 8;

@@ -22,10 +22,11 @@ int main(int argc, char** argv) {
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
   spec::Calibration cal;  // the assumed default: speed does not depend on the figures
   spec::Workload w{4096, 1024, 20.0 * double(model.total_parameters()), spec::Precision::bf16_sr};
-  const cost::Evaluator evaluator(model, hw, cal, w);
+  const spec::Stack stack;  // generic: speed does not depend on its behaviours
+  const cost::Evaluator evaluator(model, hw, stack, cal, w);
   search::SpaceConstraints c;
   c.instances = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-  const search::PlanSpace space(model, hw, w, c);
+  const search::PlanSpace space(model, hw, stack, w, c);
   const search::Scorer scorer(evaluator, space.instance_counts(), hw.prices.front().usd_per_instance_hour,
                               search::Objective::throughput, cost::FailureSettings{});
   search::SearchOptions options;

@@ -51,8 +51,8 @@ int run(const CompareOptions& o) {
   t.columns.push_back({search::to_string(objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
   double first = 0;
   for (const Scenario& s : scenarios) {
-    const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
-    const search::PlanSpace space(s.model, s.hardware, s.workload, constraints(f, counts));
+    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
+    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, counts));
     const search::Scorer scorer(evaluator, space.instance_counts(), price_of(s.hardware, f.price), objective(f),
                                 failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
     search::SearchOptions so;

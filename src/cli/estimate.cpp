@@ -20,22 +20,28 @@ struct EstimateOptions {
 
 int run_estimate(const EstimateOptions& o) {
   const Scenario s = load_scenario(o.scenario, o.scenario.hardware);
-  const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
+  const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
-  const cost::Evaluation ev = evaluator.evaluate(to_plan(o.plan), method);
+  const spec::Plan plan = to_plan(o.plan);
+  if (const std::string refusal = spec::stack_refusal(s.stack, plan); !refusal.empty()) {
+    std::cerr << "trainplan: plan refused: " << refusal << "\n";
+    return 2;
+  }
+  const cost::Evaluation ev = evaluator.evaluate(plan, method);
   if (!ev.ok() && ev.problem != cost::PlanProblem::out_of_memory) {
     std::cerr << "trainplan: plan refused: " << cost::explain(ev.problem, s.model, s.hardware, s.workload, ev.plan) << "\n";
     return 2;
   }
-  report::EstimateView view{s.model.name, s.hardware.name, s.calibration.name, s.calibration.origin, s.workload,
-                            ev.plan, ev.estimate,
+  report::EstimateView view{s.model.name, s.hardware.name, s.stack.name, s.calibration_file, s.calibration.origin,
+                            s.assumptions, s.workload, ev.plan, ev.estimate,
                             cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
                                                 s.workload.tokens_to_train)};
   report::render_estimate(std::cout, o.scenario.format, view);
   if (ev.problem == cost::PlanProblem::out_of_memory) {
     std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
               << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
-              << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)\n";
+              << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB); largest component: "
+              << ev.estimate.memory.largest_component() << "\n";
     return 2;
   }
   return 0;

@@ -13,7 +13,7 @@ search::SearchResult search_at(const cost::Evaluator& evaluator, const validate:
   const SearchFlags defaults;
   constraints.instances = {c.plan.instances};
   constraints.overlap_tp = false;
-  const search::PlanSpace space(evaluator.model(), hardware, c.workload, constraints);
+  const search::PlanSpace space(evaluator.model(), hardware, evaluator.stack(), c.workload, constraints);
   const search::Scorer scorer(evaluator, space.instance_counts(), price_of(hardware, defaults.price),
                               objective(defaults), failure_settings(defaults));
   search::SearchOptions options;
@@ -29,12 +29,13 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
   std::vector<ChoiceCheck> out;
   for (const auto& c : choices) {
     const spec::HardwareSpec hardware = spec::load_hardware(c.hardware);
-    const validate::HardwareFit* fit = nullptr;
+    const validate::FamilyFit* fit = nullptr;
     for (const auto& f : v.fits)
-      if (f.hardware == hardware.name) fit = &f;
+      if (f.family == hardware.family) fit = &f;
     if (!fit) continue;
     const spec::ModelSpec model = spec::load_model(c.model);
-    const cost::Evaluator evaluator(model, hardware, fit->in_sample.calibration, c.workload);
+    const spec::Stack stack = spec::load_stack(c.stack);
+    const cost::Evaluator evaluator(model, hardware, stack, fit->in_sample.calibration, c.workload);
     const search::SearchResult all = search_at(evaluator, c, hardware, {});
     search::SpaceConstraints layout;
     layout.tp = c.plan.tp;

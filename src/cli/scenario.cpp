@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "spec/calibration_io.h"
+#include "spec/calibration_lookup.h"
 #include "calib/host_hardware.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -16,8 +17,12 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
                 multiple_hardware ? "Instance types, comma-separated: names from `trainplan list` or descriptor paths"
                                   : "Instance type: a name from `trainplan list`, a hardware/*.json path, or host (this CPU, with --calibration)")
       ->capture_default_str();
+  c->add_option("--stack", o.stack,
+                "Training software: a name from `trainplan list` (megatron-lm, nemo, neuronx-distributed, ...) or a "
+                "stacks/*.json path; default: the hardware's default stack");
   c->add_option("--calibration", o.calibration,
-                "Calibration file; default: data/calibration/<hardware>.json if present, else the assumed default");
+                "Calibration file; default: data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, "
+                "<family>.json, <hardware>.json, the first that exists, else the assumed default");
   c->add_option("-s,--seq-len", o.seq_len, "Sequence length in tokens")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("-b,--global-batch", o.global_batch, "Global batch in sequences per optimizer step")
       ->capture_default_str()
@@ -42,17 +47,21 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
   return w;
 }
 
-spec::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware) {
-  if (!flag.empty()) return spec::load_calibration(flag).calibration;
-  const auto fitted = std::filesystem::path(spec::data_root()) / "data" / "calibration" / (hardware.name + ".json");
-  if (std::filesystem::exists(fitted)) return spec::load_calibration(fitted.string()).calibration;
-  spec::Calibration c;
-  c.name = "assumed-default";
-  c.accelerator = hardware.accelerator;
-  c.origin = "assumed";
-  c.description = "built-in assumption: GEMM ceiling 70% of peak, 70% of HBM and link bandwidth";
-  return c;
+namespace {
+
+// The stack named on the command line, or the hardware's default, said as an assumption.
+spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw, std::vector<std::string>& assumptions) {
+  if (!o.stack.empty()) return spec::load_stack(o.stack);
+  if (hw.default_stack.empty())
+    throw spec::SpecError(hw.source_file, "$.default_stack",
+                          "a default stack for " + hw.name + ", or --stack NAME (one of `trainplan list`'s stacks)");
+  spec::Stack stack = spec::load_stack(hw.default_stack);
+  assumptions.push_back("stack " + stack.name + " (" + stack.versions + "), " + hw.name +
+                        "'s default; --stack names another");
+  return stack;
 }
+
+}  // namespace
 
 Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_name) {
   Scenario s;
@@ -64,9 +73,26 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     const spec::CalibrationFile file = spec::load_calibration(o.calibration);
     s.hardware = calib::host_hardware(file);
     s.calibration = file.calibration;
+    s.calibration_file = o.calibration;
+    s.stack = o.stack.empty() ? spec::Stack{} : spec::load_stack(o.stack);
+    if (o.stack.empty()) {
+      s.stack.name = "generic";
+      s.assumptions.push_back("stack generic (separate gradient-accumulation pass, flash attention, FP32 states)");
+    }
   } else {
     s.hardware = spec::load_hardware(hardware_name);
-    s.calibration = load_calibration_for(o.calibration, s.hardware);
+    s.stack = choose_stack(o, s.hardware, s.assumptions);
+    if (!o.calibration.empty()) {
+      s.calibration = spec::load_calibration(o.calibration).calibration;
+      s.calibration_file = o.calibration;
+    } else {
+      const spec::CalibrationChoice choice = spec::find_calibration(s.hardware, s.stack.name);
+      s.calibration = choice.calibration;
+      s.calibration_file = choice.file;
+      if (!choice.exact)
+        s.assumptions.push_back("no calibration fitted for (" + s.hardware.name + ", " + s.stack.name + "); " +
+                                choice.file + " serves (" + s.calibration.description + ")");
+    }
   }
   s.workload = load_workload(o, s.model);
   return s;

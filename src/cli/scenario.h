@@ -4,11 +4,13 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
+#include "spec/stack.h"
 #include "spec/workload.h"
 
 namespace tp::cli {
@@ -16,7 +18,8 @@ namespace tp::cli {
 struct ScenarioOptions {
   std::string model = "llama2-7b";
   std::string hardware = "trn1.32xlarge";  // or "host": this CPU, from --calibration
-  std::string calibration;  // empty: data/calibration/<hardware>.json if present, else the assumed default
+  std::string stack;        // empty: the hardware's default stack (named in the output as an assumption)
+  std::string calibration;  // empty: looked up by (hardware, stack) (see spec/calibration_lookup.h)
   int seq_len = 4096;
   long global_batch = 1024;
   double tokens = 0;  // 0: 20 tokens per parameter (Hoffmann et al. 2022)
@@ -27,13 +30,15 @@ struct ScenarioOptions {
 struct Scenario {
   spec::ModelSpec model;
   spec::HardwareSpec hardware;
+  spec::Stack stack;
   spec::Calibration calibration;
+  std::string calibration_file;  // the file that served, or "built-in default"
   spec::Workload workload;
+  std::vector<std::string> assumptions;  // what was chosen for the user: the stack, the calibration
 };
 
 void add_scenario_options(CLI::App* command, ScenarioOptions& options, bool multiple_hardware = false);
 spec::Workload load_workload(const ScenarioOptions& options, const spec::ModelSpec& model);
-spec::Calibration load_calibration_for(const std::string& flag, const spec::HardwareSpec& hardware);
 Scenario load_scenario(const ScenarioOptions& options, const std::string& hardware_name);
 
 struct PlanOptions {

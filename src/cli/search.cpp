@@ -77,8 +77,8 @@ int run(const SearchCommandOptions& o) {
   std::vector<report::Table> tables;
   for (const std::string& hw : split_hardware(o.flags.scenario.hardware)) {
     const Scenario s = load_scenario(o.flags.scenario, hw);
-    const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
-    const search::PlanSpace space(s.model, s.hardware, s.workload, constraints(o.flags, counts));
+    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
+    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, counts));
     const search::Scorer scorer(evaluator, space.instance_counts(), price_of(s.hardware, o.flags.price),
                                 objective(o.flags), failure_settings(o.flags), o.flags.budget_usd,
                                 o.flags.deadline_days * 86400.0);

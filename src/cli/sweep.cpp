@@ -51,12 +51,12 @@ int run(const SweepOptions& o) {
     model_name = s.model.name;
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
                     std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
-    const cost::Evaluator evaluator(s.model, s.hardware, s.calibration, s.workload);
+    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
     const double price = price_of(s.hardware, o.flags.price);
     report::Series tput{hw, {}, {}}, eff{hw, {}, {}};
     double base_per_instance = 0;
     for (int n : counts) {
-      const search::PlanSpace space(s.model, s.hardware, s.workload, constraints(o.flags, {n}));
+      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, {n}));
       const search::Scorer scorer(evaluator, space.instance_counts(), price, objective(o.flags),
                                   failure_settings(o.flags), o.flags.budget_usd, o.flags.deadline_days * 86400.0);
       search::SearchOptions so;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 
+#include "cost/plan_check.h"
 #include "report/plot.h"
 #include "validate/predictor.h"
 
@@ -12,63 +14,126 @@ namespace tp::cli {
 using report::Column;
 using report::NumberStyle;
 
+namespace {
+
+Column text(const std::string& header) { return {header, "", NumberStyle::fixed, 0, report::Align::automatic, ""}; }
+Column count(const std::string& header) { return {header, "", NumberStyle::integer, 0, report::Align::automatic, ""}; }
+Column share(const std::string& header) { return {header, "", NumberStyle::percent, 1, report::Align::automatic, ""}; }
+Column number(const std::string& header, const std::string& unit, int decimals = 2) {
+  return {header, unit, NumberStyle::fixed, decimals, report::Align::automatic, ""};
+}
+
+std::string run_label(const validate::RunResult& r) { return r.run.id; }
+
+report::Cell percent_or_blank(bool has, double x) { return has ? report::Cell{x} : report::Cell{}; }
+
+}  // namespace
+
 report::Table runs_table(const validate::ValidationResult& v) {
   report::Table t;
   t.title = "Measured against predicted throughput";
-  t.columns = {{"run", "", NumberStyle::fixed, 0, report::Align::automatic, ""},
-               {"devices", "", NumberStyle::integer, 0, report::Align::automatic, ""},
-               {"measured", "seq/s", NumberStyle::fixed, 2, report::Align::automatic, ""},
-               {"in-sample", "seq/s", NumberStyle::fixed, 2, report::Align::automatic, ""},
-               {"error in-sample", "", NumberStyle::percent, 1, report::Align::automatic, ""},
-               {"leave-one-out", "seq/s", NumberStyle::fixed, 2, report::Align::automatic, ""},
-               {"error LOO", "", NumberStyle::percent, 1, report::Align::automatic, ""},
-               {"scaling eff. measured", "", NumberStyle::percent, 1, report::Align::automatic, ""},
-               {"scaling eff. in-sample", "", NumberStyle::percent, 1, report::Align::automatic, ""},
-               {"scaling eff. LOO", "", NumberStyle::percent, 1, report::Align::automatic, ""}};
+  t.columns = {text("run"),          text("source"),         text("stack"),          count("devices"),
+               number("measured", "seq/s"), number("in-sample", "seq/s"), share("error in-sample"),
+               share("error leave-one-run-out"), share("error leave-one-source-out"),
+               share("scaling eff. measured"), share("scaling eff. in-sample")};
   for (const auto& table : v.tables)
     for (size_t i : table.runs) {
       const auto& r = v.runs[i];
-      t.add_row({r.run.table + " x" + std::to_string(r.run.plan.instances), double(r.devices),
-                 r.run.measured_seqs_per_s, r.predicted_in_sample, r.error_in_sample, r.predicted_loo, r.error_loo,
-                 r.efficiency_measured, r.efficiency_in_sample, r.efficiency_loo});
+      t.add_row({run_label(r), r.run.source_id, r.run.stack, double(r.devices), r.run.measured_seqs_per_s,
+                 r.predicted_in_sample, r.error_in_sample, r.error_loo, r.error_cross_source, r.efficiency_measured,
+                 r.efficiency_in_sample});
     }
   t.notes.push_back("error = predicted / measured - 1; scaling efficiency = seq/s per device against the table's smallest cluster");
-  t.notes.push_back("LOO: each run predicted by a calibration fitted on the other runs of its accelerator only");
+  t.notes.push_back("leave-one-run-out: fitted on the other runs of the accelerator family; leave-one-source-out: "
+                    "fitted on the family's other sources only (a source alone on its family: the priors, nothing fitted)");
   return t;
 }
 
 report::Table mape_table(const validate::ValidationResult& v) {
   report::Table t;
-  t.title = "Mean absolute percentage error";
-  t.columns = {{"table", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"runs", "", NumberStyle::integer, 0, report::Align::automatic, ""}, {"MAPE in-sample", "", NumberStyle::percent, 1, report::Align::automatic, ""},
-               {"MAPE leave-one-out", "", NumberStyle::percent, 1, report::Align::automatic, ""}};
+  t.title = "Mean absolute percentage error of step time, per table";
+  t.columns = {text("table"), count("runs"), share("MAPE in-sample"), share("MAPE leave-one-run-out"),
+               share("MAPE leave-one-source-out")};
   for (const auto& table : v.tables)
-    t.add_row({table.table, double(table.runs.size()), table.mape_in_sample, table.mape_loo});
-  t.add_row({std::string("all"), double(v.runs.size()), v.mape_in_sample, v.mape_loo});
-  t.notes.push_back("largest leave-one-out error: " + std::to_string(int(v.max_abs_error_loo * 1000 + 0.5) / 10.0).substr(0, 4) + "%");
+    t.add_row({table.table, double(table.runs.size()), table.mape_in_sample, table.mape_loo, table.mape_cross_source});
+  t.add_row({std::string("all"), double(v.overall.timed_runs), v.overall.mape_in_sample, v.overall.mape_loo,
+             v.overall.mape_cross_source});
+  return t;
+}
+
+report::Table group_table(const std::map<std::string, validate::GroupError>& groups, const std::string& what) {
+  report::Table t;
+  t.title = "Error per " + what + ": step time and memory";
+  t.columns = {text(what),
+               count("timed runs"),
+               share("MAPE in-sample"),
+               share("MAPE leave-one-run-out"),
+               share("MAPE leave-one-source-out"),
+               count("memory runs"),
+               share("memory MAPE")};
+  for (const auto& [name, g] : groups)
+    t.add_row({name, double(g.timed_runs), percent_or_blank(g.timed_runs > 0, g.mape_in_sample),
+               percent_or_blank(g.timed_runs > 0, g.mape_loo), percent_or_blank(g.timed_runs > 0, g.mape_cross_source),
+               double(g.memory_runs), percent_or_blank(g.memory_runs > 0, g.memory_mape)});
+  if (what == "source")
+    t.notes.push_back("memory has no fitted term: its error is the same whether or not the source is held out");
+  return t;
+}
+
+report::Table memory_table(const validate::ValidationResult& v) {
+  report::Table t;
+  t.title = "Measured against predicted memory per device";
+  t.columns = {text("run"), text("counter"), number("measured", "GiB", 1), number("predicted", "GiB", 1),
+               share("error"), text("largest component"), text("model says")};
+  static const char* counters[] = {"peak allocated", "peak active", "peak reserved", "nvidia-smi"};
+  for (const auto& r : v.runs) {
+    if (r.problem != cost::PlanProblem::none || (!r.run.memory && !r.run.out_of_memory)) continue;
+    const bool has = r.run.memory.has_value();
+    t.add_row({run_label(r), has ? std::string(counters[int(r.run.memory->counter)]) : std::string("published OOM"),
+               has ? report::Cell{r.run.memory->bytes / 1073741824.0} : report::Cell{},
+               r.estimate.memory.total_bytes > 0
+                   ? report::Cell{(has ? r.memory_predicted_bytes : r.estimate.memory.total_bytes) / 1073741824.0}
+                   : report::Cell{},
+               percent_or_blank(has, r.memory_error), std::string(r.estimate.memory.largest_component()),
+               std::string(r.refused_for_memory ? "does not fit" : "fits")});
+  }
+  t.notes.push_back("fit boundary: " + std::to_string(v.ran_refused) + " of " + std::to_string(v.ran) +
+                    " runs that ran are refused as not fitting; " + std::to_string(v.oom_refused) + " of " +
+                    std::to_string(v.published_oom) + " published out-of-memory runs are refused");
+  t.notes.push_back("predicted as the counter sees it: peak allocated / active = tensors; peak reserved = tensors + "
+                    "allocator reserve; nvidia-smi = + runtime reserve");
+  return t;
+}
+
+report::Table unexpressed_table(const validate::ValidationResult& v) {
+  report::Table t;
+  t.title = "Runs the model cannot express (left out of every figure)";
+  t.columns = {text("run"), text("why")};
+  for (const auto& r : v.runs)
+    if (r.problem != cost::PlanProblem::none) t.add_row({run_label(r), std::string(cost::to_string(r.problem))});
   return t;
 }
 
 report::Table fit_table(const validate::ValidationResult& v) {
   report::Table t;
-  t.title = "Fitted factors per accelerator (in-sample; range over the leave-one-out fits)";
-  t.columns = {{"hardware", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"parameter", "", NumberStyle::fixed, 0, report::Align::automatic, ""}, {"lower bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
-               {"upper bound", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"prior centre", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
-               {"prior sigma", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"fitted", "", NumberStyle::fixed, 6, report::Align::automatic, ""},
-               {"LOO min", "", NumberStyle::fixed, 6, report::Align::automatic, ""}, {"LOO max", "", NumberStyle::fixed, 6, report::Align::automatic, ""}};
+  t.title = "Fitted factors per accelerator family (in-sample; range over the leave-one-source-out fits)";
+  t.columns = {text("family"),          text("parameter"),          number("lower bound", "", 6),
+               number("upper bound", "", 6), number("prior centre", "", 6), number("prior sigma", "", 6),
+               number("fitted", "", 6),      number("without a source, min", "", 6),
+               number("without a source, max", "", 6)};
   for (const auto& f : v.fits) {
     for (size_t k = 0; k < f.parameters.size(); ++k) {
       double lo = f.in_sample.values[k], hi = lo;
-      for (const auto& l : f.leave_one_out) {
+      for (const auto& [source, l] : f.without_source) {
         lo = std::min(lo, l.values[k]);
         hi = std::max(hi, l.values[k]);
       }
       const validate::FitParameter& p = f.parameters[k];
-      t.add_row({f.hardware, p.name, p.lower, p.upper, p.prior_centre, p.prior_sigma, f.in_sample.values[k], lo, hi});
+      t.add_row({f.family, p.name, p.lower, p.upper, p.prior_centre, p.prior_sigma, f.in_sample.values[k], lo, hi});
     }
-    t.notes.push_back(f.hardware + ": " + std::to_string(f.in_sample.fitted_on.size()) + " runs, " +
-                      std::to_string(f.parameters.size()) + " parameters, " + std::to_string(f.in_sample.residual_dof) +
-                      " residual degrees of freedom; rms log error " + std::to_string(f.in_sample.rms_log_error).substr(0, 6));
+    t.notes.push_back(f.family + ": " + std::to_string(f.in_sample.fitted_on.size()) + " runs, " +
+                      std::to_string(f.parameters.size()) + " parameters; rms log error " +
+                      std::to_string(f.in_sample.rms_log_error).substr(0, 6));
   }
   t.notes.push_back("prior: the assumed default each factor is pulled towards; a run missed by " +
                     std::to_string(int(validate::kRunNoiseLog * 100)) +
@@ -76,78 +141,52 @@ report::Table fit_table(const validate::ValidationResult& v) {
   return t;
 }
 
-namespace {
-std::string slug(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.') out += char(std::tolower(static_cast<unsigned char>(c)));
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
-}  // namespace
-
-std::vector<std::string> write_validation_plots(const validate::ValidationResult& v,
-                                                const std::vector<validate::MeasuredRun>& runs,
-                                                const spec::Calibration& start, const std::string& dir,
+std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::string& dir,
                                                 std::vector<std::string>& errors) {
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;
-  {
+  auto scatter = [&](const std::string& title, const std::string& file, auto predicted) {
     report::ScatterPlot s;
-    s.title = "Predicted against measured throughput";
+    s.title = title;
     s.x_label = "measured (seq/s)";
     s.y_label = "predicted (seq/s)";
     s.identity_line = true;
     s.log_x = s.log_y = true;
-    report::Series in{"in-sample fit", {}, {}, false}, loo{"leave-one-out", {}, {}, false};
+    std::map<std::string, report::Series> by_stack;
     for (const auto& r : v.runs) {
-      in.x.push_back(r.run.measured_seqs_per_s);
-      in.y.push_back(r.predicted_in_sample);
-      loo.x.push_back(r.run.measured_seqs_per_s);
-      loo.y.push_back(r.predicted_loo);
+      if (!r.timed) continue;
+      report::Series& series = by_stack.try_emplace(r.run.stack, report::Series{r.run.stack, {}, {}, false}).first->second;
+      series.x.push_back(r.run.measured_seqs_per_s);
+      series.y.push_back(predicted(r));
     }
-    s.series = {in, loo};
-    const std::string path = dir + "/validation-predicted-vs-measured.png";
+    for (auto& [stack, series] : by_stack) s.series.push_back(series);
+    const std::string path = dir + "/" + file;
     if (auto o = report::plot_scatter(s, path)) written.push_back(path);
     else errors.push_back(path + ": " + o.error);
-  }
-  // Scaling overlays: measured points, the in-sample model as a line over powers of two.
-  for (const auto& fit : v.fits) {
-    validate::Predictor predictor(validate::runs_on(runs, fit.hardware), start);
-    predictor.calibration() = fit.in_sample.calibration;
-    report::LinePlot plot;
-    plot.title = "Scaling on " + fit.hardware + ": measured points, predicted line (in-sample fit)";
-    for (const auto& table : v.tables) {
-      if (table.hardware != fit.hardware) continue;
-      report::Panel panel;
-      panel.title = table.table;
-      panel.x_label = "instances";
-      panel.y_label = "seq/s per device";
-      panel.log2_x = true;
-      report::Series measured{"measured", {}, {}, false}, predicted{"predicted", {}, {}, true};
-      size_t first = 0;
-      for (size_t k = 0; k < predictor.size(); ++k)
-        if (predictor.run(k).table == table.table) { first = k; break; }
-      const int lo = v.runs[table.runs.front()].run.plan.instances, hi = v.runs[table.runs.back()].run.plan.instances;
-      for (int n = lo; n <= hi; n *= 2) {
-        const double seqs = predictor.predict_at_instances(first, n);
-        if (seqs > 0) {
-          predicted.x.push_back(n);
-          predicted.y.push_back(seqs / (n * double(v.runs[table.runs.front()].devices) / lo));
-        }
-      }
-      for (size_t i : table.runs) {
-        measured.x.push_back(v.runs[i].run.plan.instances);
-        measured.y.push_back(v.runs[i].run.measured_seqs_per_s / v.runs[i].devices);
-      }
-      panel.series = {measured, predicted};
-      plot.panels.push_back(panel);
+  };
+  scatter("Predicted against measured, each source held out (by stack)", "validation-cross-source.png",
+          [](const validate::RunResult& r) { return r.predicted_cross_source; });
+  scatter("Predicted against measured, in-sample fit (by stack)", "validation-predicted-vs-measured.png",
+          [](const validate::RunResult& r) { return r.predicted_in_sample; });
+  {
+    report::ScatterPlot s;
+    s.title = "Memory per device: predicted against measured (by stack)";
+    s.x_label = "measured (GiB)";
+    s.y_label = "predicted (GiB)";
+    s.identity_line = true;
+    std::map<std::string, report::Series> by_stack;
+    for (const auto& r : v.runs) {
+      if (!r.run.memory || r.problem != cost::PlanProblem::none) continue;
+      report::Series& series = by_stack.try_emplace(r.run.stack, report::Series{r.run.stack, {}, {}, false}).first->second;
+      series.x.push_back(r.run.memory->bytes / 1073741824.0);
+      series.y.push_back(r.memory_predicted_bytes / 1073741824.0);
     }
-    const std::string path = dir + "/validation-scaling-" + slug(fit.hardware) + ".png";
-    if (auto o = report::plot_lines(plot, path)) written.push_back(path);
-    else errors.push_back(path + ": " + o.error);
+    for (auto& [stack, series] : by_stack) s.series.push_back(series);
+    const std::string path = dir + "/validation-memory.png";
+    if (!s.series.empty()) {
+      if (auto o = report::plot_scatter(s, path)) written.push_back(path);
+      else errors.push_back(path + ": " + o.error);
+    }
   }
   return written;
 }

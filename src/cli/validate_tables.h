@@ -2,6 +2,7 @@
 // because report/ may not know the validate layer: the numbers come from
 // validate::validate_runs, the rendering from report::render_table and plot_*.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,15 @@ namespace tp::cli {
 
 report::Table runs_table(const validate::ValidationResult& v);
 report::Table mape_table(const validate::ValidationResult& v);
+// One row per source, stack or accelerator family (`what` names which).
+report::Table group_table(const std::map<std::string, validate::GroupError>& groups, const std::string& what);
+report::Table memory_table(const validate::ValidationResult& v);
+report::Table unexpressed_table(const validate::ValidationResult& v);
 report::Table fit_table(const validate::ValidationResult& v);
-// Writes predicted-against-measured and one scaling overlay per table under
-// `dir`; returns the files written and, in `errors`, what failed.
-std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::vector<validate::MeasuredRun>& runs,
-                                                const spec::Calibration& start, const std::string& dir,
+// Writes predicted-against-measured (cross-source and in-sample, coloured by
+// stack) and memory plots under `dir`; returns the files written and, in
+// `errors`, what failed.
+std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::string& dir,
                                                 std::vector<std::string>& errors);
 
 }  // namespace tp::cli

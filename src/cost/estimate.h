@@ -24,16 +24,26 @@ struct StepBreakdown {
   double step_s = 0;
 };
 
+// Per device, on the heavier of the first and last pipeline stage. Component
+// names match cost/memory.h. tensors_bytes is what a framework's peak-allocated
+// counter sees; the allocator's reserve and the runtime's own memory come on top.
 struct MemoryBreakdown {
   double weights_bytes = 0;
+  double master_weights_bytes = 0;
   double gradients_bytes = 0;
-  double optimizer_bytes = 0;
+  double optimizer_states_bytes = 0;
   double activations_bytes = 0;
-  double workspace_bytes = 0;  // transient buffers: logits, communication buckets
+  double logits_bytes = 0;
+  double sharding_buffers_bytes = 0;  // ZeRO-3 / FSDP gathered weights and unsharded gradients
+  double tensors_bytes = 0;
+  double allocator_bytes = 0;         // fragmentation and caching reserve
+  double runtime_reserve_bytes = 0;   // runtime context and communication buffers
   double total_bytes = 0;
   double capacity_bytes = 0;
   double margin_bytes = 0;     // capacity - total; negative: does not fit
   bool fits = false;
+  // The largest component: what a plan that does not fit should shrink first.
+  const char* largest_component() const;
 };
 
 // Per price kind; computed apart from the Estimate (cost/prices.h) so that

@@ -1,22 +1,23 @@
-// cost::evaluate: the step model. Given the model, the hardware, a
-// Calibration, the Workload and a Plan, it returns the Estimate: where the
-// step time and the memory go, throughput, MFU/HFU. Pure and thread-safe.
-// An Evaluator does the per-hardware set-up once (the cluster graph) so that
-// each further plan costs about a microsecond; the free function is the same
-// model for one plan.
+// cost::evaluate: the step model. Given the model, the hardware, the stack, a
+// Calibration, the Workload and a Plan, it returns the Estimate: where the step
+// time and the memory go, throughput, MFU/HFU. Pure and thread-safe. An
+// Evaluator does the per-hardware set-up once (the cluster graph) so that each
+// further plan costs about a microsecond. Each term of the step lives in its
+// own file, named as StepBreakdown names it.
 #pragma once
-#include "spec/calibration.h"
 #include "cost/estimate.h"
+#include "cost/pipeline_step.h"
 #include "cost/plan_check.h"
+#include "cost/step_context.h"
 #include "net/cluster.h"
+#include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
+#include "spec/stack.h"
 #include "spec/workload.h"
 
 namespace tp::cost {
-
-enum class PipelineMethod { closed_form, dag };
 
 struct Evaluation {
   PlanProblem problem = PlanProblem::none;  // none: `estimate` is valid
@@ -27,27 +28,28 @@ struct Evaluation {
 
 class Evaluator {
  public:
-  // Keeps references: the specs and calibration must outlive the Evaluator.
-  Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Calibration& calibration,
-            const spec::Workload& workload);
+  // Keeps references: the specs, stack and calibration must outlive the Evaluator.
+  Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
+            const spec::Calibration& calibration, const spec::Workload& workload);
   Evaluation evaluate(const spec::Plan& plan, PipelineMethod method = PipelineMethod::closed_form) const;
 
   const spec::ModelSpec& model() const { return model_; }
   const spec::HardwareSpec& hardware() const { return hardware_; }
+  const spec::Stack& stack() const { return stack_; }
   const spec::Calibration& calibration() const { return calibration_; }
   const spec::Workload& workload() const { return workload_; }
 
  private:
   const spec::ModelSpec& model_;
   const spec::HardwareSpec& hardware_;
+  const spec::Stack& stack_;
   const spec::Calibration& calibration_;
   const spec::Workload& workload_;
   net::Cluster cluster_;
-  // Per-op memory efficiencies pulled out of the calibration's map once.
-  spec::MemoryEfficiency norm_, softmax_, activation_, residual_, optimizer_;
+  OpEfficiencies ops_;
 };
 
-Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
+Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
                     const spec::Calibration& calibration, const spec::Workload& workload, const spec::Plan& plan,
                     PipelineMethod method = PipelineMethod::closed_form);
 

@@ -1,31 +1,58 @@
-// Memory per device for a Plan: weights, gradients and optimizer state by
-// precision mode, sharded by TP, PP and ZeRO; activations after Korthikanti
-// et al. 2022 ("Reducing Activation Recomputation in Large Transformer
-// Models", Table 2) for the micro-batches in flight on the first stage under
-// 1F1B; logits workspace on the last stage. Plan must be completed (dp set).
+// Memory per device, one function per component, each named as the Estimate's
+// MemoryBreakdown names it and reading the dtypes, sharding and recompute as
+// the Stack implements them. memory_per_device composes them for the heavier
+// of the first pipeline stage (embedding, most micro-batches in flight) and
+// the last (head, logits). Plans must be completed (dp set).
 #pragma once
 #include "cost/estimate.h"
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
+#include "spec/stack.h"
 #include "spec/workload.h"
 
 namespace tp::cost {
 
-// Bytes per parameter held on a device before ZeRO sharding.
+// Bytes per parameter held before sharding, by what holds them.
 struct StateBytes {
-  double weights = 0, gradients = 0, optimizer = 0;
+  double weights = 0;         // the compute copy (BF16, or FP32 in fp32 training)
+  double master_weights = 0;  // FP32 master copy under mixed precision; 0 when none is kept
+  double gradients = 0;       // as accumulated and reduced
+  double optimizer = 0;       // Adam's two moments
 };
-StateBytes state_bytes_per_parameter(spec::Precision precision);
+StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 
 // Parameters held by one device of the heaviest pipeline stage (before ZeRO).
 double parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan);
+// Parameters of the first (embedding) or last (head) stage on one device.
+double stage_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan, bool last_stage);
 
-// Activation bytes of one layer for one micro-batch on one device.
-double layer_activation_bytes(const spec::ModelSpec& model, const spec::Workload& workload,
+// Components, bytes per device. `params`: this stage's parameters per device.
+double weights_bytes(const StateBytes& state, double params, const spec::Plan& plan);
+double master_weights_bytes(const StateBytes& state, double params, const spec::Plan& plan);
+double gradients_bytes(const StateBytes& state, double params, const spec::Plan& plan);
+double optimizer_states_bytes(const StateBytes& state, double params, const spec::Plan& plan);
+// One layer's stored activations for one micro-batch (the recompute mode and
+// attention kernel of the stack decide what is kept).
+double layer_activation_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
                               const spec::Plan& plan);
+// A stage's activations: its layers times the micro-batches in flight under
+// 1F1B / interleaved 1F1B, plus one layer's working set under full recompute.
+double activations_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
+                         const spec::Plan& plan, int micro_batches_in_flight);
+// FP32 logits and their gradient on the last stage.
+double logits_bytes(const spec::ModelSpec& model, const spec::Workload& workload, const spec::Plan& plan);
+// ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and
+// its unsharded gradients before the reduce-scatter.
+double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);
 
+// One pipeline stage: the first (embedding, PP micro-batches in flight) or the
+// last (head and logits, one in flight); with PP 1 both are the same stage.
+MemoryBreakdown stage_memory(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
+                             const spec::Stack& stack, const spec::Workload& workload, const spec::Plan& plan,
+                             bool last_stage);
+// The heavier of the two: what decides whether the plan fits.
 MemoryBreakdown memory_per_device(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
-                                  const spec::Workload& workload, const spec::Plan& plan);
+                                  const spec::Stack& stack, const spec::Workload& workload, const spec::Plan& plan);
 
 }  // namespace tp::cost

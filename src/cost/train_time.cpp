@@ -6,18 +6,18 @@
 
 namespace tp::cost {
 
-double checkpoint_bytes(const spec::ModelSpec& model, spec::Precision precision) {
-  const StateBytes state = state_bytes_per_parameter(precision);
-  return (state.weights + state.optimizer) * double(model.total_parameters());
+double checkpoint_bytes(const spec::ModelSpec& model, const spec::Stack& stack, spec::Precision precision) {
+  const StateBytes state = state_bytes_per_parameter(stack, precision);
+  return (state.weights + state.master_weights + state.optimizer) * double(model.total_parameters());
 }
 
 ReliabilityInput reliability_input(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
-                                   const spec::Workload& workload, int instances, const FailureSettings& s) {
+                                   const spec::Stack& stack, const spec::Workload& workload, int instances, const FailureSettings& s) {
   ReliabilityInput in;
   in.instances = instances;
   in.failures_per_instance_hour =
       s.mtbf_hours_per_instance > 0 ? 1.0 / s.mtbf_hours_per_instance : hardware.failures_per_instance_hour;
-  in.checkpoint_bytes = checkpoint_bytes(model, workload.precision);
+  in.checkpoint_bytes = checkpoint_bytes(model, stack, workload.precision);
   const double bandwidth = s.checkpoint_bytes_per_s > 0 ? s.checkpoint_bytes_per_s : hardware.checkpoint_storage_bytes_per_s;
   in.checkpoint_write_bytes_per_s = bandwidth;
   in.checkpoint_load_bytes_per_s = bandwidth;

@@ -6,6 +6,7 @@
 #include "cost/reliability.h"
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
+#include "spec/stack.h"
 #include "spec/workload.h"
 
 namespace tp::cost {
@@ -29,10 +30,10 @@ struct FailureSettings {
 };
 
 // Weights plus optimizer state of the whole model (gradients are not saved).
-double checkpoint_bytes(const spec::ModelSpec& model, spec::Precision precision);
+double checkpoint_bytes(const spec::ModelSpec& model, const spec::Stack& stack, spec::Precision precision);
 
 ReliabilityInput reliability_input(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
-                                   const spec::Workload& workload, int instances, const FailureSettings& settings);
+                                   const spec::Stack& stack, const spec::Workload& workload, int instances, const FailureSettings& settings);
 
 struct TrainingTime {
   double wall_s = 0;       // with failures; +inf when no progress is possible

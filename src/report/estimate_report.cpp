@@ -24,7 +24,9 @@ nlohmann::json to_json(const EstimateView& v) {
   nlohmann::json j;
   j["model"] = v.model;
   j["hardware"] = v.hardware;
+  j["stack"] = v.stack;
   j["calibration"] = {{"name", v.calibration}, {"origin", v.calibration_origin}};
+  j["assumptions"] = v.assumptions;
   j["workload"] = {{"seq_len_tokens", v.workload.seq_len},
                    {"global_batch_seqs", v.workload.global_batch_seqs},
                    {"tokens_to_train", v.workload.tokens_to_train},
@@ -39,10 +41,13 @@ nlohmann::json to_json(const EstimateView& v) {
                {"pipeline_bubble_s", t.pipeline_bubble_s}, {"pp_comm_exposed_s", t.pp_comm_exposed_s},
                {"dp_comm_exposed_s", t.dp_comm_exposed_s}, {"dp_comm_total_s", t.dp_comm_total_s},
                {"grad_accumulation_s", t.grad_accumulation_s}, {"optimizer_s", t.optimizer_s}, {"overhead_s", t.overhead_s}};
-  j["memory"] = {{"weights_bytes", m.weights_bytes}, {"gradients_bytes", m.gradients_bytes},
-                 {"optimizer_bytes", m.optimizer_bytes}, {"activations_bytes", m.activations_bytes},
-                 {"workspace_bytes", m.workspace_bytes}, {"total_bytes", m.total_bytes},
-                 {"capacity_bytes", m.capacity_bytes}, {"margin_bytes", m.margin_bytes}, {"fits", m.fits}};
+  j["memory"] = {{"weights_bytes", m.weights_bytes}, {"master_weights_bytes", m.master_weights_bytes},
+                 {"gradients_bytes", m.gradients_bytes}, {"optimizer_states_bytes", m.optimizer_states_bytes},
+                 {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
+                 {"sharding_buffers_bytes", m.sharding_buffers_bytes}, {"tensors_bytes", m.tensors_bytes},
+                 {"allocator_bytes", m.allocator_bytes}, {"runtime_reserve_bytes", m.runtime_reserve_bytes},
+                 {"total_bytes", m.total_bytes}, {"capacity_bytes", m.capacity_bytes},
+                 {"margin_bytes", m.margin_bytes}, {"fits", m.fits}, {"largest_component", m.largest_component()}};
   j["throughput"] = {{"seqs_per_s", e.seqs_per_s}, {"tokens_per_s", e.tokens_per_s},
                      {"tokens_per_s_per_device", e.tokens_per_s_per_device}, {"mfu_fraction", e.mfu},
                      {"hfu_fraction", e.hfu}, {"model_flops_per_step", e.model_flops_per_step},
@@ -107,7 +112,9 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
     }
     summary.sections.insert(summary.sections.end(), {per_usd, per_million, to_train});
   }
-  summary.title += "\nplan: " + plan_line(v.plan) + "\ncalibration: " + v.calibration + " (" + v.calibration_origin + ")";
+  summary.title += "\nplan: " + plan_line(v.plan) + "\nstack: " + v.stack + "\ncalibration: " + v.calibration + " (" +
+                   v.calibration_origin + ")";
+  for (const std::string& a : v.assumptions) summary.notes.push_back("assumption: " + a);
   summary.notes.push_back(std::string(e.memory.fits ? "fits in HBM with " : "short of HBM by ") +
                           format_human(std::abs(e.memory.margin_bytes), NumberStyle::engineering, 2, "B") +
                           (e.memory.fits ? " per device to spare" : " per device"));

@@ -14,7 +14,8 @@
 namespace tp::report {
 
 struct EstimateView {
-  std::string model, hardware, calibration, calibration_origin;
+  std::string model, hardware, stack, calibration, calibration_origin;
+  std::vector<std::string> assumptions;  // the stack and calibration chosen for the user, and why
   spec::Workload workload;
   spec::Plan plan;  // completed
   cost::Estimate estimate;

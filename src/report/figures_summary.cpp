@@ -36,13 +36,20 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   SummarySection memory = make_section("Memory per device (share of capacity)", "B", NumberStyle::engineering, true,
                                        e.memory.capacity_bytes);
   add(memory, "weights", e.memory.weights_bytes);
+  add(memory, "master weights", e.memory.master_weights_bytes);
   add(memory, "gradients", e.memory.gradients_bytes);
-  add(memory, "optimizer state", e.memory.optimizer_bytes);
+  add(memory, "optimizer states", e.memory.optimizer_states_bytes);
   add(memory, "activations", e.memory.activations_bytes);
-  add(memory, "workspace", e.memory.workspace_bytes);
+  add(memory, "logits", e.memory.logits_bytes);
+  add(memory, "sharding buffers", e.memory.sharding_buffers_bytes);
+  add(memory, "allocator reserve", e.memory.allocator_bytes);
+  add(memory, "runtime reserve", e.memory.runtime_reserve_bytes);
   add(memory, "total", e.memory.total_bytes);
+  add(memory, "headroom", e.memory.margin_bytes);
   Summary summary{title, {time, memory}, {}};
-  if (!e.memory.fits) summary.notes.push_back("does not fit: memory exceeds device capacity");
+  if (!e.memory.fits)
+    summary.notes.push_back(std::string("does not fit: memory exceeds device capacity; largest component: ") +
+                            e.memory.largest_component());
   return summary;
 }
 

@@ -36,7 +36,7 @@ Scorer::Scorer(const cost::Evaluator& evaluator, const std::vector<int>& instanc
   reliability_.resize(std::size_t(largest) + 1);
   for (int n : instance_counts)
     reliability_[std::size_t(n)] = cost::reliability(
-        cost::reliability_input(evaluator.model(), evaluator.hardware(), evaluator.workload(), n, failures));
+        cost::reliability_input(evaluator.model(), evaluator.hardware(), evaluator.stack(), evaluator.workload(), n, failures));
 }
 
 Score Scorer::score(const cost::Estimate& e, int instances) const {

@@ -28,8 +28,8 @@ void require(bool non_empty, const char* axis) {
 
 }  // namespace
 
-PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Workload& workload,
-                     const SpaceConstraints& c) {
+PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
+                     const spec::Workload& workload, const SpaceConstraints& c) {
   for (int n : c.instances)
     if (n >= 1) instances_.push_back(n);
   require(!instances_.empty(), "instances");
@@ -38,9 +38,9 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     if (!allowed(c.tp, tp) || model.heads % tp != 0) continue;
     if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) continue;
     for (bool sp : {false, true}) {
-      if ((sp && tp == 1) || !allowed(c.sp, sp)) continue;
+      if ((sp && (tp == 1 || !stack.sequence_parallel)) || !allowed(c.sp, sp)) continue;
       for (bool otp : {false, true}) {
-        if ((otp && tp == 1) || !allowed(c.overlap_tp, otp)) continue;
+        if ((otp && (tp == 1 || !stack.tp_comm_overlap)) || !allowed(c.overlap_tp, otp)) continue;
         tp_.push_back({tp, sp, otp});
       }
     }
@@ -51,7 +51,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     if (!allowed(c.pp, pp)) continue;
     for (int v : divisors(model.layers / pp)) {
       if (v > 1 && (pp == 1 || v > c.max_virtual_stages) && !c.virtual_stages) continue;
-      if (!allowed(c.virtual_stages, v)) continue;
+      if (!allowed(c.virtual_stages, v) || !stack.offers_pipeline(pp, v)) continue;
       pp_.push_back({pp, v});
     }
   }
@@ -62,12 +62,13 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     if (batch % mb == 0 && allowed(c.micro_batch, mb)) micro_batch_.push_back(mb);
   require(!micro_batch_.empty(), "micro_batch");
   for (int z = 0; z <= 3; ++z)
-    if (allowed(c.zero, z)) zero_.push_back(z);
+    if (allowed(c.zero, z) && stack.offers_zero(z)) zero_.push_back(z);
   require(!zero_.empty(), "zero");
   for (auto r : {spec::Recompute::none, spec::Recompute::selective, spec::Recompute::full})
-    if (allowed(c.recompute, r)) recompute_.push_back(r);
-  for (bool o : {true, false})
-    if (allowed(c.overlap_dp, o)) overlap_dp_.push_back(o);
+    if (allowed(c.recompute, r) && stack.offers_recompute(r)) recompute_.push_back(r);
+  require(!recompute_.empty(), "recompute");
+  // DP overlap is the stack's behaviour unless the user fixes it.
+  overlap_dp_.push_back(c.overlap_dp.value_or(stack.dp_overlap_grad_reduce));
 
   size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * micro_batch_.size() * zero_.size() *
           recompute_.size() * overlap_dp_.size();

@@ -1,7 +1,9 @@
 // PlanSpace: every candidate Plan for one model, hardware and workload as a
 // mixed-radix index 0..size()-1, so threads split it by ranges and no list of
 // plans is ever built. TP runs over divisors of the instance that respect heads
-// and kv heads; PP over divisors of the layers; constraints narrow any axis.
+// and kv heads; PP over divisors of the layers; the Stack removes what it does
+// not offer (ZeRO stages, schedules, recompute modes, SP, async TP) and fixes
+// DP overlap to its behaviour; constraints narrow any axis.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,6 +12,7 @@
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
+#include "spec/stack.h"
 #include "spec/workload.h"
 
 namespace tp::search {
@@ -28,8 +31,8 @@ class PlanSpace {
  public:
   // Throws spec::SpecError when the constraints leave an axis empty (e.g. --tp 3
   // on a model whose heads it does not divide).
-  PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Workload& workload,
-            const SpaceConstraints& constraints);
+  PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
+            const spec::Workload& workload, const SpaceConstraints& constraints);
 
   std::uint64_t size() const { return size_; }
   // The index-th plan (dp and grad_accum left for cost::complete_plan). Allocation-free.

@@ -24,6 +24,8 @@ struct HardwareSpec {
   std::string name;         // "trn1.32xlarge"
   std::string source_file;  // where it was loaded from
   std::string accelerator;  // "Trainium (NeuronCore-v2)"
+  std::string family;       // "trainium1", "a100", "h100": calibrations shared across instance types
+  std::string default_stack;  // the stack assumed when none is named; empty: one must be named
 
   int chips_per_instance = 0;
   int devices_per_chip = 0;

@@ -36,13 +36,14 @@ bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
 }
 
-std::string resolve(const std::string& name_or_path, const char* folder, const std::vector<std::string>& known) {
+std::string resolve(const std::string& name_or_path, const char* folder, const char* noun,
+                    const std::vector<std::string>& known) {
   if (looks_like_path(name_or_path)) return name_or_path;
   const fs::path path = fs::path(data_root()) / folder / (name_or_path + ".json");
   if (!fs::exists(path)) {
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw SpecError(name_or_path, "", std::string("unknown ") + (folder[0] == 'm' ? "model" : "hardware") +
+    throw SpecError(name_or_path, "", std::string("unknown ") + noun +
                                           "; expected a path to a .json file or one of: " + list);
   }
   return path.string();
@@ -74,6 +75,12 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   hw.source_file = file;
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
+  hw.family = r.has(j, "family") ? r.string(j, "$", "family") : hw.name;
+  if (r.has(j, "default_stack")) {
+    const auto& stack = r.object(j, "$", "default_stack");
+    hw.default_stack = r.string(stack, "$.default_stack", "value");
+    r.string(stack, "$.default_stack", "source");
+  }
   hw.chips_per_instance = r.positive_int(j, "$", "chips_per_instance");
   hw.devices_per_chip = r.positive_int(j, "$", "devices_per_chip");
   const double per_chip = 1.0 / hw.devices_per_chip;
@@ -150,7 +157,10 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   m.ffn_hidden = r.positive_int(j, "$", "ffn_hidden");
   m.mlp = r.choice(j, "$", "mlp", {"gelu", "swiglu"}) == "gelu" ? MlpKind::gelu : MlpKind::swiglu;
   m.norm = r.choice(j, "$", "norm", {"layernorm", "rmsnorm"}) == "layernorm" ? NormKind::layernorm : NormKind::rmsnorm;
-  m.position = r.choice(j, "$", "position", {"learned", "rotary"}) == "learned" ? PositionKind::learned : PositionKind::rotary;
+  const std::string position = r.choice(j, "$", "position", {"learned", "rotary", "alibi"});
+  m.position = position == "learned" ? PositionKind::learned
+               : position == "rotary" ? PositionKind::rotary
+                                      : PositionKind::alibi;
   if (m.position == PositionKind::rotary) {
     m.rotary_fraction = r.positive(j, "$", "rotary_fraction");
     if (m.rotary_fraction > 1) r.fail("$.rotary_fraction", "expected a share in (0, 1]");
@@ -158,6 +168,8 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   m.parallel_residual = r.boolean(j, "$", "parallel_residual");
   m.tied_embeddings = r.boolean(j, "$", "tied_embeddings");
   m.bias = r.boolean(j, "$", "bias");
+  // Optional: descriptors say "dropout": true where training used it.
+  if (r.has(j, "dropout")) m.dropout = r.boolean(j, "$", "dropout");
   m.vocab = r.positive_int(j, "$", "vocab");
   m.vocab_pad_multiple = r.positive_int(j, "$", "vocab_pad_multiple");
   m.max_positions = r.positive_int(j, "$", "max_positions");
@@ -238,14 +250,20 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
 
 std::vector<std::string> list_model_names() { return names_in("models"); }
 std::vector<std::string> list_hardware_names() { return names_in("hardware"); }
+std::vector<std::string> list_stack_names() { return names_in("stacks"); }
 
 HardwareSpec load_hardware(const std::string& name_or_path) {
-  const std::string path = resolve(name_or_path, "hardware", list_hardware_names());
+  const std::string path = resolve(name_or_path, "hardware", "hardware", list_hardware_names());
   return hardware_from_json(read_json_file(path), path);
 }
 
+Stack load_stack(const std::string& name_or_path) {
+  const std::string path = resolve(name_or_path, "stacks", "stack", list_stack_names());
+  return stack_from_json(read_json_file(path), path);
+}
+
 ModelSpec load_model(const std::string& name_or_path) {
-  const std::string path = resolve(name_or_path, "models", list_model_names());
+  const std::string path = resolve(name_or_path, "models", "model", list_model_names());
   return model_from_json(read_json_file(path), path);
 }
 

@@ -1,5 +1,5 @@
-// Loading specs from disk. A name ("llama2-7b", "trn1.32xlarge") is looked up
-// as models/<name>.json or hardware/<name>.json under data_root(); anything
+// Loading specs from disk. A name ("llama2-7b", "trn1.32xlarge", "nemo") is looked
+// up as models/, hardware/ or stacks/<name>.json under data_root(); anything
 // with a '/' or ending in .json is a path. A Hugging Face config.json (has
 // "architectures") maps to the same ModelSpec. Every problem throws SpecError
 // naming the file, the JSON path and what was expected.
@@ -10,6 +10,7 @@
 
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
+#include "spec/stack.h"
 
 namespace tp::spec {
 
@@ -21,6 +22,8 @@ nlohmann::json read_json_file(const std::string& path);  // throws SpecError if 
 
 HardwareSpec load_hardware(const std::string& name_or_path);
 ModelSpec load_model(const std::string& name_or_path);
+Stack load_stack(const std::string& name_or_path);
+Stack stack_from_json(const nlohmann::json& j, const std::string& file);
 HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file);
 ModelSpec model_from_json(const nlohmann::json& j, const std::string& file);
 ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file);
@@ -28,5 +31,6 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
 // Names of the descriptors shipped under data_root(), sorted.
 std::vector<std::string> list_model_names();
 std::vector<std::string> list_hardware_names();
+std::vector<std::string> list_stack_names();
 
 }  // namespace tp::spec

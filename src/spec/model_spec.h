@@ -10,7 +10,7 @@ namespace tp::spec {
 enum class ModelKind { decoder, encoder_mlm };
 enum class MlpKind { gelu, swiglu };
 enum class NormKind { layernorm, rmsnorm };
-enum class PositionKind { learned, rotary };
+enum class PositionKind { learned, rotary, alibi };
 
 struct ModelSpec {
   std::string name;
@@ -28,7 +28,8 @@ struct ModelSpec {
   double rotary_fraction = 0;  // share of head dims rotated (NeoX: 0.25)
   bool parallel_residual = false;
   bool tied_embeddings = false;
-  bool bias = false;  // linear layers carry biases (BERT, GPT, NeoX; not Llama)
+  bool bias = false;
+  bool dropout = false;  // dropout in training (GPT-3, BERT); modern LLM pre-training uses none  // linear layers carry biases (BERT, GPT, NeoX; not Llama)
   int vocab = 0;
   int vocab_pad_multiple = 1;  // vocab is padded up to a multiple of this (times TP, as Megatron does)
   int max_positions = 0;

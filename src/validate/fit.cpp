@@ -1,6 +1,7 @@
 #include "validate/fit.h"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -119,29 +120,53 @@ double& parameter_ref(spec::Calibration& c, const std::string& name) {
                                      "collective.intra_node, collective.inter_node, collective.step_latency_s, step_overhead_s)");
 }
 
-FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use_in) {
-  std::vector<size_t> use = use_in;
-  if (use.empty())
-    for (size_t i = 0; i < predictor.size(); ++i) use.push_back(i);
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use_in,
+              FitStart start) {
+  std::vector<size_t> use;
+  for (size_t i : use_in)
+    if (predictor.timed(i)) use.push_back(i);
+  if (use_in.empty())
+    for (size_t i = 0; i < predictor.size(); ++i)
+      if (predictor.timed(i)) use.push_back(i);
   for (const auto& p : parameters)
     if (!(p.upper > p.lower)) throw spec::SpecError("fit", p.name, "an upper bound above the lower bound");
+  FitResult result;
+  if (use.empty()) {  // nothing to fit on: every factor stays at its prior centre
+    for (const auto& p : parameters) {
+      parameter_ref(predictor.calibration(), p.name) = p.prior_centre;
+      result.values.push_back(p.prior_centre);
+    }
+    result.calibration = predictor.calibration();
+    return result;
+  }
   Problem problem{predictor, parameters, use};
   const Eigen::Index n = Eigen::Index(parameters.size());
 
   // A grid of starts grows as 3^n; the centre, a high corner and one start per
   // parameter near its lower bound (where overheads and latencies often sit) keep it to n + 2.
   std::vector<Eigen::VectorXd> starts;
+  if (start == FitStart::current) {  // one start at the calibration's current values
+    Eigen::VectorXd here(n);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const FitParameter& p = parameters[size_t(k)];
+      const double f = (parameter_ref(predictor.calibration(), p.name) - p.lower) / (p.upper - p.lower);
+      here[k] = to_free(p, std::clamp(f, 1e-6, 1 - 1e-6));
+    }
+    starts.push_back(here);
+  }
   Eigen::VectorXd centre(n), high(n);
   for (Eigen::Index k = 0; k < n; ++k) {
     centre[k] = to_free(parameters[size_t(k)], 0.5);
     high[k] = to_free(parameters[size_t(k)], 0.8);
   }
-  starts.push_back(centre);
-  starts.push_back(high);
-  for (Eigen::Index k = 0; k < n; ++k) {
-    Eigen::VectorXd s = centre;
-    s[k] = to_free(parameters[size_t(k)], 0.02);
-    starts.push_back(s);
+  if (start == FitStart::grid) {
+    starts.push_back(centre);
+    starts.push_back(high);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      Eigen::VectorXd s = centre;
+      s[k] = to_free(parameters[size_t(k)], 0.02);
+      starts.push_back(s);
+    }
   }
   Solution best;
   for (const auto& s : starts) {
@@ -151,7 +176,6 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   const Eigen::VectorXd r = problem.residuals(best.u);  // leave the predictor at the winner
   const double run_cost = r.head(Eigen::Index(use.size())).squaredNorm();
 
-  FitResult result;
   result.calibration = predictor.calibration();
   for (Eigen::Index k = 0; k < n; ++k) result.values.push_back(to_value(parameters[size_t(k)], best.u[k]));
   for (size_t i : use) result.fitted_on.push_back(predictor.run(i).id);

@@ -43,8 +43,14 @@ struct FitResult {
   int residual_dof = 0;             // runs - parameters
 };
 
-// Fits on the runs whose index is in `use` (all when empty). predictor's
+// grid: n + 2 fixed starts (deterministic, slower); current: one start at the
+// calibration's present values (a warm start, for leave-one-out refits).
+enum class FitStart { grid, current };
+
+// Fits on the timed runs whose index is in `use` (all timed runs when empty).
+// With no timed run, every factor takes its prior centre. predictor's
 // calibration is left at the fitted values.
-FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use = {});
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use = {},
+              FitStart start = FitStart::grid);
 
 }  // namespace tp::validate

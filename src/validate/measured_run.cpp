@@ -73,20 +73,71 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
 
 }  // namespace
 
+namespace {
+
+// The one figure a row states, or none for a memory-only or out-of-memory row.
+void read_figure(const json& row, const std::string& file, const std::string& path, MeasuredRun& run) {
+  static const std::pair<const char*, MeasuredKind> keys[] = {
+      {"measured_seqs_per_s", MeasuredKind::seqs_per_s},
+      {"measured_tokens_per_s_per_device", MeasuredKind::tokens_per_s_per_device},
+      {"measured_step_s", MeasuredKind::step_s},
+      {"measured_model_tflops_per_device", MeasuredKind::model_tflops_per_device}};
+  for (const auto& [key, kind] : keys) {
+    if (!row.contains(key)) continue;
+    if (run.kind != MeasuredKind::none)
+      throw spec::SpecError(file, path, "exactly one measured_* figure per row; it has more");
+    run.kind = kind;
+    run.measured_value = need_positive(row, key, file, path);
+  }
+}
+
+std::optional<MeasuredMemory> read_memory(const json& row, const std::string& file, const std::string& path) {
+  if (!row.contains("memory")) return std::nullopt;
+  const json& m = row.at("memory");
+  const std::string where = path + ".memory";
+  MeasuredMemory mem;
+  const bool gib = m.is_object() && m.contains("gib"), gb = m.is_object() && m.contains("gb");
+  if (gib == gb) throw spec::SpecError(file, where, "exactly one of gib or gb");
+  mem.bytes = gib ? need_positive(m, "gib", file, where) * 1073741824.0 : need_positive(m, "gb", file, where) * 1e9;
+  const std::string what = need_string(m, "what", file, where);
+  if (what == "peak-allocated") mem.counter = MemoryCounter::peak_allocated;
+  else if (what == "peak-active") mem.counter = MemoryCounter::peak_active;
+  else if (what == "peak-reserved") mem.counter = MemoryCounter::peak_reserved;
+  else if (what == "nvidia-smi") mem.counter = MemoryCounter::nvidia_smi;
+  else throw spec::SpecError(file, where + ".what", "peak-allocated, peak-active, peak-reserved or nvidia-smi");
+  mem.source = need_string(m, "source", file, where);
+  if (m.contains("stage")) {
+    const std::string stage = need_string(m, "stage", file, where);
+    if (stage == "first") mem.stage = MemoryStage::first;
+    else if (stage == "last") mem.stage = MemoryStage::last;
+    else if (stage != "heaviest") throw spec::SpecError(file, where + ".stage", "first, last or heaviest");
+  }
+  return mem;
+}
+
+// A copy of the file's object with the row's object of the same key merged over it.
+json merged(const json& file_level, const json& row, const char* key, const std::string& file,
+            const std::string& path) {
+  json out = file_level;
+  if (row.contains(key)) {
+    if (!row.at(key).is_object()) throw spec::SpecError(file, path + "." + key, "an object overriding the file's");
+    out.merge_patch(row.at(key));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::string& file) {
   MeasuredRun base;
   base.table = need_string(j, "table", file, "");
-  base.model = need_string(j, "model", file, "");
+  base.source_id = j.contains("source_id") ? need_string(j, "source_id", file, "") : std::string("seeds");
+  base.stack = need_string(j, "stack", file, "");
+  base.stack_version = j.contains("stack_version") ? need_string(j, "stack_version", file, "") : "unstated";
   base.hardware = need_string(j, "hardware", file, "");
-  read_workload_and_plan(j, file, base.workload, base.plan);
-  const json& w = j.at("workload");
-  const json& p = j.at("plan");
-  const bool fixed_batch = w.contains("global_batch");
-  // The global batch is either fixed by the workload or per replica (micro-batch x accumulation).
-  const int grad_accum = optional_int(p, "grad_accum", 0, file, "plan");
-  if (fixed_batch == (grad_accum > 0))
-    throw spec::SpecError(file, "workload.global_batch / plan.grad_accum",
-                          "exactly one of a fixed global batch or a per-replica gradient accumulation");
+  if (j.contains("flops_formula")) base.flops_formula = need_string(j, "flops_formula", file, "");
+  need(j, "workload", file, "");
+  need(j, "plan", file, "");
 
   const json& runs = need(j, "runs", file, "");
   if (!runs.is_array() || runs.empty()) throw spec::SpecError(file, "runs", "a non-empty array");
@@ -94,10 +145,35 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
   std::vector<MeasuredRun> out;
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string path = "runs[" + std::to_string(i) + "]";
+    const json& row = runs[i];
+    if (!row.is_object()) throw spec::SpecError(file, path, "an object");
     MeasuredRun run = base;
-    run.plan.instances = int(need_positive(runs[i], "instances", file, path));
-    run.measured_seqs_per_s = need_positive(runs[i], "measured_seqs_per_s", file, path);
-    run.source = need_string(runs[i], "source", file, path);
+    run.model = row.contains("model") ? need_string(row, "model", file, path) : need_string(j, "model", file, "");
+    json top = j;
+    top["workload"] = merged(j.at("workload"), row, "workload", file, path);
+    top["plan"] = merged(j.at("plan"), row, "plan", file, path);
+    read_workload_and_plan(top, file, run.workload, run.plan);
+    const json& w = top.at("workload");
+    const bool fixed_batch = w.contains("global_batch");
+    // The global batch is either fixed by the workload or per replica (micro-batch x accumulation).
+    const int grad_accum = optional_int(top.at("plan"), "grad_accum", 0, file, "plan");
+    if (fixed_batch == (grad_accum > 0))
+      throw spec::SpecError(file, path + " workload.global_batch / plan.grad_accum",
+                            "exactly one of a fixed global batch or a per-replica gradient accumulation");
+    run.plan.instances = int(need_positive(row, "instances", file, path));
+    run.source = need_string(row, "source", file, path);
+    read_figure(row, file, path, run);
+    run.memory = read_memory(row, file, path);
+    const std::string outcome = row.contains("outcome") ? need_string(row, "outcome", file, path) : "ran";
+    if (outcome != "ran" && outcome != "out-of-memory")
+      throw spec::SpecError(file, path + ".outcome", "ran or out-of-memory");
+    run.out_of_memory = outcome == "out-of-memory";
+    if (run.out_of_memory && run.kind != MeasuredKind::none)
+      throw spec::SpecError(file, path, "no measured figure on an out-of-memory row");
+    if (!run.out_of_memory && run.kind == MeasuredKind::none && !run.memory)
+      throw spec::SpecError(file, path, "a measured_* figure or a memory object (or outcome out-of-memory)");
+    if (run.kind == MeasuredKind::model_tflops_per_device && run.flops_formula.empty())
+      throw spec::SpecError(file, "flops_formula", "the source's FLOP formula for measured_model_tflops_per_device");
     if (fixed_batch) {
       run.workload.global_batch_seqs = int64_t(need_positive(w, "global_batch", file, "workload"));
     } else {
@@ -105,7 +181,11 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
       run.plan.grad_accum = grad_accum;
       run.workload.global_batch_seqs = 0;
     }
-    run.id = stem + "#" + std::to_string(run.plan.instances);
+    const std::string row_id = row.contains("id") ? need_string(row, "id", file, path) : std::to_string(run.plan.instances);
+    run.id = stem + "#" + row_id;
+    for (const MeasuredRun& earlier : out)
+      if (earlier.id == run.id)
+        throw spec::SpecError(file, path + ".id", "a row id unique in the file; \"" + row_id + "\" repeats");
     out.push_back(std::move(run));
   }
   return out;
@@ -117,6 +197,7 @@ PublishedChoice published_choice_from_json(const json& j, const std::string& fil
   c.source = need_string(j, "source", file, "");
   c.model = need_string(j, "model", file, "");
   c.hardware = need_string(j, "hardware", file, "");
+  c.stack = need_string(j, "stack", file, "");
   read_workload_and_plan(j, file, c.workload, c.plan);
   c.workload.global_batch_seqs = int64_t(need_positive(j.at("workload"), "global_batch", file, "workload"));
   c.plan.instances = int(need_positive(j, "instances", file, ""));

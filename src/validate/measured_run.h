@@ -1,11 +1,13 @@
 // MeasuredRun: one published training run as data (data/measured/*.json):
-// model, hardware, workload and plan as published or assumed, and the measured
-// seq/s with its source. A file holds one table (shared model, workload and
-// plan) and its rows; load_measured_dir reads every *.json of a folder in name
-// order. Also the published-choice files. Bad files throw spec::SpecError
+// source, stack, model, hardware, workload and plan as published or assumed,
+// the measured figure as the source states it, measured memory, or a published
+// out-of-memory. A file holds one table; each row may override the file's plan,
+// workload and model (data/measured/README.md). load_measured_dir reads every
+// *.json of a folder in name order. Also the published-choice files. Bad files throw spec::SpecError
 // naming the file and the JSON path.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,22 +16,45 @@
 
 namespace tp::validate {
 
+// What a source published for a run's speed, transcribed as stated;
+// validate/measured_figure.h turns each into seq/s for the run's cluster.
+enum class MeasuredKind { none, seqs_per_s, tokens_per_s_per_device, step_s, model_tflops_per_device };
+
+// Measured per-device memory and which counter it was.
+enum class MemoryCounter { peak_allocated, peak_active, peak_reserved, nvidia_smi };
+// Which pipeline stage's device was measured (a stack may log only one rank).
+enum class MemoryStage { heaviest, first, last };
+struct MeasuredMemory {
+  double bytes = 0;
+  MemoryCounter counter = MemoryCounter::peak_reserved;
+  MemoryStage stage = MemoryStage::heaviest;
+  std::string source;
+};
+
 struct MeasuredRun {
-  std::string id;        // "<file stem>#<instances>", unique in a folder
-  std::string table;     // rows of one table share model, workload and plan
-  std::string model;     // a models/ name or path, as spec::load_model takes
-  std::string hardware;  // a hardware/ name or path
+  std::string id;         // "<file stem>#<run id>", unique in a folder
+  std::string table;      // the published table (rows of one file)
+  std::string source_id;  // the independent source: the unit of leave-one-source-out
+  std::string stack;      // a stacks/ name or path
+  std::string stack_version;
+  std::string model;      // a models/ name or path, as spec::load_model takes
+  std::string hardware;   // a hardware/ name or path
   spec::Workload workload;  // global_batch_seqs 0: micro_batch x grad_accum per DP replica (see predictor.h)
   spec::Plan plan;          // instances set; grad_accum > 0 only when the batch is per replica
-  double measured_seqs_per_s = 0;
-  std::string source;    // where the figure was published
+  MeasuredKind kind = MeasuredKind::none;  // none: a memory-only run or a published out-of-memory run
+  double measured_value = 0;               // in the unit of `kind`
+  std::string flops_formula;               // for model_tflops_per_device: the source's FLOP count
+  double measured_seqs_per_s = 0;          // resolved by the Predictor (0 until then, or without a figure)
+  std::optional<MeasuredMemory> memory;
+  bool out_of_memory = false;  // published as failing with out-of-memory: the model must refuse it
+  std::string source;     // where the row was published
 };
 
 // A layout the authors of a published run chose as their best after trying
 // others (data/published-choices/*.json): no throughput, only the choice, which
 // the search should rank at or near the top under the fitted calibration.
 struct PublishedChoice {
-  std::string name, source, model, hardware;
+  std::string name, source, model, hardware, stack;
   spec::Workload workload;  // global batch fixed
   spec::Plan plan;          // instances set
 };

@@ -2,17 +2,36 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
+#include "spec/load.h"
 #include "validate/predictor.h"
 
 namespace tp::validate {
 namespace {
 
+struct Accumulator {
+  std::vector<double> in, loo, cross, memory;
+};
+
 double mean_abs(const std::vector<double>& xs) {
   double s = 0;
   for (double x : xs) s += std::abs(x);
   return xs.empty() ? 0 : s / double(xs.size());
+}
+
+GroupError summarise(const Accumulator& a) {
+  return {int(a.in.size()), int(a.memory.size()), mean_abs(a.in), mean_abs(a.loo), mean_abs(a.cross),
+          mean_abs(a.memory)};
+}
+
+double memory_as_counted(const cost::MemoryBreakdown& m, MemoryCounter counter) {
+  switch (counter) {
+    case MemoryCounter::peak_allocated:
+    case MemoryCounter::peak_active: return m.tensors_bytes;
+    case MemoryCounter::peak_reserved: return m.tensors_bytes + m.allocator_bytes;
+    case MemoryCounter::nvidia_smi: return m.total_bytes;
+  }
+  return m.total_bytes;
 }
 
 }  // namespace
@@ -25,74 +44,146 @@ std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std
 }
 
 ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
-                               const std::vector<FitParameter>& parameters) {
+                               const std::vector<FitParameter>& parameters, bool leave_one_run_out) {
   ValidationResult result;
-  std::vector<std::string> hardware;
-  for (const auto& r : runs)
-    if (std::find(hardware.begin(), hardware.end(), r.hardware) == hardware.end()) hardware.push_back(r.hardware);
+  // Families in first-seen order.
+  std::vector<std::string> families;
+  std::map<std::string, std::vector<MeasuredRun>> by_family;
+  for (const auto& r : runs) {
+    const std::string family = spec::load_hardware(r.hardware).family;
+    if (!by_family.count(family)) families.push_back(family);
+    by_family[family].push_back(r);
+  }
 
-  for (const std::string& hw : hardware) {
-    const std::vector<MeasuredRun> group = runs_on(runs, hw);
+  for (const std::string& family : families) {
+    const std::vector<MeasuredRun>& group = by_family[family];
     Predictor predictor(group, start);
-    HardwareFit hf;
-    hf.hardware = hw;
-    hf.parameters = parameters;
-    std::vector<double> loo(group.size());
-    for (size_t held = 0; held < group.size(); ++held) {
+    FamilyFit ff;
+    ff.family = family;
+    ff.parameters = parameters;
+
+    // Leave one source out: fit on the family's other sources, predict this one's runs.
+    std::vector<double> cross(group.size(), 0.0);
+    std::vector<std::string> sources;
+    for (size_t i = 0; i < group.size(); ++i)
+      if (std::find(sources.begin(), sources.end(), predictor.run(i).source_id) == sources.end())
+        sources.push_back(predictor.run(i).source_id);
+    for (const std::string& held : sources) {
       predictor.calibration() = start;
       std::vector<size_t> use;
       for (size_t i = 0; i < group.size(); ++i)
-        if (i != held) use.push_back(i);
-      hf.leave_one_out.push_back(fit(predictor, parameters, use));
-      loo[held] = predictor.predict_seqs_per_s(held);
+        if (predictor.run(i).source_id != held && predictor.timed(i)) use.push_back(i);
+      ff.without_source[held] = fit(predictor, parameters, use);
+      for (size_t i = 0; i < group.size(); ++i)
+        if (predictor.run(i).source_id == held && predictor.timed(i)) cross[i] = predictor.predict_seqs_per_s(i);
     }
+
     predictor.calibration() = start;
-    hf.in_sample = fit(predictor, parameters);
+    ff.in_sample = fit(predictor, parameters);
+    const spec::Calibration fitted = predictor.calibration();
+    std::vector<double> loo(group.size(), 0.0);
+    if (leave_one_run_out) {
+      for (size_t held = 0; held < group.size(); ++held) {
+        if (!predictor.timed(held)) continue;
+        predictor.calibration() = fitted;  // warm start from the in-sample fit
+        std::vector<size_t> use;
+        for (size_t i = 0; i < group.size(); ++i)
+          if (i != held && predictor.timed(i)) use.push_back(i);
+        fit(predictor, parameters, use, FitStart::current);
+        loo[held] = predictor.predict_seqs_per_s(held);
+      }
+    }
+    predictor.calibration() = fitted;
+
     for (size_t i = 0; i < group.size(); ++i) {
       RunResult rr;
-      rr.run = group[i];
+      rr.run = predictor.run(i);
+      rr.family = family;
       rr.devices = predictor.devices(i);
-      rr.estimate = predictor.evaluate(i).estimate;
-      rr.predicted_in_sample = rr.estimate.seqs_per_s;
-      rr.predicted_loo = loo[i];
-      rr.error_in_sample = rr.predicted_in_sample / rr.run.measured_seqs_per_s - 1;
-      rr.error_loo = rr.predicted_loo / rr.run.measured_seqs_per_s - 1;
+      rr.problem = predictor.problem(i);
+      rr.timed = predictor.timed(i);
+      if (rr.problem == cost::PlanProblem::none) {
+        const cost::Evaluation ev = predictor.evaluate(i);
+        rr.estimate = ev.estimate;
+        rr.refused_for_memory = ev.problem == cost::PlanProblem::out_of_memory;
+        if (rr.run.memory) {
+          rr.memory_predicted_bytes = memory_as_counted(predictor.measured_stage_memory(i), rr.run.memory->counter);
+          rr.memory_error = rr.memory_predicted_bytes / rr.run.memory->bytes - 1;
+        }
+      }
+      if (rr.timed) {
+        const double measured = rr.run.measured_seqs_per_s;
+        rr.predicted_in_sample = rr.estimate.seqs_per_s;
+        rr.predicted_loo = leave_one_run_out ? loo[i] : rr.predicted_in_sample;
+        rr.predicted_cross_source = cross[i];
+        rr.error_in_sample = rr.predicted_in_sample / measured - 1;
+        rr.error_loo = rr.predicted_loo / measured - 1;
+        rr.error_cross_source = rr.predicted_cross_source / measured - 1;
+      }
       result.runs.push_back(rr);
     }
-    result.fits.push_back(std::move(hf));
+    result.fits.push_back(std::move(ff));
   }
 
-  // Tables, in first-seen order, rows by cluster size; efficiency against the smallest cluster.
+  // Tables in first-seen order, timed rows by cluster size; efficiency against the smallest cluster.
   std::map<std::string, size_t> table_index;
   for (size_t i = 0; i < result.runs.size(); ++i) {
     const auto& r = result.runs[i];
+    if (!r.timed) continue;
     auto [it, fresh] = table_index.emplace(r.run.table, result.tables.size());
-    if (fresh) result.tables.push_back({r.run.table, r.run.hardware, {}, 0, 0});
+    if (fresh) result.tables.push_back({r.run.table, r.run.hardware, {}, 0, 0, 0});
     result.tables[it->second].runs.push_back(i);
   }
-  std::vector<double> all_in, all_loo;
   for (TableResult& t : result.tables) {
-    std::sort(t.runs.begin(), t.runs.end(),
-              [&](size_t a, size_t b) { return result.runs[a].devices < result.runs[b].devices; });
+    std::stable_sort(t.runs.begin(), t.runs.end(),
+                     [&](size_t a, size_t b) { return result.runs[a].devices < result.runs[b].devices; });
     const RunResult base = result.runs[t.runs.front()];
-    std::vector<double> in, lo;
+    Accumulator a;
     for (size_t i : t.runs) {
       RunResult& r = result.runs[i];
       const double scale = double(base.devices) / r.devices;
       r.efficiency_measured = r.run.measured_seqs_per_s / base.run.measured_seqs_per_s * scale;
       r.efficiency_in_sample = r.predicted_in_sample / base.predicted_in_sample * scale;
       r.efficiency_loo = r.predicted_loo / base.predicted_loo * scale;
-      in.push_back(r.error_in_sample);
-      lo.push_back(r.error_loo);
+      a.in.push_back(r.error_in_sample);
+      a.loo.push_back(r.error_loo);
+      a.cross.push_back(r.error_cross_source);
       result.max_abs_error_loo = std::max(result.max_abs_error_loo, std::abs(r.error_loo));
     }
-    t.mape_in_sample = mean_abs(in);
-    t.mape_loo = mean_abs(lo);
-    all_in.insert(all_in.end(), in.begin(), in.end());
-    all_loo.insert(all_loo.end(), lo.begin(), lo.end());
+    t.mape_in_sample = mean_abs(a.in);
+    t.mape_loo = mean_abs(a.loo);
+    t.mape_cross_source = mean_abs(a.cross);
   }
-  result.mape_in_sample = mean_abs(all_in);
-  result.mape_loo = mean_abs(all_loo);
+
+  std::map<std::string, Accumulator> source, stack, family;
+  Accumulator all;
+  for (const RunResult& r : result.runs) {
+    Accumulator* groups[] = {&source[r.run.source_id], &stack[r.run.stack], &family[r.family], &all};
+    for (Accumulator* g : groups) {
+      if (r.timed) {
+        g->in.push_back(r.error_in_sample);
+        g->loo.push_back(r.error_loo);
+        g->cross.push_back(r.error_cross_source);
+      }
+      if (r.run.memory && r.problem == cost::PlanProblem::none) g->memory.push_back(r.memory_error);
+    }
+    if (r.problem != cost::PlanProblem::none) {
+      ++result.not_expressible;
+    } else if (r.run.out_of_memory) {
+      ++result.published_oom;
+      result.oom_refused += r.refused_for_memory;
+    } else {
+      ++result.ran;
+      result.ran_refused += r.refused_for_memory;
+    }
+  }
+  for (const auto& [k, a] : source) {
+    result.by_source[k] = summarise(a);
+    if (!a.cross.empty()) result.max_source_mape_cross = std::max(result.max_source_mape_cross, mean_abs(a.cross));
+  }
+  for (const auto& [k, a] : stack) result.by_stack[k] = summarise(a);
+  for (const auto& [k, a] : family) result.by_family[k] = summarise(a);
+  result.overall = summarise(all);
   return result;
 }
 

@@ -1,52 +1,78 @@
-// Validation of the step model against measured runs: per hardware, one fit on
-// all its runs (in-sample) and one fit per run without it (leave-one-out, the
-// honest figure); per run the measured and predicted seq/s, the signed error
-// and the scaling efficiency (seq/s per device against the table's smallest
-// cluster); mean absolute percentage errors per table and overall.
+// Validation of the step model against measured runs. Runs are grouped by
+// accelerator family (a100, h100, trainium1, gaudi1), and one set of factors is
+// fitted per family across every stack on it. Per run: in-sample, leave one
+// run out, and leave one source out (fitted on the family's other sources
+// only; a source alone on its family is predicted from the priors: nothing
+// fitted). Memory has no fitted term: its error is the same in and out of
+// sample. MAPE per table, source, stack and family; the fit boundary (runs that
+// ran but are refused, published out-of-memory runs accepted).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
-#include "spec/calibration.h"
 #include "cost/estimate.h"
+#include "cost/plan_check.h"
+#include "spec/calibration.h"
 #include "validate/fit.h"
 #include "validate/measured_run.h"
 
 namespace tp::validate {
 
 struct RunResult {
-  MeasuredRun run;
+  MeasuredRun run;  // resolved: measured_seqs_per_s set where a speed was published
+  std::string family;
   int devices = 0;
-  double predicted_in_sample = 0, predicted_loo = 0;  // seq/s
-  double error_in_sample = 0, error_loo = 0;          // (predicted - measured) / measured
+  cost::PlanProblem problem = cost::PlanProblem::none;  // the model cannot express the plan (not memory)
+  bool timed = false;  // has a measured speed and a plan the model runs
+  double predicted_in_sample = 0, predicted_loo = 0, predicted_cross_source = 0;  // seq/s
+  double error_in_sample = 0, error_loo = 0, error_cross_source = 0;  // (predicted - measured) / measured
   double efficiency_measured = 0, efficiency_in_sample = 0, efficiency_loo = 0;
-  cost::Estimate estimate;  // in-sample, for the step-time breakdown
+  cost::Estimate estimate;  // in-sample, for the step-time and memory breakdowns
+  double memory_predicted_bytes = 0;  // as the run's counter sees it (0 without measured memory)
+  double memory_error = 0;            // (predicted - measured) / measured
+  bool refused_for_memory = false;    // the model says it does not fit
 };
 
 struct TableResult {
   std::string table, hardware;
-  std::vector<size_t> runs;  // indices into ValidationResult::runs, ascending instances
-  double mape_in_sample = 0, mape_loo = 0;
+  std::vector<size_t> runs;  // timed runs, indices into ValidationResult::runs, ascending devices
+  double mape_in_sample = 0, mape_loo = 0, mape_cross_source = 0;
 };
 
-struct HardwareFit {
-  std::string hardware;
+// MAPE of one group (a source, a stack or a family).
+struct GroupError {
+  int timed_runs = 0, memory_runs = 0;
+  double mape_in_sample = 0, mape_loo = 0, mape_cross_source = 0;
+  double memory_mape = 0;
+};
+
+struct FamilyFit {
+  std::string family;
   FitResult in_sample;
   std::vector<FitParameter> parameters;
-  std::vector<FitResult> leave_one_out;  // one per run of this hardware, in run order
+  std::map<std::string, FitResult> without_source;  // source_id -> fit on the others
 };
 
 struct ValidationResult {
   std::vector<RunResult> runs;
   std::vector<TableResult> tables;
-  std::vector<HardwareFit> fits;
-  double mape_in_sample = 0, mape_loo = 0;
+  std::vector<FamilyFit> fits;
+  std::map<std::string, GroupError> by_source, by_stack, by_family;
+  GroupError overall;
   double max_abs_error_loo = 0;
+  double max_source_mape_cross = 0;  // the worst source when held out
+  // Fit boundary.
+  int ran = 0, ran_refused = 0;          // runs that ran (timed or with memory) the model refuses for memory
+  int published_oom = 0, oom_refused = 0;
+  int not_expressible = 0;               // plans the model cannot run at all (listed per run)
 };
 
-// `start` supplies the curve shapes and unfitted fields for every hardware.
+// `start` supplies the curve shapes and unfitted fields for every family.
+// leave_one_run_out: the per-run refits (slow on a large corpus).
 ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
-                               const std::vector<FitParameter>& parameters = default_fit_parameters());
+                               const std::vector<FitParameter>& parameters = default_fit_parameters(),
+                               bool leave_one_run_out = true);
 
 // The runs of one hardware, in input order.
 std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std::string& hardware);

@@ -35,6 +35,7 @@ const Case seed_cases[] = {
 struct Loaded {
   spec::ModelSpec model;
   spec::HardwareSpec hw;
+  spec::Stack stack;  // generic: separate accumulation pass, flash attention, FP32 states
   spec::Calibration calibration;
   spec::Workload workload;
   spec::Plan plan;
@@ -58,7 +59,7 @@ Loaded load(const Case& c) {
 TEST(Evaluate, EverySeedConfigurationRunsAndFits) {
   for (const Case& c : seed_cases) {
     Loaded l = load(c);
-    const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+    const auto ev = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
     EXPECT_TRUE(ev.ok()) << c.model << " x" << c.instances << ": " << cost::to_string(ev.problem);
     EXPECT_GT(ev.estimate.seqs_per_s, 0);
     EXPECT_GT(ev.estimate.mfu, 0.01);
@@ -69,7 +70,7 @@ TEST(Evaluate, EverySeedConfigurationRunsAndFits) {
 TEST(Evaluate, BreakdownAddsUpToStepAndRatesFollow) {
   for (const Case& c : seed_cases) {
     Loaded l = load(c);
-    const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+    const auto ev = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
     const auto& t = ev.estimate.time;
     const double parts = t.forward_compute_s + t.backward_compute_s + t.tp_comm_exposed_s + t.pipeline_bubble_s +
                          t.pp_comm_exposed_s + t.dp_comm_exposed_s + t.grad_accumulation_s + t.optimizer_s + t.overhead_s;
@@ -87,7 +88,7 @@ TEST(Evaluate, MoreInstancesMoreThroughputLessPerDevice) {
   double previous_seqs = 0, previous_per_device = 1e30;
   for (int n : {4, 8, 16, 32, 64}) {
     l.plan.instances = n;
-    const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+    const auto ev = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
     ASSERT_TRUE(ev.ok()) << n;
     EXPECT_GT(ev.estimate.seqs_per_s, previous_seqs);
     EXPECT_LE(ev.estimate.tokens_per_s_per_device, previous_per_device * (1 + 1e-9));
@@ -100,7 +101,7 @@ TEST(Evaluate, RecomputeTradesTimeForMemory) {
   Loaded l = load(seed_cases[8]);
   auto run = [&](spec::Recompute r) {
     l.plan.recompute = r;
-    return cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate;
+    return cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan).estimate;
   };
   const auto none = run(spec::Recompute::none), selective = run(spec::Recompute::selective), full = run(spec::Recompute::full);
   EXPECT_LT(none.time.step_s, selective.time.step_s);
@@ -112,10 +113,10 @@ TEST(Evaluate, RecomputeTradesTimeForMemory) {
 
 TEST(Evaluate, FasterCalibrationIsFaster) {
   Loaded l = load(seed_cases[4]);
-  const auto base = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate;
+  const auto base = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan).estimate;
   l.calibration.gemm.ceiling *= 1.2;
   l.calibration.collective.intra_node *= 1.2;
-  const auto faster = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate;
+  const auto faster = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan).estimate;
   EXPECT_LT(faster.time.step_s, base.time.step_s);
 }
 
@@ -124,15 +125,15 @@ TEST(Evaluate, OutOfMemoryIsReportedWithEstimate) {
   l.model = spec::load_model("llama2-70b");
   l.plan.instances = 1;
   l.plan.zero = 0;
-  const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+  const auto ev = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
   EXPECT_EQ(ev.problem, cost::PlanProblem::out_of_memory);
   EXPECT_LT(ev.estimate.memory.margin_bytes, 0);
 }
 
 TEST(Evaluate, DagAndClosedFormAgreeOnSeedPipelines) {
   Loaded l = load(seed_cases[7]);  // PP 4
-  const auto closed = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan, cost::PipelineMethod::closed_form);
-  const auto dag = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan, cost::PipelineMethod::dag);
+  const auto closed = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan, cost::PipelineMethod::closed_form);
+  const auto dag = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan, cost::PipelineMethod::dag);
   // pipeline_closed_form.cpp: within -4% / +7% of the DAG for 1F1B on this shape.
   EXPECT_NEAR(closed.estimate.time.step_s / dag.estimate.time.step_s, 1.0, 0.02);
 }
@@ -143,7 +144,7 @@ TEST(Evaluate, DagAndClosedFormAgreeOnSeedPipelines) {
 TEST(Evaluate, GradientAccumulationStreamsTheBufferPerLaterMicroBatch) {
   Loaded l = load(seed_cases[2]);
   l.calibration.memory_by_op["residual"] = {0.5, 0};
-  const auto ev = cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan);
+  const auto ev = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
   ASSERT_TRUE(ev.ok());
   ASSERT_EQ(ev.estimate.micro_batches, 24);
   const double params = cost::parameters_per_device(l.model, ev.plan);
@@ -153,5 +154,5 @@ TEST(Evaluate, GradientAccumulationStreamsTheBufferPerLaterMicroBatch) {
   EXPECT_NEAR(ev.estimate.time.grad_accumulation_s, 0.94, 0.03);
 
   l.workload.global_batch_seqs = 8 * 16;  // one micro-batch: nothing to accumulate
-  EXPECT_EQ(cost::evaluate(l.model, l.hw, l.calibration, l.workload, l.plan).estimate.time.grad_accumulation_s, 0.0);
+  EXPECT_EQ(cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan).estimate.time.grad_accumulation_s, 0.0);
 }

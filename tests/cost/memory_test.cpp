@@ -14,41 +14,99 @@ spec::Workload workload(int seq, long batch, spec::Precision precision = spec::P
   w.precision = precision;
   return w;
 }
+spec::Stack unfused() {
+  spec::Stack s;
+  s.attention = spec::AttentionKernel::unfused;
+  return s;
+}
+constexpr double GiB = 1073741824.0;
 }  // namespace
 
-// Korthikanti et al. 2022, Table 2, per layer for GPT-3 175B (s 2048, b 1, h 12288, a 96, t 8).
+// Korthikanti et al. 2022, section 4, Table 2, per layer for GPT-3 175B (s 2048,
+// b 1, h 12288, a 96, t 8), unfused attention with dropout as in that paper.
 TEST(Memory, ActivationsFollowKorthikanti) {
   const spec::ModelSpec m = spec::load_model("gpt3-175b");
+  ASSERT_TRUE(m.dropout);
   const spec::Workload w = workload(2048, 1);
+  const spec::Stack s = unfused();
   const double sbh = 2048.0 * 12288;
   spec::Plan p;
   p.tp = 8;
   p.recompute = spec::Recompute::none;
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, w, p), sbh * (10 + 24.0 / 8 + 5 * 96 * 2048.0 / (12288 * 8)));
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, w, p), sbh * (10 + 24.0 / 8 + 5 * 96 * 2048.0 / (12288 * 8)));
   p.sp = true;
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, w, p), sbh * (34 + 5 * 96 * 2048.0 / 12288) / 8);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, w, p), sbh * (34 + 5 * 96 * 2048.0 / 12288) / 8);
   p.recompute = spec::Recompute::selective;
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, w, p), 34 * sbh / 8);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, w, p), 34 * sbh / 8);
   p.recompute = spec::Recompute::full;
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, w, p), 2 * sbh / 8);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, w, p), 2 * sbh / 8);
   p.tp = 1;
   p.sp = false;
   p.recompute = spec::Recompute::none;
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, w, p), sbh * (34 + 5 * 96 * 2048.0 / 12288));
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, w, p), sbh * (34 + 5 * 96 * 2048.0 / 12288));
 }
 
-TEST(Memory, StateBytesPerPrecision) {
-  // Megatron-LM distributed optimizer docs: BF16 params with FP32 grads = 18 bytes/param.
-  const auto mixed = cost::state_bytes_per_parameter(spec::Precision::mixed_bf16);
-  EXPECT_DOUBLE_EQ(mixed.weights + mixed.gradients + mixed.optimizer, 18);
-  const auto sr = cost::state_bytes_per_parameter(spec::Precision::bf16_sr);
+// Hand count for Llama 2 7B (h 4096, 32 heads, 32 KV heads, SwiGLU f 11008, no
+// dropout), one layer, s 4096, b 1, t 1, BF16. Per token: norm inputs and
+// outputs 4h, Q K V 3h, attention output h, MLP 3f = 65,792 elements = 131,584
+// bytes. A flash kernel adds its FP32 log-sum-exp (32 heads x 4 bytes); an
+// unfused one keeps the BF16 softmax output instead: 32 x 4096 x 2 bytes per token.
+TEST(Memory, FlashAttentionStoresNoScoreMatrix) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Workload w = workload(4096, 1);
+  spec::Plan p;
+  p.recompute = spec::Recompute::none;
+  const spec::Stack flash;
+  ASSERT_EQ(flash.attention, spec::AttentionKernel::flash);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, flash, w, p), 4096.0 * (131584 + 128));
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, unfused(), w, p), 4096.0 * (131584 + 32 * 4096 * 2));
+  // Scores grow with s^2: at 32k tokens the unfused matrix alone is 64 GiB per layer.
+  const spec::Workload long_seq = workload(32768, 1);
+  EXPECT_GT(cost::layer_activation_bytes(m, unfused(), long_seq, p), 64 * GiB);
+  EXPECT_LT(cost::layer_activation_bytes(m, flash, long_seq, p), 4.2 * GiB);
+}
+
+// torch per-op selective checkpointing (torchtitan): the layer input, the
+// attention kernel's output and every other matmul output. Llama 3 8B (h 4096,
+// kv 1024, f 14336), t 1: h + h + (6144 + 4096 + 2 x 14336 + 4096) / 2 = 29,696
+// elements per token, 59,392 bytes.
+TEST(Memory, PerOpSelectiveKeepsHalfTheMatmulOutputs) {
+  const spec::ModelSpec m = spec::load_model("llama3-8b");
+  const spec::Workload w = workload(8192, 1);
+  spec::Stack per_op;
+  per_op.selective = spec::SelectiveRecompute::per_op;
+  spec::Plan p;
+  p.recompute = spec::Recompute::selective;
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, per_op, w, p), 8192.0 * 59392);
+  spec::Plan none = p;
+  none.recompute = spec::Recompute::none;
+  EXPECT_LT(cost::layer_activation_bytes(m, per_op, w, p), 0.5 * cost::layer_activation_bytes(m, per_op, w, none));
+}
+
+TEST(Memory, StateBytesPerPrecisionAndStack) {
+  // Megatron-LM distributed optimizer docs: BF16 params with FP32 main grads,
+  // FP32 master weights and Adam moments = 2 + 4 + 4 + 8 = 18 bytes/param.
+  const spec::Stack megatron;
+  const auto mixed = cost::state_bytes_per_parameter(megatron, spec::Precision::mixed_bf16);
+  EXPECT_DOUBLE_EQ(mixed.weights + mixed.master_weights + mixed.gradients + mixed.optimizer, 18);
+  EXPECT_DOUBLE_EQ(mixed.master_weights, 4);
+  // Pure BF16 with stochastic rounding: no master copy, 2 + 2 + 4.
+  const auto sr = cost::state_bytes_per_parameter(megatron, spec::Precision::bf16_sr);
+  EXPECT_DOUBLE_EQ(sr.master_weights, 0);
   EXPECT_DOUBLE_EQ(sr.weights + sr.gradients + sr.optimizer, 8);
+  // NeMo's optimizer-dtype option with BF16 moments and BF16 gradients: 2 + 4 + 2 + 4 = 12.
+  spec::Stack bf16_states;
+  bf16_states.optimizer_state_bytes = 4;
+  bf16_states.main_grad_bytes = 2;
+  const auto lean = cost::state_bytes_per_parameter(bf16_states, spec::Precision::mixed_bf16);
+  EXPECT_DOUBLE_EQ(lean.weights + lean.master_weights + lean.gradients + lean.optimizer, 12);
 }
 
 TEST(Memory, ZeroShardsTheRightState) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
   const spec::Workload w = workload(4096, 1024);
+  const spec::Stack s;
   spec::Plan p;
   p.instances = 4;
   p.tp = 8;
@@ -57,22 +115,31 @@ TEST(Memory, ZeroShardsTheRightState) {
   const double params = cost::parameters_per_device(m, p);
   EXPECT_NEAR(params, m.total_parameters() / 8.0, 1);  // PP 1: everything, split by TP
   p.zero = 0;
-  const auto z0 = cost::memory_per_device(m, hw, w, p);
-  EXPECT_DOUBLE_EQ(z0.optimizer_bytes, params * 12);
+  const auto z0 = cost::memory_per_device(m, hw, s, w, p);
+  EXPECT_DOUBLE_EQ(z0.optimizer_states_bytes, params * 8);
+  EXPECT_DOUBLE_EQ(z0.master_weights_bytes, params * 4);
+  EXPECT_DOUBLE_EQ(z0.sharding_buffers_bytes, 0);
   p.zero = 1;
-  const auto z1 = cost::memory_per_device(m, hw, w, p);
-  EXPECT_DOUBLE_EQ(z1.optimizer_bytes, params * 12 / 16);
+  const auto z1 = cost::memory_per_device(m, hw, s, w, p);
+  EXPECT_DOUBLE_EQ(z1.optimizer_states_bytes, params * 8 / 16);
+  EXPECT_DOUBLE_EQ(z1.master_weights_bytes, params * 4 / 16);
   EXPECT_DOUBLE_EQ(z1.gradients_bytes, z0.gradients_bytes);
   p.zero = 2;
-  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, w, p).gradients_bytes, params * 4 / 16);
+  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, s, w, p).gradients_bytes, params * 4 / 16);
   p.zero = 3;
-  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, w, p).weights_bytes, params * 2 / 16);
+  const auto z3 = cost::memory_per_device(m, hw, s, w, p);
+  EXPECT_DOUBLE_EQ(z3.weights_bytes, params * 2 / 16);
+  // FSDP / ZeRO-3 buffers: one layer gathered, the next prefetched, its BF16
+  // gradients before the reduce-scatter. Llama 2 7B layer: 4 x 4096^2 + 3 x
+  // 4096 x 11008 + 2 x 4096 = 202,383,360 parameters, / TP 8, x 6 bytes.
+  EXPECT_DOUBLE_EQ(z3.sharding_buffers_bytes, 202383360.0 / 8 * 6);
 }
 
-TEST(Memory, PipelineKeepsMicroBatchesInFlightOnTheFirstStage) {
+TEST(Memory, PipelineStagesDifferFirstHoldsMicroBatchesLastHoldsLogits) {
   const spec::ModelSpec m = spec::load_model("gpt-neox-20b");
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
-  const spec::Workload w = workload(2048, 16384);
+  const spec::Workload w = workload(2048, 16384, spec::Precision::bf16_sr);
+  const spec::Stack s;
   spec::Plan p;
   p.instances = 4;
   p.tp = 8;
@@ -80,13 +147,36 @@ TEST(Memory, PipelineKeepsMicroBatchesInFlightOnTheFirstStage) {
   p.recompute = spec::Recompute::selective;
   p.sp = true;
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
-  const auto mem = cost::memory_per_device(m, hw, w, p);
-  // 44 layers / 4 stages, 4 micro-batches in flight (= PP, since many micro-batches).
-  EXPECT_DOUBLE_EQ(mem.activations_bytes, cost::layer_activation_bytes(m, w, p) * 11 * 4);
-  EXPECT_NEAR(mem.total_bytes + mem.margin_bytes, 16.0 * 1073741824.0, 1);
+  // 44 layers / 4 stages; the first stage keeps 4 micro-batches (= PP) in flight, the last one.
+  EXPECT_DOUBLE_EQ(cost::activations_bytes(m, s, w, p, 4), cost::layer_activation_bytes(m, s, w, p) * 11 * 4);
+  // Logits and their gradient in FP32 over the vocabulary shard: 2 x 2048 x 50432/8 x 4 bytes.
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, w, p), 2 * 2048.0 * 50432 / 8 * 4);
+  const auto mem = cost::memory_per_device(m, hw, s, w, p);
+  EXPECT_NEAR(mem.total_bytes + mem.margin_bytes, 16.0 * GiB, 1);
+  EXPECT_GE(mem.activations_bytes, cost::activations_bytes(m, s, w, p, 1));
 }
 
-TEST(Memory, VerdictAgainstCapacity) {
+TEST(Memory, RuntimeReserveAndAllocatorComeOnTop) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
+  const spec::Workload w = workload(4096, 64);
+  spec::Stack s;
+  s.runtime_reserve_bytes = 2 * GiB;
+  s.allocator_overhead_fraction = 0.05;
+  spec::Plan p;
+  p.instances = 1;
+  p.tp = 8;
+  p.zero = 1;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  const auto mem = cost::memory_per_device(m, hw, s, w, p);
+  EXPECT_DOUBLE_EQ(mem.runtime_reserve_bytes, 2 * GiB);
+  EXPECT_DOUBLE_EQ(mem.allocator_bytes, 0.05 * mem.tensors_bytes);
+  EXPECT_DOUBLE_EQ(mem.total_bytes, mem.tensors_bytes * 1.05 + 2 * GiB);
+  // An "80 GB" H100 holds 80 GiB (nvidia-smi: 81,559 MiB usable of 81,920).
+  EXPECT_DOUBLE_EQ(mem.capacity_bytes, 80 * GiB);
+}
+
+TEST(Memory, VerdictAgainstCapacityNamesTheLargestComponent) {
   const spec::ModelSpec m = spec::load_model("llama2-70b");
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
   const spec::Workload w = workload(4096, 1024);
@@ -95,7 +185,8 @@ TEST(Memory, VerdictAgainstCapacity) {
   p.tp = 8;
   p.zero = 0;
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
-  const auto mem = cost::memory_per_device(m, hw, w, p);
+  const auto mem = cost::memory_per_device(m, hw, spec::Stack{}, w, p);
   EXPECT_FALSE(mem.fits);
   EXPECT_LT(mem.margin_bytes, 0);
+  EXPECT_STREQ(mem.largest_component(), "optimizer states");
 }

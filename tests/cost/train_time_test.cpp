@@ -11,9 +11,9 @@ namespace {
 // with stochastic rounding, 6.74e9 parameters -> about 40.4 GB per checkpoint.
 TEST(TrainTime, CheckpointBytesAreWeightsPlusOptimizerState) {
   const auto model = spec::load_model("llama2-7b");
-  EXPECT_DOUBLE_EQ(checkpoint_bytes(model, spec::Precision::bf16_sr), 6.0 * double(model.total_parameters()));
-  EXPECT_NEAR(checkpoint_bytes(model, spec::Precision::bf16_sr), 4.044e10, 0.01e10);
-  EXPECT_DOUBLE_EQ(checkpoint_bytes(model, spec::Precision::mixed_bf16), 14.0 * double(model.total_parameters()));
+  EXPECT_DOUBLE_EQ(checkpoint_bytes(model, spec::Stack{}, spec::Precision::bf16_sr), 6.0 * double(model.total_parameters()));
+  EXPECT_NEAR(checkpoint_bytes(model, spec::Stack{}, spec::Precision::bf16_sr), 4.044e10, 0.01e10);
+  EXPECT_DOUBLE_EQ(checkpoint_bytes(model, spec::Stack{}, spec::Precision::mixed_bf16), 14.0 * double(model.total_parameters()));
 }
 
 // Seed document 002: 98.81% (automatic) and 77.83% (manual) at 128 instances,
@@ -25,11 +25,11 @@ TEST(TrainTime, ReproducesSeed002UtilisationThroughTheFlags) {
   FailureSettings s;
   s.mtbf_hours_per_instance = 1 / 1.58e-4;
   s.checkpoint_bytes_per_s = 5e9;
-  EXPECT_NEAR(reliability(reliability_input(model, hw, w, 128, s)).utilisation, 0.9881, 0.001);
+  EXPECT_NEAR(reliability(reliability_input(model, hw, spec::Stack{}, w, 128, s)).utilisation, 0.9881, 0.001);
   s.recovery = Recovery::manual;
-  EXPECT_NEAR(reliability(reliability_input(model, hw, w, 128, s)).utilisation, 0.7783, 0.001);
+  EXPECT_NEAR(reliability(reliability_input(model, hw, spec::Stack{}, w, 128, s)).utilisation, 0.7783, 0.001);
   // Descriptor defaults apply when no flag is given.
-  const ReliabilityInput d = reliability_input(model, hw, w, 4, FailureSettings{});
+  const ReliabilityInput d = reliability_input(model, hw, spec::Stack{}, w, 4, FailureSettings{});
   EXPECT_DOUBLE_EQ(d.failures_per_instance_hour, hw.failures_per_instance_hour);
   EXPECT_DOUBLE_EQ(d.checkpoint_write_bytes_per_s, hw.checkpoint_storage_bytes_per_s);
 }

@@ -23,7 +23,7 @@ TEST(PlanSpace, EveryIndexIsADistinctPlanRespectingHeadsAndLayers) {
   const auto hw = spec::load_hardware("trn1.32xlarge");  // 32 devices per instance
   SpaceConstraints c;
   c.instances = {1, 4};
-  const PlanSpace space(model, hw, workload(), c);
+  const PlanSpace space(model, hw, spec::Stack{}, workload(), c);
   std::set<decltype(key(spec::Plan{}))> seen;
   for (std::uint64_t i = 0; i < space.size(); ++i) {
     const spec::Plan p = space.at(i);
@@ -49,7 +49,7 @@ TEST(PlanSpace, FlagsNarrowTheSpace) {
   c.recompute = spec::Recompute::selective;
   c.overlap_dp = true;
   c.overlap_tp = false;
-  const PlanSpace space(model, hw, workload(), c);
+  const PlanSpace space(model, hw, spec::Stack{}, workload(), c);
   ASSERT_EQ(space.size(), 1u);
   const spec::Plan p = space.at(0);
   EXPECT_EQ(p.tp, 8);
@@ -62,7 +62,7 @@ TEST(PlanSpace, TpThatDividesNoHeadsIsRefused) {
   const auto hw = spec::load_hardware("trn1.32xlarge");
   SpaceConstraints c;
   c.tp = 3;
-  EXPECT_THROW(PlanSpace(model, hw, workload(), c), spec::SpecError);
+  EXPECT_THROW(PlanSpace(model, hw, spec::Stack{}, workload(), c), spec::SpecError);
 }
 
 }  // namespace

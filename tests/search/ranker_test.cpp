@@ -12,9 +12,10 @@ struct Fixture {
   spec::ModelSpec model = spec::load_model("llama2-7b");
   spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
   spec::Calibration cal;
+  spec::Stack stack;  // generic: every ZeRO stage below 2, schedule and recompute mode
   spec::Workload w{4096, 256, 1e11, spec::Precision::bf16_sr};
-  cost::Evaluator evaluator{model, hw, cal, w};
-  PlanSpace space{model, hw, w, [] { SpaceConstraints c; c.instances = {1, 2, 8}; return c; }()};
+  cost::Evaluator evaluator{model, hw, stack, cal, w};
+  PlanSpace space{model, hw, stack, w, [] { SpaceConstraints c; c.instances = {1, 2, 8}; return c; }()};
   Scorer scorer{evaluator, space.instance_counts(), 21.5, Objective::tokens_per_dollar, cost::FailureSettings{}};
 };
 

@@ -1,0 +1,68 @@
+#include "cost/data_parallel.h"
+
+#include <algorithm>
+
+#include "cost/memory.h"
+
+namespace tp::cost {
+
+double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision) {
+  switch (precision) {
+    case spec::Precision::mixed_bf16: return stack.main_grad_bytes;
+    case spec::Precision::bf16_sr: return 2;
+    case spec::Precision::fp32: return 4;
+  }
+  return 4;
+}
+
+DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, double rank_backward_s,
+                               double rank_layers) {
+  DataParallelTime t;
+  const spec::Plan& p = ctx.plan;
+  if (p.dp <= 1) return t;
+  using net::Collective;
+  const net::GroupLayout group{p.dp, p.tp};
+  const double params = parameters_per_device(ctx.model, p);
+  const double grad_bytes = params * gradient_element_bytes(ctx.stack, ctx.workload.precision);
+  const double weight_bytes = params * ctx.element_bytes();
+  auto seconds = [&](Collective c, double bytes) {
+    return ctx.cluster.seconds(c, bytes, group, p.instances, ctx.calibration.collective);
+  };
+  const double mb = ctx.micro_batches();
+  // Share of the gradients in the last bucket: one bucket of the stack's size,
+  // or one layer's worth when the stack reduces per layer (FSDP units).
+  const double last_share = ctx.stack.dp_bucket_bytes > 0 ? std::min(1.0, ctx.stack.dp_bucket_bytes / grad_bytes)
+                                                           : 1.0 / std::max(1.0, rank_layers);
+  const bool overlap_reduce = p.overlap_dp_comm && ctx.stack.dp_overlap_grad_reduce;
+  const bool overlap_gather = p.overlap_dp_comm && ctx.stack.dp_overlap_param_gather;
+  auto hidden_behind = [](double comm_s, double compute_s, double unhidden_share) {
+    return std::max(comm_s * unhidden_share, comm_s - compute_s);
+  };
+
+  if (p.zero == 3) {
+    // Every micro-batch gathers the weights for forward and again for
+    // backward, and reduce-scatters its gradients into the shards.
+    const double gather = seconds(Collective::all_gather, weight_bytes);
+    const double reduce = seconds(Collective::reduce_scatter, grad_bytes);
+    t.total_s = mb * (2 * gather + reduce);
+    if (!overlap_gather && !overlap_reduce) {
+      t.exposed_s = t.total_s;
+    } else {
+      const double first = overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather;
+      const double back = overlap_gather ? hidden_behind(gather + reduce, rank_backward_s, last_share) : gather + reduce;
+      t.exposed_s = mb * (first + back);
+    }
+    return t;
+  }
+  const double reduce = p.zero == 0 ? seconds(Collective::all_reduce, grad_bytes)
+                                    : seconds(Collective::reduce_scatter, grad_bytes);
+  const double gather = p.zero == 0 ? 0.0 : seconds(Collective::all_gather, weight_bytes);
+  t.total_s = reduce + gather;
+  // Gradients of the last micro-batch's backward stream out while it runs; the
+  // updated parameters are gathered behind the next step's first forward.
+  t.exposed_s = (overlap_reduce ? hidden_behind(reduce, rank_backward_s, last_share) : reduce) +
+                (overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather);
+  return t;
+}
+
+}  // namespace tp::cost

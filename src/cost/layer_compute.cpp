@@ -1,0 +1,86 @@
+#include "cost/layer_compute.h"
+
+namespace tp::cost {
+namespace {
+
+double gemm_s(const StepContext& ctx, double m, double n, double k) {
+  return 2 * m * n * k / (ctx.peak_flops_per_s() * ctx.calibration.gemm.at(m, n, k));
+}
+
+// Forward GEMM plus its two backward GEMMs: dX = dY W^T (m, k, n) and dW = X^T dY (k, n, m).
+void add_gemm(const StepContext& ctx, double m, double n, double k, double& forward_s, double& backward_s) {
+  forward_s += gemm_s(ctx, m, n, k);
+  backward_s += gemm_s(ctx, m, k, n) + gemm_s(ctx, k, n, m);
+}
+
+}  // namespace
+
+LayerCompute layer_compute(const StepContext& ctx) {
+  const spec::ModelSpec& m = ctx.model;
+  const double t = ctx.plan.tp, s = ctx.workload.seq_len, b = ctx.plan.micro_batch;
+  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), e = ctx.element_bytes();
+  const double tokens = ctx.tokens(), sp_tokens = ctx.sp_tokens();
+  const double heads = ctx.heads_local(), kv = ctx.kv_heads_local();
+  const bool swiglu = m.mlp == spec::MlpKind::swiglu;
+  const bool flash = ctx.stack.attention == spec::AttentionKernel::flash;
+
+  LayerCompute l;
+  add_gemm(ctx, tokens, (heads + 2 * kv) * d, h, l.gemm_forward_s, l.gemm_backward_s);  // fused QKV
+  add_gemm(ctx, tokens, h, h / t, l.gemm_forward_s, l.gemm_backward_s);                 // output projection
+  add_gemm(ctx, tokens, f / t * (swiglu ? 2 : 1), h, l.gemm_forward_s, l.gemm_backward_s);  // up (+gate)
+  add_gemm(ctx, tokens, h, f / t, l.gemm_forward_s, l.gemm_backward_s);                     // down
+
+  // Attention core as batched GEMMs: scores Q K^T and context P V, causal half for decoders.
+  const double causal = m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
+  const double flops = b * heads * 2 * s * s * d * causal;
+  const double peak = ctx.peak_flops_per_s() * ctx.calibration.attention_factor;
+  l.attention_forward_s = flops / (peak * ctx.calibration.gemm.at(s, s, d)) + flops / (peak * ctx.calibration.gemm.at(s, d, s));
+  // Backward runs four GEMMs (dV, dP, dQ, dK); a flash kernel stores no scores
+  // and re-forms them first: five (Dao et al. 2022, FlashAttention, section 3.1).
+  l.attention_backward_s = l.attention_forward_s * (flash ? 2.5 : 2.0);
+
+  const double norm_bytes = 2 * sp_tokens * h * e;      // read + write
+  const double residual_bytes = 3 * sp_tokens * h * e;  // two reads, one write
+  const double act_bytes = tokens * f / t * e * (swiglu ? 3 : 2);
+  const double softmax_bytes = flash ? 0.0 : b * heads * s * s * e * 2;  // a flash kernel keeps scores on chip
+  const double rotary_bytes =
+      m.position == spec::PositionKind::rotary ? 2 * tokens * (heads + kv) * d * m.rotary_fraction * e : 0.0;
+  const double softmax_s = ctx.stream_s(ctx.ops.softmax, softmax_bytes);
+  l.memory_forward_s = 2 * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
+                       ctx.stream_s(ctx.ops.activation, act_bytes) + softmax_s +
+                       ctx.stream_s(ctx.ops.residual, rotary_bytes);
+  l.memory_backward_s = 2 * l.memory_forward_s;
+
+  switch (ctx.plan.recompute) {
+    case spec::Recompute::none: break;
+    case spec::Recompute::selective:
+      // Megatron re-runs the attention core; torch's per-op policy keeps every
+      // other matmul output and re-runs the rest with the cheap ops.
+      l.recompute_s = ctx.stack.selective == spec::SelectiveRecompute::per_op
+                          ? 0.5 * l.gemm_forward_s + l.memory_forward_s
+                          : l.attention_forward_s + softmax_s;
+      break;
+    case spec::Recompute::full: l.recompute_s = l.forward_s(); break;
+  }
+  return l;
+}
+
+EdgeCompute edge_compute(const StepContext& ctx) {
+  const spec::ModelSpec& m = ctx.model;
+  const double t = ctx.plan.tp, h = m.hidden, e = ctx.element_bytes(), tokens = ctx.tokens();
+  EdgeCompute edge;
+  edge.embedding_forward_s = ctx.stream_s(ctx.ops.residual, 2 * tokens * h * e);
+  edge.embedding_backward_s = edge.embedding_forward_s;
+
+  const double head_tokens = tokens * m.head_token_fraction;
+  const double vocab_local = double(m.padded_vocab(ctx.plan.tp)) / t;
+  add_gemm(ctx, head_tokens, vocab_local, h, edge.head_forward_s, edge.head_backward_s);
+  if (m.kind == spec::ModelKind::encoder_mlm) add_gemm(ctx, head_tokens, h, h, edge.head_forward_s, edge.head_backward_s);
+  const double logits_bytes = head_tokens * vocab_local * 4;  // the loss runs in FP32
+  const double loss_s = ctx.stream_s(ctx.ops.softmax, 3 * logits_bytes);
+  edge.head_forward_s += loss_s + ctx.stream_s(ctx.ops.norm, 2 * ctx.sp_tokens() * h * e);
+  edge.head_backward_s += loss_s;
+  return edge;
+}
+
+}  // namespace tp::cost

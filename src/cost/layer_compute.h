@@ -1,0 +1,29 @@
+// Layer compute: one transformer layer's GEMMs (fused QKV with GQA, output
+// projection, MLP), attention core and memory-bound ops (norms, activation,
+// residuals, rotary, unfused softmax) for one micro-batch on one device, and
+// what recompute re-runs as the stack implements it; plus the embedding (first
+// stage) and the output head with its loss (last stage).
+#pragma once
+#include "cost/step_context.h"
+
+namespace tp::cost {
+
+struct LayerCompute {
+  double gemm_forward_s = 0, gemm_backward_s = 0;
+  double attention_forward_s = 0, attention_backward_s = 0;  // flash backward re-forms the scores
+  double memory_forward_s = 0;   // norms, activation, residuals, rotary, unfused softmax
+  double memory_backward_s = 0;  // about twice forward: gradients read inputs and outputs
+  double recompute_s = 0;        // forward work re-run during backward
+  double forward_s() const { return gemm_forward_s + attention_forward_s + memory_forward_s; }
+  double backward_s() const { return gemm_backward_s + attention_backward_s + memory_backward_s + recompute_s; }
+};
+
+struct EdgeCompute {
+  double embedding_forward_s = 0, embedding_backward_s = 0;
+  double head_forward_s = 0, head_backward_s = 0;  // LM or MLM head with its loss
+};
+
+LayerCompute layer_compute(const StepContext& ctx);
+EdgeCompute edge_compute(const StepContext& ctx);
+
+}  // namespace tp::cost

@@ -1,0 +1,81 @@
+// Activations, generalising Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", section 4, Table 2) to GQA, any
+// FFN width, SwiGLU, no dropout and flash attention. Per token of one layer:
+// outside the TP region (split by TP only under SP) the two norm inputs and
+// outputs (4h), dropout masks (1 byte each, 2h) when the model uses dropout;
+// inside it Q, K, V, the attention output, the MLP's intermediates (2f GELU,
+// 3f SwiGLU), and for an unfused kernel the softmax output plus (dropout) its
+// mask and output per head and key: 34 s b h + 5 a s^2 b for GPT.
+#include <algorithm>
+
+#include "cost/memory.h"
+
+namespace tp::cost {
+namespace {
+
+struct PerToken {
+  double outside = 0;  // elements outside the TP region (norm inputs/outputs)
+  double inside = 0;   // elements inside it, already per TP rank
+  double bytes_1 = 0;  // one-byte masks outside the region
+  double scores = 0;   // elements of attention scores kept per token, per TP rank
+};
+
+PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double seq, double t) {
+  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
+  const double heads = m.heads / t, kv = m.kv_heads % int(t) == 0 ? m.kv_heads / t : 1.0;
+  PerToken x;
+  x.outside = 4 * h;
+  x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
+  if (m.dropout) x.bytes_1 = 2 * h;
+  if (stack.attention == spec::AttentionKernel::unfused) x.scores = heads * seq * (m.dropout ? 2.5 : 1.0);
+  else x.scores = heads * 2.0;  // FP32 log-sum-exp per head: 4 bytes, in 2-byte units
+  return x;
+}
+
+}  // namespace
+
+double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
+                              const spec::Plan& p) {
+  const double t = p.tp, tokens = double(w.seq_len) * p.micro_batch;
+  const double e = w.precision == spec::Precision::fp32 ? 4 : 2;
+  const double outside_split = p.sp ? t : 1.0;
+  const PerToken x = no_recompute(m, stack, w.seq_len, t);
+  const double all = tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split);
+  switch (p.recompute) {
+    case spec::Recompute::none: return all;
+    case spec::Recompute::selective:
+      if (stack.selective == spec::SelectiveRecompute::per_op) {
+        // torch per-op checkpointing keeps the layer input, the attention
+        // kernel's output and every other matmul output; the rest is re-run.
+        const double h = m.hidden, f = m.ffn_hidden, kvh = m.kv_hidden();
+        const double matmul_outputs = (h + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
+        return tokens * e * (h / outside_split + h / t + 0.5 * matmul_outputs);
+      }
+      return all - tokens * x.scores * e * (stack.attention == spec::AttentionKernel::unfused ? 1.0 : 0.0);
+    case spec::Recompute::full: return tokens * m.hidden * e / outside_split;  // the layer's input
+  }
+  return all;
+}
+
+double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
+                         const spec::Plan& p, int in_flight) {
+  const double layers_per_stage = double(m.layers) / p.pp;
+  // Interleaving keeps (1 + (p-1)/(p v)) times more in flight on the first rank
+  // (Narayanan et al. 2021, section 2.2.2).
+  const double interleave = p.virtual_stages > 1 ? 1 + (p.pp - 1.0) / (p.pp * p.virtual_stages) : 1.0;
+  double bytes = layer_activation_bytes(m, stack, w, p) * layers_per_stage * in_flight * interleave;
+  if (p.recompute == spec::Recompute::full) {
+    spec::Plan replay = p;  // backward re-creates one layer's activations at a time
+    replay.recompute = spec::Recompute::none;
+    bytes += layer_activation_bytes(m, stack, w, replay);
+  }
+  return bytes;
+}
+
+double logits_bytes(const spec::ModelSpec& m, const spec::Workload& w, const spec::Plan& p) {
+  // The loss runs in FP32 over the vocabulary shard: logits and their gradient.
+  const double head_tokens = double(w.seq_len) * p.micro_batch * m.head_token_fraction;
+  return 2 * head_tokens * double(m.padded_vocab(p.tp)) / p.tp * 4;
+}
+
+}  // namespace tp::cost

@@ -1,0 +1,57 @@
+#include <algorithm>
+
+#include "cost/memory.h"
+
+namespace tp::cost {
+MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
+                             const spec::Workload& w, const spec::Plan& p, bool last_stage) {
+  const StateBytes state = state_bytes_per_parameter(stack, w.precision);
+  const double params = stage_parameters_per_device(m, p, last_stage);
+  MemoryBreakdown mem;
+  mem.weights_bytes = weights_bytes(state, params, p);
+  mem.master_weights_bytes = master_weights_bytes(state, params, p);
+  mem.gradients_bytes = gradients_bytes(state, params, p);
+  mem.optimizer_states_bytes = optimizer_states_bytes(state, params, p);
+  // 1F1B: the first stage holds pp micro-batches in flight, the last one.
+  const int in_flight = last_stage && p.pp > 1 ? 1 : std::min(p.pp, p.grad_accum);
+  mem.activations_bytes = activations_bytes(m, stack, w, p, in_flight);
+  mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, w, p) : 0.0;
+  mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, p);
+  mem.tensors_bytes = mem.weights_bytes + mem.master_weights_bytes + mem.gradients_bytes +
+                      mem.optimizer_states_bytes + mem.activations_bytes + mem.logits_bytes +
+                      mem.sharding_buffers_bytes;
+  mem.allocator_bytes = stack.allocator_overhead_fraction * mem.tensors_bytes;
+  mem.runtime_reserve_bytes = stack.runtime_reserve_bytes;
+  mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
+  mem.capacity_bytes = hw.hbm_bytes;
+  mem.margin_bytes = mem.capacity_bytes - mem.total_bytes;
+  mem.fits = mem.margin_bytes >= 0;
+  return mem;
+}
+
+MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
+                                  const spec::Workload& w, const spec::Plan& p) {
+  const MemoryBreakdown first = stage_memory(m, hw, stack, w, p, false);
+  if (p.pp == 1) return first;
+  const MemoryBreakdown last = stage_memory(m, hw, stack, w, p, true);
+  return last.total_bytes > first.total_bytes ? last : first;
+}
+
+}  // namespace tp::cost
+
+namespace tp::cost {
+
+const char* MemoryBreakdown::largest_component() const {
+  const std::pair<const char*, double> parts[] = {
+      {"weights", weights_bytes},           {"master weights", master_weights_bytes},
+      {"gradients", gradients_bytes},       {"optimizer states", optimizer_states_bytes},
+      {"activations", activations_bytes},   {"logits", logits_bytes},
+      {"sharding buffers", sharding_buffers_bytes}, {"allocator reserve", allocator_bytes},
+      {"runtime reserve", runtime_reserve_bytes}};
+  const auto* best = &parts[0];
+  for (const auto& part : parts)
+    if (part.second > best->second) best = &part;
+  return best->first;
+}
+
+}  // namespace tp::cost

@@ -1,0 +1,58 @@
+// Weights, master weights, gradients and optimizer states: bytes per parameter
+// by precision and stack, sharded by ZeRO stage (1: optimizer states and
+// master weights, 2: + gradients, 3: + weights; Rajbhandari et al. 2020,
+// ZeRO, section 5), parameters split by TP and PP.
+#include <algorithm>
+
+#include "cost/memory.h"
+
+namespace tp::cost {
+
+StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision) {
+  switch (precision) {
+    // BF16 compute copy; FP32 master weights when the stack keeps them; the
+    // gradient and the Adam moments in the stack's dtypes (Megatron-LM: FP32
+    // main grads and moments, 2 + 4 + 4 + 8 = 18 bytes per parameter).
+    case spec::Precision::mixed_bf16:
+      return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes, stack.optimizer_state_bytes};
+    // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
+    case spec::Precision::bf16_sr: return {2, 0, 2, 4};
+    case spec::Precision::fp32: return {4, 0, 4, 8};
+  }
+  return {};
+}
+
+double stage_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p, bool last_stage) {
+  const double layers = double(m.layer_parameters()) * m.layers / p.pp;
+  const double embedding = double(m.embedding_parameters());
+  double head = double(m.head_parameters());
+  // A tied LM head on a last stage of its own keeps a copy of the embedding (Megatron).
+  if (m.tied_embeddings && p.pp > 1 && m.kind == spec::ModelKind::decoder) head += embedding;
+  if (p.pp == 1) return (layers + embedding + head) / p.tp;
+  return (layers + (last_stage ? head : embedding)) / p.tp;
+}
+
+double parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
+  return std::max(stage_parameters_per_device(m, p, false), stage_parameters_per_device(m, p, true));
+}
+
+double weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
+  return params * s.weights / (p.zero >= 3 ? p.dp : 1);
+}
+double master_weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
+  return params * s.master_weights / (p.zero >= 1 ? p.dp : 1);
+}
+double gradients_bytes(const StateBytes& s, double params, const spec::Plan& p) {
+  return params * s.gradients / (p.zero >= 2 ? p.dp : 1);
+}
+double optimizer_states_bytes(const StateBytes& s, double params, const spec::Plan& p) {
+  return params * s.optimizer / (p.zero >= 1 ? p.dp : 1);
+}
+
+double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, const spec::Plan& p) {
+  if (p.zero < 3) return 0;
+  const double layer = double(m.layer_parameters()) / p.tp;
+  return layer * (2 * s.weights + s.weights);  // gathered + prefetched weights, unsharded gradients
+}
+
+}  // namespace tp::cost

@@ -1,0 +1,23 @@
+#include "cost/optimizer.h"
+
+#include "cost/data_parallel.h"
+#include "cost/memory.h"
+
+namespace tp::cost {
+
+double optimizer_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision) {
+  const StateBytes state = state_bytes_per_parameter(stack, precision);
+  // Master (or the weights themselves) and moments are read and written; the
+  // gradient is read; a separate compute copy is written.
+  const double master = state.master_weights > 0 ? state.master_weights : state.weights;
+  const double copy = state.master_weights > 0 ? state.weights : 0.0;
+  return 2 * (master + state.optimizer) + state.gradients + copy;
+}
+
+double optimizer_s(const StepContext& ctx) {
+  const spec::Plan& p = ctx.plan;
+  const double local = parameters_per_device(ctx.model, p) / (p.zero >= 1 ? p.dp : 1);
+  return ctx.stream_s(ctx.ops.optimizer, local * optimizer_bytes_per_parameter(ctx.stack, ctx.workload.precision));
+}
+
+}  // namespace tp::cost

@@ -1,0 +1,24 @@
+// Pipeline: the step's critical path through the 1F1B or interleaved schedule,
+// from per-chunk forward and backward times (embedding on the first chunk, the
+// head on the last) and the p2p send between stages; split into the bubble and
+// the exposed p2p time. The DAG or the closed form (cost/pipeline.h) times it.
+#pragma once
+#include "cost/pipeline.h"
+#include "cost/step_context.h"
+
+namespace tp::cost {
+
+enum class PipelineMethod { closed_form, dag };
+
+struct PipelineStep {
+  double total_s = 0;        // first forward to last backward, p2p included
+  double p2p_exposed_s = 0;  // the part of total_s that p2p adds
+};
+
+// chunk_*_s: one micro-batch through one uniform model chunk; the edges are
+// added to the first and last chunk.
+PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, double chunk_backward_s,
+                           double first_forward_extra_s, double first_backward_extra_s, double last_forward_extra_s,
+                           double last_backward_extra_s, PipelineMethod method);
+
+}  // namespace tp::cost

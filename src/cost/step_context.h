@@ -1,0 +1,44 @@
+// StepContext: what every term of the step reads, gathered once per plan: the
+// specs, the completed Plan, the cluster graph and the derived sizes of one
+// micro-batch on one device. Terms read it and never each other's internals.
+#pragma once
+#include "net/cluster.h"
+#include "spec/calibration.h"
+#include "spec/hardware_spec.h"
+#include "spec/model_spec.h"
+#include "spec/plan.h"
+#include "spec/stack.h"
+#include "spec/workload.h"
+
+namespace tp::cost {
+
+// Per-op streaming efficiencies, pulled out of the Calibration's map once.
+struct OpEfficiencies {
+  spec::MemoryEfficiency norm, softmax, activation, residual, optimizer;
+};
+
+struct StepContext {
+  const spec::ModelSpec& model;
+  const spec::HardwareSpec& hardware;
+  const spec::Stack& stack;
+  const spec::Calibration& calibration;
+  const spec::Workload& workload;
+  const spec::Plan& plan;  // completed: dp and grad_accum set
+  const net::Cluster& cluster;
+  const OpEfficiencies& ops;
+
+  double peak_flops_per_s() const;
+  double element_bytes() const { return workload.precision == spec::Precision::fp32 ? 4 : 2; }
+  double tokens() const { return double(workload.seq_len) * plan.micro_batch; }  // one micro-batch
+  // Tokens seen by norms and residuals: split across TP under sequence parallelism.
+  double sp_tokens() const { return plan.sp ? tokens() / plan.tp : tokens(); }
+  double heads_local() const { return double(model.heads) / plan.tp; }
+  // KV heads on one TP rank; replicated when TP exceeds them.
+  double kv_heads_local() const { return model.kv_heads % plan.tp == 0 ? double(model.kv_heads) / plan.tp : 1.0; }
+  int micro_batches() const { return plan.grad_accum; }
+  double stream_s(const spec::MemoryEfficiency& eff, double bytes) const {
+    return bytes > 0 ? bytes / (hardware.hbm_bytes_per_s * eff.at(bytes)) : 0.0;
+  }
+};
+
+}  // namespace tp::cost

@@ -1,0 +1,20 @@
+// Tensor parallel: the TP collectives of one layer for one micro-batch (an
+// all-reduce after attention and after the MLP, or all-gather + reduce-scatter
+// pairs under sequence parallelism), forward and backward, less what async TP
+// hides behind the layer's GEMMs; full recompute repeats the forward ones.
+#pragma once
+#include "cost/layer_compute.h"
+#include "cost/step_context.h"
+
+namespace tp::cost {
+
+struct TensorParallelTime {
+  double forward_s = 0, backward_s = 0;  // exposed, per layer
+  double recompute_s = 0;                // forward collectives re-run by full recompute
+  double embedding_s = 0;                // the embedding's all-reduce (first stage)
+  double head_s = 0;                     // the head's all-gather under SP, forward and again backward
+};
+
+TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& layer);
+
+}  // namespace tp::cost

@@ -1,0 +1,39 @@
+#include "spec/calibration_lookup.h"
+
+#include <filesystem>
+
+#include "spec/calibration_io.h"
+#include "spec/load.h"
+
+namespace tp::spec {
+
+std::vector<std::string> calibration_candidates(const HardwareSpec& hw, const std::string& stack) {
+  const auto dir = std::filesystem::path(data_root()) / "data" / "calibration";
+  std::vector<std::string> out{(dir / (hw.name + "+" + stack + ".json")).string()};
+  if (hw.family != hw.name) {
+    out.push_back((dir / (hw.family + "+" + stack + ".json")).string());
+    out.push_back((dir / (hw.family + ".json")).string());
+  }
+  out.push_back((dir / (hw.name + ".json")).string());
+  return out;
+}
+
+Calibration assumed_calibration(const HardwareSpec& hw) {
+  Calibration c;
+  c.name = "assumed-default";
+  c.accelerator = hw.accelerator;
+  c.origin = "assumed";
+  c.description = "built-in assumption: GEMM ceiling 70% of peak, 70% of HBM and link bandwidth";
+  return c;
+}
+
+CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& stack) {
+  const std::vector<std::string> candidates = calibration_candidates(hw, stack);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!std::filesystem::exists(candidates[i])) continue;
+    return {load_calibration(candidates[i]).calibration, candidates[i], i < 2};
+  }
+  return {assumed_calibration(hw), "built-in default", false};
+}
+
+}  // namespace tp::spec

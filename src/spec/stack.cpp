@@ -1,0 +1,38 @@
+#include "spec/stack.h"
+
+#include <algorithm>
+
+namespace tp::spec {
+
+bool Stack::offers_zero(int stage) const {
+  return std::find(zero_stages.begin(), zero_stages.end(), stage) != zero_stages.end();
+}
+
+bool Stack::offers_recompute(Recompute mode) const {
+  return std::find(recompute_modes.begin(), recompute_modes.end(), mode) != recompute_modes.end();
+}
+
+bool Stack::offers_pipeline(int pp, int virtual_stages) const {
+  if (pp <= 1) return true;
+  return virtual_stages > 1 ? pipeline_interleaved : pipeline_1f1b;
+}
+
+std::string stack_refusal(const Stack& s, const Plan& p) {
+  if (!s.offers_zero(p.zero)) return "ZeRO stage " + std::to_string(p.zero) + " is not offered by " + s.name;
+  if (!s.offers_recompute(p.recompute))
+    return std::string("recompute '") + to_string(p.recompute) + "' is not offered by " + s.name;
+  if (!s.offers_pipeline(p.pp, p.virtual_stages))
+    return std::string(p.virtual_stages > 1 ? "the interleaved pipeline schedule" : "pipeline parallelism") +
+           " is not offered by " + s.name;
+  if (p.sp && !s.sequence_parallel) return "sequence parallelism is not offered by " + s.name;
+  if (p.overlap_tp_comm && !s.tp_comm_overlap) return "TP communication overlap is not offered by " + s.name;
+  return {};
+}
+
+const char* to_string(GradAccumulation mode) {
+  return mode == GradAccumulation::fused_wgrad ? "fused-wgrad" : "separate-pass";
+}
+
+const char* to_string(AttentionKernel kernel) { return kernel == AttentionKernel::flash ? "flash" : "unfused"; }
+
+}  // namespace tp::spec

@@ -1,0 +1,52 @@
+// Stack: the training software that runs a Plan (Megatron-LM, NeMo, NeuronX
+// Distributed, DeepSpeed, an FSDP stack), read from stacks/<name>.json. Plain
+// data: what the stack offers (ZeRO stages, schedules, recompute modes) and how
+// it behaves where stacks differ; every figure in the file carries its source.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "spec/plan.h"
+
+namespace tp::spec {
+
+enum class GradAccumulation { fused_wgrad, separate_pass };
+enum class AttentionKernel { flash, unfused };
+enum class SelectiveRecompute { attention_core, per_op };
+
+struct Stack {
+  std::string name;
+  std::string source_file;
+  std::string description;
+  std::string versions;
+
+  GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
+  double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16: 2)
+  bool dp_overlap_grad_reduce = true;   // gradient reduction streams out during the last backward
+  double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
+  bool dp_overlap_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
+  bool tp_comm_overlap = false;         // offers async TP
+  std::vector<int> zero_stages{0, 1, 2, 3};
+  bool pipeline_1f1b = true, pipeline_interleaved = true;
+  bool sequence_parallel = true;
+  AttentionKernel attention = AttentionKernel::flash;
+  std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
+  SelectiveRecompute selective = SelectiveRecompute::attention_core;
+  bool fp32_master_weights = true;      // mixed precision keeps FP32 master weights
+  double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
+  double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors
+  double allocator_overhead_fraction = 0;
+  double host_overhead_s = 0;
+
+  bool offers_zero(int stage) const;
+  bool offers_recompute(Recompute mode) const;
+  bool offers_pipeline(int pp, int virtual_stages) const;
+};
+
+// Why this stack cannot run the plan, or empty when it can.
+std::string stack_refusal(const Stack& stack, const Plan& plan);
+
+const char* to_string(GradAccumulation mode);
+const char* to_string(AttentionKernel kernel);
+
+}  // namespace tp::spec

@@ -1,0 +1,115 @@
+#include <algorithm>
+
+#include "spec/json_reader.h"
+#include "spec/load.h"
+
+namespace tp::spec {
+namespace {
+
+// Each behaviour is {"value": ..., "source": "..."}; returns the value after
+// checking that a non-empty source stands beside it.
+const nlohmann::json& behaviour(const JsonReader& r, const nlohmann::json& j, const std::string& key) {
+  const auto& field = r.object(j, "$", key);
+  const std::string where = "$." + key;
+  if (r.string(field, where, "source").empty()) r.fail(where + ".source", "expected a non-empty source");
+  return r.field(field, where, "value");
+}
+
+std::string word(const JsonReader& r, const nlohmann::json& j, const std::string& key,
+                 std::initializer_list<const char*> allowed) {
+  const auto& field = r.object(j, "$", key);
+  behaviour(r, j, key);
+  return r.choice(field, "$." + key, "value", allowed);
+}
+
+bool flag(const JsonReader& r, const nlohmann::json& j, const std::string& key) {
+  const auto& value = behaviour(r, j, key);
+  if (!value.is_boolean()) r.fail("$." + key + ".value", "expected true or false");
+  return value.get<bool>();
+}
+
+double amount(const JsonReader& r, const nlohmann::json& j, const std::string& key) {
+  behaviour(r, j, key);
+  return r.positive(r.object(j, "$", key), "$." + key, "value", true);
+}
+
+std::vector<std::string> words(const JsonReader& r, const nlohmann::json& j, const std::string& key,
+                               std::initializer_list<const char*> allowed) {
+  const auto& value = behaviour(r, j, key);
+  const std::string where = "$." + key + ".value";
+  if (!value.is_array()) r.fail(where, "expected an array");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const std::string item_path = where + "[" + std::to_string(i) + "]";
+    if (!value[i].is_string()) r.fail(item_path, "expected a string");
+    const std::string w = value[i].get<std::string>();
+    bool known = false;
+    std::string list;
+    for (const char* a : allowed) {
+      known = known || w == a;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    if (!known) r.fail(item_path, "expected one of " + list + ", got \"" + w + "\"");
+    out.push_back(w);
+  }
+  return out;
+}
+
+double dtype_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }
+
+}  // namespace
+
+Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
+  JsonReader r(file);
+  if (!j.is_object()) r.fail("$", "expected an object");
+  Stack s;
+  s.source_file = file;
+  s.name = r.string(j, "$", "name");
+  s.description = r.string(j, "$", "description");
+  const auto& versions = behaviour(r, j, "versions");
+  if (!versions.is_string()) r.fail("$.versions.value", "expected a string naming the releases");
+  s.versions = versions.get<std::string>();
+
+  s.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
+                            ? GradAccumulation::fused_wgrad
+                            : GradAccumulation::separate_pass;
+  s.main_grad_bytes = dtype_bytes(word(r, j, "main_grad_dtype", {"fp32", "bf16"}));
+  s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
+  s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
+  s.dp_overlap_param_gather = flag(r, j, "dp_overlap_param_gather");
+  s.tp_comm_overlap = flag(r, j, "tp_comm_overlap");
+
+  const auto& zero = behaviour(r, j, "zero_stages");
+  if (!zero.is_array() || zero.empty()) r.fail("$.zero_stages.value", "expected a non-empty array of ZeRO stages 0..3");
+  s.zero_stages.clear();
+  for (size_t i = 0; i < zero.size(); ++i) {
+    if (!zero[i].is_number_integer() || zero[i].get<int>() < 0 || zero[i].get<int>() > 3)
+      r.fail("$.zero_stages.value[" + std::to_string(i) + "]", "expected a ZeRO stage 0..3");
+    s.zero_stages.push_back(zero[i].get<int>());
+  }
+  const auto schedules = words(r, j, "pipeline_schedules", {"1f1b", "interleaved"});
+  s.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
+  s.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
+  s.sequence_parallel = flag(r, j, "sequence_parallel");
+  s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
+                                                                          : AttentionKernel::unfused;
+  s.recompute_modes.clear();
+  for (const std::string& mode : words(r, j, "recompute_modes", {"none", "selective", "full"})) {
+    Recompute m;
+    parse_recompute(mode, m);
+    s.recompute_modes.push_back(m);
+  }
+  if (s.recompute_modes.empty()) r.fail("$.recompute_modes.value", "expected at least one recompute mode");
+  s.selective = word(r, j, "selective_recompute", {"attention-core", "per-op"}) == "per-op"
+                    ? SelectiveRecompute::per_op
+                    : SelectiveRecompute::attention_core;
+  s.fp32_master_weights = word(r, j, "master_weights_dtype", {"fp32", "none"}) == "fp32";
+  s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
+  s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
+  s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
+  if (s.allocator_overhead_fraction >= 1) r.fail("$.allocator_overhead_fraction.value", "expected a share below 1");
+  s.host_overhead_s = amount(r, j, "host_overhead_s");
+  return s;
+}
+
+}  // namespace tp::spec
