@@ -80,6 +80,8 @@ int run(const CompareOptions& o) {
     row.push_back(b.dag_score.objective / first);
     t.add_row(row);
   }
+  for (const Scenario& s : scenarios)
+    for (const std::string& note : scenario_notes(s)) t.notes.push_back(note);
   t.notes.push_back("Ratio: this hardware's objective figure over the first hardware's (higher is better for "
                     "throughput and tokens per dollar, lower for time and cost).");
   report::render_tables(std::cout, {t}, f.scenario.format);

@@ -1,6 +1,7 @@
 #include "cli/published_choices.h"
 
 #include "cli/search_flags.h"
+#include "report/step_difference.h"
 #include "spec/load.h"
 
 namespace tp::cli {
@@ -55,6 +56,11 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
       check.published_rank = all.reference_rank;
       check.published_ratio = all.reference_score->objective / lead;
     }
+    if (all.reference && check.published_ratio < 0.97) {
+      const report::StepDifference d = report::largest_step_difference(all.top.front().evaluation.estimate.time,
+                                                                       all.reference->estimate.time);
+      check.cause = d.part.empty() ? std::string() : d.part + " (+" + std::to_string(int(d.seconds * 1000 + 0.5)) + " ms per step)";
+    }
     if (!same_layout.top.empty()) {
       check.best_with_layout = describe(same_layout.top.front().evaluation.plan);
       check.layout_ratio = same_layout.top.front().score.objective / lead;
@@ -74,10 +80,11 @@ report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
                {"published / leader", "", report::NumberStyle::percent},
                {"best with its TP / PP / SP", ""},
                {"that / leader", "", report::NumberStyle::percent},
-               {"search leader", ""}};
+               {"search leader", ""},
+               {"published trails mainly in", ""}};
   for (const auto& c : checks)
     t.add_row({c.choice.name, describe(c.choice.plan), double(c.published_rank), double(c.feasible),
-               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader});
+               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader, c.cause});
   t.notes.push_back("rank 0 and 0%: the published plan does not fit or is refused under the model; choices and their "
                     "assumptions are in data/published-choices/*.json");
   return t;

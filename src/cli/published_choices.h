@@ -18,6 +18,7 @@ struct ChoiceCheck {
   long published_rank = 0, feasible = 0;
   double published_ratio = 0;    // published objective / leader's (throughput)
   double layout_ratio = 0;       // best with the published layout / leader's
+  std::string cause;             // where the published plan spends most beyond the leader
 };
 
 // Choices whose hardware has no fit in `v` are skipped.

@@ -98,6 +98,12 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
   return s;
 }
 
+std::vector<std::string> scenario_notes(const Scenario& s) {
+  std::vector<std::string> notes{s.hardware.name + ": stack " + s.stack.name + ", calibration " + s.calibration_file};
+  for (const std::string& a : s.assumptions) notes.push_back("assumption: " + a);
+  return notes;
+}
+
 void add_plan_options(CLI::App* c, PlanOptions& o) {
   c->add_option("-n,--instances", o.instances, "Number of instances")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--tp", o.tp, "Tensor-parallel degree (devices; a NeuronCore on trn1)")->capture_default_str();

@@ -40,6 +40,9 @@ struct Scenario {
 void add_scenario_options(CLI::App* command, ScenarioOptions& options, bool multiple_hardware = false);
 spec::Workload load_workload(const ScenarioOptions& options, const spec::ModelSpec& model);
 Scenario load_scenario(const ScenarioOptions& options, const std::string& hardware_name);
+// Footer lines for a table: the stack and the calibration file that served,
+// and every assumption made for the user.
+std::vector<std::string> scenario_notes(const Scenario& scenario);
 
 struct PlanOptions {
   int instances = 1;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "report/step_difference.h"
 #include "cli/search_flags.h"
 #include "cost/evaluate.h"
 
@@ -69,6 +70,9 @@ report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref,
   row("overhead", a.overhead_s, b.overhead_s);
   row("step", a.step_s, b.step_s);
   t.notes.push_back("Step time per optimizer step (DAG pipeline). Positive difference: the reference spends more there.");
+  if (const report::StepDifference d = report::largest_step_difference(a, b); !d.part.empty())
+    t.notes.push_back("The reference trails mainly in " + d.part + " (" +
+                      report::format_human(d.seconds, report::NumberStyle::engineering, 3, "s") + " more per step).");
   return t;
 }
 
@@ -99,6 +103,7 @@ int run(const SearchCommandOptions& o) {
     report::Table drops = drop_table(r.drops, "Plans for " + scene);
     tables.push_back(drops);
     tables.push_back(top_table(r, "Best plans for " + scene, scorer));
+    for (const std::string& n : scenario_notes(s)) tables.back().notes.push_back(n);
     if (o.has_reference) {
       report::Table ref;
       ref.title = "Reference plan on " + hw;

@@ -3,9 +3,11 @@
 // failures as the cluster grows, and optional scaling and Pareto plots.
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <memory>
 
 #include "cli/commands.h"
+#include "report/step_difference.h"
 #include "cli/search_flags.h"
 #include "cost/evaluate.h"
 #include "report/plot.h"
@@ -55,6 +57,9 @@ int run(const SweepOptions& o) {
     const double price = price_of(s.hardware, o.flags.price);
     report::Series tput{hw, {}, {}}, eff{hw, {}, {}};
     double base_per_instance = 0;
+    std::optional<search::RankedPlan> base;
+    int base_instances = 0;
+    for (const std::string& note : scenario_notes(s)) scaling.notes.push_back(note);
     for (int n : counts) {
       const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, {n}));
       const search::Scorer scorer(evaluator, space.instance_counts(), price, objective(o.flags),
@@ -75,8 +80,22 @@ int run(const SweepOptions& o) {
       }
       const search::RankedPlan& b = r.top.front();
       const cost::Estimate& e = b.dag_estimate;
-      if (base_per_instance == 0) base_per_instance = e.tokens_per_s / n;
+      if (base_per_instance == 0) {
+        base_per_instance = e.tokens_per_s / n;
+        base = b;
+        base_instances = n;
+      }
       const double efficiency = e.tokens_per_s / n / base_per_instance;
+      if (efficiency > 1.005 && base) {
+        // More than linear: name the cause, in device-seconds per step against the smallest count.
+        const report::StepDifference d = report::largest_step_difference(
+            report::scaled(e.time, n), report::scaled(base->dag_estimate.time, base_instances));
+        scaling.notes.push_back(hw + " x" + std::to_string(n) + ": scaling efficiency " +
+                                report::format_human(efficiency * 100, report::NumberStyle::fixed, 1, "") +
+                                "% is above 100% because the best plan changes (" + describe(base->evaluation.plan) +
+                                " at x" + std::to_string(base_instances) + ", " + describe(b.evaluation.plan) + " here)" +
+                                (d.part.empty() ? std::string() : "; per instance, " + d.part + " shrinks most"));
+      }
       scaling.add_row({hw, double(n), double(e.devices), describe(b.evaluation.plan), e.seqs_per_s, e.tokens_per_s,
                        e.tokens_per_s_per_device, efficiency, e.mfu, b.dag_score.tokens_per_usd, b.dag_score.utilisation,
                        b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});

@@ -20,11 +20,7 @@ double StepContext::peak_flops_per_s() const {
 Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
                      const spec::Calibration& calibration, const spec::Workload& workload)
     : model_(model), hardware_(hardware), stack_(stack), calibration_(calibration), workload_(workload),
-      cluster_(hardware),
-      ops_{calibration.memory_for(model.norm == spec::NormKind::layernorm ? "layernorm" : "rmsnorm"),
-           calibration.memory_for("softmax"),
-           calibration.memory_for(model.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
-           calibration.memory_for("residual"), calibration.memory_for("optimizer")} {}
+      cluster_(hardware) {}
 
 Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) const {
   Evaluation result;
@@ -32,7 +28,12 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const spec::Plan& p = result.plan;
   result.problem = complete_plan(model_, hardware_, workload_, result.plan);
   if (result.problem != PlanProblem::none) return result;
-  const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops_};
+  // Read per call: a fit moves the calibration's memory efficiencies between calls.
+  const spec::Calibration& c = calibration_;
+  const OpEfficiencies ops{c.memory_for(model_.norm == spec::NormKind::layernorm ? "layernorm" : "rmsnorm"),
+                           c.memory_for("softmax"), c.memory_for(model_.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
+                           c.memory_for("residual"), c.memory_for("optimizer")};
+  const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops};
 
   const LayerCompute layer = layer_compute(ctx);
   const EdgeCompute edge = edge_compute(ctx);

@@ -46,7 +46,6 @@ class Evaluator {
   const spec::Calibration& calibration_;
   const spec::Workload& workload_;
   net::Cluster cluster_;
-  OpEfficiencies ops_;
 };
 
 Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,

@@ -1,5 +1,7 @@
 #include "cost/layer_compute.h"
 
+#include <algorithm>
+
 namespace tp::cost {
 namespace {
 
@@ -30,14 +32,27 @@ LayerCompute layer_compute(const StepContext& ctx) {
   add_gemm(ctx, tokens, f / t * (swiglu ? 2 : 1), h, l.gemm_forward_s, l.gemm_backward_s);  // up (+gate)
   add_gemm(ctx, tokens, h, f / t, l.gemm_forward_s, l.gemm_backward_s);                     // down
 
-  // Attention core as batched GEMMs: scores Q K^T and context P V, causal half for decoders.
-  const double causal = m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
+  // Attention core as batched GEMMs: scores Q K^T and context P V. A flash
+  // kernel skips the masked half of a causal decoder and keeps the scores on
+  // chip; an unfused one computes the whole matrix and writes it to HBM, reads
+  // it back for P V, and is bound by those bytes when they outweigh its FLOPs.
+  const double causal = flash && m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
   const double flops = b * heads * 2 * s * s * d * causal;
-  const double peak = ctx.peak_flops_per_s() * ctx.calibration.attention_factor;
+  // The attention factor measures fused (flash) kernels; unfused attention runs
+  // as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
+  const double peak = ctx.peak_flops_per_s() * (flash ? ctx.calibration.attention_factor : 1.0);
   l.attention_forward_s = flops / (peak * ctx.calibration.gemm.at(s, s, d)) + flops / (peak * ctx.calibration.gemm.at(s, d, s));
-  // Backward runs four GEMMs (dV, dP, dQ, dK); a flash kernel stores no scores
-  // and re-forms them first: five (Dao et al. 2022, FlashAttention, section 3.1).
-  l.attention_backward_s = l.attention_forward_s * (flash ? 2.5 : 2.0);
+  if (flash) {
+    // Backward runs four GEMMs (dV, dP, dQ, dK) and re-forms the scores first:
+    // five (Dao et al. 2022, FlashAttention, section 3.1).
+    l.attention_backward_s = 2.5 * l.attention_forward_s;
+  } else {
+    // Score bytes: forward writes S and reads P (the softmax between is priced
+    // below); backward writes dP, reads P for dV and dS for dQ and dK.
+    const double matrix_bytes = b * heads * s * s * e;
+    l.attention_backward_s = std::max(2 * l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 4 * matrix_bytes));
+    l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 2 * matrix_bytes));
+  }
 
   const double norm_bytes = 2 * sp_tokens * h * e;      // read + write
   const double residual_bytes = 3 * sp_tokens * h * e;  // two reads, one write

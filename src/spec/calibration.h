@@ -43,8 +43,9 @@ struct Calibration {
   std::string origin;       // measured | fitted | assumed
   std::string description;  // what it was measured or fitted on, in words
   GemmEfficiency gemm;
-  // Attention core (scores and context) runs as batched GEMMs, usually below
-  // the large-GEMM ceiling; this factor multiplies gemm.at() for those ops.
+  // A fused (flash) attention kernel runs below the large-GEMM ceiling; this
+  // factor multiplies gemm.at() for it. Unfused attention is priced as plain
+  // batched GEMMs bound by its score-matrix bytes.
   double attention_factor = 0.8;
   MemoryEfficiency memory;
   // Optional per-op overrides of `memory`: keys softmax, layernorm, rmsnorm,

@@ -31,7 +31,9 @@ CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& st
   const std::vector<std::string> candidates = calibration_candidates(hw, stack);
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!std::filesystem::exists(candidates[i])) continue;
-    return {load_calibration(candidates[i]).calibration, candidates[i], i < 2};
+    // Named relative to the data root, as a user would type it.
+    const std::string shown = std::filesystem::relative(candidates[i], data_root()).string();
+    return {load_calibration(candidates[i]).calibration, shown, i < 2};
   }
   return {assumed_calibration(hw), "built-in default", false};
 }

@@ -92,6 +92,7 @@ Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
 }  // namespace
 
 // Prior sigmas are assumptions, chosen once and wide: a share may move by 0.3
+// (HBM by 0.2)
 // and the latency by 20 us (a few EFA round trips) before costing as much as one
 // run missed by kRunNoiseLog; the overhead by a quarter second.
 std::vector<FitParameter> default_fit_parameters() {
@@ -99,12 +100,16 @@ std::vector<FitParameter> default_fit_parameters() {
   return {
       {"gemm.ceiling", 0.05, 1.0, "share of peak FLOP/s that large GEMMs reach; scales all compute",
        assumed.gemm.ceiling, 0.3},
+      {"attention_factor", 0.1, 1.5, "attention-core efficiency relative to a GEMM of its shape (flash kernels)",
+       assumed.attention_factor, 0.3},
+      {"memory.ceiling", 0.2, 1.0, "share of HBM bandwidth that memory-bound ops (norms, activations, loss) reach",
+       assumed.memory.ceiling, 0.2},
+      {"collective.intra_node", 0.05, 1.0, "achieved share of the fabric inside an instance (NVLink, NeuronLink, RoCE)",
+       assumed.collective.intra_node, 0.3},
       {"collective.inter_node", 0.01, 1.0, "achieved share of EFA bandwidth in collectives between instances",
        assumed.collective.inter_node, 0.3},
       {"collective.step_latency_s", 0.0, 5e-3, "start-up cost of each collective algorithm step (alpha)",
        assumed.collective.step_latency_s, 20e-6},
-      {"step_overhead_s", 0.0, 5.0, "fixed cost per optimizer step: host sync, launch, data loading",
-       assumed.step_overhead_s, 0.25},
   };
 }
 
@@ -125,9 +130,6 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   std::vector<size_t> use;
   for (size_t i : use_in)
     if (predictor.timed(i)) use.push_back(i);
-  if (use_in.empty())
-    for (size_t i = 0; i < predictor.size(); ++i)
-      if (predictor.timed(i)) use.push_back(i);
   for (const auto& p : parameters)
     if (!(p.upper > p.lower)) throw spec::SpecError("fit", p.name, "an upper bound above the lower bound");
   FitResult result;
@@ -183,6 +185,12 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   result.iterations = best.iterations;
   result.residual_dof = int(use.size()) - int(parameters.size());
   return result;
+}
+
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters) {
+  std::vector<size_t> all(predictor.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return fit(predictor, parameters, all);
 }
 
 }  // namespace tp::validate

@@ -47,10 +47,12 @@ struct FitResult {
 // calibration's present values (a warm start, for leave-one-out refits).
 enum class FitStart { grid, current };
 
-// Fits on the timed runs whose index is in `use` (all timed runs when empty).
-// With no timed run, every factor takes its prior centre. predictor's
+// Fits on the timed runs whose index is in `use`. With no timed run among
+// them, every factor takes its prior centre: nothing is fitted. predictor's
 // calibration is left at the fitted values.
-FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use = {},
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use,
               FitStart start = FitStart::grid);
+// On every timed run of the predictor.
+FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters);
 
 }  // namespace tp::validate

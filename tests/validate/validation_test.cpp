@@ -20,8 +20,14 @@ namespace {
 
 std::string measured_dir() { return (std::filesystem::path(spec::data_root()) / "data" / "measured").string(); }
 
+std::vector<MeasuredRun> seed_runs() {
+  auto runs = load_measured_dir(measured_dir());
+  std::erase_if(runs, [](const MeasuredRun& r) { return r.source_id.rfind("seed-", 0) != 0; });
+  return runs;
+}
+
 TEST(MeasuredRuns, SeedTablesLoadWithEveryPublishedRow) {
-  const auto runs = load_measured_dir(measured_dir());
+  const auto runs = seed_runs();
   // seed-measurements.md: 4 + 3 rows on dl1, 2 + 5 rows on trn1.
   EXPECT_EQ(runs_on(runs, "dl1.24xlarge").size(), 7u);
   EXPECT_EQ(runs_on(runs, "trn1.32xlarge").size(), 7u);
@@ -49,7 +55,7 @@ TEST(MeasuredRuns, RefusesBothOrNeitherBatchForm) {
 }
 
 TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
-  const auto runs = runs_on(load_measured_dir(measured_dir()), "trn1.32xlarge");
+  const auto runs = runs_on(seed_runs(), "trn1.32xlarge");
   Predictor predictor(runs, spec::Calibration{});
   const auto parameters = default_fit_parameters();
   const FitResult f = fit(predictor, parameters);
@@ -65,28 +71,45 @@ TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
 // A factor the runs cannot see keeps its prior: Pythia x1 runs inside one
 // instance, so the inter-instance efficiency has nothing to fit against.
 TEST(Fit, UnidentifiedFactorStaysAtItsPrior) {
-  auto runs = runs_on(load_measured_dir(measured_dir()), "trn1.32xlarge");
+  auto runs = runs_on(seed_runs(), "trn1.32xlarge");
   std::erase_if(runs, [](const MeasuredRun& r) { return r.plan.instances != 1; });
   ASSERT_EQ(runs.size(), 1u);
   Predictor predictor(runs, spec::Calibration{});
   const auto parameters = default_fit_parameters();
   const FitResult f = fit(predictor, parameters);
-  ASSERT_EQ(parameters[1].name, "collective.inter_node");
-  EXPECT_NEAR(f.values[1], parameters[1].prior_centre, 1e-3);
+  size_t k = 0;
+  while (k < parameters.size() && parameters[k].name != "collective.inter_node") ++k;
+  ASSERT_LT(k, parameters.size());
+  EXPECT_NEAR(f.values[k], parameters[k].prior_centre, 1e-3);
   EXPECT_LT(f.rms_log_error, 0.01);  // the one run is still met, by the factors it does see
 }
 
-TEST(Validation, LeaveOneOutMapeWithinTarget) {
-  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{});
+// The seed runs still validate under their own stacks: leave-one-run-out MAPE
+// at most 5%, every run within 10% (issues 5 and 11).
+TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
+  const auto v = validate_runs(seed_runs(), spec::Calibration{});
   ASSERT_EQ(v.runs.size(), 14u);
   EXPECT_LE(v.overall.mape_loo, 0.05) << "leave-one-out MAPE over the seed tables rose above 5%";
-  EXPECT_LE(v.max_abs_error_loo, 0.10) << "a run's leave-one-out error rose above 10% (issue 5's target)";
+  EXPECT_LE(v.max_abs_error_loo, 0.10) << "a seed run's leave-one-out error rose above 10%";
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_loo + 1e-9);
+}
+
+// The whole corpus, each source predicted by factors fitted on the others.
+// Issue 11's target is 8% overall and no source above 15%; these guards hold
+// the figures reached at this commit (13.9% overall, worst source 20.0%) so no
+// change can quietly make them worse.
+TEST(Validation, CrossSourceErrorDoesNotRegress) {
+  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
+  EXPECT_GE(v.overall.timed_runs, 300);
+  EXPECT_GE(v.by_source.size(), 8u);
+  EXPECT_LE(v.overall.mape_cross_source, 0.145);
+  EXPECT_LE(v.max_source_mape_cross, 0.21);
+  EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
 TEST(Validation, BertLargeScalingShapeOnDl1) {
   // Seed 000: 98.04 / 95.88 / 90.39% at 2 / 4 / 8 instances; the in-sample model within 3 points.
-  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{});
+  const auto v = validate_runs(seed_runs(), spec::Calibration{});
   int checked = 0;
   for (const auto& r : v.runs)
     if (r.run.model == "bert-large" && r.run.plan.instances > 1) {
@@ -117,7 +140,7 @@ TEST(PublishedChoices, Seed002LoadsAsPublished) {
 
 TEST(PublishedChoices, MissingInstancesNamesTheField) {
   const auto j = nlohmann::json::parse(R"({"name": "x", "source": "s", "model": "llama2-7b",
-    "hardware": "trn1.32xlarge", "workload": {"seq_len": 4096, "global_batch": 1024, "precision": "bf16-sr"},
+    "hardware": "trn1.32xlarge", "stack": "neuronx-distributed", "workload": {"seq_len": 4096, "global_batch": 1024, "precision": "bf16-sr"},
     "plan": {"tp": 8}})");
   try {
     published_choice_from_json(j, "c.json");
