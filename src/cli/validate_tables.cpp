@@ -87,9 +87,14 @@ report::Table memory_table(const validate::ValidationResult& v) {
                share("error"), text("largest component"), text("model says")};
   static const char* counters[] = {"peak allocated", "peak active", "peak reserved", "nvidia-smi"};
   for (const auto& r : v.runs) {
-    if (r.problem != cost::PlanProblem::none || (!r.run.memory && !r.run.out_of_memory)) continue;
+    // Runs with measured memory, published OOMs, and runs that ran but the model refuses.
+    if (r.problem != cost::PlanProblem::none || (!r.run.memory && !r.run.out_of_memory && !r.refused_for_memory))
+      continue;
     const bool has = r.run.memory.has_value();
-    t.add_row({run_label(r), has ? std::string(counters[int(r.run.memory->counter)]) : std::string("published OOM"),
+    const std::string counter = has ? counters[int(r.run.memory->counter)]
+                                : r.run.out_of_memory ? "published OOM"
+                                                      : "ran, not measured";
+    t.add_row({run_label(r), counter,
                has ? report::Cell{r.run.memory->bytes / 1073741824.0} : report::Cell{},
                r.estimate.memory.total_bytes > 0
                    ? report::Cell{(has ? r.memory_predicted_bytes : r.estimate.memory.total_bytes) / 1073741824.0}

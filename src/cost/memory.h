@@ -19,6 +19,7 @@ struct StateBytes {
   double master_weights = 0;  // FP32 master copy under mixed precision; 0 when none is kept
   double gradients = 0;       // as accumulated and reduced
   double optimizer = 0;       // Adam's two moments
+  bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
 };
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 
@@ -36,10 +37,16 @@ double optimizer_states_bytes(const StateBytes& state, double params, const spec
 // attention kernel of the stack decide what is kept).
 double layer_activation_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
                               const spec::Plan& plan);
-// A stage's activations: its layers times the micro-batches in flight under
-// 1F1B / interleaved 1F1B, plus one layer's working set under full recompute.
+// Model chunks whose activations pipeline rank `rank` holds at its peak:
+// 1F1B keeps PP - rank micro-batches of its one chunk; interleaved 1F1B warms
+// up with 2 (PP - 1 - rank) + (v - 1) PP chunks and holds one more (Narayanan
+// et al. 2021, section 2.2; Megatron-LM's interleaved schedule), never more
+// than the step's micro-batches times v.
+int chunks_in_flight(const spec::Plan& plan, int rank);
+// A stage's activations: its in-flight chunks times the layers of a chunk,
+// plus one layer's working set under full recompute.
 double activations_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
-                         const spec::Plan& plan, int micro_batches_in_flight);
+                         const spec::Plan& plan, int rank);
 // FP32 logits and their gradient on the last stage.
 double logits_bytes(const spec::ModelSpec& model, const spec::Workload& workload, const spec::Plan& plan);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and

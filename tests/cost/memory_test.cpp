@@ -128,7 +128,13 @@ TEST(Memory, ZeroShardsTheRightState) {
   EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, s, w, p).gradients_bytes, params * 4 / 16);
   p.zero = 3;
   const auto z3 = cost::memory_per_device(m, hw, s, w, p);
+  // DeepSpeed ZeRO-3 keeps a BF16 partition beside the FP32 one (ZeRO, section 5)...
   EXPECT_DOUBLE_EQ(z3.weights_bytes, params * 2 / 16);
+  EXPECT_DOUBLE_EQ(z3.master_weights_bytes, params * 4 / 16);
+  // ...FSDP only the FP32 shard: BF16 weights live in the gathered buffers alone.
+  spec::Stack fsdp;
+  fsdp.zero3_keeps_16bit_shard = false;
+  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, fsdp, w, p).weights_bytes, 0);
   // FSDP / ZeRO-3 buffers: one layer gathered, the next prefetched, its BF16
   // gradients before the reduce-scatter. Llama 2 7B layer: 4 x 4096^2 + 3 x
   // 4096 x 11008 + 2 x 4096 = 202,383,360 parameters, / TP 8, x 6 bytes.
@@ -148,12 +154,32 @@ TEST(Memory, PipelineStagesDifferFirstHoldsMicroBatchesLastHoldsLogits) {
   p.sp = true;
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
   // 44 layers / 4 stages; the first stage keeps 4 micro-batches (= PP) in flight, the last one.
-  EXPECT_DOUBLE_EQ(cost::activations_bytes(m, s, w, p, 4), cost::layer_activation_bytes(m, s, w, p) * 11 * 4);
+  EXPECT_DOUBLE_EQ(cost::activations_bytes(m, s, w, p, 0), cost::layer_activation_bytes(m, s, w, p) * 11 * 4);
+  EXPECT_DOUBLE_EQ(cost::activations_bytes(m, s, w, p, 3), cost::layer_activation_bytes(m, s, w, p) * 11);
   // Logits and their gradient in FP32 over the vocabulary shard: 2 x 2048 x 50432/8 x 4 bytes.
   EXPECT_DOUBLE_EQ(cost::logits_bytes(m, w, p), 2 * 2048.0 * 50432 / 8 * 4);
   const auto mem = cost::memory_per_device(m, hw, s, w, p);
   EXPECT_NEAR(mem.total_bytes + mem.margin_bytes, 16.0 * GiB, 1);
-  EXPECT_GE(mem.activations_bytes, cost::activations_bytes(m, s, w, p, 1));
+  EXPECT_GE(mem.activations_bytes, cost::activations_bytes(m, s, w, p, 3));
+}
+
+// Interleaved 1F1B (PP 4, v 2): rank 0 warms up with 2 x 3 + 1 x 4 chunks and
+// holds one more, 11 chunks of 32 / 8 layers = 1.375 x the layers, which is
+// Korthikanti et al.'s factor (1 + (p - 1) / (p v)) on PP micro-batches of
+// L / p layers; the last rank holds 0 + 4 + 1 = 5 chunks.
+TEST(Memory, InterleavedScheduleKeepsMoreChunksInFlight) {
+  spec::Plan p;
+  p.pp = 4;
+  p.virtual_stages = 2;
+  p.grad_accum = 16;
+  EXPECT_EQ(cost::chunks_in_flight(p, 0), 11);
+  EXPECT_EQ(cost::chunks_in_flight(p, 3), 5);
+  EXPECT_DOUBLE_EQ(11.0 / (4 * 2), 1 + 3.0 / (4 * 2));
+  p.virtual_stages = 1;
+  EXPECT_EQ(cost::chunks_in_flight(p, 0), 4);
+  EXPECT_EQ(cost::chunks_in_flight(p, 3), 1);
+  p.grad_accum = 2;  // fewer micro-batches than stages: only those are in flight
+  EXPECT_EQ(cost::chunks_in_flight(p, 0), 2);
 }
 
 TEST(Memory, RuntimeReserveAndAllocatorComeOnTop) {

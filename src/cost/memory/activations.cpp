@@ -57,13 +57,17 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   return all;
 }
 
+int chunks_in_flight(const spec::Plan& p, int rank) {
+  const int micro_batches = std::max(1, p.grad_accum);
+  if (p.virtual_stages <= 1) return std::min(p.pp - rank, micro_batches);
+  const int warm_up = 2 * (p.pp - 1 - rank) + (p.virtual_stages - 1) * p.pp;
+  return std::min(warm_up + 1, micro_batches * p.virtual_stages);
+}
+
 double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
-                         const spec::Plan& p, int in_flight) {
-  const double layers_per_stage = double(m.layers) / p.pp;
-  // Interleaving keeps (1 + (p-1)/(p v)) times more in flight on the first rank
-  // (Narayanan et al. 2021, section 2.2.2).
-  const double interleave = p.virtual_stages > 1 ? 1 + (p.pp - 1.0) / (p.pp * p.virtual_stages) : 1.0;
-  double bytes = layer_activation_bytes(m, stack, w, p) * layers_per_stage * in_flight * interleave;
+                         const spec::Plan& p, int rank) {
+  const double layers_per_chunk = double(m.layers) / (p.pp * p.virtual_stages);
+  double bytes = layer_activation_bytes(m, stack, w, p) * layers_per_chunk * chunks_in_flight(p, rank);
   if (p.recompute == spec::Recompute::full) {
     spec::Plan replay = p;  // backward re-creates one layer's activations at a time
     replay.recompute = spec::Recompute::none;

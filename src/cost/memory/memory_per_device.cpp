@@ -12,9 +12,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   mem.master_weights_bytes = master_weights_bytes(state, params, p);
   mem.gradients_bytes = gradients_bytes(state, params, p);
   mem.optimizer_states_bytes = optimizer_states_bytes(state, params, p);
-  // 1F1B: the first stage holds pp micro-batches in flight, the last one.
-  const int in_flight = last_stage && p.pp > 1 ? 1 : std::min(p.pp, p.grad_accum);
-  mem.activations_bytes = activations_bytes(m, stack, w, p, in_flight);
+  mem.activations_bytes = activations_bytes(m, stack, w, p, last_stage ? p.pp - 1 : 0);
   mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, w, p) : 0.0;
   mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, p);
   mem.tensors_bytes = mem.weights_bytes + mem.master_weights_bytes + mem.gradients_bytes +

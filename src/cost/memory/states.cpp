@@ -14,10 +14,11 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // gradient and the Adam moments in the stack's dtypes (Megatron-LM: FP32
     // main grads and moments, 2 + 4 + 4 + 8 = 18 bytes per parameter).
     case spec::Precision::mixed_bf16:
-      return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes, stack.optimizer_state_bytes};
+      return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes, stack.optimizer_state_bytes,
+              stack.zero3_keeps_16bit_shard};
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
-    case spec::Precision::bf16_sr: return {2, 0, 2, 4};
-    case spec::Precision::fp32: return {4, 0, 4, 8};
+    case spec::Precision::bf16_sr: return {2, 0, 2, 4, true};
+    case spec::Precision::fp32: return {4, 0, 4, 8, true};
   }
   return {};
 }
@@ -37,6 +38,10 @@ double parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
 }
 
 double weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
+  // Fully sharded with FP32 masters (FSDP mixed precision): the shard is the
+  // master copy; the 16-bit weights exist only for the gathered layers
+  // (sharding_buffers_bytes).
+  if (p.zero >= 3 && s.master_weights > 0 && !s.sharded_16bit_copy) return 0;
   return params * s.weights / (p.zero >= 3 ? p.dp : 1);
 }
 double master_weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
