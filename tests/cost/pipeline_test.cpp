@@ -173,3 +173,22 @@ TEST(PipelineClosedForm, TightForTheCostModelsShape) {
 
 }  // namespace
 }  // namespace tp::cost
+
+namespace tp::cost {
+namespace {
+
+// The interleaved bubble at published layouts: Megatron-LM SC21 Table 1's 530B
+// run (PP 35, 3 chunks per rank, global batch 2520 over DP 9 at micro-batch 1:
+// 280 micro-batches) and its 145B run (PP 8, v 2, 2304 / (24 x 2) = 48). The
+// bubble share of the ideal is (p - 1) / (v m) (Narayanan et al. 2021, sec.
+// 2.2): 34 / 840 = 4.05% and 7 / 96 = 7.29%.
+TEST(PipelineClosedForm, InterleavedBubbleAtSc21Layouts) {
+  for (const auto& [p, v, m] : {std::tuple{35, 3, 280}, std::tuple{8, 2, 48}}) {
+    const auto s = uniform(p, v, 1.0, 2.0);
+    const PipelineTime t = pipeline_time_closed_form(s.input(p, m, v));
+    EXPECT_NEAR(t.bubble_s / (m * 3.0), double(p - 1) / (v * m), 1e-12) << p << " " << v << " " << m;
+  }
+}
+
+}  // namespace
+}  // namespace tp::cost

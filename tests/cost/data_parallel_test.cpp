@@ -1,0 +1,67 @@
+#include "cost/data_parallel.h"
+
+#include <gtest/gtest.h>
+
+#include "step_fixture.h"
+
+namespace tp::cost {
+namespace {
+
+// Llama 2 7B, TP 8, ZeRO 0 on 4 p5 instances: DP 4 all-reduces FP32 gradients.
+testing::StepFixture dp4(double bucket_bytes, bool overlap) {
+  spec::Plan p;
+  p.instances = 4;
+  p.tp = 8;
+  p.zero = 0;
+  p.overlap_dp_comm = overlap;
+  testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 64, spec::Precision::mixed_bf16, p);
+  f.stack.dp_bucket_bytes = bucket_bytes;
+  return f;
+}
+
+TEST(DataParallel, WithoutOverlapEverythingIsExposed) {
+  auto f = dp4(0, false);
+  const DataParallelTime t = data_parallel(f.context(), 1.0, 2.0, 32);
+  EXPECT_GT(t.total_s, 0);
+  EXPECT_DOUBLE_EQ(t.exposed_s, t.total_s);
+}
+
+// The last bucket is reduced after the last backward ends: with a backward far
+// longer than the reduction, exactly that bucket's share stays exposed. The
+// gradients are 6,738,415,616 / 8 x 4 bytes = 3.37 GB per device; a 337 MB
+// bucket is a tenth of them.
+TEST(DataParallel, TheLastBucketCannotHide) {
+  const double grad_bytes = 6738415616.0 / 8 * 4;
+  auto f = dp4(grad_bytes / 10, true);
+  const DataParallelTime t = data_parallel(f.context(), 100.0, 100.0, 32);
+  EXPECT_NEAR(t.exposed_s, t.total_s / 10, 1e-12);
+  // No bucket size (FSDP units): one layer's share of the 32 on the rank.
+  auto g = dp4(0, true);
+  const DataParallelTime u = data_parallel(g.context(), 100.0, 100.0, 32);
+  EXPECT_NEAR(u.exposed_s, u.total_s / 32, 1e-12);
+  // A backward shorter than the reduction leaves the difference exposed.
+  const DataParallelTime short_backward = data_parallel(f.context(), 0.0, t.total_s / 2, 32);
+  EXPECT_NEAR(short_backward.exposed_s, t.total_s / 2, 1e-12);
+}
+
+TEST(DataParallel, StackWithoutOverlapExposesItEvenWhenThePlanAsks) {
+  auto f = dp4(0, true);
+  f.stack.dp_overlap_grad_reduce = false;
+  const DataParallelTime t = data_parallel(f.context(), 100.0, 100.0, 32);
+  EXPECT_DOUBLE_EQ(t.exposed_s, t.total_s);
+}
+
+// BF16 gradients (NeMo's benchmark recipes, grad_reduce_in_fp32 false) halve the
+// bytes, and the time where bandwidth dominates.
+TEST(DataParallel, GradientDtypeSetsTheBytes) {
+  auto fp32 = dp4(0, false);
+  auto bf16 = dp4(0, false);
+  bf16.stack.main_grad_bytes = 2;
+  const double a = data_parallel(fp32.context(), 1, 1, 32).total_s;
+  const double b = data_parallel(bf16.context(), 1, 1, 32).total_s;
+  EXPECT_LT(b, 0.55 * a);
+  EXPECT_GT(b, 0.45 * a);
+}
+
+}  // namespace
+}  // namespace tp::cost

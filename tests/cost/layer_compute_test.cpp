@@ -1,0 +1,48 @@
+#include "cost/layer_compute.h"
+
+#include <gtest/gtest.h>
+
+#include "step_fixture.h"
+
+namespace tp::cost {
+namespace {
+
+testing::StepFixture llama(int seq, spec::AttentionKernel kernel) {
+  spec::Plan p;
+  p.instances = 1;
+  p.tp = 8;
+  p.micro_batch = 1;
+  testing::StepFixture f("llama2-7b", "p5.48xlarge", seq, 8, spec::Precision::mixed_bf16, p);
+  f.stack.attention = kernel;
+  return f;
+}
+
+// A flash kernel skips the masked half of causal attention; backward re-forms
+// the scores (five GEMMs against the forward's two: Dao et al. 2022, sec. 3.1).
+TEST(LayerCompute, FlashAttentionIsCausalAndRecomputesInBackward) {
+  auto f = llama(4096, spec::AttentionKernel::flash);
+  const LayerCompute l = layer_compute(f.context());
+  EXPECT_DOUBLE_EQ(l.attention_backward_s, 2.5 * l.attention_forward_s);
+  // 4 heads per TP rank, 2 x 4 x 4096^2 x 128 x (4097 / 8192) FLOPs per GEMM at
+  // 989 TFLOP/s x 0.8 (attention) x 0.7 x (4096/4112)^2 x (128/144) (shape).
+  const double eff = 0.8 * 0.7 * (4096.0 / 4112) * (4096.0 / 4112) * (128.0 / 144);
+  const double gemm = 2.0 * 4 * 4096.0 * 4096 * 128 * (4097.0 / 8192) / (989e12 * eff);
+  EXPECT_NEAR(l.attention_forward_s, 2 * gemm, 2 * gemm * 1e-9);
+}
+
+// Unfused attention computes the whole score matrix (no causal saving) and
+// writes it to HBM; at 4096 tokens and head dim 128 its bytes outweigh its FLOPs.
+TEST(LayerCompute, UnfusedAttentionIsBoundByTheScoreBytes) {
+  auto flash = llama(4096, spec::AttentionKernel::flash);
+  auto unfused = llama(4096, spec::AttentionKernel::unfused);
+  const LayerCompute a = layer_compute(flash.context());
+  const LayerCompute b = layer_compute(unfused.context());
+  // Forward: S written and P read, 2 x 4 heads x 4096^2 x 2 bytes at 3350 GB/s x 0.7.
+  const double bytes_s = 2 * 4 * 4096.0 * 4096 * 2 / (3350e9 * 0.7);
+  EXPECT_NEAR(b.attention_forward_s, bytes_s, bytes_s * 1e-9);
+  EXPECT_GT(b.attention_forward_s, a.attention_forward_s);
+  EXPECT_GT(b.memory_forward_s, a.memory_forward_s);  // the softmax streams through HBM too
+}
+
+}  // namespace
+}  // namespace tp::cost

@@ -1,0 +1,35 @@
+// A StepContext over shipped descriptors, for testing one term of the step at a time.
+#pragma once
+#include <string>
+
+#include "cost/plan_check.h"
+#include "cost/step_context.h"
+#include "spec/load.h"
+
+namespace tp::cost::testing {
+
+struct StepFixture {
+  spec::ModelSpec model;
+  spec::HardwareSpec hardware;
+  spec::Stack stack;
+  spec::Calibration calibration;  // the assumed defaults
+  spec::Workload workload;
+  spec::Plan plan;
+  net::Cluster cluster;
+  OpEfficiencies ops;
+
+  StepFixture(const std::string& model_name, const std::string& hardware_name, int seq_len, long global_batch,
+              spec::Precision precision, spec::Plan p)
+      : model(spec::load_model(model_name)), hardware(spec::load_hardware(hardware_name)),
+        workload{seq_len, global_batch, 0, precision}, plan(p), cluster(hardware),
+        ops{calibration.memory, calibration.memory, calibration.memory, calibration.memory, calibration.memory} {}
+
+  // Completes the plan (dp, grad_accum) and returns the context; fails the test on a bad plan.
+  StepContext context() {
+    const PlanProblem problem = complete_plan(model, hardware, workload, plan);
+    EXPECT_EQ(problem, PlanProblem::none) << to_string(problem);
+    return StepContext{model, hardware, stack, calibration, workload, plan, cluster, ops};
+  }
+};
+
+}  // namespace tp::cost::testing
