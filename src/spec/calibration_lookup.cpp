@@ -33,7 +33,8 @@ CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& st
     if (!std::filesystem::exists(candidates[i])) continue;
     // Named relative to the data root, as a user would type it.
     const std::string shown = std::filesystem::relative(candidates[i], data_root()).string();
-    return {load_calibration(candidates[i]).calibration, shown, i < 2};
+    const bool for_this_stack = std::filesystem::path(candidates[i]).stem().string().ends_with("+" + stack);
+    return {load_calibration(candidates[i]).calibration, shown, for_this_stack};
   }
   return {assumed_calibration(hw), "built-in default", false};
 }

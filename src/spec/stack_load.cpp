@@ -83,7 +83,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   if (!zero.is_array() || zero.empty()) r.fail("$.zero_stages.value", "expected a non-empty array of ZeRO stages 0..3");
   s.zero_stages.clear();
   for (size_t i = 0; i < zero.size(); ++i) {
-    if (!zero[i].is_number_integer() || zero[i].get<int>() < 0 || zero[i].get<int>() > 3)
+    if (!zero[i].is_number_integer() || zero[i].get<long long>() < 0 || zero[i].get<long long>() > 3)
       r.fail("$.zero_stages.value[" + std::to_string(i) + "]", "expected a ZeRO stage 0..3");
     s.zero_stages.push_back(zero[i].get<int>());
   }

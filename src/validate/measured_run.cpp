@@ -51,24 +51,28 @@ std::vector<std::string> json_files_in(const std::string& dir, const char* expec
 }
 
 // The workload's sequence and precision, and the plan fields every file shares.
-void read_workload_and_plan(const json& j, const std::string& file, spec::Workload& workload, spec::Plan& plan) {
+// `where` prefixes the JSON paths in errors ("" for the file's own objects,
+// "runs[3]." for a row's merged ones).
+void read_workload_and_plan(const json& j, const std::string& file, spec::Workload& workload, spec::Plan& plan,
+                            const std::string& where = "") {
+  const std::string wp = where + "workload", pp = where + "plan";
   const json& w = need(j, "workload", file, "");
-  workload.seq_len = int(need_positive(w, "seq_len", file, "workload"));
-  const std::string precision = need_string(w, "precision", file, "workload");
+  workload.seq_len = int(need_positive(w, "seq_len", file, wp));
+  const std::string precision = need_string(w, "precision", file, wp);
   if (!spec::parse_precision(precision, workload.precision))
-    throw spec::SpecError(file, "workload.precision", "mixed-bf16, bf16-sr or fp32");
+    throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr or fp32");
   const json& p = need(j, "plan", file, "");
-  plan.tp = optional_int(p, "tp", 1, file, "plan");
-  plan.pp = optional_int(p, "pp", 1, file, "plan");
-  plan.virtual_stages = optional_int(p, "virtual_stages", 1, file, "plan");
-  plan.sp = optional_bool(p, "sp", false, file, "plan");
-  plan.micro_batch = optional_int(p, "micro_batch", 1, file, "plan");
-  plan.zero = optional_int(p, "zero", 0, file, "plan");
-  plan.overlap_dp_comm = optional_bool(p, "overlap_dp_comm", true, file, "plan");
-  plan.overlap_tp_comm = optional_bool(p, "overlap_tp_comm", false, file, "plan");
+  plan.tp = optional_int(p, "tp", 1, file, pp);
+  plan.pp = optional_int(p, "pp", 1, file, pp);
+  plan.virtual_stages = optional_int(p, "virtual_stages", 1, file, pp);
+  plan.sp = optional_bool(p, "sp", false, file, pp);
+  plan.micro_batch = optional_int(p, "micro_batch", 1, file, pp);
+  plan.zero = optional_int(p, "zero", 0, file, pp);
+  plan.overlap_dp_comm = optional_bool(p, "overlap_dp_comm", true, file, pp);
+  plan.overlap_tp_comm = optional_bool(p, "overlap_tp_comm", false, file, pp);
   if (p.contains("recompute") &&
       (!p.at("recompute").is_string() || !spec::parse_recompute(p.at("recompute").get<std::string>(), plan.recompute)))
-    throw spec::SpecError(file, "plan.recompute", "none, selective or full");
+    throw spec::SpecError(file, pp + ".recompute", "none, selective or full");
 }
 
 }  // namespace
@@ -136,8 +140,13 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
   base.stack_version = j.contains("stack_version") ? need_string(j, "stack_version", file, "") : "unstated";
   base.hardware = need_string(j, "hardware", file, "");
   if (j.contains("flops_formula")) base.flops_formula = need_string(j, "flops_formula", file, "");
-  need(j, "workload", file, "");
-  need(j, "plan", file, "");
+  {  // the file's own workload and plan, named as such when they are bad
+    spec::Workload w;
+    spec::Plan p;
+    read_workload_and_plan(j, file, w, p);
+  }
+  if (!base.flops_formula.empty() && base.flops_formula != "megatron-2021" && base.flops_formula != "megatron-core-2024")
+    throw spec::SpecError(file, "flops_formula", "megatron-2021 or megatron-core-2024, got \"" + base.flops_formula + "\"");
 
   const json& runs = need(j, "runs", file, "");
   if (!runs.is_array() || runs.empty()) throw spec::SpecError(file, "runs", "a non-empty array");
@@ -152,7 +161,9 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
     json top = j;
     top["workload"] = merged(j.at("workload"), row, "workload", file, path);
     top["plan"] = merged(j.at("plan"), row, "plan", file, path);
-    read_workload_and_plan(top, file, run.workload, run.plan);
+    // A bad value in the row's own override is named under the row.
+    read_workload_and_plan(top, file, run.workload, run.plan,
+                           row.contains("plan") || row.contains("workload") ? path + "." : std::string());
     const json& w = top.at("workload");
     const bool fixed_batch = w.contains("global_batch");
     // The global batch is either fixed by the workload or per replica (micro-batch x accumulation).

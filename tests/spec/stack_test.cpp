@@ -1,0 +1,365 @@
+// Stacks (stacks/*.json, schema in stacks/README.md): every shipped file
+// loads with the behaviour its sources state, a bad file names the file and
+// the JSON path, and stack_refusal names the stack that cannot run a plan.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "spec/error.h"
+#include "spec/load.h"
+#include "spec/stack.h"
+
+using namespace tp::spec;
+using nlohmann::json;
+
+namespace {
+
+// Expects a SpecError naming the file, whose JSON path contains `path_part`
+// and whose message contains `expected_part`.
+template <typename F>
+void expect_spec_error(F&& f, const std::string& path_part, const std::string& expected_part) {
+  try {
+    f();
+    FAIL() << "expected a SpecError at " << path_part;
+  } catch (const SpecError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), "bad-stack.json") << what;
+    EXPECT_EQ(what.rfind("bad-stack.json: ", 0), 0u) << what;
+    EXPECT_NE(e.json_path().find(path_part), std::string::npos) << what;
+    EXPECT_NE(what.find(path_part), std::string::npos) << what;
+    EXPECT_NE(what.find(expected_part), std::string::npos) << what;
+  }
+}
+
+json shipped(const std::string& name) { return read_json_file(data_root() + "/stacks/" + name + ".json"); }
+
+Stack from(const json& j) { return stack_from_json(j, "bad-stack.json"); }
+
+}  // namespace
+
+// ---- the shipped stacks ------------------------------------------------------
+
+TEST(StackLoad, EveryShippedStackLoadsUnderItsOwnName) {
+  const auto names = list_stack_names();
+  EXPECT_GE(names.size(), 13u);  // 13 files in stacks/ at this commit
+  for (const auto& name : names) {
+    Stack s;
+    ASSERT_NO_THROW(s = load_stack(name)) << name;
+    EXPECT_EQ(s.name, name) << "the file's \"name\" must match its file name";
+    EXPECT_FALSE(s.versions.empty()) << name;
+    EXPECT_FALSE(s.recompute_modes.empty()) << name;
+    EXPECT_LT(s.allocator_overhead_fraction, 1.0) << name;
+    EXPECT_NE(s.source_file.find("stacks/" + name + ".json"), std::string::npos) << s.source_file;
+  }
+}
+
+TEST(StackLoad, ShippedNamesIncludeTheStacksTheModelNames) {
+  const auto names = list_stack_names();
+  for (const char* expected : {"megatron-lm", "torchtitan", "megatron-deepspeed", "neuronx-distributed", "nemo"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST(StackLoad, MegatronLmFusesWgradAccumulation) {
+  const Stack s = load_stack("megatron-lm");
+  EXPECT_EQ(s.grad_accumulation, GradAccumulation::fused_wgrad);
+  EXPECT_STREQ(to_string(s.grad_accumulation), "fused-wgrad");
+  EXPECT_EQ(s.attention, AttentionKernel::flash);
+  EXPECT_EQ(s.selective, SelectiveRecompute::attention_core);
+  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 4);        // main_grad_dtype fp32
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 160e6);    // dp_bucket_mb 160 (40 M params x 4 bytes)
+  EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);  // two FP32 Adam moments
+  EXPECT_TRUE(s.fp32_master_weights);
+  EXPECT_TRUE(s.tp_comm_overlap);
+  EXPECT_TRUE(s.sequence_parallel);
+  EXPECT_TRUE(s.pipeline_1f1b);
+  EXPECT_TRUE(s.pipeline_interleaved);
+  EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_DOUBLE_EQ(s.runtime_reserve_bytes, 2.5 * 1073741824.0);  // 2.5 GiB
+  EXPECT_DOUBLE_EQ(s.allocator_overhead_fraction, 0.1);
+}
+
+TEST(StackLoad, TorchtitanUsesPerOpSelectiveRecompute) {
+  const Stack s = load_stack("torchtitan");
+  EXPECT_EQ(s.selective, SelectiveRecompute::per_op);
+  EXPECT_EQ(s.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 2, 3}));  // FSDP2: no ZeRO-1
+  EXPECT_FALSE(s.offers_zero(1));
+  EXPECT_FALSE(s.zero3_keeps_16bit_shard);  // FSDP keeps only the FP32 shard
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 0);   // one bucket per layer
+  EXPECT_TRUE(s.offers_recompute(Recompute::selective));
+}
+
+TEST(StackLoad, MegatronDeepSpeedAttentionIsUnfused) {
+  const Stack s = load_stack("megatron-deepspeed");
+  EXPECT_EQ(s.attention, AttentionKernel::unfused);
+  EXPECT_STREQ(to_string(s.attention), "unfused");
+  EXPECT_EQ(s.zero_stages, (std::vector<int>{1}));  // BF16_Optimizer: ZeRO-1 only
+  EXPECT_TRUE(s.pipeline_1f1b);
+  EXPECT_FALSE(s.pipeline_interleaved);
+  EXPECT_FALSE(s.sequence_parallel);
+  EXPECT_FALSE(s.offers_recompute(Recompute::selective));
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // dp_bucket_mb 2000
+}
+
+TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
+  const Stack s = load_stack("neuronx-distributed");
+  EXPECT_FALSE(s.dp_overlap_grad_reduce);
+  EXPECT_FALSE(s.dp_overlap_param_gather);
+  EXPECT_FALSE(s.tp_comm_overlap);
+  EXPECT_FALSE(s.fp32_master_weights);            // master_weights_dtype none (BF16 + stochastic rounding)
+  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);         // main_grad_dtype bf16
+  EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);   // optimizer_state_dtype fp32: 2 x 4
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 136.3e6);   // dp_bucket_mb 136.3
+  EXPECT_DOUBLE_EQ(s.runtime_reserve_bytes, 0.09 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(s.allocator_overhead_fraction, 0.05);
+  EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 1}));
+}
+
+TEST(StackLoad, Bf16OptimizerStateHalvesTheMoments) {
+  // neuronx-nemo-megatron: optimizer_state_dtype bf16, so 2 moments x 2 bytes.
+  EXPECT_DOUBLE_EQ(load_stack("neuronx-nemo-megatron").optimizer_state_bytes, 4);
+  // composer-fsdp: no pipeline schedules at all.
+  const Stack composer = load_stack("composer-fsdp");
+  EXPECT_FALSE(composer.pipeline_1f1b);
+  EXPECT_FALSE(composer.pipeline_interleaved);
+  EXPECT_TRUE(composer.offers_pipeline(1, 1));
+  EXPECT_FALSE(composer.offers_pipeline(2, 1));
+}
+
+TEST(StackLoad, LoadsByPathToo) {
+  const Stack s = load_stack(data_root() + "/stacks/nemo.json");
+  EXPECT_EQ(s.name, "nemo");
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 268.4e6);
+  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);  // nemo: bf16 main grads
+}
+
+TEST(StackLoad, UnknownNameListsTheKnownStacks) {
+  try {
+    load_stack("no-such-stack");
+    FAIL() << "loaded a stack that does not exist";
+  } catch (const SpecError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("no-such-stack: ", 0), 0u) << what;
+    EXPECT_NE(what.find("unknown stack"), std::string::npos) << what;
+    for (const auto& name : list_stack_names()) EXPECT_NE(what.find(name), std::string::npos) << name << ": " << what;
+  }
+}
+
+TEST(StackLoad, MissingFileByPathNamesThePath) {
+  try {
+    load_stack("/no/such/dir/stack.json");
+    FAIL() << "loaded a missing file";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.file(), "/no/such/dir/stack.json");
+    EXPECT_NE(std::string(e.what()).find("cannot read"), std::string::npos) << e.what();
+  }
+}
+
+// ---- bad files -----------------------------------------------------------------
+
+TEST(StackLoad, TheUneditedFileLoadsSoEachEditBelowIsTheCause) {
+  EXPECT_NO_THROW(from(shipped("megatron-lm")));
+}
+
+TEST(StackLoad, BehaviourWithoutSource) {
+  json j = shipped("megatron-lm");
+  j["gradient_accumulation"].erase("source");
+  expect_spec_error([&] { from(j); }, "$.gradient_accumulation.source", "missing field");
+
+  j = shipped("megatron-lm");
+  j["dp_overlap_grad_reduce"]["source"] = "";
+  expect_spec_error([&] { from(j); }, "$.dp_overlap_grad_reduce.source", "non-empty source");
+
+  j = shipped("megatron-lm");
+  j["zero_stages"].erase("source");
+  expect_spec_error([&] { from(j); }, "$.zero_stages.source", "missing field");
+}
+
+TEST(StackLoad, BehaviourAsBareValueNeedsItsObject) {
+  json j = shipped("megatron-lm");
+  j["attention"] = "flash";  // not {"value": ..., "source": ...}
+  expect_spec_error([&] { from(j); }, "$.attention", "expected an object");
+}
+
+TEST(StackLoad, WrongWord) {
+  json j = shipped("megatron-lm");
+  j["attention"]["value"] = "fast";
+  expect_spec_error([&] { from(j); }, "$.attention.value", "expected one of flash, unfused, got \"fast\"");
+
+  j = shipped("megatron-lm");
+  j["gradient_accumulation"]["value"] = "fused";
+  expect_spec_error([&] { from(j); }, "$.gradient_accumulation.value", "fused-wgrad, separate-pass");
+
+  j = shipped("megatron-lm");
+  j["recompute_modes"]["value"] = json::array({"none", "partial"});
+  expect_spec_error([&] { from(j); }, "$.recompute_modes.value[1]", "got \"partial\"");
+
+  j = shipped("megatron-lm");
+  j["pipeline_schedules"]["value"] = json::array({"gpipe"});
+  expect_spec_error([&] { from(j); }, "$.pipeline_schedules.value[0]", "1f1b, interleaved");
+}
+
+TEST(StackLoad, FlagMustBeBoolean) {
+  json j = shipped("megatron-lm");
+  j["sequence_parallel"]["value"] = "yes";
+  expect_spec_error([&] { from(j); }, "$.sequence_parallel.value", "true or false");
+}
+
+TEST(StackLoad, ZeroStageOutOfRange) {
+  json j = shipped("megatron-lm");
+  j["zero_stages"]["value"] = json::array({0, 1, 4});
+  expect_spec_error([&] { from(j); }, "$.zero_stages.value[2]", "ZeRO stage 0..3");
+
+  j["zero_stages"]["value"] = json::array({-1});
+  expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
+
+  j["zero_stages"]["value"] = json::array();
+  expect_spec_error([&] { from(j); }, "$.zero_stages.value", "non-empty array");
+
+  j["zero_stages"]["value"] = json::array({1.5});
+  expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
+}
+
+// 2^32 + 1 is no ZeRO stage, but it must not wrap to 1 when read as an int.
+// BUG (stack_load.cpp): zero[i].get<int>() truncates before the 0..3 check, so
+// 4294967297 is accepted as stage 1 and 4294967296 as stage 0.
+TEST(StackLoad, ZeroStageDoesNotWrapAroundInt) {
+  json j = shipped("megatron-lm");
+  j["zero_stages"]["value"] = json::array({4294967297LL});
+  expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
+}
+
+TEST(StackLoad, AllocatorOverheadMustBeAShareBelowOne) {
+  json j = shipped("megatron-lm");
+  j["allocator_overhead_fraction"]["value"] = 1;
+  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "below 1");
+  j["allocator_overhead_fraction"]["value"] = 1.5;
+  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "below 1");
+  j["allocator_overhead_fraction"]["value"] = -0.1;
+  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", ">= 0");
+  j["allocator_overhead_fraction"]["value"] = 0.999;  // just below 1 is a share
+  EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0.999);
+  j["allocator_overhead_fraction"]["value"] = 0;
+  EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0);
+}
+
+TEST(StackLoad, NegativeAmount) {
+  json j = shipped("megatron-lm");
+  j["dp_bucket_mb"]["value"] = -25;
+  expect_spec_error([&] { from(j); }, "$.dp_bucket_mb.value", ">= 0");
+}
+
+TEST(StackLoad, MissingField) {
+  json j = shipped("megatron-lm");
+  j.erase("dp_overlap_grad_reduce");
+  expect_spec_error([&] { from(j); }, "$.dp_overlap_grad_reduce", "missing field");
+
+  j = shipped("megatron-lm");
+  j.erase("host_overhead_s");
+  expect_spec_error([&] { from(j); }, "$.host_overhead_s", "missing field");
+
+  j = shipped("megatron-lm");
+  j["selective_recompute"].erase("value");
+  expect_spec_error([&] { from(j); }, "$.selective_recompute.value", "missing field");
+
+  j = shipped("megatron-lm");
+  j.erase("name");
+  expect_spec_error([&] { from(j); }, "$.name", "missing field");
+}
+
+TEST(StackLoad, RecomputeModesMayNotBeEmpty) {
+  json j = shipped("megatron-lm");
+  j["recompute_modes"]["value"] = json::array();
+  expect_spec_error([&] { from(j); }, "$.recompute_modes.value", "at least one recompute mode");
+}
+
+// ---- stack_refusal -------------------------------------------------------------
+
+TEST(StackRefusal, ZeroStageNotOffered) {
+  const Stack s = load_stack("megatron-deepspeed");  // zero_stages [1]
+  Plan p;
+  p.zero = 3;
+  EXPECT_EQ(stack_refusal(s, p), "ZeRO stage 3 is not offered by megatron-deepspeed");
+  p.zero = 0;
+  EXPECT_EQ(stack_refusal(s, p), "ZeRO stage 0 is not offered by megatron-deepspeed");
+  p.zero = 1;
+  EXPECT_EQ(stack_refusal(s, p), "");
+}
+
+TEST(StackRefusal, InterleavedScheduleNotOffered) {
+  const Stack s = load_stack("megatron-deepspeed");  // pipeline_schedules [1f1b]
+  Plan p;
+  p.zero = 1;
+  p.pp = 4;
+  p.virtual_stages = 2;
+  const std::string why = stack_refusal(s, p);
+  EXPECT_NE(why.find("interleaved"), std::string::npos) << why;
+  EXPECT_NE(why.find("megatron-deepspeed"), std::string::npos) << why;
+  p.virtual_stages = 1;  // plain 1F1B is offered
+  EXPECT_EQ(stack_refusal(s, p), "");
+}
+
+TEST(StackRefusal, PipelineNotOfferedAtAll) {
+  const Stack s = load_stack("composer-fsdp");  // pipeline_schedules []
+  Plan p;
+  p.pp = 2;
+  const std::string why = stack_refusal(s, p);
+  EXPECT_NE(why.find("pipeline parallelism"), std::string::npos) << why;
+  EXPECT_NE(why.find("composer-fsdp"), std::string::npos) << why;
+}
+
+TEST(StackRefusal, SequenceParallelNotOffered) {
+  const Stack s = load_stack("composer-fsdp");  // sequence_parallel false
+  Plan p;
+  p.tp = 2;
+  p.sp = true;
+  const std::string why = stack_refusal(s, p);
+  EXPECT_NE(why.find("sequence parallelism"), std::string::npos) << why;
+  EXPECT_NE(why.find("composer-fsdp"), std::string::npos) << why;
+  p.sp = false;
+  EXPECT_EQ(stack_refusal(s, p), "");
+}
+
+TEST(StackRefusal, AsyncTpNotOffered) {
+  const Stack s = load_stack("neuronx-distributed");  // tp_comm_overlap false
+  Plan p;
+  p.tp = 8;
+  p.sp = true;
+  p.overlap_tp_comm = true;
+  const std::string why = stack_refusal(s, p);
+  EXPECT_NE(why.find("TP communication overlap"), std::string::npos) << why;
+  EXPECT_NE(why.find("neuronx-distributed"), std::string::npos) << why;
+  p.overlap_tp_comm = false;
+  EXPECT_EQ(stack_refusal(s, p), "");
+}
+
+TEST(StackRefusal, RecomputeModeNotOffered) {
+  const Stack s = load_stack("composer-fsdp");  // recompute_modes [none, full]
+  Plan p;
+  p.recompute = Recompute::selective;
+  const std::string why = stack_refusal(s, p);
+  EXPECT_NE(why.find("selective"), std::string::npos) << why;
+  EXPECT_NE(why.find("composer-fsdp"), std::string::npos) << why;
+  p.recompute = Recompute::full;
+  EXPECT_EQ(stack_refusal(s, p), "");
+}
+
+TEST(StackRefusal, OfferedPlanIsNotRefused) {
+  // Megatron-LM offers every feature at once: TP 8 with SP and async TP,
+  // interleaved PP 4 x 2, distributed optimizer, selective recompute.
+  const Stack s = load_stack("megatron-lm");
+  Plan p;
+  p.tp = 8;
+  p.sp = true;
+  p.overlap_tp_comm = true;
+  p.pp = 4;
+  p.virtual_stages = 2;
+  p.zero = 1;
+  p.recompute = Recompute::selective;
+  EXPECT_EQ(stack_refusal(s, p), "");
+  // The same plan is refused by a stack without async TP, naming it.
+  const std::string why = stack_refusal(load_stack("megatron-lm-2021"), p);
+  EXPECT_NE(why.find("megatron-lm-2021"), std::string::npos) << why;
+}
