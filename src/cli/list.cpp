@@ -1,4 +1,4 @@
-// `trainplan list`: the models and hardware trainplan knows, with key figures.
+// `trainplan list`: the models, hardware and stacks trainplan knows, with key figures.
 #include <iostream>
 #include <memory>
 
@@ -51,15 +51,34 @@ report::Table hardware_table() {
   return t;
 }
 
+report::Table stack_table() {
+  report::Table t;
+  t.title = "Stacks (stacks/*.json): the training software, --stack NAME";
+  t.columns = {{"name", ""}, {"versions", ""}, {"gradient accumulation", ""}, {"attention", ""},
+               {"DP overlap", ""}, {"ZeRO stages", ""}, {"pipeline", ""}};
+  for (const auto& name : spec::list_stack_names()) {
+    const auto s = spec::load_stack(name);
+    std::string zero, pipeline;
+    for (int z : s.zero_stages) zero += (zero.empty() ? "" : ",") + std::to_string(z);
+    if (s.pipeline_1f1b) pipeline = "1F1B";
+    if (s.pipeline_interleaved) pipeline += pipeline.empty() ? "interleaved" : ", interleaved";
+    t.add_row({s.name, s.versions.substr(0, 60), std::string(spec::to_string(s.grad_accumulation)),
+               std::string(spec::to_string(s.attention)), std::string(s.dp_overlap_grad_reduce ? "yes" : "no"), zero,
+               pipeline.empty() ? std::string("none") : pipeline});
+  }
+  t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");
+  return t;
+}
+
 }  // namespace
 
 void add_list_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
-  CLI::App* c = app.add_subcommand("list", "List the known models and hardware with their key figures");
+  CLI::App* c = app.add_subcommand("list", "List the known models, hardware and stacks with their key figures");
   c->add_option("-f,--format", *format, "Output: text, markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
-  c->callback([format] { report::render_tables(std::cout, {model_table(), hardware_table()}, *format); });
+  c->callback([format] { report::render_tables(std::cout, {model_table(), hardware_table(), stack_table()}, *format); });
 }
 
 }  // namespace tp::cli
