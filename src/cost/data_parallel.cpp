@@ -22,7 +22,7 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   if (p.dp <= 1) return t;
   using net::Collective;
   const net::GroupLayout group{p.dp, p.tp};
-  const double params = parameters_per_device(ctx.model, p);
+  const double params = ctx.params_per_device;
   const double grad_bytes = params * gradient_element_bytes(ctx.stack, ctx.workload.precision);
   const double weight_bytes = params * ctx.element_bytes();
   auto seconds = [&](Collective c, double bytes) {

@@ -33,7 +33,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const OpEfficiencies ops{c.memory_for(model_.norm == spec::NormKind::layernorm ? "layernorm" : "rmsnorm"),
                            c.memory_for("softmax"), c.memory_for(model_.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
                            c.memory_for("residual"), c.memory_for("optimizer")};
-  const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops};
+  const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops,
+                        parameters_per_device(model_, p)};
 
   const LayerCompute layer = layer_compute(ctx);
   const EdgeCompute edge = edge_compute(ctx);

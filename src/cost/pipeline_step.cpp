@@ -37,16 +37,19 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
   pipe.backward_s = {bwd, size_t(chunks)};
   // The split between bubble and exposed p2p comes from the closed form, which
   // is exact for it on uniform stages, so the DAG path runs once.
-  const PipelineTime without_p2p = pipeline_time_closed_form(pipe);
-  if (p.pp > 1) {
-    const double p2p_bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes() / p.tp;  // scattered across TP
-    pipe.p2p_s = ctx.cluster.seconds(net::Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.dp}, p.instances,
-                                     ctx.calibration.collective);
-  }
-  const PipelineTime closed = pipeline_time_closed_form(pipe);
   PipelineStep step;
+  if (p.pp == 1) {  // one stage: no p2p, and the schedule is the micro-batches in a row
+    step.total_s = method == PipelineMethod::dag ? pipeline_time_dag(pipe).total_s
+                                                 : pipeline_time_closed_form(pipe).total_s;
+    return step;
+  }
+  const PipelineTime without_p2p = pipeline_time_closed_form(pipe);
+  const double p2p_bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes() / p.tp;  // scattered across TP
+  pipe.p2p_s = ctx.cluster.seconds(net::Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.dp}, p.instances,
+                                   ctx.calibration.collective);
+  const PipelineTime closed = pipeline_time_closed_form(pipe);
   step.total_s = method == PipelineMethod::dag ? pipeline_time_dag(pipe).total_s : closed.total_s;
-  if (p.pp > 1) step.p2p_exposed_s = std::clamp(closed.total_s - without_p2p.total_s, 0.0, step.total_s);
+  step.p2p_exposed_s = std::clamp(closed.total_s - without_p2p.total_s, 0.0, step.total_s);
   return step;
 }
 

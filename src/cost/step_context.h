@@ -26,6 +26,7 @@ struct StepContext {
   const spec::Plan& plan;  // completed: dp and grad_accum set
   const net::Cluster& cluster;
   const OpEfficiencies& ops;
+  double params_per_device;  // of the heaviest stage, before ZeRO (cost/memory.h)
 
   double peak_flops_per_s() const;
   double element_bytes() const { return workload.precision == spec::Precision::fp32 ? 4 : 2; }

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "cost/memory.h"
 #include "cost/plan_check.h"
 #include "cost/step_context.h"
 #include "spec/load.h"
@@ -28,7 +29,8 @@ struct StepFixture {
   StepContext context() {
     const PlanProblem problem = complete_plan(model, hardware, workload, plan);
     EXPECT_EQ(problem, PlanProblem::none) << to_string(problem);
-    return StepContext{model, hardware, stack, calibration, workload, plan, cluster, ops};
+    return StepContext{model, hardware, stack, calibration, workload, plan, cluster, ops,
+                       parameters_per_device(model, plan)};
   }
 };
 
