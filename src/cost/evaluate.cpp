@@ -42,7 +42,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
 
   // Per micro-batch: one model chunk, and the busiest rank (the first, with the
   // embedding, or the last, with the head; both when there is no pipeline).
-  const double layers_per_chunk = double(model_.layers) / (p.pp * p.virtual_stages);
+  // Uneven stages are timed as if every stage held the busiest one's layers.
+  const double layers_per_chunk = spec::layers_per_stage(model_.layers, p) / p.virtual_stages;
   const double layer_fwd = layer.forward_s() + tp.forward_s;
   const double layer_bwd = layer.backward_s() + tp.backward_s + tp.recompute_s;
   const double first_fwd = edge.embedding_forward_s + tp.embedding_s, first_bwd = edge.embedding_backward_s;

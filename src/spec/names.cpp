@@ -30,6 +30,10 @@ bool parse_precision(std::string_view text, Precision& out) {
     if (text == to_string(p)) return out = p, true;
   return false;
 }
+double layers_per_stage(int layers, const Plan& p) {
+  return p.uneven_stages ? double((layers + p.pp - 1) / p.pp) : double(layers) / p.pp;
+}
+
 const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";

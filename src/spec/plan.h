@@ -14,6 +14,7 @@ struct Plan {
   int dp = 1;                // devices / (tp * pp)
   bool sp = false;           // sequence parallel inside the TP group
   int virtual_stages = 1;    // interleaved 1F1B chunks per pipeline rank
+  bool uneven_stages = false;  // PP need not divide the layers: stages hold ceil(layers / PP) or fewer (no interleaving)
   int micro_batch = 1;       // sequences per micro-batch per DP replica
   int grad_accum = 1;        // micro-batches per step per DP replica
   int zero = 0;              // ZeRO stage 0..3
@@ -21,6 +22,10 @@ struct Plan {
   bool overlap_dp_comm = true;   // DP gradient collectives hidden behind backward compute
   bool overlap_tp_comm = false;  // TP collectives overlapped with compute (async TP)
 };
+
+// Transformer layers on the busiest pipeline stage: layers / PP, or its ceiling
+// for uneven stages.
+double layers_per_stage(int layers, const Plan& plan);
 
 const char* to_string(Recompute recompute);
 bool parse_recompute(std::string_view text, Recompute& out);

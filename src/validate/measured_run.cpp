@@ -66,6 +66,7 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
   plan.pp = optional_int(p, "pp", 1, file, pp);
   plan.virtual_stages = optional_int(p, "virtual_stages", 1, file, pp);
   plan.sp = optional_bool(p, "sp", false, file, pp);
+  plan.uneven_stages = optional_bool(p, "uneven_stages", false, file, pp);
   plan.micro_batch = optional_int(p, "micro_batch", 1, file, pp);
   plan.zero = optional_int(p, "zero", 0, file, pp);
   plan.overlap_dp_comm = optional_bool(p, "overlap_dp_comm", true, file, pp);

@@ -66,7 +66,7 @@ int chunks_in_flight(const spec::Plan& p, int rank) {
 
 double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
                          const spec::Plan& p, int rank) {
-  const double layers_per_chunk = double(m.layers) / (p.pp * p.virtual_stages);
+  const double layers_per_chunk = spec::layers_per_stage(m.layers, p) / p.virtual_stages;
   double bytes = layer_activation_bytes(m, stack, w, p) * layers_per_chunk * chunks_in_flight(p, rank);
   if (p.recompute == spec::Recompute::full) {
     spec::Plan replay = p;  // backward re-creates one layer's activations at a time

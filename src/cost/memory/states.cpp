@@ -24,7 +24,7 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
 }
 
 double stage_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p, bool last_stage) {
-  const double layers = double(m.layer_parameters()) * m.layers / p.pp;
+  const double layers = double(m.layer_parameters()) * spec::layers_per_stage(m.layers, p);
   const double embedding = double(m.embedding_parameters());
   double head = double(m.head_parameters());
   // A tied LM head on a last stage of its own keeps a copy of the embedding (Megatron).
