@@ -18,6 +18,7 @@ struct StateBytes {
   double weights = 0;         // the compute copy (BF16, or FP32 in fp32 training)
   double master_weights = 0;  // FP32 master copy under mixed precision; 0 when none is kept
   double gradients = 0;       // as accumulated and reduced
+  double gradients_16bit = 0; // the model's own 16-bit gradients when they coexist with the main ones (unsharded)
   double optimizer = 0;       // Adam's two moments
   bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
 };

@@ -22,6 +22,7 @@ struct Stack {
 
   GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
   double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16: 2)
+  bool keeps_16bit_grads = false;       // the model's 16-bit gradients coexist with the main ones across backward
   bool dp_overlap_grad_reduce = true;   // gradient reduction streams out during the last backward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
   bool dp_overlap_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward

@@ -74,6 +74,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                             ? GradAccumulation::fused_wgrad
                             : GradAccumulation::separate_pass;
   s.main_grad_bytes = dtype_bytes(word(r, j, "main_grad_dtype", {"fp32", "bf16"}));
+  s.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
   s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
   s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.dp_overlap_param_gather = flag(r, j, "dp_overlap_param_gather");

@@ -14,11 +14,11 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // gradient and the Adam moments in the stack's dtypes (Megatron-LM: FP32
     // main grads and moments, 2 + 4 + 4 + 8 = 18 bytes per parameter).
     case spec::Precision::mixed_bf16:
-      return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes, stack.optimizer_state_bytes,
-              stack.zero3_keeps_16bit_shard};
+      return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes,
+              stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
-    case spec::Precision::bf16_sr: return {2, 0, 2, 4, true};
-    case spec::Precision::fp32: return {4, 0, 4, 8, true};
+    case spec::Precision::bf16_sr: return {2, 0, 2, 0, 4, true};
+    case spec::Precision::fp32: return {4, 0, 4, 0, 8, true};
   }
   return {};
 }
@@ -48,7 +48,7 @@ double master_weights_bytes(const StateBytes& s, double params, const spec::Plan
   return params * s.master_weights / (p.zero >= 1 ? p.dp : 1);
 }
 double gradients_bytes(const StateBytes& s, double params, const spec::Plan& p) {
-  return params * s.gradients / (p.zero >= 2 ? p.dp : 1);
+  return params * s.gradients / (p.zero >= 2 ? p.dp : 1) + params * s.gradients_16bit;
 }
 double optimizer_states_bytes(const StateBytes& s, double params, const spec::Plan& p) {
   return params * s.optimizer / (p.zero >= 1 ? p.dp : 1);
