@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "expect_spec_error.h"
 #include "spec/error.h"
 #include "spec/load.h"
 
@@ -11,17 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-// Expects a SpecError whose JSON path and message contain the given words.
-template <typename F>
-void expect_spec_error(F&& f, const std::string& path_part, const std::string& expected_part) {
-  try {
-    f();
-    FAIL() << "expected a SpecError at " << path_part;
-  } catch (const SpecError& e) {
-    EXPECT_NE(e.json_path().find(path_part), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(expected_part), std::string::npos) << e.what();
-  }
-}
+using test_support::expect_spec_error;
 
 json trn1() { return read_json_file(data_root() + "/hardware/trn1.32xlarge.json"); }
 json llama() { return read_json_file(data_root() + "/models/llama2-7b.json"); }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "expect_spec_error.h"
 #include "spec/error.h"
 #include "spec/load.h"
 #include "spec/stack.h"
@@ -15,21 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-// Expects a SpecError naming the file, whose JSON path contains `path_part`
-// and whose message contains `expected_part`.
+// Errors from stack_from_json name "bad-stack.json" first.
 template <typename F>
 void expect_spec_error(F&& f, const std::string& path_part, const std::string& expected_part) {
-  try {
-    f();
-    FAIL() << "expected a SpecError at " << path_part;
-  } catch (const SpecError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.file(), "bad-stack.json") << what;
-    EXPECT_EQ(what.rfind("bad-stack.json: ", 0), 0u) << what;
-    EXPECT_NE(e.json_path().find(path_part), std::string::npos) << what;
-    EXPECT_NE(what.find(path_part), std::string::npos) << what;
-    EXPECT_NE(what.find(expected_part), std::string::npos) << what;
-  }
+  test_support::expect_spec_error(std::forward<F>(f), path_part, expected_part, "bad-stack.json");
 }
 
 json shipped(const std::string& name) { return read_json_file(data_root() + "/stacks/" + name + ".json"); }
