@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "cost/memory.h"
 
 namespace tp::cost {
 

@@ -1,7 +1,6 @@
 #include "cost/grad_accumulation.h"
 
 #include "cost/data_parallel.h"
-#include "cost/memory.h"
 
 namespace tp::cost {
 
