@@ -10,6 +10,7 @@
 #include "cli/published_choices.h"
 #include "cli/validate_tables.h"
 #include "report/table_render.h"
+#include "spec/error.h"
 #include "spec/load.h"
 #include "validate/validation.h"
 
@@ -38,6 +39,7 @@ struct ValidateOptions {
   bool plot = false;
   std::string format = "text";
   std::string hold_out = "both";  // run, source or both
+  std::string stack;              // only the runs of this stack
 };
 
 void write_markdown(const validate::ValidationResult& v, const std::vector<report::Table>& tables,
@@ -71,7 +73,12 @@ void write_markdown(const validate::ValidationResult& v, const std::vector<repor
 
 int run_validate(const ValidateOptions& o) {
   const std::string dir = o.measured.empty() ? default_measured_dir() : o.measured;
-  const auto runs = validate::load_measured_dir(dir);
+  auto runs = validate::load_measured_dir(dir);
+  if (!o.stack.empty()) {
+    const std::string name = spec::load_stack(o.stack).name;  // a path or a name, checked
+    std::erase_if(runs, [&](const validate::MeasuredRun& r) { return r.stack != name; });
+    if (runs.empty()) throw spec::SpecError(dir, "stack", "at least one measured run under stack " + name);
+  }
   const spec::Calibration start = starting_calibration();
   const validate::ValidationResult v =
       validate::validate_runs(runs, start, validate::default_fit_parameters(), o.hold_out != "source");
@@ -148,6 +155,7 @@ void add_validate_command(CLI::App& app) {
                 "Folder of published best-layout JSON files, ranked by the search under the fit; default data/published-choices");
   c->add_flag("--plot", o->plot, "Write predicted-against-measured and scaling plots beside the report (default reports/)");
   c->add_option("--report", o->report, "Also write the markdown report here, e.g. reports/validation.md");
+  c->add_option("--stack", o->stack, "Validate only the runs of this stack (a stacks/ name or file)");
   c->add_option("--hold-out", o->hold_out,
                 "What each held-out prediction leaves out: source (fit on every other source, predict this one's runs), "
                 "run (also refit once per run; slower), or both")
