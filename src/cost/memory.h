@@ -48,8 +48,9 @@ int chunks_in_flight(const spec::Plan& plan, int rank);
 // plus one layer's working set under full recompute.
 double activations_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
                          const spec::Plan& plan, int rank);
-// FP32 logits and their gradient on the last stage.
-double logits_bytes(const spec::ModelSpec& model, const spec::Workload& workload, const spec::Plan& plan);
+// The loss's logits on the last stage, at the stack's bytes per logit.
+double logits_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
+                    const spec::Plan& plan);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);

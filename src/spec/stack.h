@@ -31,6 +31,7 @@ struct Stack {
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   bool sequence_parallel = true;
   AttentionKernel attention = AttentionKernel::flash;
+  double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
   SelectiveRecompute selective = SelectiveRecompute::attention_core;
   bool fp32_master_weights = true;      // mixed precision keeps FP32 master weights

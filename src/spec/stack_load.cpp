@@ -94,6 +94,8 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.sequence_parallel = flag(r, j, "sequence_parallel");
   s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
                                                                           : AttentionKernel::unfused;
+  s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
+  if (s.loss_bytes_per_logit <= 0) r.fail("$.loss_bytes_per_logit.value", "expected bytes per logit > 0");
   s.recompute_modes.clear();
   for (const std::string& mode : words(r, j, "recompute_modes", {"none", "selective", "full"})) {
     Recompute m;

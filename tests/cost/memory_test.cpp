@@ -156,8 +156,12 @@ TEST(Memory, PipelineStagesDifferFirstHoldsMicroBatchesLastHoldsLogits) {
   // 44 layers / 4 stages; the first stage keeps 4 micro-batches (= PP) in flight, the last one.
   EXPECT_DOUBLE_EQ(cost::activations_bytes(m, s, w, p, 0), cost::layer_activation_bytes(m, s, w, p) * 11 * 4);
   EXPECT_DOUBLE_EQ(cost::activations_bytes(m, s, w, p, 3), cost::layer_activation_bytes(m, s, w, p) * 11);
-  // Logits and their gradient in FP32 over the vocabulary shard: 2 x 2048 x 50432/8 x 4 bytes.
-  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, w, p), 2 * 2048.0 * 50432 / 8 * 4);
+  // Logits and their gradient in FP32 over the vocabulary shard: 2048 x 50432/8 x (4 + 4) bytes;
+  // a fused cross-entropy over BF16 logits (llm-foundry's default) holds 2 bytes per logit.
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, s, w, p), 2048.0 * 50432 / 8 * 8);
+  spec::Stack fused_loss;
+  fused_loss.loss_bytes_per_logit = 2;
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, fused_loss, w, p), 2048.0 * 50432 / 8 * 2);
   const auto mem = cost::memory_per_device(m, hw, s, w, p);
   EXPECT_NEAR(mem.total_bytes + mem.margin_bytes, 16.0 * GiB, 1);
   EXPECT_GE(mem.activations_bytes, cost::activations_bytes(m, s, w, p, 3));

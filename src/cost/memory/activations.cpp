@@ -76,10 +76,9 @@ double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, con
   return bytes;
 }
 
-double logits_bytes(const spec::ModelSpec& m, const spec::Workload& w, const spec::Plan& p) {
-  // The loss runs in FP32 over the vocabulary shard: logits and their gradient.
+double logits_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w, const spec::Plan& p) {
   const double head_tokens = double(w.seq_len) * p.micro_batch * m.head_token_fraction;
-  return 2 * head_tokens * double(m.padded_vocab(p.tp)) / p.tp * 4;
+  return head_tokens * double(m.padded_vocab(p.tp)) / p.tp * stack.loss_bytes_per_logit;
 }
 
 }  // namespace tp::cost

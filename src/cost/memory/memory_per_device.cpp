@@ -13,7 +13,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   mem.gradients_bytes = gradients_bytes(state, params, p);
   mem.optimizer_states_bytes = optimizer_states_bytes(state, params, p);
   mem.activations_bytes = activations_bytes(m, stack, w, p, last_stage ? p.pp - 1 : 0);
-  mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, w, p) : 0.0;
+  mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, stack, w, p) : 0.0;
   mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, p);
   mem.tensors_bytes = mem.weights_bytes + mem.master_weights_bytes + mem.gradients_bytes +
                       mem.optimizer_states_bytes + mem.activations_bytes + mem.logits_bytes +
