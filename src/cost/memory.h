@@ -51,6 +51,10 @@ double activations_bytes(const spec::ModelSpec& model, const spec::Stack& stack,
 // The loss's logits on the last stage, at the stack's bytes per logit.
 double logits_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
                     const spec::Plan& plan);
+// A tensor-list (foreach) Adam holds one intermediate the size of the
+// parameters it updates (masters, else weights; its ZeRO shard) during the step.
+double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& state, double params,
+                                   const spec::Plan& plan);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);

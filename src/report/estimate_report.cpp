@@ -44,7 +44,9 @@ nlohmann::json to_json(const EstimateView& v) {
   j["memory"] = {{"weights_bytes", m.weights_bytes}, {"master_weights_bytes", m.master_weights_bytes},
                  {"gradients_bytes", m.gradients_bytes}, {"optimizer_states_bytes", m.optimizer_states_bytes},
                  {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
-                 {"sharding_buffers_bytes", m.sharding_buffers_bytes}, {"tensors_bytes", m.tensors_bytes},
+                 {"sharding_buffers_bytes", m.sharding_buffers_bytes},
+                 {"optimizer_temporaries_bytes", m.optimizer_temporaries_bytes},
+                 {"peak_at_optimizer_step", m.peak_at_optimizer_step}, {"tensors_bytes", m.tensors_bytes},
                  {"allocator_bytes", m.allocator_bytes}, {"runtime_reserve_bytes", m.runtime_reserve_bytes},
                  {"total_bytes", m.total_bytes}, {"capacity_bytes", m.capacity_bytes},
                  {"margin_bytes", m.margin_bytes}, {"fits", m.fits}, {"largest_component", m.largest_component()}};

@@ -42,11 +42,14 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   add(memory, "activations", e.memory.activations_bytes);
   add(memory, "logits", e.memory.logits_bytes);
   add(memory, "sharding buffers", e.memory.sharding_buffers_bytes);
+  add(memory, "optimizer temporaries", e.memory.optimizer_temporaries_bytes);
   add(memory, "allocator reserve", e.memory.allocator_bytes);
   add(memory, "runtime reserve", e.memory.runtime_reserve_bytes);
   add(memory, "total", e.memory.total_bytes);
   add(memory, "headroom", e.memory.margin_bytes);
   Summary summary{title, {time, memory}, {}};
+  if (e.memory.peak_at_optimizer_step)
+    summary.notes.push_back("memory peaks at the optimizer step (the activations are freed by then)");
   if (!e.memory.fits)
     summary.notes.push_back(std::string("does not fit: memory exceeds device capacity; largest component: ") +
                             e.memory.largest_component());

@@ -37,6 +37,7 @@ struct Stack {
   bool fp32_master_weights = true;      // mixed precision keeps FP32 master weights
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
+  bool foreach_optimizer = false;       // torch's tensor-list Adam: a parameter-sized intermediate during the step
   double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors
   double allocator_overhead_fraction = 0;
   double host_overhead_s = 0;

@@ -109,6 +109,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.fp32_master_weights = word(r, j, "master_weights_dtype", {"fp32", "none"}) == "fp32";
   s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
   s.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
+  s.foreach_optimizer = word(r, j, "optimizer_step_temporaries", {"foreach", "none"}) == "foreach";
   s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
   s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
   if (s.allocator_overhead_fraction >= 1) r.fail("$.allocator_overhead_fraction.value", "expected a share below 1");

@@ -54,6 +54,13 @@ double optimizer_states_bytes(const StateBytes& s, double params, const spec::Pl
   return params * s.optimizer / (p.zero >= 1 ? p.dp : 1);
 }
 
+double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s, double params,
+                                   const spec::Plan& p) {
+  if (!stack.foreach_optimizer) return 0;
+  const double updated = s.master_weights > 0 ? s.master_weights : s.weights;
+  return params * updated / (p.zero >= 1 ? p.dp : 1);
+}
+
 double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, const spec::Plan& p) {
   if (p.zero < 3) return 0;
   const double layer = double(m.layer_parameters()) / p.tp;
