@@ -49,8 +49,11 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
   // Families in first-seen order.
   std::vector<std::string> families;
   std::map<std::string, std::vector<MeasuredRun>> by_family;
+  std::map<std::string, std::string> family_of;  // hardware -> family, each descriptor read once
   for (const auto& r : runs) {
-    const std::string family = spec::load_hardware(r.hardware).family;
+    auto [it, fresh] = family_of.try_emplace(r.hardware);
+    if (fresh) it->second = spec::load_hardware(r.hardware).family;
+    const std::string& family = it->second;
     if (!by_family.count(family)) families.push_back(family);
     by_family[family].push_back(r);
   }
