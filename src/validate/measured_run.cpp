@@ -76,10 +76,6 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
     throw spec::SpecError(file, pp + ".recompute", "none, selective or full");
 }
 
-}  // namespace
-
-namespace {
-
 // The one figure a row states, or none for a memory-only or out-of-memory row.
 void read_figure(const json& row, const std::string& file, const std::string& path, MeasuredRun& run) {
   static const std::pair<const char*, MeasuredKind> keys[] = {
@@ -136,9 +132,9 @@ json merged(const json& file_level, const json& row, const char* key, const std:
 std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::string& file) {
   MeasuredRun base;
   base.table = need_string(j, "table", file, "");
-  base.source_id = j.contains("source_id") ? need_string(j, "source_id", file, "") : std::string("seeds");
+  base.source_id = need_string(j, "source_id", file, "");
   base.stack = need_string(j, "stack", file, "");
-  base.stack_version = j.contains("stack_version") ? need_string(j, "stack_version", file, "") : "unstated";
+  base.stack_version = need_string(j, "stack_version", file, "");
   base.hardware = need_string(j, "hardware", file, "");
   if (j.contains("flops_formula")) base.flops_formula = need_string(j, "flops_formula", file, "");
   {  // the file's own workload and plan, named as such when they are bad
@@ -159,9 +155,8 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
     if (!row.is_object()) throw spec::SpecError(file, path, "an object");
     MeasuredRun run = base;
     run.model = row.contains("model") ? need_string(row, "model", file, path) : need_string(j, "model", file, "");
-    json top = j;
-    top["workload"] = merged(j.at("workload"), row, "workload", file, path);
-    top["plan"] = merged(j.at("plan"), row, "plan", file, path);
+    const json top = {{"workload", merged(j.at("workload"), row, "workload", file, path)},
+                      {"plan", merged(j.at("plan"), row, "plan", file, path)}};
     // A bad value in the row's own override is named under the row.
     read_workload_and_plan(top, file, run.workload, run.plan,
                            row.contains("plan") || row.contains("workload") ? path + "." : std::string());

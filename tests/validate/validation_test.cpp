@@ -35,7 +35,7 @@ TEST(MeasuredRuns, SeedTablesLoadWithEveryPublishedRow) {
 
 TEST(MeasuredRuns, PerReplicaBatchResolvesToGlobalBatch) {
   const nlohmann::json j = nlohmann::json::parse(R"({
-    "table": "t", "stack": "deepspeed-habana", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
+    "table": "t", "source_id": "test", "stack": "deepspeed-habana", "stack_version": "test", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
     "workload": {"seq_len": 128, "precision": "mixed-bf16"},
     "plan": {"micro_batch": 16, "grad_accum": 24, "zero": 1},
     "runs": [{"instances": 8, "measured_seqs_per_s": 1883.63, "source": "seed 000"}]})");
@@ -47,7 +47,7 @@ TEST(MeasuredRuns, PerReplicaBatchResolvesToGlobalBatch) {
 
 TEST(MeasuredRuns, RefusesBothOrNeitherBatchForm) {
   const nlohmann::json j = nlohmann::json::parse(R"({
-    "table": "t", "stack": "deepspeed-habana", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
+    "table": "t", "source_id": "test", "stack": "deepspeed-habana", "stack_version": "test", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
     "workload": {"seq_len": 128, "precision": "mixed-bf16"},
     "plan": {"micro_batch": 16},
     "runs": [{"instances": 8, "measured_seqs_per_s": 1.0, "source": "x"}]})");
