@@ -17,6 +17,7 @@ spec::HardwareSpec host_hardware(const CalibrationFile& file) {
   };
   spec::HardwareSpec hw;
   hw.name = "host";
+  hw.family = "host";
   hw.source_file = where;
   hw.accelerator = h.value("cpu", std::string("host CPU"));
   hw.chips_per_instance = 1;

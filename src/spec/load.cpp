@@ -75,7 +75,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   hw.source_file = file;
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
-  hw.family = r.has(j, "family") ? r.string(j, "$", "family") : hw.name;
+  hw.family = r.string(j, "$", "family");
   if (r.has(j, "default_stack")) {
     const auto& stack = r.object(j, "$", "default_stack");
     hw.default_stack = r.string(stack, "$.default_stack", "value");

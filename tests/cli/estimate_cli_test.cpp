@@ -81,7 +81,7 @@ TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
 
 TEST(EstimateCli, BadDescriptorsNameFileAndField) {
   const std::string path = testing::TempDir() + "bad_hw_" + std::to_string(getpid()) + ".json";
-  std::ofstream(path) << R"({"name": "x", "accelerator": "y", "chips_per_instance": {"value": -1, "source": "s"}})";
+  std::ofstream(path) << R"({"name": "x", "accelerator": "y", "family": "z", "chips_per_instance": {"value": -1, "source": "s"}})";
   CliRun r = run("estimate --hardware " + path);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
