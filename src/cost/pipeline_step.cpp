@@ -38,6 +38,7 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
   // The split between bubble and exposed p2p comes from the closed form, which
   // is exact for it on uniform stages, so the DAG path runs once.
   PipelineStep step;
+  if (2L * chunks * p.grad_accum > kMaxDagTasks) method = PipelineMethod::closed_form;
   if (p.pp == 1) {  // one stage: no p2p, and the schedule is the micro-batches in a row
     step.total_s = method == PipelineMethod::dag ? pipeline_time_dag(pipe).total_s
                                                  : pipeline_time_closed_form(pipe).total_s;

@@ -1,7 +1,9 @@
 // Pipeline: the step's critical path through the 1F1B or interleaved schedule,
 // from per-chunk forward and backward times (embedding on the first chunk, the
 // head on the last) and the p2p send between stages; split into the bubble and
-// the exposed p2p time. The DAG or the closed form (cost/pipeline.h) times it.
+// the exposed p2p time. The DAG or the closed form (cost/pipeline.h) times it;
+// a schedule of more than kMaxDagTasks tasks is timed by the closed form,
+// exact on uniform stages, so no plan builds an unbounded graph.
 #pragma once
 #include "cost/pipeline.h"
 #include "cost/step_context.h"
@@ -9,6 +11,8 @@
 namespace tp::cost {
 
 enum class PipelineMethod { closed_form, dag };
+
+inline constexpr long kMaxDagTasks = 1L << 21;  // forward and backward tasks of one step
 
 struct PipelineStep {
   double total_s = 0;        // first forward to last backward, p2p included

@@ -13,10 +13,12 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (m.layers % (p.pp * p.virtual_stages) != 0 && !(p.uneven_stages && p.virtual_stages == 1))
     return PlanProblem::pp_not_dividing_layers;
   const long devices = long(p.instances) * hw.devices_per_instance();
+  if (devices > kMaxDevices) return PlanProblem::beyond_limits;
   if (devices % (long(p.tp) * p.pp) != 0) return PlanProblem::devices_not_dividing;
   p.dp = int(devices / (long(p.tp) * p.pp));
   const long per_step = long(p.dp) * p.micro_batch;
   if (w.global_batch_seqs % per_step != 0) return PlanProblem::batch_not_dividing;
+  if (w.global_batch_seqs / per_step > kMaxMicroBatches) return PlanProblem::beyond_limits;
   p.grad_accum = int(w.global_batch_seqs / per_step);
   if (p.virtual_stages > 1 && (p.pp == 1 || p.grad_accum % p.pp != 0)) return PlanProblem::interleave_needs_pp;
   if (p.sp && p.tp == 1) return PlanProblem::sp_without_tp;
@@ -38,6 +40,7 @@ const char* to_string(PlanProblem problem) {
     case PlanProblem::interleave_needs_pp: return "interleaving needs PP > 1 and micro-batches divisible by PP";
     case PlanProblem::sp_without_tp: return "sequence parallel needs TP > 1";
     case PlanProblem::seq_exceeds_positions: return "sequence longer than the learned positions";
+    case PlanProblem::beyond_limits: return "more devices or micro-batches than trainplan models";
     case PlanProblem::out_of_memory: return "does not fit in HBM";
     case PlanProblem::count_: break;
   }
@@ -72,6 +75,10 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
     case PlanProblem::seq_exceeds_positions:
       return "sequence length " + to_string(w.seq_len) + " exceeds " + m.name + "'s " + to_string(m.max_positions) +
              " learned positions";
+    case PlanProblem::beyond_limits:
+      return to_string(long(p.instances) * hw.devices_per_instance()) + " devices and a global batch of " +
+             to_string(w.global_batch_seqs) + " sequences exceed trainplan's bounds (" + to_string(kMaxDevices) +
+             " devices, " + to_string(kMaxMicroBatches) + " micro-batches per step per replica)";
     default:
       return cost::to_string(problem);
   }

@@ -24,11 +24,18 @@ enum class PlanProblem {
   interleave_needs_pp,        // virtual stages need pp > 1 and micro-batches % pp == 0
   sp_without_tp,
   seq_exceeds_positions,      // learned position embeddings end at max_positions
+  beyond_limits,              // more devices or micro-batches than the model is built for (see limits below)
   out_of_memory,
   count_
 };
 
 constexpr int plan_problem_count = int(PlanProblem::count_);
+
+// Bounds that keep every evaluation's time and memory bounded: 2^24 devices
+// (a thousand times the largest published cluster) and 2^20 micro-batches
+// per step per replica. Plans beyond them are refused as beyond_limits.
+inline constexpr long kMaxDevices = 1L << 24;
+inline constexpr long kMaxMicroBatches = 1L << 20;
 
 // Fills plan.dp and plan.grad_accum from the others; returns the first problem found.
 PlanProblem complete_plan(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,

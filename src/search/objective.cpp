@@ -31,17 +31,24 @@ Scorer::Scorer(const cost::Evaluator& evaluator, const std::vector<int>& instanc
       objective_(objective),
       budget_usd_(budget_usd),
       deadline_s_(deadline_s) {
-  int largest = 0;
-  for (int n : instance_counts) largest = std::max(largest, n);
-  reliability_.resize(std::size_t(largest) + 1);
-  for (int n : instance_counts)
-    reliability_[std::size_t(n)] = cost::reliability(
-        cost::reliability_input(evaluator.model(), evaluator.hardware(), evaluator.stack(), evaluator.workload(), n, failures));
+  // One entry per count, not per integer up to the largest: a range such as
+  // 1..100000000 holds 28 counts.
+  counts_ = instance_counts;
+  std::sort(counts_.begin(), counts_.end());
+  counts_.erase(std::unique(counts_.begin(), counts_.end()), counts_.end());
+  for (int n : counts_)
+    reliability_.push_back(cost::reliability(
+        cost::reliability_input(evaluator.model(), evaluator.hardware(), evaluator.stack(), evaluator.workload(), n, failures)));
+}
+
+const cost::ReliabilityResult& Scorer::reliability(int instances) const {
+  const auto it = std::lower_bound(counts_.begin(), counts_.end(), instances);
+  return reliability_[std::size_t(it - counts_.begin())];
 }
 
 Score Scorer::score(const cost::Estimate& e, int instances) const {
   Score s;
-  s.utilisation = reliability_[std::size_t(instances)].utilisation;
+  s.utilisation = reliability(instances).utilisation;
   const cost::TrainingTime t =
       cost::training_time(tokens_to_train_, e.tokens_per_s, instances, usd_per_instance_hour_, s.utilisation);
   s.time_to_train_s = t.wall_s;

@@ -36,7 +36,8 @@ class Scorer {
   // True when the plan meets the budget and deadline (0 means no limit).
   bool within_budget(const Score& s) const { return budget_usd_ <= 0 || s.cost_to_train_usd <= budget_usd_; }
   bool within_deadline(const Score& s) const { return deadline_s_ <= 0 || s.time_to_train_s <= deadline_s_; }
-  const cost::ReliabilityResult& reliability(int instances) const { return reliability_[std::size_t(instances)]; }
+  // For a count of the space (instance_counts given to the constructor).
+  const cost::ReliabilityResult& reliability(int instances) const;
   Objective objective() const { return objective_; }
   double usd_per_instance_hour() const { return usd_per_instance_hour_; }
 
@@ -45,7 +46,8 @@ class Scorer {
   double usd_per_instance_hour_;
   Objective objective_;
   double budget_usd_, deadline_s_;
-  std::vector<cost::ReliabilityResult> reliability_;  // indexed by instance count
+  std::vector<int> counts_;                           // ascending
+  std::vector<cost::ReliabilityResult> reliability_;  // one per count
 };
 
 }  // namespace tp::search

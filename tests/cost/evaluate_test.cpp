@@ -157,3 +157,28 @@ TEST(Evaluate, GradientAccumulationStreamsTheBufferPerLaterMicroBatch) {
   l.workload.global_batch_seqs = 8 * 16;  // one micro-batch: nothing to accumulate
   EXPECT_EQ(cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan).estimate.time.grad_accumulation_s, 0.0);
 }
+
+namespace {
+
+// A schedule too large for the task graph is timed by the closed form instead
+// of building millions of tasks: Llama 2 7B, PP 4, 2^20 micro-batches (2^23
+// tasks, DP 1) gives the closed form's step time under either method.
+TEST(Evaluate, HugeSchedulesFallBackToTheClosedForm) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
+  const spec::Workload w{4096, 1L << 20, 0, spec::Precision::bf16_sr};
+  spec::Plan p;
+  p.instances = 1;
+  p.tp = 8;
+  p.pp = 4;
+  const spec::Stack stack;
+  const spec::Calibration calibration;
+  const cost::Evaluator evaluator(m, hw, stack, calibration, w);
+  const auto dag = evaluator.evaluate(p, cost::PipelineMethod::dag);
+  ASSERT_TRUE(dag.ok() || dag.problem == cost::PlanProblem::out_of_memory) << cost::to_string(dag.problem);
+  ASSERT_EQ(dag.plan.grad_accum, 1 << 20);
+  const auto closed = evaluator.evaluate(p, cost::PipelineMethod::closed_form);
+  EXPECT_DOUBLE_EQ(dag.estimate.time.step_s, closed.estimate.time.step_s);
+}
+
+}  // namespace

@@ -67,3 +67,22 @@ TEST_F(Fixture, ExplainNamesTheNumbers) {
   EXPECT_NE(why.find("TP 3"), std::string::npos);
   EXPECT_NE(why.find("32 attention heads"), std::string::npos);
 }
+
+// Sizes that would overflow an int or build an unbounded schedule are refused
+// before any work: 2e9 instances of 32 devices, or a global batch of 2e9
+// sequences (one extra zero) on one instance (2^21 > 2^20 micro-batches).
+TEST_F(Fixture, HugeClustersAndBatchesAreBeyondLimits) {
+  spec::Plan p;
+  p.instances = 2000000000;
+  p.tp = 8;
+  EXPECT_EQ(check(p), PlanProblem::beyond_limits);
+  p.instances = 1;
+  w.global_batch_seqs = 2000000000;
+  EXPECT_EQ(check(p), PlanProblem::beyond_limits);
+  const std::string why = cost::explain(PlanProblem::beyond_limits, model, hw, w, p);
+  EXPECT_NE(why.find("2000000000"), std::string::npos) << why;
+  EXPECT_NE(why.find("1048576 micro-batches"), std::string::npos) << why;
+  w.global_batch_seqs = 1024L * 1024 * 4;  // exactly 2^20 micro-batches of DP 4: at the bound, accepted
+  EXPECT_EQ(cost::complete_plan(model, hw, w, p), PlanProblem::none);
+  EXPECT_EQ(p.grad_accum, 1 << 20);
+}

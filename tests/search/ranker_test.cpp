@@ -88,3 +88,19 @@ TEST(Pareto, KeepsPointsNoOtherBeatsOnBoth) {
 
 }  // namespace
 }  // namespace tp::search
+
+namespace tp::search {
+namespace {
+
+// The reliability table holds one entry per instance count, not per integer up
+// to the largest: a range to 10^8 instances costs 28 entries, not 10^8.
+TEST(Scorer, SparseInstanceCountsNeedNoDenseTable) {
+  Fixture f;
+  const std::vector<int> counts{1, 1 << 20, 100000000};
+  const Scorer scorer(f.evaluator, counts, 21.5, Objective::throughput, cost::FailureSettings{});
+  EXPECT_GT(scorer.reliability(1).utilisation, scorer.reliability(100000000).utilisation);
+  EXPECT_GT(scorer.reliability(1 << 20).cluster_mtbf_s, scorer.reliability(100000000).cluster_mtbf_s);
+}
+
+}  // namespace
+}  // namespace tp::search
