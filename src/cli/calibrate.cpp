@@ -11,6 +11,7 @@
 #include "calib/fit.h"
 #include "calib/sweep.h"
 #include "cli/commands.h"
+#include "cli/search_flags.h"
 
 namespace tp::cli {
 namespace {
@@ -67,6 +68,7 @@ void add_calibrate_command(CLI::App& app) {
   kernels->add_option("--out", *out, "Calibration file to write (JSON)")->required();
   kernels->add_option("--name", *name, "Calibration name (default: host-<date>)");
   kernels->callback([=] {
+    check_output_path(*out, "--out");  // before minutes of measuring
     calib::SweepOptions opt;
     opt.quick = *quick;
     opt.threads = *threads;

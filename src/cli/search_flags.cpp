@@ -1,5 +1,7 @@
 #include "cli/search_flags.h"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -91,6 +93,17 @@ std::vector<int> parse_instances(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');) out.push_back(number(item));
   if (out.empty()) number("");
   return out;
+}
+
+void check_output_path(const std::string& path, const std::string& option) {
+  if (path.empty()) return;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+    throw spec::SpecError(option + " " + path, "", "an output file in an existing folder; " + folder.string() +
+                                                      " does not exist");
+  if (std::filesystem::is_directory(path, ec))
+    throw spec::SpecError(option + " " + path, "", "an output file, not a folder");
 }
 
 std::vector<std::string> split_hardware(const std::string& text) {

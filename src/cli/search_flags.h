@@ -45,6 +45,9 @@ void add_run_options(CLI::App* c, SearchFlags& f);
 // "1,2,4" or "a..b" (a, 2a, 4a, ... up to b, and b itself). Throws CLI::ValidationError.
 std::vector<int> parse_instances(const std::string& text);
 std::vector<std::string> split_hardware(const std::string& text);
+// Throws spec::SpecError (exit 2) before any work when `path`'s folder does not
+// exist, so a long run never ends in "cannot write". Empty: nothing to check.
+void check_output_path(const std::string& path, const std::string& option);
 
 search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int>& instances);
 cost::FailureSettings failure_settings(const SearchFlags& f);

@@ -8,6 +8,7 @@
 #include "spec/calibration_io.h"
 #include "cli/commands.h"
 #include "cli/published_choices.h"
+#include "cli/search_flags.h"
 #include "cli/validate_tables.h"
 #include "report/table_render.h"
 #include "spec/error.h"
@@ -72,6 +73,7 @@ void write_markdown(const validate::ValidationResult& v, const std::vector<repor
 }
 
 int run_validate(const ValidateOptions& o) {
+  check_output_path(o.report, "--report");
   const std::string dir = o.measured.empty() ? default_measured_dir() : o.measured;
   auto runs = validate::load_measured_dir(dir);
   if (!o.stack.empty()) {
@@ -103,6 +105,7 @@ struct FitOptions {
 };
 
 int run_fit(const FitOptions& o) {
+  check_output_path(o.out, "--out");
   const std::string dir = o.measured.empty() ? default_measured_dir() : o.measured;
   const auto hardware = spec::load_hardware(o.hardware);
   std::vector<validate::MeasuredRun> runs;

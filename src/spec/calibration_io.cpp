@@ -4,6 +4,7 @@
 #include <set>
 
 #include "spec/error.h"
+#include "spec/load.h"
 
 namespace tp::spec {
 namespace {
@@ -107,17 +108,7 @@ json calibration_to_json(const CalibrationFile& file) {
   return j;
 }
 
-CalibrationFile load_calibration(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw SpecError(path, "", "a readable calibration file (could not open it)");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw SpecError(path, "", std::string("valid JSON: ") + e.what());
-  }
-  return calibration_from_json(j, path);
-}
+CalibrationFile load_calibration(const std::string& path) { return calibration_from_json(read_json_file(path), path); }
 
 void save_calibration(const CalibrationFile& file, const std::string& path) {
   std::ofstream out(path);

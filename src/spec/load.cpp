@@ -21,12 +21,17 @@ std::string data_root() {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw SpecError(path, "", "expected a JSON file, got a folder");
   std::ifstream in(path);
   if (!in) throw SpecError(path, "", "cannot read the file (does it exist?)");
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
-    throw SpecError(path, "", std::string("expected valid JSON: ") + e.what());
+    // Our words, not the library's: where the text stops being UTF-8 JSON.
+    throw SpecError(path, "", "expected UTF-8 JSON; it is not valid at byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::exception&) {
+    throw SpecError(path, "", "expected JSON numbers that fit a double (one is out of range)");
   }
 }
 

@@ -114,3 +114,31 @@ TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercentOrNamesTh
     EXPECT_EQ(choices[0]["published_trails_mainly_in"].get<std::string>().rfind("DP communication exposed", 0), 0u)
         << choices[0];
 }
+
+namespace {
+
+// An output path whose folder does not exist is refused before any work: one
+// line naming the option, exit 2, no table printed first (issue 13).
+TEST(SweepCli, MissingPlotFolderIsRefusedBeforeTheSweep) {
+  const Outcome r = run("sweep --instances 1..4 --quiet --plot /no/such/dir/x.png");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out.rfind("trainplan: --plot /no/such/dir/x.png: ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.find("Scaling of"), std::string::npos) << r.out;
+}
+
+// Sizes past trainplan's bounds are refused with the figures, in bounded time
+// and memory, not an overflowed DP or an exhausted allocator.
+TEST(EstimateCliBounds, HugeBatchAndClusterAreRefusedWithTheFigures) {
+  Outcome r = run("estimate --global-batch 2000000000");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("exceed trainplan's bounds"), std::string::npos) << r.out;
+  r = run("estimate --instances 2000000000 --tp 8");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("64000000000 devices"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("-589934592"), std::string::npos) << r.out;
+  r = run("search --instances 1..100000000 --top 1 --quiet");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("bad_alloc"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -102,9 +102,16 @@ TEST(LoadModel, UnreadableAndMalformedFiles) {
     FAIL();
   } catch (const SpecError& e) {
     EXPECT_EQ(e.file(), path.string());
-    EXPECT_NE(std::string(e.what()).find("valid JSON"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("expected UTF-8 JSON; it is not valid at byte"), std::string::npos) << e.what();
   }
+  // A number too large for a double, a folder, UTF-16 text: our one line, no library text.
+  std::ofstream(path) << "{ \"layers\": 1e400 }";
+  expect_spec_error([&] { load_model(path.string()); }, "", "numbers that fit a double");
   std::filesystem::remove(path);
+  std::ofstream(path, std::ios::binary) << std::string("\xff\xfe{\0}\0", 6);
+  expect_spec_error([&] { load_model(path.string()); }, "", "expected UTF-8 JSON");
+  std::filesystem::remove(path);
+  expect_spec_error([] { load_model(std::filesystem::temp_directory_path().string() + "/"); }, "", "got a folder");
   expect_spec_error([] { load_model("no-such-model"); }, "", "llama2-7b");
 }
 
