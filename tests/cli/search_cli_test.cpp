@@ -142,3 +142,16 @@ TEST(EstimateCliBounds, HugeBatchAndClusterAreRefusedWithTheFigures) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EstimateCliBounds, CountsOutsideOneToIntMaxAreRefusedInOurWords) {
+  for (const char* bad : {"--instances 0", "--seq-len abc", "--instances 99999999999999999999", "--global-batch -4"}) {
+    const Outcome r = run(std::string("estimate ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("expected a whole number from 1 to 2147483647"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("not in range"), std::string::npos) << r.out;  // CLI11's 309-digit range
+  }
+}
+
+}  // namespace
