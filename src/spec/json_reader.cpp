@@ -1,10 +1,52 @@
 #include "spec/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "spec/error.h"
 
 namespace tp::spec {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_annotation(const std::string& key) { return key.ends_with("note") || key.ends_with("notes"); }
+
+}  // namespace
+
+void check_known_keys(const nlohmann::json& object, const std::string& file, const std::string& path,
+                      std::initializer_list<const char*> known) {
+  if (!object.is_object()) return;
+  for (const auto& [key, value] : object.items()) {
+    if (is_annotation(key)) continue;
+    bool ok = false;
+    std::string closest;
+    size_t best = std::string::npos;
+    for (const char* k : known) {
+      if (key == k) ok = true;
+      const size_t d = edit_distance(key, k);
+      if (d < best) best = d, closest = k;
+    }
+    if (ok) continue;
+    std::string expected = "an unknown field";
+    if (best <= 3) expected += "; did you mean " + closest + "?";
+    throw SpecError(file, path + "." + key, expected);
+  }
+}
 
 void JsonReader::fail(const std::string& path, const std::string& expected) const {
   throw SpecError(file_, path, expected);

@@ -9,6 +9,12 @@
 
 namespace tp::spec {
 
+// Throws SpecError(file, path.key, ...) for the first key of `object` that is
+// not in `known`, naming the closest known key ("did you mean kv_heads?").
+// Keys ending in "note" or "notes" are free-text annotations and always pass.
+void check_known_keys(const nlohmann::json& object, const std::string& file, const std::string& path,
+                      std::initializer_list<const char*> known);
+
 class JsonReader {
  public:
   explicit JsonReader(std::string file) : file_(std::move(file)) {}
@@ -33,6 +39,10 @@ class JsonReader {
   // Like positive(), but the figure must be {"value": x, "source": "..."}.
   double sourced(const nlohmann::json& object, const std::string& path, const std::string& key,
                  bool allow_zero = false) const;
+  void only_keys(const nlohmann::json& object, const std::string& path,
+                 std::initializer_list<const char*> known) const {
+    check_known_keys(object, file_, path, known);
+  }
   // One of a fixed set of words; the message lists them.
   std::string choice(const nlohmann::json& object, const std::string& path, const std::string& key,
                      std::initializer_list<const char*> allowed) const;

@@ -78,6 +78,10 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   JsonReader r(file);
   HardwareSpec hw;
   hw.source_file = file;
+  r.only_keys(j, "$", {"name", "description", "accelerator", "family", "default_stack", "chips_per_instance",
+                      "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip", "hbm_gib_per_chip",
+                      "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
+                      "reliability"});
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
   hw.family = r.string(j, "$", "family");
@@ -95,6 +99,8 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   hw.hbm_bytes_per_s = bytes_from(r, j, "$", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip") * per_chip;
 
   const auto& fabric = r.object(j, "$", "fabric");
+  r.only_keys(fabric, "$.fabric", {"topology", "link_gb_per_s", "rows", "cols", "chip_gb_per_s", "links_per_chip",
+                                   "on_chip_gb_per_s", "latency_us"});
   const std::string topology = r.choice(fabric, "$.fabric", "topology", {"all-to-all", "torus-2d", "switch"});
   if (topology == "all-to-all") {
     hw.fabric = FabricTopology::all_to_all;
@@ -118,6 +124,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   hw.fabric_latency_s = r.sourced(fabric, "$.fabric", "latency_us") * 1e-6;
 
   const auto& efa = r.object(j, "$", "efa");
+  r.only_keys(efa, "$.efa", {"gbps", "latency_us", "scale_out"});
   hw.efa_gbps = r.sourced(efa, "$.efa", "gbps");
   hw.efa_latency_s = r.sourced(efa, "$.efa", "latency_us") * 1e-6;
   {
@@ -131,6 +138,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   if (!prices.is_array()) r.fail("$.prices", "expected an array of price quotes");
   for (size_t i = 0; i < prices.size(); ++i) {
     const std::string path = "$.prices[" + std::to_string(i) + "]";
+    r.only_keys(prices[i], path, {"kind", "usd_per_instance_hour", "date_read", "source"});
     PriceQuote q;
     q.kind = r.choice(prices[i], path, "kind", {"on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block"});
     q.usd_per_instance_hour = r.positive(prices[i], path, "usd_per_instance_hour");
@@ -141,6 +149,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   }
 
   const auto& rel = r.object(j, "$", "reliability");
+  r.only_keys(rel, "$.reliability", {"failures_per_instance_hour", "checkpoint_storage_gb_per_s"});
   hw.failures_per_instance_hour = r.sourced(rel, "$.reliability", "failures_per_instance_hour", true);
   hw.checkpoint_storage_bytes_per_s = r.sourced(rel, "$.reliability", "checkpoint_storage_gb_per_s") * 1e9;
   return hw;
@@ -152,6 +161,9 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   if (j.contains("architectures")) return model_from_hf_config(j, file);
   ModelSpec m;
   m.source_file = file;
+  r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "mlp", "norm",
+                      "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "bias", "dropout", "vocab",
+                      "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction"});
   m.name = r.string(j, "$", "name");
   m.source = r.string(j, "$", "source");
   m.kind = r.choice(j, "$", "kind", {"decoder", "encoder-mlm"}) == "decoder" ? ModelKind::decoder : ModelKind::encoder_mlm;

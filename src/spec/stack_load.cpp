@@ -64,6 +64,12 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   if (!j.is_object()) r.fail("$", "expected an object");
   Stack s;
   s.source_file = file;
+  r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
+                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_overlap_param_gather", "tp_comm_overlap",
+                      "zero_stages", "pipeline_schedules", "sequence_parallel", "attention", "loss_bytes_per_logit",
+                      "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
+                      "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
+                      "allocator_overhead_fraction", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
   s.description = r.string(j, "$", "description");
   const auto& versions = behaviour(r, j, "versions");

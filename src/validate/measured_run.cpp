@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "spec/error.h"
+#include "spec/json_reader.h"
 #include "spec/load.h"
 
 namespace tp::validate {
@@ -57,11 +58,14 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
                             const std::string& where = "") {
   const std::string wp = where + "workload", pp = where + "plan";
   const json& w = need(j, "workload", file, "");
+  spec::check_known_keys(w, file, wp, {"seq_len", "global_batch", "precision"});
   workload.seq_len = int(need_positive(w, "seq_len", file, wp));
   const std::string precision = need_string(w, "precision", file, wp);
   if (!spec::parse_precision(precision, workload.precision))
     throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr or fp32");
   const json& p = need(j, "plan", file, "");
+  spec::check_known_keys(p, file, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "micro_batch", "grad_accum",
+                                       "zero", "recompute", "overlap_dp_comm", "overlap_tp_comm"});
   plan.tp = optional_int(p, "tp", 1, file, pp);
   plan.pp = optional_int(p, "pp", 1, file, pp);
   plan.virtual_stages = optional_int(p, "virtual_stages", 1, file, pp);
@@ -96,6 +100,7 @@ std::optional<MeasuredMemory> read_memory(const json& row, const std::string& fi
   if (!row.contains("memory")) return std::nullopt;
   const json& m = row.at("memory");
   const std::string where = path + ".memory";
+  spec::check_known_keys(m, file, where, {"gib", "gb", "what", "source", "stage"});
   MeasuredMemory mem;
   const bool gib = m.is_object() && m.contains("gib"), gb = m.is_object() && m.contains("gb");
   if (gib == gb) throw spec::SpecError(file, where, "exactly one of gib or gb");
@@ -131,6 +136,8 @@ json merged(const json& file_level, const json& row, const char* key, const std:
 
 std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::string& file) {
   MeasuredRun base;
+  spec::check_known_keys(j, file, "", {"table", "source", "source_id", "stack", "stack_version", "model", "hardware",
+                                       "flops_formula", "workload", "plan", "assumptions", "runs"});
   base.table = need_string(j, "table", file, "");
   base.source_id = need_string(j, "source_id", file, "");
   base.stack = need_string(j, "stack", file, "");
@@ -153,6 +160,11 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
     const std::string path = "runs[" + std::to_string(i) + "]";
     const json& row = runs[i];
     if (!row.is_object()) throw spec::SpecError(file, path, "an object");
+    // published_step_s_not_used: a published figure kept for the record but left out (the file says why).
+    spec::check_known_keys(row, file, path, {"instances", "id", "source", "model", "plan", "workload", "memory",
+                                             "outcome", "measured_seqs_per_s", "measured_tokens_per_s_per_device",
+                                             "measured_step_s", "measured_model_tflops_per_device",
+                                             "published_step_s_not_used"});
     MeasuredRun run = base;
     run.model = row.contains("model") ? need_string(row, "model", file, path) : need_string(j, "model", file, "");
     const json top = {{"workload", merged(j.at("workload"), row, "workload", file, path)},

@@ -144,3 +144,24 @@ TEST(LoadModel, HuggingFaceUnknownArchitecture) {
   json j = {{"architectures", {"MambaForCausalLM"}}, {"hidden_size", 1}};
   expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.architectures[0]", "LlamaForCausalLM");
 }
+
+namespace {
+
+// A misspelt key would otherwise be ignored where the field is optional and
+// change the answer without a word (issue 13): refused with the closest key.
+TEST(UnknownKeys, MisspeltFieldsAreRefusedWithASuggestion) {
+  json m = llama();
+  m["kv_head"] = 8;
+  expect_spec_error([&] { model_from_json(m, "m.json"); }, "$.kv_head", "did you mean kv_heads?");
+  json h = trn1();
+  h["efa"]["latency"] = 5;
+  expect_spec_error([&] { hardware_from_json(h, "h.json"); }, "$.efa.latency", "did you mean latency_us?");
+  json far = llama();
+  far["completely_unrelated"] = 1;
+  expect_spec_error([&] { model_from_json(far, "m.json"); }, "$.completely_unrelated", "an unknown field");
+  json annotated = llama();
+  annotated["layers_note"] = "free text";  // annotations pass
+  EXPECT_EQ(model_from_json(annotated, "m.json").layers, 32);
+}
+
+}  // namespace

@@ -336,3 +336,21 @@ TEST(MeasuredRunFile, MemoryStageAndCounter) {
 
 }  // namespace
 }  // namespace tp::validate
+
+namespace tp::validate {
+namespace {
+
+TEST(MeasuredRunFile, MisspeltPlanKeyIsRefusedWithASuggestion) {
+  json j = table();
+  j["plan"]["micro_batchs"] = 2;
+  try {
+    measured_runs_from_json(j, "t.json");
+    FAIL() << "accepted plan.micro_batchs";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("plan.micro_batchs"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("did you mean micro_batch?"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tp::validate
