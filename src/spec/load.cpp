@@ -7,6 +7,7 @@
 
 #include "spec/error.h"
 #include "spec/json_reader.h"
+#include "spec/plausible.h"
 
 namespace tp::spec {
 namespace fs = std::filesystem;
@@ -152,6 +153,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   r.only_keys(rel, "$.reliability", {"failures_per_instance_hour", "checkpoint_storage_gb_per_s"});
   hw.failures_per_instance_hour = r.sourced(rel, "$.reliability", "failures_per_instance_hour", true);
   hw.checkpoint_storage_bytes_per_s = r.sourced(rel, "$.reliability", "checkpoint_storage_gb_per_s") * 1e9;
+  check_plausible(hw);
   return hw;
 }
 
@@ -200,6 +202,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
                           std::to_string(m.heads) + " != 0)");
   if (m.heads % m.kv_heads != 0)
     r.fail("$.kv_heads", "expected kv_heads to divide heads (" + std::to_string(m.heads) + ")");
+  check_plausible(m, false);
   return m;
 }
 
@@ -262,6 +265,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   }
   if (m.hidden % m.heads != 0) r.fail("$.num_attention_heads", "expected heads to divide hidden_size");
   if (m.heads % m.kv_heads != 0) r.fail("$.num_key_value_heads", "expected kv heads to divide num_attention_heads");
+  check_plausible(m, true);
   return m;
 }
 

@@ -165,3 +165,34 @@ TEST(UnknownKeys, MisspeltFieldsAreRefusedWithASuggestion) {
 }
 
 }  // namespace
+
+namespace {
+
+// Positive but absurd figures are typos or unit slips (issue 13): each is
+// refused with the JSON path, the plausible range and the value.
+TEST(Plausible, AbsurdHardwareFiguresAreRefused) {
+  auto with = [](const char* object, const char* key, double value) {
+    json h = trn1();
+    json& target = std::string(object).empty() ? h : h[object];
+    if (target[key].is_object()) target[key]["value"] = value;
+    else target[key] = value;
+    return h;
+  };
+  expect_spec_error([&] { hardware_from_json(with("", "hbm_gib_per_s_per_chip", 1e-300), "h.json"); },
+                    "hbm_gb_per_s_per_chip", "a plausible figure from 10 to 100000 GB/s");
+  expect_spec_error([&] { hardware_from_json(with("", "peak_bf16_tflops_per_chip", 1e300), "h.json"); },
+                    "$.peak_bf16_tflops_per_chip.value", "TFLOP/s, got a figure too large to represent");
+  expect_spec_error([&] { hardware_from_json(with("efa", "latency_us", 1e15), "h.json"); }, "$.efa.latency_us.value",
+                    "to 10000 us");
+  json priced = trn1();
+  priced["prices"][0]["usd_per_instance_hour"] = 1e-300;
+  expect_spec_error([&] { hardware_from_json(priced, "h.json"); }, "$.prices[0].usd_per_instance_hour", "USD");
+}
+
+TEST(Plausible, AbsurdModelSizesAreRefused) {
+  json m = llama();
+  m["layers"] = 2000000;
+  expect_spec_error([&] { model_from_json(m, "m.json"); }, "$.layers", "from 1 to 10000");
+}
+
+}  // namespace
