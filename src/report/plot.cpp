@@ -89,17 +89,23 @@ std::string plot_clause(const Series& s, bool allow_y2) {
   return clause;
 }
 
-// Runs gnuplot on `script` followed by the series data blocks, all stderr and
-// stdout captured, and turns what it says into an outcome.
+// Where gnuplot writes before the finished plot is renamed over `path`, so an
+// interrupted or failed run leaves the old plot whole.
+std::string partial_path(const std::string& path) { return path + ".partial"; }
+
+// Runs gnuplot on `script` (which writes partial_path(output)) followed by the
+// series data blocks, all stderr and stdout captured, and turns what it says
+// into an outcome; on success renames the partial file onto `output`.
 PlotOutcome run_gnuplot(const std::string& script, const std::vector<std::vector<Points>>& data_per_plot,
                         const std::vector<std::string>& plot_commands, const std::string& epilogue,
-                        const fs::path& output) {
+                        const fs::path& final_output) {
+  const fs::path output = partial_path(final_output.string());
   static std::atomic<unsigned> counter{0};
   const fs::path base = fs::temp_directory_path() / ("trainplan-gnuplot-" + std::to_string(::getpid()) + "-" +
                                                      std::to_string(counter.fetch_add(1)));
   const fs::path err_path = base.string() + ".err", status_path = base.string() + ".status";
   std::error_code ignored;
-  fs::remove(output, ignored);  // a stale file must not pass for a fresh plot
+  fs::remove(output, ignored);  // a stale partial file must not pass for a fresh plot
   {
     // cat drains what gnuplot leaves unread, so an early gnuplot exit cannot SIGPIPE us;
     // the shell's own status is echo's, so pclose succeeds and gnuplot-iostream stays quiet.
@@ -119,12 +125,19 @@ PlotOutcome run_gnuplot(const std::string& script, const std::vector<std::vector
   fs::remove(status_path, ignored);
   const bool exited_zero = status_text == "0";
   if (!exited_zero || mentions_error(messages)) {
+    fs::remove(output, ignored);
     outcome.error = "gnuplot " + (status_text.empty() ? std::string("did not run") : "exited " + status_text) +
                     (messages.empty() ? std::string() : ": " + messages);
     return outcome;
   }
   if (!fs::exists(output, ignored) || fs::file_size(output, ignored) == 0) {
-    outcome.error = "gnuplot wrote nothing to " + output.string() + (messages.empty() ? "" : ": " + messages);
+    fs::remove(output, ignored);
+    outcome.error = "gnuplot wrote nothing to " + final_output.string() + (messages.empty() ? "" : ": " + messages);
+    return outcome;
+  }
+  fs::rename(output, final_output, ignored);
+  if (ignored) {
+    outcome.error = "could not move the finished plot onto " + final_output.string() + ": " + ignored.message();
     return outcome;
   }
   std::istringstream lines(messages);
@@ -149,7 +162,7 @@ PlotOutcome plot_lines(const LinePlot& plot, const std::string& path) {
   const std::string terminal = terminal_for(path, plot.width_px, plot.panel_height_px * panels);
   if (terminal.empty()) return refused("plot file '" + path + "' must end in .png or .svg");
 
-  std::string script = terminal + "set output " + gnuplot_string(path) + "\n";
+  std::string script = terminal + "set output " + gnuplot_string(partial_path(path)) + "\n";
   if (panels > 1) {
     script += "set multiplot layout " + std::to_string(panels) + ",1 title " + gnuplot_string(plot.title) + "\n";
   }
@@ -185,7 +198,7 @@ PlotOutcome plot_scatter(const ScatterPlot& plot, const std::string& path) {
   if (plot.series.empty()) return refused("scatter plot '" + plot.title + "' has no series");
   const std::string terminal = terminal_for(path, plot.width_px, plot.height_px);
   if (terminal.empty()) return refused("plot file '" + path + "' must end in .png or .svg");
-  std::string script = terminal + "set output " + gnuplot_string(path) + "\n";
+  std::string script = terminal + "set output " + gnuplot_string(partial_path(path)) + "\n";
   script += "set title " + gnuplot_string(plot.title) + "\n";
   script += "set xlabel " + gnuplot_string(plot.x_label) + "\nset ylabel " + gnuplot_string(plot.y_label) + "\n";
   script += "set grid\nset key top left box opaque\n";

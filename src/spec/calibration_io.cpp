@@ -1,5 +1,6 @@
 #include "spec/calibration_io.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -111,10 +112,17 @@ json calibration_to_json(const CalibrationFile& file) {
 CalibrationFile load_calibration(const std::string& path) { return calibration_from_json(read_json_file(path), path); }
 
 void save_calibration(const CalibrationFile& file, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw SpecError(path, "", "a writable path for the calibration file");
-  out << calibration_to_json(file).dump(2) << "\n";
-  if (!out) throw SpecError(path, "", "a complete write of the calibration file");
+  // Written beside the target and renamed over it: an interrupted run leaves the old file whole.
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    if (!out) throw SpecError(path, "", "a writable path for the calibration file");
+    out << calibration_to_json(file).dump(2) << "\n";
+    if (!out) throw SpecError(path, "", "a complete write of the calibration file");
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) throw SpecError(path, "", "a path the finished calibration can be moved onto (" + ec.message() + ")");
 }
 
 }  // namespace tp::spec

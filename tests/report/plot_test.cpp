@@ -87,3 +87,25 @@ TEST(Plot, BadInputIsRefusedBeforeGnuplot) {
 
 }  // namespace
 }  // namespace tp::report
+
+namespace tp::report {
+namespace {
+
+// A failed plot leaves the previous file whole: gnuplot writes beside it and
+// the finished plot is renamed over it (issue 13).
+TEST(Plot, FailureLeavesThePreviousFileWhole) {
+  const std::string path = ::testing::TempDir() + "trainplan-keep.png";
+  std::ofstream(path) << "previous plot";
+  ScatterPlot bad;
+  bad.title = "no series: gnuplot has nothing to draw";
+  const PlotOutcome outcome = plot_scatter(bad, path);
+  std::ifstream in(path);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(outcome.ok) << "a plot without series should fail";
+  EXPECT_EQ(kept, "previous plot");
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tp::report
