@@ -155,3 +155,18 @@ TEST(EstimateCliBounds, CountsOutsideOneToIntMaxAreRefusedInOurWords) {
 }
 
 }  // namespace
+
+namespace {
+
+// The same search prints byte-identical output whatever the thread count and
+// from run to run (issue 13, determinism).
+TEST(SearchCli, OutputIsByteIdenticalAcrossThreadCountsAndRuns) {
+  const std::string args = "search --instances 1..16 --top 5 --quiet --format csv --threads ";
+  const Outcome one = run(args + "1");
+  ASSERT_EQ(one.code, 0) << one.out;
+  EXPECT_EQ(run(args + "2").out, one.out);
+  EXPECT_EQ(run(args + "3").out, one.out);
+  EXPECT_EQ(run(args + "1").out, one.out);
+}
+
+}  // namespace
