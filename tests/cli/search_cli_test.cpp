@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <regex>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -167,6 +168,32 @@ TEST(SearchCli, OutputIsByteIdenticalAcrossThreadCountsAndRuns) {
   EXPECT_EQ(run(args + "2").out, one.out);
   EXPECT_EQ(run(args + "3").out, one.out);
   EXPECT_EQ(run(args + "1").out, one.out);
+}
+
+}  // namespace
+
+namespace {
+
+bool prints_inf_or_nan(const std::string& text) {
+  static const std::regex bad(R"((^|[^A-Za-z])(inf|Inf|INF|nan|NaN|NAN)([^A-Za-z]|$))");
+  return std::regex_search(text, bad);
+}
+
+// Every figure a command prints is finite (issue 13): each command in text and
+// JSON on its default scenario and on a GPU one.
+TEST(AllCommands, PrintNoInfOrNan) {
+  ASSERT_TRUE(prints_inf_or_nan("step 0.5 s, inf days"));
+  ASSERT_FALSE(prints_inf_or_nan("infeasible plans; information"));
+  for (const char* args :
+       {"list", "estimate --instances 128 --tp 8 --sp", "estimate --instances 128 --tp 8 --sp --format json",
+        "estimate --hardware p5.48xlarge --tp 8 --precision mixed-bf16",
+        "search --instances 1..8 --top 3 --quiet", "sweep --instances 1..8 --quiet",
+        "compare --hardware trn1.32xlarge,p5.48xlarge --instances 4 --at instances --quiet",
+        "validate --hold-out source --format json"}) {
+    const Outcome r = run(args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.out;
+    EXPECT_FALSE(prints_inf_or_nan(r.out)) << args << ": " << r.out;
+  }
 }
 
 }  // namespace
