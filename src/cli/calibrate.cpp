@@ -11,6 +11,7 @@
 #include "calib/fit.h"
 #include "calib/sweep.h"
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "cli/search_flags.h"
 
 namespace tp::cli {
@@ -63,7 +64,7 @@ void add_calibrate_command(CLI::App& app) {
   auto name = std::make_shared<std::string>();
   kernels->add_flag("--quick", *quick, "Smaller grid and shorter time floors: under a minute");
   kernels->add_option("--threads", *threads, "Threads to measure with (0: all hardware threads)")
-      ->check(CLI::Range(0, 1024))
+      ->check(whole_in(0, 1024))
       ->capture_default_str();
   kernels->add_option("--out", *out, "Calibration file to write (JSON)")->required();
   kernels->add_option("--name", *name, "Calibration name (default: host-<date>)");

@@ -2,6 +2,7 @@
 
 #include "cli/search_flags.h"
 #include "report/step_difference.h"
+#include "spec/error.h"
 #include "spec/load.h"
 
 namespace tp::cli {
@@ -29,43 +30,48 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
                                                  const validate::ValidationResult& v) {
   std::vector<ChoiceCheck> out;
   for (const auto& c : choices) {
-    const spec::HardwareSpec hardware = spec::load_hardware(c.hardware);
-    const validate::FamilyFit* fit = nullptr;
-    for (const auto& f : v.fits)
-      if (f.family == hardware.family) fit = &f;
-    if (!fit) continue;
-    const spec::ModelSpec model = spec::load_model(c.model);
-    const spec::Stack stack = spec::load_stack(c.stack);
-    const cost::Evaluator evaluator(model, hardware, stack, fit->in_sample.calibration, c.workload);
-    const search::SearchResult all = search_at(evaluator, c, hardware, {});
-    search::SpaceConstraints layout;
-    layout.tp = c.plan.tp;
-    layout.pp = c.plan.pp;
-    layout.sp = c.plan.sp;
-    const search::SearchResult same_layout = search_at(evaluator, c, hardware, layout);
-    ChoiceCheck check;
-    check.choice = c;
-    check.feasible = all.drops.feasible;
-    if (all.top.empty()) {
+    try {
+      const spec::HardwareSpec hardware = spec::load_hardware(c.hardware);
+      const validate::FamilyFit* fit = nullptr;
+      for (const auto& f : v.fits)
+        if (f.family == hardware.family) fit = &f;
+      if (!fit) continue;
+      const spec::ModelSpec model = spec::load_model(c.model);
+      const spec::Stack stack = spec::load_stack(c.stack);
+      const cost::Evaluator evaluator(model, hardware, stack, fit->in_sample.calibration, c.workload);
+      const search::SearchResult all = search_at(evaluator, c, hardware, {});
+      search::SpaceConstraints layout;
+      layout.tp = c.plan.tp;
+      layout.pp = c.plan.pp;
+      layout.sp = c.plan.sp;
+      const search::SearchResult same_layout = search_at(evaluator, c, hardware, layout);
+      ChoiceCheck check;
+      check.choice = c;
+      check.feasible = all.drops.feasible;
+      if (all.top.empty()) {
+        out.push_back(check);
+        continue;
+      }
+      const double lead = all.top.front().score.objective;
+      check.leader = describe(all.top.front().evaluation.plan);
+      if (all.reference_score) {
+        check.published_rank = all.reference_rank;
+        check.published_ratio = all.reference_score->objective / lead;
+      }
+      if (all.reference && check.published_ratio < 0.97) {
+        const report::StepDifference d = report::largest_step_difference(all.top.front().evaluation.estimate.time,
+                                                                         all.reference->estimate.time);
+        check.cause = d.part.empty() ? std::string() : d.part + " (+" + std::to_string(int(d.seconds * 1000 + 0.5)) + " ms per step)";
+      }
+      if (!same_layout.top.empty()) {
+        check.best_with_layout = describe(same_layout.top.front().evaluation.plan);
+        check.layout_ratio = same_layout.top.front().score.objective / lead;
+      }
       out.push_back(check);
-      continue;
+    } catch (const spec::SpecError& e) {
+      // Whatever in the choice cannot be loaded or searched is that file's error.
+      throw spec::SpecError(c.file, "$ (" + c.name + ")", e.what());
     }
-    const double lead = all.top.front().score.objective;
-    check.leader = describe(all.top.front().evaluation.plan);
-    if (all.reference_score) {
-      check.published_rank = all.reference_rank;
-      check.published_ratio = all.reference_score->objective / lead;
-    }
-    if (all.reference && check.published_ratio < 0.97) {
-      const report::StepDifference d = report::largest_step_difference(all.top.front().evaluation.estimate.time,
-                                                                       all.reference->estimate.time);
-      check.cause = d.part.empty() ? std::string() : d.part + " (+" + std::to_string(int(d.seconds * 1000 + 0.5)) + " ms per step)";
-    }
-    if (!same_layout.top.empty()) {
-      check.best_with_layout = describe(same_layout.top.front().evaluation.plan);
-      check.layout_ratio = same_layout.top.front().score.objective / lead;
-    }
-    out.push_back(check);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "cli/scenario.h"
 
+#include "cli/validators.h"
+
 #include <filesystem>
 
 #include "spec/calibration_io.h"
@@ -9,23 +11,6 @@
 #include "spec/load.h"
 
 namespace tp::cli {
-namespace {
-
-// A whole number in 1..2^31-1, said in our words (CLI11's PositiveNumber prints its
-// range as 309 digits and lets values past an int overflow).
-const CLI::Validator positive_whole(
-    [](std::string& text) -> std::string {
-      try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used == text.size() && v >= 1 && v <= 2147483647) return {};
-      } catch (const std::exception&) {
-      }
-      return "expected a whole number from 1 to 2147483647, got '" + text + "'";
-    },
-    "POSITIVE");
-
-}  // namespace
 
 void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardware) {
   c->add_option("-m,--model", o.model, "Model: a name from `trainplan list`, a models/*.json path, or a Hugging Face config.json")
@@ -40,12 +25,12 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
   c->add_option("--calibration", o.calibration,
                 "Calibration file; default: data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, "
                 "<family>.json, <hardware>.json, the first that exists, else the assumed default");
-  c->add_option("-s,--seq-len", o.seq_len, "Sequence length in tokens")->capture_default_str()->check(positive_whole);
+  c->add_option("-s,--seq-len", o.seq_len, "Sequence length in tokens")->capture_default_str()->check(positive_whole());
   c->add_option("-b,--global-batch", o.global_batch, "Global batch in sequences per optimizer step")
       ->capture_default_str()
-      ->check(positive_whole);
+      ->check(positive_whole());
   c->add_option("--tokens", o.tokens, "Tokens to train; default 20 per parameter (Chinchilla-optimal)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   c->add_option("--precision", o.precision,
                 "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32")
       ->capture_default_str()
@@ -122,17 +107,21 @@ std::vector<std::string> scenario_notes(const Scenario& s) {
 }
 
 void add_plan_options(CLI::App* c, PlanOptions& o) {
-  c->add_option("-n,--instances", o.instances, "Number of instances")->capture_default_str()->check(positive_whole);
-  c->add_option("--tp", o.tp, "Tensor-parallel degree (devices; a NeuronCore on trn1)")->capture_default_str();
-  c->add_option("--pp", o.pp, "Pipeline-parallel degree")->capture_default_str();
+  c->add_option("-n,--instances", o.instances, "Number of instances")->capture_default_str()->check(positive_whole());
+  c->add_option("--tp", o.tp, "Tensor-parallel degree (devices; a NeuronCore on trn1)")
+      ->capture_default_str()
+      ->check(positive_whole());
+  c->add_option("--pp", o.pp, "Pipeline-parallel degree")->capture_default_str()->check(positive_whole());
   c->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved 1F1B when > 1)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(positive_whole());
   c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
   c->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch per data-parallel replica")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(positive_whole());
   c->add_option("--zero", o.zero, "ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights")
       ->capture_default_str()
-      ->check(CLI::Range(0, 3));
+      ->check(whole_in(0, 3));
   c->add_option("--recompute", o.recompute, "Activation recompute: none, selective (attention core) or full")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "selective", "full"}));

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "report/step_difference.h"
 #include "cli/search_flags.h"
 #include "cost/evaluate.h"
@@ -153,7 +154,7 @@ void add_search_command(CLI::App& app) {
   add_objective_options(c, o->flags);
   add_failure_options(c, o->flags);
   add_run_options(c, o->flags);
-  c->add_option("--top", o->flags.top, "How many plans to show")->capture_default_str()->check(CLI::Range(1, 1000));
+  c->add_option("--top", o->flags.top, "How many plans to show")->capture_default_str()->check(whole_in(1, 1000));
   auto* rtp = c->add_option("--reference-tp", o->reference.tp, "Reference plan whose rank to report: TP");
   c->add_option("--reference-pp", o->reference.pp, "Reference plan: PP")->needs(rtp);
   c->add_flag("--reference-sp", o->reference.sp, "Reference plan: sequence parallel")->needs(rtp);

@@ -1,5 +1,7 @@
 #include "cli/search_flags.h"
 
+#include "cli/validators.h"
+
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -20,11 +22,12 @@ void add_instances_option(CLI::App* c, SearchFlags& f, const std::string& defaul
 }
 
 void add_narrowing_options(CLI::App* c, SearchFlags& f) {
-  c->add_option("--tp", f.tp, "Fix the tensor-parallel degree (default: search)");
-  c->add_option("--pp", f.pp, "Fix the pipeline-parallel degree (default: search)");
-  c->add_option("--virtual-stages", f.virtual_stages, "Fix the interleaved chunks per pipeline rank");
-  c->add_option("--micro-batch", f.micro_batch, "Fix the micro-batch (sequences)");
-  c->add_option("--zero", f.zero, "Fix the ZeRO stage 0..3")->check(CLI::Range(0, 3));
+  c->add_option("--tp", f.tp, "Fix the tensor-parallel degree (default: search)")->check(positive_whole());
+  c->add_option("--pp", f.pp, "Fix the pipeline-parallel degree (default: search)")->check(positive_whole());
+  c->add_option("--virtual-stages", f.virtual_stages, "Fix the interleaved chunks per pipeline rank")
+      ->check(positive_whole());
+  c->add_option("--micro-batch", f.micro_batch, "Fix the micro-batch (sequences)")->check(positive_whole());
+  c->add_option("--zero", f.zero, "Fix the ZeRO stage 0..3")->check(whole_in(0, 3));
   c->add_option("--sp", f.sp, "Sequence parallel: on, off or any")->capture_default_str()
       ->check(CLI::IsMember({"on", "off", "any"}));
   c->add_option("--recompute", f.recompute, "Activation recompute: none, selective, full or any")
@@ -43,29 +46,30 @@ void add_objective_options(CLI::App* c, SearchFlags& f) {
   c->add_option("--price", f.price, "Price kind: on-demand, reserved-1y, reserved-3y, ... (as the descriptor lists)")
       ->capture_default_str();
   c->add_option("--budget", f.budget_usd, "Drop plans whose cost to train exceeds this (USD)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   c->add_option("--deadline", f.deadline_days, "Drop plans whose time to train exceeds this (days)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
 }
 
 void add_failure_options(CLI::App* c, SearchFlags& f) {
   c->add_option("--mtbf-hours", f.mtbf_hours,
                 "Mean time between job-interrupting failures of ONE instance (h); default: the descriptor's rate")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   c->add_option("--checkpoint-gb-per-s", f.checkpoint_gb_per_s,
-                "Checkpoint storage bandwidth (GB/s); default: the descriptor's")->check(CLI::NonNegativeNumber);
+                "Checkpoint storage bandwidth (GB/s); default: the descriptor's")->check(non_negative());
   c->add_option("--restart-minutes", f.restart_minutes,
                 "Failure to job running again (min); default: 7 (automatic) or 633 (manual), fitted to seed 002")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   c->add_option("--recovery", f.recovery, "automatic or manual")->capture_default_str()
       ->check(CLI::IsMember({"automatic", "manual"}));
   c->add_option("--checkpoint-interval-minutes", f.checkpoint_interval_minutes,
-                "Useful work between checkpoints (min); default: Young's optimum")->check(CLI::NonNegativeNumber);
+                "Useful work between checkpoints (min); default: Young's optimum")->check(non_negative());
 }
 
 void add_run_options(CLI::App* c, SearchFlags& f) {
   c->add_option("--threads", f.threads, "Worker threads (0: every core); results do not depend on it")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(whole_in(0, 1024));
   c->add_flag("-q,--quiet", f.quiet, "No progress bar");
 }
 
@@ -104,6 +108,12 @@ void check_output_path(const std::string& path, const std::string& option) {
                                                       " does not exist");
   if (std::filesystem::is_directory(path, ec))
     throw spec::SpecError(option + " " + path, "", "an output file, not a folder");
+}
+
+void check_plot_path(const std::string& path, const std::string& option) {
+  check_output_path(path, option);
+  if (!path.empty() && !path.ends_with(".png") && !path.ends_with(".svg"))
+    throw spec::SpecError(option + " " + path, "", "a plot file ending in .png or .svg");
 }
 
 std::vector<std::string> split_hardware(const std::string& text) {

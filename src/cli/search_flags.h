@@ -48,6 +48,8 @@ std::vector<std::string> split_hardware(const std::string& text);
 // Throws spec::SpecError (exit 2) before any work when `path`'s folder does not
 // exist, so a long run never ends in "cannot write". Empty: nothing to check.
 void check_output_path(const std::string& path, const std::string& option);
+// The same for a plot, which must also end in .png or .svg.
+void check_plot_path(const std::string& path, const std::string& option);
 
 search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int>& instances);
 cost::FailureSettings failure_settings(const SearchFlags& f);

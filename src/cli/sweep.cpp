@@ -29,8 +29,8 @@ struct Point {
 
 int run(const SweepOptions& o) {
   using report::NumberStyle;
-  check_output_path(o.plot, "--plot");
-  check_output_path(o.pareto, "--pareto");
+  check_plot_path(o.plot, "--plot");
+  check_plot_path(o.pareto, "--pareto");
   const std::vector<int> counts = parse_instances(o.flags.instances);
   std::string model_name, workload_text;
   std::vector<Point> points;

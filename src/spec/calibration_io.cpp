@@ -5,6 +5,7 @@
 #include <set>
 
 #include "spec/error.h"
+#include "spec/json_reader.h"
 #include "spec/load.h"
 
 namespace tp::spec {
@@ -63,6 +64,7 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
     throw SpecError(file, "$.origin", "one of measured, fitted, assumed; got \"" + c.origin + "\"");
   c.description = text(j, "description", "$", file);
   const json& g = field(j, "gemm", "$", file);
+  check_known_keys(g, file, "$.gemm", {"ceiling", "m_half", "n_half", "k_half"});
   // Ceilings above 1 are allowed up to 4: a peak can be quoted for a narrower unit than the one measured.
   c.gemm.ceiling = number(g, "ceiling", "$.gemm", file, 0, 4, false);
   c.gemm.m_half = number(g, "m_half", "$.gemm", file, 0, 1e9, true);
@@ -81,6 +83,7 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
     }
   }
   const json& col = field(j, "collective", "$", file);
+  check_known_keys(col, file, "$.collective", {"intra_node", "inter_node", "step_latency_s"});
   c.collective.intra_node = number(col, "intra_node", "$.collective", file, 0, 1, false);
   c.collective.inter_node = number(col, "inter_node", "$.collective", file, 0, 1, false);
   c.collective.step_latency_s = number(col, "step_latency_s", "$.collective", file, 0, 1, true);

@@ -58,12 +58,14 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
                             const std::string& where = "") {
   const std::string wp = where + "workload", pp = where + "plan";
   const json& w = need(j, "workload", file, "");
+  if (!w.is_object()) throw spec::SpecError(file, wp, "an object");
   spec::check_known_keys(w, file, wp, {"seq_len", "global_batch", "precision"});
   workload.seq_len = int(need_positive(w, "seq_len", file, wp));
   const std::string precision = need_string(w, "precision", file, wp);
   if (!spec::parse_precision(precision, workload.precision))
     throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr or fp32");
   const json& p = need(j, "plan", file, "");
+  if (!p.is_object()) throw spec::SpecError(file, pp, "an object");
   spec::check_known_keys(p, file, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "micro_batch", "grad_accum",
                                        "zero", "recompute", "overlap_dp_comm", "overlap_tp_comm"});
   plan.tp = optional_int(p, "tp", 1, file, pp);
@@ -166,6 +168,7 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
                                              "measured_step_s", "measured_model_tflops_per_device",
                                              "published_step_s_not_used"});
     MeasuredRun run = base;
+    run.file = file;
     run.model = row.contains("model") ? need_string(row, "model", file, path) : need_string(j, "model", file, "");
     const json top = {{"workload", merged(j.at("workload"), row, "workload", file, path)},
                       {"plan", merged(j.at("plan"), row, "plan", file, path)}};
@@ -212,6 +215,7 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
 
 PublishedChoice published_choice_from_json(const json& j, const std::string& file) {
   PublishedChoice c;
+  c.file = file;
   c.name = need_string(j, "name", file, "");
   c.source = need_string(j, "source", file, "");
   c.model = need_string(j, "model", file, "");

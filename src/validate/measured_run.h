@@ -32,6 +32,7 @@ struct MeasuredMemory {
 };
 
 struct MeasuredRun {
+  std::string file;       // the measured-run file it came from
   std::string id;         // "<file stem>#<run id>", unique in a folder
   std::string table;      // the published table (rows of one file)
   std::string source_id;  // the independent source: the unit of leave-one-source-out
@@ -54,6 +55,7 @@ struct MeasuredRun {
 // others (data/published-choices/*.json): no throughput, only the choice, which
 // the search should rank at or near the top under the fitted calibration.
 struct PublishedChoice {
+  std::string file;  // the published-choice file it came from
   std::string name, source, model, hardware, stack;
   spec::Workload workload;  // global batch fixed
   spec::Plan plan;          // instances set

@@ -32,9 +32,17 @@ Predictor::Predictor(const std::vector<MeasuredRun>& runs, const spec::Calibrati
     : runs_(runs), calibration_(start) {
   for (MeasuredRun& run : runs_) {
     auto l = std::make_unique<Loaded>();
-    l->model = spec::load_model(run.model);
-    l->hardware = spec::load_hardware(run.hardware);
-    l->stack = spec::load_stack(run.stack);
+    // A name that resolves to nothing is the run file's error: name that file and field.
+    auto named = [&](const char* field, auto load) {
+      try {
+        return load();
+      } catch (const spec::SpecError& e) {
+        throw spec::SpecError(run.file, std::string("$.") + field + " (" + run.id + ")", e.what());
+      }
+    };
+    l->model = named("model", [&] { return spec::load_model(run.model); });
+    l->hardware = named("hardware", [&] { return spec::load_hardware(run.hardware); });
+    l->stack = named("stack", [&] { return spec::load_stack(run.stack); });
     const std::string refusal = spec::stack_refusal(l->stack, run.plan);
     if (!refusal.empty()) throw spec::SpecError(run.id, "plan", "a plan its stack runs, not: " + refusal);
     l->batch_per_replica = run.workload.global_batch_seqs == 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "spec/error.h"
 #include "spec/load.h"
 #include "validate/predictor.h"
 
@@ -52,7 +53,13 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
   std::map<std::string, std::string> family_of;  // hardware -> family, each descriptor read once
   for (const auto& r : runs) {
     auto [it, fresh] = family_of.try_emplace(r.hardware);
-    if (fresh) it->second = spec::load_hardware(r.hardware).family;
+    if (fresh) {
+      try {
+        it->second = spec::load_hardware(r.hardware).family;
+      } catch (const spec::SpecError& e) {  // the run file names a hardware that does not load
+        throw spec::SpecError(r.file, "$.hardware (" + r.id + ")", e.what());
+      }
+    }
     const std::string& family = it->second;
     if (!by_family.count(family)) families.push_back(family);
     by_family[family].push_back(r);

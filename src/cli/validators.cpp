@@ -1,0 +1,36 @@
+#include "cli/validators.h"
+
+#include <cmath>
+
+namespace tp::cli {
+
+CLI::Validator whole_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const long long v = std::stoll(text, &used);
+          if (used == text.size() && v >= lo && v <= hi) return {};
+        } catch (const std::exception&) {
+        }
+        return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" +
+               text + "'";
+      },
+      "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+CLI::Validator non_negative() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size() && std::isfinite(v) && v >= 0) return {};
+        } catch (const std::exception&) {
+        }
+        return "expected a number of at least 0, got '" + text + "'";
+      },
+      "NUMBER >= 0");
+}
+
+}  // namespace tp::cli

@@ -1,0 +1,17 @@
+// Command-line value checks that say what was expected in our words (CLI11's
+// own Range and PositiveNumber print ranges of 309 digits and let ints
+// overflow). Each rejects with "expected ..., got '<text>'"; CLI11 prefixes the option.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tp::cli {
+
+// A whole number from lo to hi.
+CLI::Validator whole_in(long long lo, long long hi);
+// A whole number from 1 to 2^31 - 1.
+inline CLI::Validator positive_whole() { return whole_in(1, 2147483647); }
+// A finite number >= 0.
+CLI::Validator non_negative();
+
+}  // namespace tp::cli
