@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the whole project under AddressSanitizer and UndefinedBehaviorSanitizer
+# (GCC, Debian 12) in build-sanitize/ and runs the test suite there: any
+# out-of-bounds access, use-after-free, leak or undefined behaviour fails a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash setup/install-deps.sh
+flags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+cmake --build build-sanitize -j "$(nproc)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)"
