@@ -9,6 +9,8 @@
 // today; they stay in the table, skipped, until the binary is fixed.
 #include <gtest/gtest.h>
 
+#include "run_cli.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -319,20 +321,8 @@ const Case kCases[] = {
 
 // ---------------------------------------------------------------- running
 
-struct Outcome {
-  int code;  // -1 when the binary did not exit normally
-  std::string out;  // stdout and stderr together
-};
-
-Outcome run(const std::string& args) {
-  const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1 </dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using tp::cli::testing::Outcome;
+Outcome run(const std::string& args) { return tp::cli::testing::run_cli(args); }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);

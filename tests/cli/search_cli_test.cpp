@@ -1,6 +1,8 @@
 // End-to-end: runs the built trainplan binary (TRAINPLAN_BINARY).
 #include <gtest/gtest.h>
 
+#include "run_cli.h"
+
 #include <array>
 #include <regex>
 #include <cstdio>
@@ -11,20 +13,8 @@
 
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-Outcome run(const std::string& args) {
-  const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
+using tp::cli::testing::Outcome;
+Outcome run(const std::string& args) { return tp::cli::testing::run_cli(args); }
 
 TEST(SearchCli, JsonOutputNamesDropsAndTopPlans) {
   const Outcome r = run("search --instances 8 --top 3 --quiet --format json --threads 2");
