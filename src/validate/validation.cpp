@@ -154,7 +154,6 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
       const double scale = double(base.devices) / r.devices;
       r.efficiency_measured = r.run.measured_seqs_per_s / base.run.measured_seqs_per_s * scale;
       r.efficiency_in_sample = r.predicted_in_sample / base.predicted_in_sample * scale;
-      r.efficiency_loo = r.predicted_loo / base.predicted_loo * scale;
       a.in.push_back(r.error_in_sample);
       a.loo.push_back(r.error_loo);
       a.cross.push_back(r.error_cross_source);

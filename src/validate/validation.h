@@ -27,7 +27,7 @@ struct RunResult {
   bool timed = false;  // has a measured speed and a plan the model runs
   double predicted_in_sample = 0, predicted_loo = 0, predicted_cross_source = 0;  // seq/s
   double error_in_sample = 0, error_loo = 0, error_cross_source = 0;  // (predicted - measured) / measured
-  double efficiency_measured = 0, efficiency_in_sample = 0, efficiency_loo = 0;
+  double efficiency_measured = 0, efficiency_in_sample = 0;
   cost::Estimate estimate;  // in-sample, for the step-time and memory breakdowns
   double memory_predicted_bytes = 0;  // as the run's counter sees it (0 without measured memory)
   double memory_error = 0;            // (predicted - measured) / measured
