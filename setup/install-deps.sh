@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake g++ make ccache pkg-config libboost-graph-dev libboost-iostreams-dev
           libboost-system-dev libboost-filesystem-dev nlohmann-json3-dev libeigen3-dev
-          libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libopenblas-dev)
+          libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libopenblas-dev
+          python3 python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/query.h"
 #include "cli/search_flags.h"
 #include "cost/evaluate.h"
 
@@ -13,6 +14,7 @@ namespace tp::cli {
 namespace {
 
 struct CompareOptions {
+  report::JsonDocument document;
   SearchFlags flags;
   std::string at = "instances";
 };
@@ -40,6 +42,7 @@ int run(const CompareOptions& o) {
       if (kinds_set.insert(q.kind).second) kinds.push_back(q.kind);
   }
   report::Table t;
+  t.key = "hardware_compared";
   t.title = "Hardware compared at equal " + o.at + ": " + scenarios.front().model.name + ", seq " +
             std::to_string(scenarios.front().workload.seq_len) + ", global batch " +
             std::to_string(scenarios.front().workload.global_batch_seqs) + " (best by " + f.objective + ", " +
@@ -84,7 +87,7 @@ int run(const CompareOptions& o) {
     for (const std::string& note : scenario_notes(s)) t.notes.push_back(note);
   t.notes.push_back("Ratio: this hardware's objective figure over the first hardware's (higher is better for "
                     "throughput and tokens per dollar, lower for time and cost).");
-  report::render_tables(std::cout, {t}, f.scenario.format);
+  report::render_tables(std::cout, {t}, f.scenario.format, o.document);
   return 0;
 }
 
@@ -107,7 +110,8 @@ void add_compare_command(CLI::App& app) {
   add_objective_options(c, o->flags);
   add_failure_options(c, o->flags);
   add_run_options(c, o->flags);
-  c->callback([o] {
+  c->callback([o, c] {
+    o->document = json_document(*c);
     const int code = run(*o);
     if (code != 0) throw CLI::RuntimeError(code);
   });

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/query.h"
 #include "cli/scenario.h"
 #include "cost/evaluate.h"
 #include "cost/prices.h"
@@ -13,6 +14,7 @@ namespace tp::cli {
 namespace {
 
 struct EstimateOptions {
+  report::JsonDocument document;
   ScenarioOptions scenario;
   PlanOptions plan;
   std::string pipeline = "dag";
@@ -36,7 +38,7 @@ int run_estimate(const EstimateOptions& o) {
                             s.assumptions, s.workload, ev.plan, ev.estimate,
                             cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
                                                 s.workload.tokens_to_train)};
-  report::render_estimate(std::cout, o.scenario.format, view);
+  report::render_estimate(std::cout, o.scenario.format, view, o.document);
   if (ev.problem == cost::PlanProblem::out_of_memory) {
     std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
               << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
@@ -63,7 +65,8 @@ void add_estimate_command(CLI::App& app) {
                 "Pipeline timing: dag (critical path of the schedule's task graph) or closed-form")
       ->capture_default_str()
       ->check(CLI::IsMember({"dag", "closed-form"}));
-  c->callback([options] {
+  c->callback([options, c] {
+    options->document = json_document(*c);
     const int code = run_estimate(*options);
     if (code != 0) throw CLI::RuntimeError(code);
   });

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/query.h"
 #include "report/table_render.h"
 #include "spec/load.h"
 
@@ -13,6 +14,7 @@ using report::NumberStyle;
 
 report::Table model_table() {
   report::Table t;
+  t.key = "models";
   t.title = "Models (models/*.json)";
   t.columns = {{"name", ""},           {"parameters", "", NumberStyle::engineering, 3},
                {"layers", "", NumberStyle::integer}, {"hidden", "", NumberStyle::integer},
@@ -30,6 +32,7 @@ report::Table model_table() {
 
 report::Table hardware_table() {
   report::Table t;
+  t.key = "hardware";
   t.title = "Hardware (hardware/*.json); per device: one Gaudi, GPU or NeuronCore";
   t.columns = {{"name", ""},
                {"devices", "", NumberStyle::integer},
@@ -53,6 +56,7 @@ report::Table hardware_table() {
 
 report::Table stack_table() {
   report::Table t;
+  t.key = "stacks";
   t.title = "Stacks (stacks/*.json): the training software, --stack NAME";
   t.columns = {{"name", ""}, {"versions", ""}, {"gradient accumulation", ""}, {"attention", ""},
                {"DP overlap", ""}, {"ZeRO stages", ""}, {"pipeline", ""}};
@@ -78,7 +82,9 @@ void add_list_command(CLI::App& app) {
   c->add_option("-f,--format", *format, "Output: text, markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
-  c->callback([format] { report::render_tables(std::cout, {model_table(), hardware_table(), stack_table()}, *format); });
+  c->callback([format, c] {
+    report::render_tables(std::cout, {model_table(), hardware_table(), stack_table()}, *format, json_document(*c));
+  });
 }
 
 }  // namespace tp::cli

@@ -78,6 +78,7 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
 
 report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
   report::Table t;
+  t.key = "published_layouts";
   t.title = "Published best layouts against the search (in-sample fit, throughput, closed-form pipeline)";
   t.columns = {{"published choice", ""},
                {"published plan", ""},

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/query.h"
 #include "cli/validators.h"
 #include "report/step_difference.h"
 #include "cli/search_flags.h"
@@ -14,6 +15,7 @@ namespace tp::cli {
 namespace {
 
 struct SearchCommandOptions {
+  report::JsonDocument document;
   SearchFlags flags;
   PlanOptions reference;
   bool has_reference = false;
@@ -22,6 +24,7 @@ struct SearchCommandOptions {
 report::Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer) {
   using report::NumberStyle;
   report::Table t;
+  t.key = "best_plans";
   t.title = title;
   t.columns = {{"rank", "", NumberStyle::integer}, {"instances", "", NumberStyle::integer},
                {"TP", "", NumberStyle::integer}, {"PP", "", NumberStyle::integer}, {"DP", "", NumberStyle::integer},
@@ -54,6 +57,7 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
 // Where the leader's step time goes against the reference's: why they differ.
 report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref, const std::string& title) {
   report::Table t;
+  t.key = "leader_against_reference";
   t.title = title;
   t.columns = {{"part", ""}, {"leader", "s", report::NumberStyle::engineering},
                {"reference", "s", report::NumberStyle::engineering}, {"difference", "s", report::NumberStyle::engineering}};
@@ -104,9 +108,11 @@ int run(const SearchCommandOptions& o) {
     report::Table drops = drop_table(r.drops, "Plans for " + scene);
     tables.push_back(drops);
     tables.push_back(top_table(r, "Best plans for " + scene, scorer));
+    const std::size_t first_of_hardware = tables.size() - 2;
     for (const std::string& n : scenario_notes(s)) tables.back().notes.push_back(n);
     if (o.has_reference) {
       report::Table ref;
+      ref.key = "reference_plan";
       ref.title = "Reference plan on " + hw;
       ref.columns = {{"plan", ""}, {"rank", "", report::NumberStyle::integer},
                      {"of feasible", "", report::NumberStyle::integer}, {"objective", ""},
@@ -133,8 +139,9 @@ int run(const SearchCommandOptions& o) {
         tables.push_back(ref);
       }
     }
+    for (std::size_t i = first_of_hardware; i < tables.size(); ++i) tables[i].scope = {{"hardware", hw}};
   }
-  report::render_tables(std::cout, tables, o.flags.scenario.format);
+  report::render_tables(std::cout, tables, o.flags.scenario.format, o.document);
   return 0;
 }
 
@@ -163,7 +170,8 @@ void add_search_command(CLI::App& app) {
   c->add_option("--reference-micro-batch", o->reference.micro_batch, "Reference plan: micro-batch")->capture_default_str()->needs(rtp);
   c->add_option("--reference-zero", o->reference.zero, "Reference plan: ZeRO stage")->capture_default_str()->needs(rtp);
   c->add_option("--reference-recompute", o->reference.recompute, "Reference plan: recompute")->capture_default_str()->needs(rtp);
-  c->callback([o, rtp] {
+  c->callback([o, rtp, c] {
+    o->document = json_document(*c);
     o->has_reference = rtp->count() > 0;
     if (o->has_reference && o->reference.instances == 1) {
       const auto counts = parse_instances(o->flags.instances);

@@ -190,6 +190,7 @@ std::string describe(const spec::Plan& p) {
 
 report::Table drop_table(const search::DropStats& d, const std::string& title) {
   report::Table t;
+  t.key = "plan_outcomes";
   t.title = title;
   t.columns = {{"outcome", ""}, {"plans", "", report::NumberStyle::integer}, {"share", "", report::NumberStyle::percent, 1}};
   const double n = double(std::max<std::int64_t>(1, d.considered));

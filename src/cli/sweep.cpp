@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/query.h"
 #include "report/step_difference.h"
 #include "cli/search_flags.h"
 #include "cost/evaluate.h"
@@ -17,6 +18,7 @@ namespace tp::cli {
 namespace {
 
 struct SweepOptions {
+  report::JsonDocument document;
   SearchFlags flags;
   std::string plot, pareto;
 };
@@ -35,6 +37,8 @@ int run(const SweepOptions& o) {
   std::string model_name, workload_text;
   std::vector<Point> points;
   report::Table scaling, failures;
+  scaling.key = "scaling";
+  failures.key = "utilisation_with_failures";
   failures.title = "Utilisation with failures as the cluster grows (" + o.flags.recovery + " recovery)";
   failures.columns = {{"hardware", ""}, {"instances", "", NumberStyle::integer},
                       {"cluster MTBF", "h", NumberStyle::fixed, 1}, {"checkpoint write", "s", NumberStyle::fixed, 1},
@@ -117,7 +121,7 @@ int run(const SweepOptions& o) {
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(drop_table(all_drops, "Plans considered over the sweep"));
-  report::render_tables(std::cout, tables, o.flags.scenario.format);
+  report::render_tables(std::cout, tables, o.flags.scenario.format, o.document);
 
   int code = 0;
   const std::string title = model_name + ", " + workload_text;
@@ -197,7 +201,8 @@ void add_sweep_command(CLI::App& app) {
   add_run_options(c, o->flags);
   c->add_option("--plot", o->plot, "Write scaling curves (throughput and efficiency against instances): FILE.png or FILE.svg");
   c->add_option("--pareto", o->pareto, "Write the time-to-train against cost-to-train front: FILE.png or FILE.svg");
-  c->callback([o] {
+  c->callback([o, c] {
+    o->document = json_document(*c);
     const int code = run(*o);
     if (code != 0) throw CLI::RuntimeError(code);
   });

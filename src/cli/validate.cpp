@@ -7,6 +7,7 @@
 
 #include "spec/calibration_io.h"
 #include "cli/commands.h"
+#include "cli/query.h"
 #include "cli/published_choices.h"
 #include "cli/search_flags.h"
 #include "cli/validate_tables.h"
@@ -34,6 +35,7 @@ spec::Calibration starting_calibration() {
 }
 
 struct ValidateOptions {
+  report::JsonDocument document;
   std::string measured;
   std::string choices;  // published best layouts; default data/published-choices
   std::string report;  // markdown file; plots beside it
@@ -92,7 +94,7 @@ int run_validate(const ValidateOptions& o) {
   std::vector<report::Table> tables = {group_table(v.by_source, "source"), group_table(v.by_stack, "stack"),
                                        group_table(v.by_family, "accelerator family"), mape_table(v), fit_table(v),
                                        memory_table(v), unexpressed_table(v), choices, runs_table(v)};
-  report::render_tables(std::cout, tables, o.format);
+  report::render_tables(std::cout, tables, o.format, o.document);
   std::vector<std::string> plots, errors;
   if (o.plot) {
     const std::string plot_dir = o.report.empty() ? "reports" : std::filesystem::path(o.report).parent_path().string();
@@ -172,7 +174,8 @@ void add_validate_command(CLI::App& app) {
   c->add_option("-f,--format", o->format, "Terminal output: text, markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
-  c->callback([o] {
+  c->callback([o, c] {
+    o->document = json_document(*c);
     if (const int code = run_validate(*o)) throw CLI::RuntimeError(code);
   });
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cost/plan_check.h"
+#include "report/number_format.h"
 #include "report/plot.h"
 #include "validate/predictor.h"
 
@@ -31,6 +32,7 @@ report::Cell percent_or_blank(bool has, double x) { return has ? report::Cell{x}
 
 report::Table runs_table(const validate::ValidationResult& v) {
   report::Table t;
+  t.key = "runs";
   t.title = "Measured against predicted throughput";
   t.columns = {text("run"),          text("source"),         text("stack"),          count("devices"),
                number("measured", "seq/s"), number("in-sample", "seq/s"), share("error in-sample"),
@@ -51,6 +53,7 @@ report::Table runs_table(const validate::ValidationResult& v) {
 
 report::Table mape_table(const validate::ValidationResult& v) {
   report::Table t;
+  t.key = "error_per_table";
   t.title = "Mean absolute percentage error of step time, per table";
   t.columns = {text("table"), count("runs"), share("MAPE in-sample"), share("MAPE leave-one-run-out"),
                share("MAPE leave-one-source-out")};
@@ -63,6 +66,7 @@ report::Table mape_table(const validate::ValidationResult& v) {
 
 report::Table group_table(const std::map<std::string, validate::GroupError>& groups, const std::string& what) {
   report::Table t;
+  t.key = "error_per_" + report::snake_case(what);
   t.title = "Error per " + what + ": step time and memory";
   t.columns = {text(what),
                count("timed runs"),
@@ -82,6 +86,7 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
 
 report::Table memory_table(const validate::ValidationResult& v) {
   report::Table t;
+  t.key = "memory_runs";
   t.title = "Measured against predicted memory per device";
   t.columns = {text("run"), text("counter"), number("measured", "GiB", 1), number("predicted", "GiB", 1),
                share("error"), text("largest component"), text("model says")};
@@ -112,6 +117,7 @@ report::Table memory_table(const validate::ValidationResult& v) {
 
 report::Table unexpressed_table(const validate::ValidationResult& v) {
   report::Table t;
+  t.key = "runs_left_out";
   t.title = "Runs the model cannot express (left out of every figure)";
   t.columns = {text("run"), text("why")};
   for (const auto& r : v.runs)
@@ -121,6 +127,7 @@ report::Table unexpressed_table(const validate::ValidationResult& v) {
 
 report::Table fit_table(const validate::ValidationResult& v) {
   report::Table t;
+  t.key = "fitted_factors";
   t.title = "Fitted factors per accelerator family (in-sample; range over the leave-one-source-out fits)";
   t.columns = {text("family"),          text("parameter"),          number("lower bound", "", 6),
                number("upper bound", "", 6), number("prior centre", "", 6), number("prior sigma", "", 6),

@@ -125,9 +125,13 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
 
 }  // namespace
 
-void render_estimate(std::ostream& out, const std::string& format, const EstimateView& v) {
+void render_estimate(std::ostream& out, const std::string& format, const EstimateView& v,
+                     const JsonDocument& document) {
   if (format == "json") {
-    out << to_json(v).dump(2) << "\n";
+    nlohmann::ordered_json doc = document_head(document);
+    const nlohmann::json body = to_json(v);  // kept alive: items() only refers to it
+    for (const auto& [key, value] : body.items()) doc[key] = value;
+    out << doc.dump(2) << "\n";
     return;
   }
   if (format == "csv") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cost/estimate.h"
+#include "report/json_document.h"
 #include "spec/plan.h"
 #include "spec/workload.h"
 
@@ -22,6 +23,7 @@ struct EstimateView {
   std::vector<cost::PriceFigures> prices;
 };
 
-void render_estimate(std::ostream& out, const std::string& format, const EstimateView& view);
+void render_estimate(std::ostream& out, const std::string& format, const EstimateView& view,
+                     const JsonDocument& document);
 
 }  // namespace tp::report

@@ -3,6 +3,7 @@
 // business (report/table_render.h). A cell is empty, text, or a number.
 #pragma once
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,7 +30,11 @@ struct Column {
 using Cell = std::variant<std::monostate, std::string, double>;
 
 struct Table {
-  std::string title;
+  std::string key;    // machine name, fixed per command whatever the query: "best_plans" (JSON)
+  std::string title;  // for people; may name the query
+  // What the table is about when a command prints several under one key, as
+  // name/value pairs: {"hardware", "trn1.32xlarge"} (JSON; the title says it for people).
+  std::vector<std::pair<std::string, std::string>> scope;
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;  // each row has columns.size() cells
   std::vector<std::string> notes;       // footer lines: assumptions, sources

@@ -135,16 +135,11 @@ void render_table(std::ostream& out, const Table& table, Format format) {
   }
 }
 
-void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format) {
+void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format,
+                   const JsonDocument& document) {
   const Format f = parse_format(format);
   if (f == Format::json) {
-    nlohmann::ordered_json all = nlohmann::ordered_json::object();
-    for (const auto& t : tables) {
-      std::ostringstream s;
-      render_table(s, t, f);
-      all[snake_case(t.title)] = nlohmann::ordered_json::parse(s.str());
-    }
-    out << all.dump(2) << "\n";
+    render_json_document(out, document, tables);
     return;
   }
   for (std::size_t i = 0; i < tables.size(); ++i) {

@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "report/format.h"
+#include "report/json_document.h"
 #include "report/table.h"
 
 namespace tp::report {
 
 void render_table(std::ostream& out, const Table& table, Format format);
 
-// Several tables: one after another (a blank line between), or for json one
-// object keyed by each table's snake_case title. `format` is parsed by parse_format.
-void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format);
+// Several tables: one after another (a blank line between), or for json the
+// versioned document of report/json_document.h. `format` is parsed by parse_format.
+void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format,
+                   const JsonDocument& document);
 
 }  // namespace tp::report

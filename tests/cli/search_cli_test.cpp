@@ -16,14 +16,23 @@ namespace {
 using tp::cli::testing::Outcome;
 Outcome run(const std::string& args) { return tp::cli::testing::run_cli(args); }
 
+// The rows of the first table under `key` in a versioned JSON document (report/json_document.h).
+nlohmann::json rows_of(const nlohmann::json& document, const std::string& key) {
+  for (const auto& table : document.at("tables"))
+    if (table.at("key") == key) return table.at("rows");
+  return nlohmann::json::array();
+}
+
 TEST(SearchCli, JsonOutputNamesDropsAndTopPlans) {
   const Outcome r = run("search --instances 8 --top 3 --quiet --format json --threads 2");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 2u);
-  nlohmann::json top;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key().rfind("best_plans", 0) == 0) top = it.value();
+  EXPECT_EQ(j.at("schema"), "trainplan/search/1");
+  EXPECT_EQ(j.at("query").at("instances"), "8");
+  ASSERT_EQ(j.at("tables").size(), 2u);
+  EXPECT_EQ(j["tables"][0]["scope"]["hardware"], "trn1.32xlarge");
+  EXPECT_GT(rows_of(j, "plan_outcomes").size(), 1u);
+  const nlohmann::json top = rows_of(j, "best_plans");
   ASSERT_EQ(top.size(), 3u);
   EXPECT_GT(top[0]["tokens_per_s"].get<double>(), 0);
 }
@@ -54,7 +63,7 @@ TEST(CompareCli, OneRowPerHardwareWithRatioOneForTheFirst) {
   const Outcome r = run("compare --hardware trn1.32xlarge,p4d.24xlarge --at instances --instances 4 --quiet --format json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  const auto& rows = j.begin().value();
+  const nlohmann::json rows = rows_of(j, "hardware_compared");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["hardware"], "trn1.32xlarge");
 }
@@ -94,10 +103,8 @@ TEST(SearchCli, Seed002PublishedLayoutTrailsForANamedCause) {
 TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercentOrNamesTheCause) {
   const Outcome r = run("validate --format json");
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);  // one document, every table a key
-  nlohmann::json choices;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key().rfind("published_best_layouts", 0) == 0) choices = it.value();
+  const auto j = nlohmann::json::parse(r.out);  // one document, every table under its key
+  const nlohmann::json choices = rows_of(j, "published_layouts");
   ASSERT_EQ(choices.size(), 1u) << r.out;
   EXPECT_GE(choices[0]["rank"].get<int>(), 1);  // the published plan itself fits and is ranked
   // Within 3% of the leader, or the cause of the difference is named (issue 11).

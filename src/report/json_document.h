@@ -1,0 +1,33 @@
+// The versioned JSON document every command prints under --format json:
+//   {"schema": "trainplan/<command>/<version>", "query": {...}, "tables": [...]}
+// No key depends on the query: the query is its own object, and each table is
+// an object {"key", "title", "scope", "rows", "notes"} whose key is fixed per
+// command. Schemas of each command's document live in data/schema/.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+
+namespace tp::report {
+
+struct JsonDocument {
+  std::string command;  // "search"
+  int version = 1;      // bumped when a key changes meaning or goes away
+  nlohmann::ordered_json query = nlohmann::ordered_json::object();
+};
+
+// "trainplan/search/1"
+std::string schema_id(const JsonDocument& document);
+
+// The document's head: schema and query.
+nlohmann::ordered_json document_head(const JsonDocument& document);
+
+// One table as an object; throws std::logic_error if it has no key (a bug of ours).
+nlohmann::ordered_json table_object(const Table& table);
+
+void render_json_document(std::ostream& out, const JsonDocument& document, const std::vector<Table>& tables);
+
+}  // namespace tp::report
