@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages trainplan builds with, if any is missing.
+# `setup/install-deps.sh fuzz` also installs clang and its libFuzzer runtime,
+# which only setup/fuzz.sh needs.
 set -euo pipefail
 packages=(cmake g++ make ccache pkg-config libboost-graph-dev libboost-iostreams-dev
           libboost-system-dev libboost-filesystem-dev nlohmann-json3-dev libeigen3-dev
           libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libopenblas-dev
-          python3 python3-jsonschema)
+          python3 python3-jsonschema libyaml-cpp-dev python3-dev pybind11-dev python3-pybind11
+          libopenmpi-dev openmpi-bin)
+if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,11 +8,16 @@
 #include <iostream>
 
 #include "spec/calibration_io.h"
+#include "calib/collective_calibration.h"
 #include "calib/fit.h"
 #include "calib/sweep.h"
+#include "cli/calibrate_collectives.h"
+#include "cli/collective_output.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
 #include "cli/search_flags.h"
+#include "net/cluster.h"
+#include "report/table_render.h"
 
 namespace tp::cli {
 namespace {
@@ -46,7 +51,8 @@ void add_calibrate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "calibrate",
       "Measure this host's BF16 kernels and fit the efficiency model the cost model reads\n"
-      "(GEMM efficiency by shape, memory-bound ops by size, attention factor).");
+      "(GEMM efficiency by shape, memory-bound ops by size, attention factor); time collectives over\n"
+      "MPI or import vendor benchmark logs for the collective part (share of link bandwidth, step latency).");
   cmd->require_subcommand(1);
 
   auto* kernels = cmd->add_subcommand(
@@ -101,13 +107,28 @@ void add_calibrate_command(CLI::App& app) {
   auto* check = cmd->add_subcommand(
       "check",
       "Predict the measurements a calibration file holds but did not fit (every fourth grid point)\n"
-      "and print the relative error per op kind.\n"
+      "and print the relative error per op kind; for measured or imported collectives, each size\n"
+      "predicted by a fit on the others (leave one size out), per run.\n"
       "Example:  trainplan calibrate check data/calibration/host-quick.json");
   auto file = std::make_shared<std::string>();
   auto all = std::make_shared<bool>(false);
-  check->add_option("FILE", *file, "Calibration file written by `calibrate kernels`")->required();
+  check->add_option("FILE", *file, "Calibration file written by `calibrate kernels`, `collectives` or `import`")->required();
   check->add_flag("--all", *all, "Also include the points the fit saw");
-  check->callback([=] { print_check(calib::check_calibration(spec::load_calibration(*file), *all)); });
+  check->callback([=] {
+    const spec::CalibrationFile calibration = spec::load_calibration(*file);
+    const bool collectives = calib::has_collectives(calibration);
+    if (!collectives || calibration.extra.contains("measurements"))  // kernels, or the refusal saying what is missing
+      print_check(calib::check_calibration(calibration, *all));
+    if (collectives) {
+      const calib::StoredCollectives stored = calib::stored_collectives(calibration, *file);
+      const net::Cluster cluster(stored.hardware);
+      report::render_table(std::cout, check_table(calib::check_collectives(stored.runs, cluster, stored.start)),
+                           report::Format::text);
+    }
+  });
+
+  add_collectives_command(*cmd);  // trainplan calibrate collectives (MPI)
+  add_import_command(*cmd);       // trainplan calibrate import --collectives (vendor logs)
 }
 
 }  // namespace tp::cli

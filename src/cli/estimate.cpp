@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/launch_options.h"
 #include "cli/query.h"
 #include "cli/scenario.h"
 #include "cost/evaluate.h"
@@ -15,6 +16,9 @@ namespace {
 
 struct EstimateOptions {
   report::JsonDocument document;
+  std::string from_config;  // a launcher config the scenario and plan come from
+  EmitOptions emit;
+  bool export_only = false;  // `trainplan export`: the launcher config, no report
   ScenarioOptions scenario;
   PlanOptions plan;
   std::string pipeline = "dag";
@@ -38,6 +42,21 @@ int run_estimate(const EstimateOptions& o) {
                             s.assumptions, s.workload, ev.plan, ev.estimate,
                             cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
                                                 s.workload.tokens_to_train)};
+  if (ev.problem != cost::PlanProblem::out_of_memory) {
+    if (o.export_only) {
+      for (const std::string& path : emit_launch_config(o.emit, s, ev.plan)) std::cerr << "trainplan: wrote " << path << "\n";
+      return 0;
+    }
+    if (o.emit.to.empty() || o.emit.to == "-") {
+      if (!o.emit.format.empty()) {  // the config alone on standard output
+        emit_launch_config(o.emit, s, ev.plan);
+        return 0;
+      }
+    } else {
+      for (const std::string& path : emit_launch_config(o.emit, s, ev.plan))
+        std::cerr << "trainplan: wrote " << path << "\n";
+    }
+  }
   report::render_estimate(std::cout, o.scenario.format, view, o.document);
   if (ev.problem == cost::PlanProblem::out_of_memory) {
     std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
@@ -61,11 +80,48 @@ void add_estimate_command(CLI::App& app) {
       "A plan that cannot run is refused with its reason and exit code 2.");
   add_scenario_options(c, options->scenario);
   add_plan_options(c, options->plan);
+  c->add_option("--from-config", options->from_config,
+                "Take the model, cluster, batch and plan from a launcher config: a Megatron-LM or Megatron-DeepSpeed "
+                "launch script, a NeMo or NxD YAML, or a DeepSpeed ds_config JSON (--hardware and --instances where "
+                "the file is silent)");
+  add_emit_options(c, options->emit);
   c->add_option("--pipeline", options->pipeline,
                 "Pipeline timing: dag (critical path of the schedule's task graph) or closed-form")
       ->capture_default_str()
       ->check(CLI::IsMember({"dag", "closed-form"}));
   c->callback([options, c] {
+    check_emit_options(options->emit);
+    if (!options->from_config.empty())
+      apply_launch_config(options->from_config, *c, options->scenario, options->plan);
+    options->document = json_document(*c);
+    const int code = run_estimate(*options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+void add_export_command(CLI::App& app) {
+  auto options = std::make_shared<EstimateOptions>();
+  options->export_only = true;
+  CLI::App* c = app.add_subcommand("export", "Write a plan, or a job config in another format, as a launcher config");
+  c->footer(
+      "\nThe plan is checked first (it must run and fit); then written in the stack's own option names.\n"
+      "Examples:\n"
+      "  trainplan export --to megatron --out llama2-70b.sh --model llama2-70b --hardware p5.48xlarge \\\n"
+      "    --instances 16 --tp 8 --pp 2 --sp --precision mixed-bf16 --recompute selective --global-batch 1024\n"
+      "  trainplan export --from-config job.yaml --to deepspeed --out job.sh   # NeMo YAML to Megatron-DeepSpeed\n"
+      "Formats: megatron (Megatron-LM core_r0.13.0 arguments), nemo (NeMo 2.0 YAML), nxd (NeuronX Distributed\n"
+      "Training YAML), deepspeed (DeepSpeed 0.6.5 ds_config and bigscience Megatron-DeepSpeed arguments).");
+  add_scenario_options(c, options->scenario);
+  add_plan_options(c, options->plan);
+  c->add_option("--from-config", options->from_config, "Take the job from a launcher config instead of flags");
+  c->add_option("--to", options->emit.format, "Format: megatron, nemo, nxd or deepspeed")
+      ->required()
+      ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
+  c->add_option("--out", options->emit.to, "File to write; default standard output (deepspeed needs a file)");
+  c->callback([options, c] {
+    check_emit_options(options->emit);
+    if (!options->from_config.empty())
+      apply_launch_config(options->from_config, *c, options->scenario, options->plan);
     options->document = json_document(*c);
     const int code = run_estimate(*options);
     if (code != 0) throw CLI::RuntimeError(code);

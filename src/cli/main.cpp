@@ -16,14 +16,7 @@ int main(int argc, char** argv) {
       "Every command takes --help; tables take --format text|markdown|csv|json.\n"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
-  tp::cli::add_list_command(app);
-  tp::cli::add_estimate_command(app);
-  tp::cli::add_search_command(app);
-  tp::cli::add_sweep_command(app);
-  tp::cli::add_compare_command(app);
-  tp::cli::add_calibrate_command(app);
-  tp::cli::add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
-  tp::cli::add_validate_command(app);
+  tp::cli::add_all_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

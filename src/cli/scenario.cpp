@@ -8,6 +8,7 @@
 #include "spec/calibration_lookup.h"
 #include "calib/host_hardware.h"
 #include "spec/error.h"
+#include "spec/precision_support.h"
 #include "spec/load.h"
 
 namespace tp::cli {
@@ -32,9 +33,10 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
   c->add_option("--tokens", o.tokens, "Tokens to train; default 20 per parameter (Chinchilla-optimal)")
       ->check(non_negative());
   c->add_option("--precision", o.precision,
-                "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32")
+                "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32, or fp8 "
+                "(mixed-bf16 with FP8 GEMMs in the transformer layers: hardware with an FP8 peak, a stack that offers it)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32"}));
+      ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32", "fp8"}));
   c->add_option("-f,--format", o.format, "Output: text (aligned, for people), markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
@@ -67,7 +69,7 @@ spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw,
 
 Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_name) {
   Scenario s;
-  s.model = spec::load_model(o.model);
+  s.model = o.model_spec ? *o.model_spec : spec::load_model(o.model);
   if (hardware_name == "host") {
     // This CPU as an accelerator: peak and bandwidth come from its measured calibration.
     if (o.calibration.empty())
@@ -97,6 +99,8 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     }
   }
   s.workload = load_workload(o, s.model);
+  if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
+    throw spec::SpecError("--precision " + o.precision, "", why);
   return s;
 }
 
@@ -111,10 +115,11 @@ void add_plan_options(CLI::App* c, PlanOptions& o) {
   c->add_option("--tp", o.tp, "Tensor-parallel degree (devices; a NeuronCore on trn1)")
       ->capture_default_str()
       ->check(positive_whole());
-  c->add_option("--pp", o.pp, "Pipeline-parallel degree")->capture_default_str()->check(positive_whole());
+  c->add_option("--pp", o.pp, "Pipeline-parallel degree")->capture_default_str()
+      ->check(whole_in(1, spec::kMaxPipelineStages));
   c->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved 1F1B when > 1)")
       ->capture_default_str()
-      ->check(positive_whole());
+      ->check(whole_in(1, spec::kMaxVirtualStages));
   c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
   c->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch per data-parallel replica")
       ->capture_default_str()

@@ -3,6 +3,7 @@
 // the figures come from spec/, calib/ and cost/.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct ScenarioOptions {
   double tokens = 0;  // 0: 20 tokens per parameter (Hoffmann et al. 2022)
   std::string precision = "bf16-sr";
   std::string format = "text";
+  // An architecture read from a launcher config (--from-config), used instead of `model` when set.
+  std::optional<spec::ModelSpec> model_spec;
 };
 
 struct Scenario {

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/launch_options.h"
+#include "spec/error.h"
 #include "cli/query.h"
 #include "cli/validators.h"
 #include "report/step_difference.h"
@@ -19,6 +21,8 @@ struct SearchCommandOptions {
   SearchFlags flags;
   PlanOptions reference;
   bool has_reference = false;
+  std::string like;  // a launcher config: its job is the reference, its cluster the search's
+  EmitOptions emit;  // the leader as a launcher config
 };
 
 report::Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer) {
@@ -102,6 +106,9 @@ int run(const SearchCommandOptions& o) {
       so.reference = reference;
     }
     const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "search " + hw);
+    if (!o.emit.format.empty() && !r.top.empty())
+      for (const std::string& path : emit_launch_config(o.emit, s, r.top.front().evaluation.plan))
+        std::cerr << "trainplan: wrote " << path << " (the leader, " << describe(r.top.front().evaluation.plan) << ")\n";
     const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
                               spec::to_string(s.workload.precision) + ", " + o.flags.price + " prices";
@@ -170,9 +177,26 @@ void add_search_command(CLI::App& app) {
   c->add_option("--reference-micro-batch", o->reference.micro_batch, "Reference plan: micro-batch")->capture_default_str()->needs(rtp);
   c->add_option("--reference-zero", o->reference.zero, "Reference plan: ZeRO stage")->capture_default_str()->needs(rtp);
   c->add_option("--reference-recompute", o->reference.recompute, "Reference plan: recompute")->capture_default_str()->needs(rtp);
+  c->add_option("--like", o->like,
+                "Rank alternatives to the job in this launcher config (Megatron-LM or Megatron-DeepSpeed script, "
+                "NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and instances; its plan "
+                "is the reference");
+  add_emit_options(c, o->emit);
   c->callback([o, rtp, c] {
+    check_emit_options(o->emit);
+    if (!o->emit.format.empty() && (o->emit.to.empty() || o->emit.to == "-"))
+      throw spec::SpecError("--emit-to", "", "a file (standard output carries the search's table)");
+    if (!o->emit.format.empty() && split_hardware(o->flags.scenario.hardware).size() > 1)
+      throw spec::SpecError("--emit", "", "one --hardware (the leader of each would be written to the same file)");
+    if (!o->like.empty()) {
+      if (rtp->count() > 0) throw spec::SpecError("--like", "", "no --reference-* options (the file's plan is the reference)");
+      const bool instances_given = c->get_option("--instances")->count() > 0;
+      apply_launch_config(o->like, *c, o->flags.scenario, o->reference, LaunchUse::reference);
+      if (!instances_given) o->flags.instances = std::to_string(o->reference.instances);
+      o->has_reference = true;
+    }
     o->document = json_document(*c);
-    o->has_reference = rtp->count() > 0;
+    o->has_reference = o->has_reference || rtp->count() > 0;
     if (o->has_reference && o->reference.instances == 1) {
       const auto counts = parse_instances(o->flags.instances);
       o->reference.instances = *std::max_element(counts.begin(), counts.end());

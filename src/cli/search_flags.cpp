@@ -23,9 +23,10 @@ void add_instances_option(CLI::App* c, SearchFlags& f, const std::string& defaul
 
 void add_narrowing_options(CLI::App* c, SearchFlags& f) {
   c->add_option("--tp", f.tp, "Fix the tensor-parallel degree (default: search)")->check(positive_whole());
-  c->add_option("--pp", f.pp, "Fix the pipeline-parallel degree (default: search)")->check(positive_whole());
+  c->add_option("--pp", f.pp, "Fix the pipeline-parallel degree (default: search)")
+      ->check(whole_in(1, spec::kMaxPipelineStages));
   c->add_option("--virtual-stages", f.virtual_stages, "Fix the interleaved chunks per pipeline rank")
-      ->check(positive_whole());
+      ->check(whole_in(1, spec::kMaxVirtualStages));
   c->add_option("--micro-batch", f.micro_batch, "Fix the micro-batch (sequences)")->check(positive_whole());
   c->add_option("--zero", f.zero, "Fix the ZeRO stage 0..3")->check(whole_in(0, 3));
   c->add_option("--sp", f.sp, "Sequence parallel: on, off or any")->capture_default_str()

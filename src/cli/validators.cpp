@@ -10,11 +10,12 @@ CLI::Validator whole_in(long long lo, long long hi) {
         try {
           std::size_t used = 0;
           const long long v = std::stoll(text, &used);
-          if (used == text.size() && v >= lo && v <= hi) return {};
+          // Plain digits only: CLI11 then reads the same number (it takes 010 as octal 8 and refuses 08).
+          if (used == text.size() && v >= lo && v <= hi && text == std::to_string(v)) return {};
         } catch (const std::exception&) {
         }
-        return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" +
-               text + "'";
+        return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+               " in plain digits, got '" + text + "'";
       },
       "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
 }

@@ -7,7 +7,7 @@
 
 namespace tp::cli {
 
-// A whole number from lo to hi.
+// A whole number from lo to hi in plain decimal digits (no "+", space or leading zero).
 CLI::Validator whole_in(long long lo, long long hi);
 // A whole number from 1 to 2^31 - 1.
 inline CLI::Validator positive_whole() { return whole_in(1, 2147483647); }

@@ -7,7 +7,8 @@ namespace tp::cost {
 
 double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision) {
   switch (precision) {
-    case spec::Precision::mixed_bf16: return stack.main_grad_bytes;
+    case spec::Precision::mixed_bf16:
+    case spec::Precision::fp8: return stack.main_grad_bytes;  // FP8 GEMMs, gradients as mixed BF16
     case spec::Precision::bf16_sr: return 2;
     case spec::Precision::fp32: return 4;
   }

@@ -1,5 +1,8 @@
 #include "cost/evaluate.h"
 
+#include "spec/error.h"
+#include "spec/precision_support.h"
+
 #include <algorithm>
 
 #include "cost/data_parallel.h"
@@ -17,10 +20,17 @@ double StepContext::peak_flops_per_s() const {
   return workload.precision == spec::Precision::fp32 ? hardware.peak_fp32_flops_per_s : hardware.peak_bf16_flops_per_s;
 }
 
+double StepContext::linear_peak_flops_per_s() const {
+  return workload.precision == spec::Precision::fp8 ? hardware.peak_fp8_flops_per_s : peak_flops_per_s();
+}
+
 Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
                      const spec::Calibration& calibration, const spec::Workload& workload)
     : model_(model), hardware_(hardware), stack_(stack), calibration_(calibration), workload_(workload),
-      cluster_(hardware) {}
+      cluster_(hardware) {
+  if (const std::string why = spec::precision_refusal(hardware, stack, workload.precision); !why.empty())
+    throw spec::SpecError("--precision", "", why);
+}
 
 Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) const {
   Evaluation result;

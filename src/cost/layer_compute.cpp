@@ -5,14 +5,14 @@
 namespace tp::cost {
 namespace {
 
-double gemm_s(const StepContext& ctx, double m, double n, double k) {
-  return 2 * m * n * k / (ctx.peak_flops_per_s() * ctx.calibration.gemm.at(m, n, k));
+double gemm_s(const StepContext& ctx, double peak, double m, double n, double k) {
+  return 2 * m * n * k / (peak * ctx.calibration.gemm.at(m, n, k));
 }
 
 // Forward GEMM plus its two backward GEMMs: dX = dY W^T (m, k, n) and dW = X^T dY (k, n, m).
-void add_gemm(const StepContext& ctx, double m, double n, double k, double& forward_s, double& backward_s) {
-  forward_s += gemm_s(ctx, m, n, k);
-  backward_s += gemm_s(ctx, m, k, n) + gemm_s(ctx, k, n, m);
+void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s) {
+  forward_s += gemm_s(ctx, peak, m, n, k);
+  backward_s += gemm_s(ctx, peak, m, k, n) + gemm_s(ctx, peak, k, n, m);
 }
 
 }  // namespace
@@ -27,10 +27,11 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const bool flash = ctx.stack.attention == spec::AttentionKernel::flash;
 
   LayerCompute l;
-  add_gemm(ctx, tokens, (heads + 2 * kv) * d, h, l.gemm_forward_s, l.gemm_backward_s);  // fused QKV
-  add_gemm(ctx, tokens, h, h / t, l.gemm_forward_s, l.gemm_backward_s);                 // output projection
-  add_gemm(ctx, tokens, f / t * (swiglu ? 2 : 1), h, l.gemm_forward_s, l.gemm_backward_s);  // up (+gate)
-  add_gemm(ctx, tokens, h, f / t, l.gemm_forward_s, l.gemm_backward_s);                     // down
+  const double linear = ctx.linear_peak_flops_per_s();  // FP8 under Precision::fp8
+  add_gemm(ctx, linear, tokens, (heads + 2 * kv) * d, h, l.gemm_forward_s, l.gemm_backward_s);  // fused QKV
+  add_gemm(ctx, linear, tokens, h, h / t, l.gemm_forward_s, l.gemm_backward_s);                 // output projection
+  add_gemm(ctx, linear, tokens, f / t * (swiglu ? 2 : 1), h, l.gemm_forward_s, l.gemm_backward_s);  // up (+gate)
+  add_gemm(ctx, linear, tokens, h, f / t, l.gemm_forward_s, l.gemm_backward_s);                     // down
 
   // Attention core as batched GEMMs: scores Q K^T and context P V. A flash
   // kernel skips the masked half of a causal decoder and keeps the scores on
@@ -61,9 +62,15 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const double rotary_bytes =
       m.position == spec::PositionKind::rotary ? 2 * tokens * (heads + kv) * d * m.rotary_fraction * e : 0.0;
   const double softmax_s = ctx.stream_s(ctx.ops.softmax, softmax_bytes);
+  // FP8: Transformer Engine fuses the casts of the QKV and up-projection inputs
+  // into their norms, of the down-projection input into the activation, and of
+  // the gradients into their bias-gradient kernels; the attention output is cast
+  // on its own before the output projection (read 2 bytes, write 1 per element).
+  const double fp8_cast_bytes =
+      ctx.workload.precision == spec::Precision::fp8 ? tokens * heads * d * 3.0 : 0.0;
   l.memory_forward_s = 2 * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
                        ctx.stream_s(ctx.ops.activation, act_bytes) + softmax_s +
-                       ctx.stream_s(ctx.ops.residual, rotary_bytes);
+                       ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;
 
   switch (ctx.plan.recompute) {
@@ -89,8 +96,9 @@ EdgeCompute edge_compute(const StepContext& ctx) {
 
   const double head_tokens = tokens * m.head_token_fraction;
   const double vocab_local = double(m.padded_vocab(ctx.plan.tp)) / t;
-  add_gemm(ctx, head_tokens, vocab_local, h, edge.head_forward_s, edge.head_backward_s);
-  if (m.kind == spec::ModelKind::encoder_mlm) add_gemm(ctx, head_tokens, h, h, edge.head_forward_s, edge.head_backward_s);
+  const double peak = ctx.peak_flops_per_s();  // the LM head stays in BF16 under FP8
+  add_gemm(ctx, peak, head_tokens, vocab_local, h, edge.head_forward_s, edge.head_backward_s);
+  if (m.kind == spec::ModelKind::encoder_mlm) add_gemm(ctx, peak, head_tokens, h, h, edge.head_forward_s, edge.head_backward_s);
   const double logits_bytes = head_tokens * vocab_local * 4;  // the loss runs in FP32
   const double loss_s = ctx.stream_s(ctx.ops.softmax, 3 * logits_bytes);
   edge.head_forward_s += loss_s + ctx.stream_s(ctx.ops.norm, 2 * ctx.sp_tokens() * h * e);

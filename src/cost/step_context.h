@@ -28,7 +28,9 @@ struct StepContext {
   const OpEfficiencies& ops;
   double params_per_device;  // of the heaviest stage, before ZeRO (cost/memory.h)
 
-  double peak_flops_per_s() const;
+  double peak_flops_per_s() const;  // BF16 (FP32 in fp32 training): attention, head, and MFU's denominator
+  // The transformer layers' linear GEMMs: FP8 under Precision::fp8, else peak_flops_per_s().
+  double linear_peak_flops_per_s() const;
   double element_bytes() const { return workload.precision == spec::Precision::fp32 ? 4 : 2; }
   double tokens() const { return double(workload.seq_len) * plan.micro_batch; }  // one micro-batch
   // Tokens seen by norms and residuals: split across TP under sequence parallelism.

@@ -58,8 +58,12 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   require(!pp_.empty(), "pp");
 
   const long batch = long(workload.global_batch_seqs);
-  for (int mb = 1; mb <= std::max(c.max_micro_batch, c.micro_batch.value_or(0)); ++mb)
-    if (batch % mb == 0 && allowed(c.micro_batch, mb)) micro_batch_.push_back(mb);
+  if (c.micro_batch) {  // one value to check, however large (never a loop up to it)
+    if (*c.micro_batch >= 1 && batch % *c.micro_batch == 0) micro_batch_.push_back(*c.micro_batch);
+  } else {
+    for (int mb = 1; mb <= c.max_micro_batch; ++mb)
+      if (batch % mb == 0) micro_batch_.push_back(mb);
+  }
   require(!micro_batch_.empty(), "micro_batch");
   for (int z = 0; z <= 3; ++z)
     if (allowed(c.zero, z) && stack.offers_zero(z)) zero_.push_back(z);

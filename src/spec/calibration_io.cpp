@@ -5,6 +5,7 @@
 #include <set>
 
 #include "spec/error.h"
+#include "spec/text_file.h"
 #include "spec/json_reader.h"
 #include "spec/load.h"
 
@@ -115,17 +116,7 @@ json calibration_to_json(const CalibrationFile& file) {
 CalibrationFile load_calibration(const std::string& path) { return calibration_from_json(read_json_file(path), path); }
 
 void save_calibration(const CalibrationFile& file, const std::string& path) {
-  // Written beside the target and renamed over it: an interrupted run leaves the old file whole.
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial);
-    if (!out) throw SpecError(path, "", "a writable path for the calibration file");
-    out << calibration_to_json(file).dump(2) << "\n";
-    if (!out) throw SpecError(path, "", "a complete write of the calibration file");
-  }
-  std::error_code ec;
-  std::filesystem::rename(partial, path, ec);
-  if (ec) throw SpecError(path, "", "a path the finished calibration can be moved onto (" + ec.message() + ")");
+  write_text_file(path, calibration_to_json(file).dump(2) + "\n", "calibration file");
 }
 
 }  // namespace tp::spec

@@ -34,6 +34,7 @@ struct HardwareSpec {
   // Per device (one NeuronCore on trn1, one chip elsewhere).
   double peak_bf16_flops_per_s = 0;
   double peak_fp32_flops_per_s = 0;
+  double peak_fp8_flops_per_s = 0;  // dense; 0: no FP8 matrix path (the descriptor states none)
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
 

@@ -7,6 +7,7 @@
 
 #include "spec/error.h"
 #include "spec/json_reader.h"
+#include "spec/json_text.h"
 #include "spec/plausible.h"
 
 namespace tp::spec {
@@ -24,16 +25,13 @@ std::string data_root() {
 nlohmann::json read_json_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw SpecError(path, "", "expected a JSON file, got a folder");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError(path, "", "cannot read the file (does it exist?)");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Our words, not the library's: where the text stops being UTF-8 JSON.
-    throw SpecError(path, "", "expected UTF-8 JSON; it is not valid at byte " + std::to_string(e.byte));
-  } catch (const nlohmann::json::exception&) {
-    throw SpecError(path, "", "expected JSON numbers that fit a double (one is out of range)");
-  }
+  // Bounded memory: our largest file is a few hundred KB; a parsed document takes several times its bytes.
+  if (const auto bytes = fs::file_size(path, ec); !ec && bytes > kMaxJsonFileBytes)
+    throw SpecError(path, "", "expected a JSON file of at most " + std::to_string(kMaxJsonFileBytes >> 20) +
+                                  " MiB, got " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB");
+  return parse_json_stream(in, path);
 }
 
 namespace {
@@ -80,7 +78,8 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   HardwareSpec hw;
   hw.source_file = file;
   r.only_keys(j, "$", {"name", "description", "accelerator", "family", "default_stack", "chips_per_instance",
-                      "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip", "hbm_gib_per_chip",
+                      "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip",
+                      "peak_fp8_tflops_per_chip", "hbm_gib_per_chip",
                       "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
                       "reliability"});
   hw.name = r.string(j, "$", "name");
@@ -96,6 +95,8 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   const double per_chip = 1.0 / hw.devices_per_chip;
   hw.peak_bf16_flops_per_s = r.sourced(j, "$", "peak_bf16_tflops_per_chip") * 1e12 * per_chip;
   hw.peak_fp32_flops_per_s = r.sourced(j, "$", "peak_fp32_tflops_per_chip") * 1e12 * per_chip;
+  if (r.has(j, "peak_fp8_tflops_per_chip"))
+    hw.peak_fp8_flops_per_s = r.sourced(j, "$", "peak_fp8_tflops_per_chip") * 1e12 * per_chip;
   hw.hbm_bytes = bytes_from(r, j, "$", "hbm_gib_per_chip", "hbm_gb_per_chip") * per_chip;
   hw.hbm_bytes_per_s = bytes_from(r, j, "$", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip") * per_chip;
 
@@ -111,7 +112,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
     hw.fabric = FabricTopology::torus_2d;
     hw.torus_rows = r.positive_int(fabric, "$.fabric", "rows");
     hw.torus_cols = r.positive_int(fabric, "$.fabric", "cols");
-    if (hw.torus_rows * hw.torus_cols != hw.chips_per_instance)
+    if (int64_t(hw.torus_rows) * hw.torus_cols != hw.chips_per_instance)
       r.fail("$.fabric.rows", "expected rows x cols = chips_per_instance (" +
                                   std::to_string(hw.chips_per_instance) + ")");
     hw.chip_fabric_bytes_per_s = r.sourced(fabric, "$.fabric", "chip_gb_per_s") * 1e9;

@@ -4,6 +4,7 @@
 // "architectures") maps to the same ModelSpec. Every problem throws SpecError
 // naming the file, the JSON path and what was expected.
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@ namespace tp::spec {
 // else the source tree the binary was built from.
 std::string data_root();
 
-nlohmann::json read_json_file(const std::string& path);  // throws SpecError if unreadable or malformed
+// Throws SpecError if unreadable, malformed (spec/json_text.h) or over kMaxJsonFileBytes.
+nlohmann::json read_json_file(const std::string& path);
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t(16) << 20;
 
 HardwareSpec load_hardware(const std::string& name_or_path);
 ModelSpec load_model(const std::string& name_or_path);

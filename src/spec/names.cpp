@@ -22,11 +22,12 @@ const char* to_string(Precision p) {
     case Precision::mixed_bf16: return "mixed-bf16";
     case Precision::bf16_sr: return "bf16-sr";
     case Precision::fp32: return "fp32";
+    case Precision::fp8: return "fp8";
   }
   return "?";
 }
 bool parse_precision(std::string_view text, Precision& out) {
-  for (Precision p : {Precision::mixed_bf16, Precision::bf16_sr, Precision::fp32})
+  for (Precision p : {Precision::mixed_bf16, Precision::bf16_sr, Precision::fp32, Precision::fp8})
     if (text == to_string(p)) return out = p, true;
   return false;
 }

@@ -23,6 +23,12 @@ struct Plan {
   bool overlap_tp_comm = false;  // TP collectives overlapped with compute (async TP)
 };
 
+// The most pipeline stages, and model chunks per rank, a plan may name: each
+// holds at least one layer and a model has at most 10000 (spec/plausible.h),
+// and so their product stays far inside an int.
+inline constexpr int kMaxPipelineStages = 10000;
+inline constexpr int kMaxVirtualStages = 10000;
+
 // Transformer layers on the busiest pipeline stage: layers / PP, or its ceiling
 // for uneven stages.
 double layers_per_stage(int layers, const Plan& plan);

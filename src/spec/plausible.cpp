@@ -27,6 +27,8 @@ void check_plausible(const HardwareSpec& hw) {
   within(f, "$.devices_per_chip", hw.devices_per_chip, 1, 64, "");
   within(f, "$.peak_bf16_tflops_per_chip.value", hw.peak_bf16_flops_per_s * per_chip / 1e12, 0.1, 1e5, "TFLOP/s");
   within(f, "$.peak_fp32_tflops_per_chip.value", hw.peak_fp32_flops_per_s * per_chip / 1e12, 0.01, 1e5, "TFLOP/s");
+  if (hw.peak_fp8_flops_per_s > 0)
+    within(f, "$.peak_fp8_tflops_per_chip.value", hw.peak_fp8_flops_per_s * per_chip / 1e12, 0.1, 1e5, "TFLOP/s");
   within(f, "$.hbm_gib_per_chip (or hbm_gb_per_chip)", hw.hbm_bytes * per_chip / 1073741824.0, 0.5, 4096, "GiB");
   within(f, "$.hbm_gb_per_s_per_chip (or hbm_gib_per_s_per_chip)", hw.hbm_bytes_per_s * per_chip / 1e9, 10, 1e5, "GB/s");
   if (hw.chips_per_instance > 1) within(f, "$.fabric (per-link bandwidth)", hw.link_bytes_per_s / 1e9, 1, 1e5, "GB/s");
@@ -49,6 +51,15 @@ void check_plausible(const ModelSpec& m, bool hf) {
   within(f, hf ? "$.intermediate_size" : "$.ffn_hidden", m.ffn_hidden, 1, 1e7, "");
   within(f, hf ? "$.vocab_size" : "$.vocab", m.vocab, 2, 1e7, "");
   within(f, hf ? "$.max_position_embeddings" : "$.max_positions", m.max_positions, 1, 1e8, "");
+}
+
+void check_plausible(const Stack& s) {
+  const std::string& f = s.source_file;
+  within(f, "$.dp_bucket_mb.value", s.dp_bucket_bytes / 1e6, 0, 1e5, "MB");
+  within(f, "$.loss_bytes_per_logit.value", s.loss_bytes_per_logit, 1, 64, "bytes");
+  within(f, "$.runtime_reserve_gib.value", s.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
+  within(f, "$.allocator_overhead_fraction.value", s.allocator_overhead_fraction, 0, 0.9, "");
+  within(f, "$.host_overhead_s.value", s.host_overhead_s, 0, 60, "s");
 }
 
 }  // namespace tp::spec

@@ -9,9 +9,12 @@
 //   0..1 per instance-hour; checkpoint storage 0.01..100000 GB/s.
 //   Models: 1..10000 layers, hidden 8..1000000, 1..10000 heads, FFN
 //   1..10000000, vocabulary 2..10000000, positions 1..100000000.
+//   Stacks: DP buckets 0..100000 MB, loss 1..64 bytes per logit, runtime
+//   reserve 0..1024 GiB, allocator overhead 0..0.9, host overhead 0..60 s.
 #pragma once
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
+#include "spec/stack.h"
 
 namespace tp::spec {
 
@@ -19,5 +22,6 @@ namespace tp::spec {
 // figure out of range. `hf_names` names model fields as a Hugging Face config does.
 void check_plausible(const HardwareSpec& hardware);
 void check_plausible(const ModelSpec& model, bool hf_names);
+void check_plausible(const Stack& stack);
 
 }  // namespace tp::spec

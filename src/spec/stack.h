@@ -30,6 +30,7 @@ struct Stack {
   std::vector<int> zero_stages{0, 1, 2, 3};
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   bool sequence_parallel = true;
+  bool fp8 = false;  // offers FP8 GEMMs (Precision::fp8)
   AttentionKernel attention = AttentionKernel::flash;
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};

@@ -2,6 +2,7 @@
 
 #include "spec/json_reader.h"
 #include "spec/load.h"
+#include "spec/plausible.h"
 
 namespace tp::spec {
 namespace {
@@ -28,12 +29,10 @@ bool flag(const JsonReader& r, const nlohmann::json& j, const std::string& key) 
   return value.get<bool>();
 }
 
-// A number >= 0 and at most `most` (a plausible bound: larger is a typo or a unit slip).
-double amount(const JsonReader& r, const nlohmann::json& j, const std::string& key, double most) {
+// A number >= 0; spec/plausible.h bounds it once the stack is read.
+double amount(const JsonReader& r, const nlohmann::json& j, const std::string& key) {
   behaviour(r, j, key);
-  const double v = r.positive(r.object(j, "$", key), "$." + key, "value", true);
-  if (v > most) r.fail("$." + key + ".value", "expected a plausible figure up to " + std::to_string(int64_t(most)));
-  return v;
+  return r.positive(r.object(j, "$", key), "$." + key, "value", true);
 }
 
 std::vector<std::string> words(const JsonReader& r, const nlohmann::json& j, const std::string& key,
@@ -69,7 +68,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.source_file = file;
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_overlap_param_gather", "tp_comm_overlap",
-                      "zero_stages", "pipeline_schedules", "sequence_parallel", "attention", "loss_bytes_per_logit",
+                      "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8", "attention", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "allocator_overhead_fraction", "host_overhead_s"});
@@ -85,7 +84,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.main_grad_bytes = dtype_bytes(word(r, j, "main_grad_dtype", {"fp32", "bf16"}));
   s.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
   s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
-  s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb", 1e6) * 1e6;
+  s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.dp_overlap_param_gather = flag(r, j, "dp_overlap_param_gather");
   s.tp_comm_overlap = flag(r, j, "tp_comm_overlap");
 
@@ -101,10 +100,10 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
   s.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
   s.sequence_parallel = flag(r, j, "sequence_parallel");
+  s.fp8 = flag(r, j, "fp8");
   s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
                                                                           : AttentionKernel::unfused;
-  s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit", 64);
-  if (s.loss_bytes_per_logit <= 0) r.fail("$.loss_bytes_per_logit.value", "expected bytes per logit > 0");
+  s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
   s.recompute_modes.clear();
   for (const std::string& mode : words(r, j, "recompute_modes", {"none", "selective", "full"})) {
     Recompute m;
@@ -119,10 +118,10 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
   s.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
   s.foreach_optimizer = word(r, j, "optimizer_step_temporaries", {"foreach", "none"}) == "foreach";
-  s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib", 1024) * 1073741824.0;
-  s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction", 1e9);
-  if (s.allocator_overhead_fraction >= 1) r.fail("$.allocator_overhead_fraction.value", "expected a share below 1");
-  s.host_overhead_s = amount(r, j, "host_overhead_s", 3600);
+  s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
+  s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
+  s.host_overhead_s = amount(r, j, "host_overhead_s");
+  check_plausible(s);
   return s;
 }
 

@@ -8,7 +8,10 @@ namespace tp::spec {
 // mixed_bf16: BF16 compute, FP32 master weights, FP32 Adam moments, FP32 grads.
 // bf16_sr:    BF16 weights, grads and Adam moments with stochastic rounding.
 // fp32:       everything in FP32.
-enum class Precision { mixed_bf16, bf16_sr, fp32 };
+// fp8:        mixed_bf16 with the transformer layers' linear GEMMs in FP8
+//             (Transformer Engine's hybrid recipe: E4M3 forward, E5M2 gradients,
+//             delayed scaling); attention core, norms, embedding and LM head in BF16.
+enum class Precision { mixed_bf16, bf16_sr, fp32, fp8 };
 
 struct Workload {
   int seq_len = 0;

@@ -29,11 +29,27 @@ double need_positive(const json& j, const char* key, const std::string& file, co
   return v.get<double>();
 }
 
-int optional_int(const json& j, const char* key, int fallback, const std::string& file, const std::string& path) {
+// A whole number from lo to hi: never cast from a double or wrapped into an int.
+int whole(const json& v, long long lo, long long hi, const std::string& file, const std::string& where) {
+  const bool fits = v.is_number_unsigned() ? v.get<unsigned long long>() <= static_cast<unsigned long long>(hi)
+                                           : v.is_number_integer() && v.get<long long>() <= hi;
+  if (!fits || v.get<long long>() < lo)
+    throw spec::SpecError(file, where, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                                           ", got " + v.dump());
+  return int(v.get<long long>());
+}
+
+constexpr long long kIntMax = 2147483647;
+
+int need_whole(const json& j, const char* key, long long lo, long long hi, const std::string& file,
+               const std::string& path) {
+  return whole(need(j, key, file, path), lo, hi, file, path + "." + key);
+}
+
+int optional_int(const json& j, const char* key, int fallback, long long lo, long long hi, const std::string& file,
+                 const std::string& path) {
   if (!j.contains(key)) return fallback;
-  const json& v = j.at(key);
-  if (!v.is_number_integer()) throw spec::SpecError(file, path + "." + key, "an integer");
-  return v.get<int>();
+  return whole(j.at(key), lo, hi, file, path + "." + key);
 }
 
 bool optional_bool(const json& j, const char* key, bool fallback, const std::string& file, const std::string& path) {
@@ -60,7 +76,7 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
   const json& w = need(j, "workload", file, "");
   if (!w.is_object()) throw spec::SpecError(file, wp, "an object");
   spec::check_known_keys(w, file, wp, {"seq_len", "global_batch", "precision"});
-  workload.seq_len = int(need_positive(w, "seq_len", file, wp));
+  workload.seq_len = need_whole(w, "seq_len", 1, kIntMax, file, wp);
   const std::string precision = need_string(w, "precision", file, wp);
   if (!spec::parse_precision(precision, workload.precision))
     throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr or fp32");
@@ -68,13 +84,13 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
   if (!p.is_object()) throw spec::SpecError(file, pp, "an object");
   spec::check_known_keys(p, file, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "micro_batch", "grad_accum",
                                        "zero", "recompute", "overlap_dp_comm", "overlap_tp_comm"});
-  plan.tp = optional_int(p, "tp", 1, file, pp);
-  plan.pp = optional_int(p, "pp", 1, file, pp);
-  plan.virtual_stages = optional_int(p, "virtual_stages", 1, file, pp);
+  plan.tp = optional_int(p, "tp", 1, 1, kIntMax, file, pp);
+  plan.pp = optional_int(p, "pp", 1, 1, spec::kMaxPipelineStages, file, pp);
+  plan.virtual_stages = optional_int(p, "virtual_stages", 1, 1, spec::kMaxVirtualStages, file, pp);
   plan.sp = optional_bool(p, "sp", false, file, pp);
   plan.uneven_stages = optional_bool(p, "uneven_stages", false, file, pp);
-  plan.micro_batch = optional_int(p, "micro_batch", 1, file, pp);
-  plan.zero = optional_int(p, "zero", 0, file, pp);
+  plan.micro_batch = optional_int(p, "micro_batch", 1, 1, kIntMax, file, pp);
+  plan.zero = optional_int(p, "zero", 0, 0, 3, file, pp);
   plan.overlap_dp_comm = optional_bool(p, "overlap_dp_comm", true, file, pp);
   plan.overlap_tp_comm = optional_bool(p, "overlap_tp_comm", false, file, pp);
   if (p.contains("recompute") &&
@@ -178,11 +194,11 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
     const json& w = top.at("workload");
     const bool fixed_batch = w.contains("global_batch");
     // The global batch is either fixed by the workload or per replica (micro-batch x accumulation).
-    const int grad_accum = optional_int(top.at("plan"), "grad_accum", 0, file, "plan");
+    const int grad_accum = optional_int(top.at("plan"), "grad_accum", 0, 1, kIntMax, file, "plan");
     if (fixed_batch == (grad_accum > 0))
       throw spec::SpecError(file, path + " workload.global_batch / plan.grad_accum",
                             "exactly one of a fixed global batch or a per-replica gradient accumulation");
-    run.plan.instances = int(need_positive(row, "instances", file, path));
+    run.plan.instances = need_whole(row, "instances", 1, kIntMax, file, path);
     run.source = need_string(row, "source", file, path);
     read_figure(row, file, path, run);
     run.memory = read_memory(row, file, path);
@@ -197,7 +213,7 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
     if (run.kind == MeasuredKind::model_tflops_per_device && run.flops_formula.empty())
       throw spec::SpecError(file, "flops_formula", "the source's FLOP formula for measured_model_tflops_per_device");
     if (fixed_batch) {
-      run.workload.global_batch_seqs = int64_t(need_positive(w, "global_batch", file, "workload"));
+      run.workload.global_batch_seqs = need_whole(w, "global_batch", 1, kIntMax, file, "workload");
     } else {
       // The global batch needs DP, known once the hardware is loaded (predictor.cpp).
       run.plan.grad_accum = grad_accum;
@@ -222,8 +238,8 @@ PublishedChoice published_choice_from_json(const json& j, const std::string& fil
   c.hardware = need_string(j, "hardware", file, "");
   c.stack = need_string(j, "stack", file, "");
   read_workload_and_plan(j, file, c.workload, c.plan);
-  c.workload.global_batch_seqs = int64_t(need_positive(j.at("workload"), "global_batch", file, "workload"));
-  c.plan.instances = int(need_positive(j, "instances", file, ""));
+  c.workload.global_batch_seqs = need_whole(j.at("workload"), "global_batch", 1, kIntMax, file, "workload");
+  c.plan.instances = need_whole(j, "instances", 1, kIntMax, file, "");
   return c;
 }
 

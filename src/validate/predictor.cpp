@@ -1,5 +1,7 @@
 #include "validate/predictor.h"
 
+#include "spec/precision_support.h"
+
 #include "cost/memory.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -49,6 +51,8 @@ Predictor::Predictor(const std::vector<MeasuredRun>& runs, const spec::Calibrati
     run = resolved(run, l->hardware.devices_per_instance());
     l->workload = run.workload;
     l->plan = run.plan;
+    if (const std::string why = spec::precision_refusal(l->hardware, l->stack, run.workload.precision); !why.empty())
+      throw spec::SpecError(run.file, "$.workload.precision (" + run.id + ")", why);
     run.measured_seqs_per_s =
         measured_seqs_per_s(run, l->model, run.plan.instances * l->hardware.devices_per_instance());
     l->evaluator = std::make_unique<cost::Evaluator>(l->model, l->hardware, l->stack, calibration_, l->workload);

@@ -176,9 +176,12 @@ const Case kCases[] = {
     {"stack_host_overhead_negative", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/host_overhead_s/value", -1); }, "{FILE}"},
     {"stack_misspelt_key", "estimate --stack {FILE}", S::file,
      [] { return set(stack(), "/dp_overlap_grad_reduc", json{{"value"}, {"source", "x"}}); }, "{FILE}"},
-    // Accepted; the plan is then refused for memory with the whole report (58 lines, "inf GiB").
     {"stack_runtime_reserve_1e300", "estimate --stack {FILE} --instances 4 --tp 8 --sp", S::file,
-     [] { return set(stack(), "/runtime_reserve_gib/value", 1e300); }, "{FILE}"},
+     [] { return set(stack(), "/runtime_reserve_gib/value", 1e300); }, "$.runtime_reserve_gib.value"},
+    {"stack_runtime_reserve_5000_gib", "estimate --stack {FILE}", S::file,
+     [] { return set(stack(), "/runtime_reserve_gib/value", 5000); }, "from 0 to 1024 GiB, got 5000"},
+    {"stack_host_overhead_an_hour", "estimate --stack {FILE}", S::file,
+     [] { return set(stack(), "/host_overhead_s/value", 3600); }, "from 0 to 60 s, got 3600"},
 
     // ---- calibration
     {"calibration_attention_negative", "estimate --calibration {FILE}", S::file, [] { return set(calibration(), "/attention_factor", -1); }, "{FILE}"},
@@ -299,6 +302,38 @@ const Case kCases[] = {
     {"search_price_spot", "search --instances 4 --price spot --quiet", S::none, none, "spot"},
     {"compare_budget_without_budget", "compare --at budget --instances 4 --quiet", S::none, none, "--budget"},
     {"compare_unknown_hardware", "compare --hardware trn1.32xlarge,no-such-hw --instances 4 --quiet", S::none, none, "no-such-hw"},
+
+    // ---- found by the fuzz targets (tests/fuzz) and the 2 GiB worst cases
+    // Leading zeros: CLI11 read 010 as octal (TP 8) and refused 08 in its own words.
+    {"plan_tp_leading_zero", "estimate --tp 08", S::none, none, "--tp"},
+    {"plan_tp_octal", "estimate --tp 010", S::none, none, "--tp"},
+    // PP x virtual stages overflowed an int: a crash, or a division by zero.
+    {"plan_virtual_stages_int_max", "estimate --pp 2 --virtual-stages 2147483647", S::none, none, "--virtual-stages"},
+    {"plan_pp_times_virtual_stages_2e32", "estimate --pp 1073741824 --virtual-stages 4", S::none, none, "--pp"},
+    // The search counted micro-batches up to the fixed one: an endless loop.
+    {"search_micro_batch_int_max", "search --instances 4 --micro-batch 2147483647 --quiet", S::none, none, "micro_batch"},
+    // Nesting past 64 levels is refused (300000 levels crashed validate: tests/cli/address_space_test.cpp).
+    {"model_nested_deep", "estimate --model {FILE}", S::file,
+     [] { return std::string(100, '[') + std::string(100, ']'); }, "{FILE}"},
+    {"measured_nested_deep", "validate --measured {DIR} --hold-out source", S::measured,
+     [] {
+       std::string deep = "1";
+       for (int i = 0; i < 100; ++i) deep = "{\"a\":" + deep + "}";
+       return raw(measured(), "/runs/0/plan", deep);
+     },
+     "{DIR}/run.json"},
+    // rows x cols overflowed an int: 16 x 268435457 wrapped to the 16 chips of a trn1.
+    {"hardware_torus_overflow", "estimate --hardware {FILE}", S::file,
+     [] { return set(json::parse(set(hardware(), "/fabric/rows", 16)), "/fabric/cols", 268435457); }, "{FILE}"},
+    // Whole-number fields of a run file were cast from any double or wrapped from any integer.
+    {"measured_instances_1e300", "validate --measured {DIR} --hold-out source", S::measured,
+     [] { return set(measured(), "/runs/0/instances", 1e300); }, "{DIR}/run.json"},
+    {"measured_tp_wraps_int", "validate --measured {DIR} --hold-out source", S::measured,
+     [] { return set(measured(), "/plan/tp", 4294967304LL); }, "{DIR}/run.json"},
+    {"measured_seq_len_fraction", "validate --measured {DIR} --hold-out source", S::measured,
+     [] { return set(measured(), "/workload/seq_len", 2048.5); }, "{DIR}/run.json"},
+    {"choices_virtual_stages_int_max", "validate --measured {DIR}/measured --choices {DIR}/choices --hold-out source",
+     S::choices, [] { return set(choice(), "/plan/virtual_stages", 2147483647); }, "{DIR}/choices/c.json"},
 
     // ---- known bugs on the command line
     // CLI11's range check leaks: "--zero: Value 4 not in range 0 to 3".

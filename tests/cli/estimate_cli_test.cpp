@@ -101,3 +101,22 @@ TEST(ListCli, ShowsModelsAndHardware) {
   EXPECT_NE(r.out.find("llama2-70b"), std::string::npos);
   EXPECT_NE(r.out.find("dl1.24xlarge"), std::string::npos);
 }
+
+// Issue 15's FP8: on p5 (H100) under Megatron-LM it shortens the step and adds
+// FP8 weight copies; on an A100 instance it is refused naming the missing peak.
+TEST(EstimateCli, Fp8ChangesTheEstimateOnP5AndIsRefusedWithoutAnFp8Peak) {
+  const std::string plan = " --model llama2-70b --hardware p5.48xlarge --stack megatron-lm --instances 16 --tp 8 "
+                           "--pp 4 --virtual-stages 2 --sp --global-batch 1024 --format json";
+  const CliRun bf16 = run("estimate --precision mixed-bf16" + plan), fp8 = run("estimate --precision fp8" + plan);
+  ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
+  ASSERT_EQ(fp8.exit_code, 0) << fp8.err;
+  const auto a = nlohmann::json::parse(bf16.out), b = nlohmann::json::parse(fp8.out);
+  EXPECT_LT(b["time"]["step_s"].get<double>(), 0.9 * a["time"]["step_s"].get<double>());
+  EXPECT_GT(b["memory"]["weights_bytes"].get<double>(), a["memory"]["weights_bytes"].get<double>());
+  const CliRun a100 = run("estimate --precision fp8 --model llama2-7b --hardware p4d.24xlarge --stack megatron-lm "
+                          "--instances 2 --tp 8");
+  EXPECT_EQ(a100.exit_code, 2);
+  EXPECT_EQ(a100.out, "");
+  EXPECT_NE(a100.err.find("trainplan: --precision fp8: fp8 needs an FP8 matrix path, and p4d.24xlarge"),
+            std::string::npos) << a100.err;
+}

@@ -32,6 +32,9 @@ CASES = [
     ("compare", "compare --hardware trn1.32xlarge,p5.48xlarge --instances 4 --at instances --quiet"),
     ("compare", "compare --hardware trn1.32xlarge,p4d.24xlarge --instances 1..8 --at budget --budget 50000 --quiet"),
     ("validate", "validate --hold-out source"),
+    ("calibrate_import", "calibrate import --hardware p5.48xlarge --out /tmp/trainplan-schema-calibrate-import.json "
+                         "--collectives tests/calib/fixtures/nccl_all_reduce_p5_8ranks.log "
+                         "tests/calib/fixtures/nccl_all_gather_p5_16ranks_2hosts.log"),
 ]
 
 

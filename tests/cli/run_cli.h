@@ -1,10 +1,13 @@
 // run_cli: runs the built trainplan binary (TRAINPLAN_BINARY) with `args`,
 // standard input closed, and returns its exit code (-1 when it did not exit
-// normally) and its standard output and error together.
+// normally, e.g. killed by a signal) and its standard output and error
+// together. Optional limits (the shell's ulimit, i.e. setrlimit before exec)
+// cap its address space (RLIMIT_AS) and CPU seconds (RLIMIT_CPU).
 #pragma once
 #include <sys/wait.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -15,8 +18,16 @@ struct Outcome {
   std::string out;  // stdout and stderr together
 };
 
-inline Outcome run_cli(const std::string& args) {
-  const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1 </dev/null";
+struct Limits {
+  std::uint64_t address_space_bytes = 0;  // 0: unlimited
+  int cpu_seconds = 0;                    // 0: unlimited
+};
+
+inline Outcome run_cli(const std::string& args, const Limits& limits = {}) {
+  std::string command;
+  if (limits.address_space_bytes > 0) command += "ulimit -v " + std::to_string(limits.address_space_bytes >> 10) + " && ";
+  if (limits.cpu_seconds > 0) command += "ulimit -t " + std::to_string(limits.cpu_seconds) + " && ";
+  command += std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1 </dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   std::string out;
   std::array<char, 4096> buffer{};

@@ -2,6 +2,7 @@
 
 #include "cost/evaluate.h"
 #include "cost/memory.h"
+#include "spec/error.h"
 #include "spec/load.h"
 
 using namespace tp;
@@ -182,3 +183,42 @@ TEST(Evaluate, HugeSchedulesFallBackToTheClosedForm) {
 }
 
 }  // namespace
+
+namespace tp::cost {
+namespace {
+
+// FP8 needs an FP8 matrix path in the hardware descriptor and a stack that
+// offers it; otherwise the Evaluator refuses with the reason, never an inf.
+TEST(Evaluate, Fp8IsRefusedWithoutAnFp8PathOrStack) {
+  const spec::ModelSpec model = spec::load_model("llama2-7b");
+  const spec::Workload fp8{4096, 64, 0, spec::Precision::fp8};
+  const spec::Stack megatron = spec::load_stack("megatron-lm"), bigscience = spec::load_stack("megatron-deepspeed");
+  const spec::HardwareSpec a100 = spec::load_hardware("p4d.24xlarge"), h100 = spec::load_hardware("p5.48xlarge");
+  const spec::Calibration calibration;
+  try {
+    Evaluator(model, a100, megatron, calibration, fp8);
+    FAIL() << "A100 has no FP8 path";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("p4d.24xlarge (NVIDIA A100-SXM4-40GB) has none"), std::string::npos) << e.what();
+  }
+  try {
+    Evaluator(model, h100, bigscience, calibration, fp8);
+    FAIL() << "bigscience Megatron-DeepSpeed offers no FP8";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("fp8 is not offered by megatron-deepspeed"), std::string::npos) << e.what();
+  }
+  // On p5 under Megatron-LM it runs, faster than mixed BF16 and with more weight memory.
+  spec::Plan plan;
+  plan.instances = 2;
+  plan.tp = 8;
+  plan.zero = 1;
+  const spec::Workload mixed{4096, 64, 0, spec::Precision::mixed_bf16};
+  const Evaluator on_p5(model, h100, megatron, calibration, fp8), bf16(model, h100, megatron, calibration, mixed);
+  const Evaluation a = on_p5.evaluate(plan), b = bf16.evaluate(plan);
+  ASSERT_TRUE(a.ok()) << to_string(a.problem);
+  EXPECT_LT(a.estimate.time.step_s, b.estimate.time.step_s);
+  EXPECT_GT(a.estimate.memory.weights_bytes, b.estimate.memory.weights_bytes);
+}
+
+}  // namespace
+}  // namespace tp::cost

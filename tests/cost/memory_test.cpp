@@ -100,6 +100,11 @@ TEST(Memory, StateBytesPerPrecisionAndStack) {
   bf16_states.main_grad_bytes = 2;
   const auto lean = cost::state_bytes_per_parameter(bf16_states, spec::Precision::mixed_bf16);
   EXPECT_DOUBLE_EQ(lean.weights + lean.master_weights + lean.gradients + lean.optimizer, 12);
+  // FP8 (an assumption, stated in states.cpp): mixed BF16 plus Transformer
+  // Engine's cached FP8 weight and its transpose, 1 + 1 bytes: 20 in all.
+  const auto fp8 = cost::state_bytes_per_parameter(megatron, spec::Precision::fp8);
+  EXPECT_DOUBLE_EQ(fp8.weights, 4);
+  EXPECT_DOUBLE_EQ(fp8.weights + fp8.master_weights + fp8.gradients + fp8.optimizer, 20);
 }
 
 TEST(Memory, ZeroShardsTheRightState) {

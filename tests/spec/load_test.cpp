@@ -196,3 +196,17 @@ TEST(Plausible, AbsurdModelSizesAreRefused) {
 }
 
 }  // namespace
+
+// FP8 peaks are optional and sourced: H100 SXM 1,979 TFLOP/s dense (NVIDIA
+// data sheet: 3,958 with sparsity), Trainium2 1,299 per chip (Neuron docs),
+// Trainium1's cFP8 at its BF16 rate; A100 has none. A figure without its
+// source, or out of the plausible range, is refused like any other.
+TEST(LoadHardware, Fp8PeakWhereTheDescriptorStatesOne) {
+  EXPECT_DOUBLE_EQ(load_hardware("p5.48xlarge").peak_fp8_flops_per_s, 1979e12);
+  EXPECT_DOUBLE_EQ(load_hardware("trn2.48xlarge").peak_fp8_flops_per_s, 1299e12 / 8);  // 8 NeuronCores per chip
+  EXPECT_DOUBLE_EQ(load_hardware("trn1.32xlarge").peak_fp8_flops_per_s, 95e12);
+  EXPECT_DOUBLE_EQ(load_hardware("p4d.24xlarge").peak_fp8_flops_per_s, 0);
+  json j = trn1();
+  j["peak_fp8_tflops_per_chip"] = json{{"value", 190}};
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.peak_fp8_tflops_per_chip", "source");
+}

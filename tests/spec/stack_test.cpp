@@ -221,18 +221,40 @@ TEST(StackLoad, ZeroStageDoesNotWrapAroundInt) {
   expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
 }
 
-TEST(StackLoad, AllocatorOverheadMustBeAShareBelowOne) {
+TEST(StackLoad, AllocatorOverheadMustBeAPlausibleShare) {
   json j = shipped("megatron-lm");
   j["allocator_overhead_fraction"]["value"] = 1;
-  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "below 1");
+  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "a plausible figure from 0 to 0.9, got 1");
   j["allocator_overhead_fraction"]["value"] = 1.5;
-  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "below 1");
+  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "got 1.5");
   j["allocator_overhead_fraction"]["value"] = -0.1;
   expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", ">= 0");
-  j["allocator_overhead_fraction"]["value"] = 0.999;  // just below 1 is a share
-  EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0.999);
+  j["allocator_overhead_fraction"]["value"] = 0.9;  // the top of the range is a share
+  EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0.9);
   j["allocator_overhead_fraction"]["value"] = 0;
   EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0);
+}
+
+// Positive but absurd figures are typos or unit slips (issue 13): refused with
+// the file, the JSON path, the plausible range (stacks/README.md) and the value.
+TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
+  auto with = [](const char* key, double value) {
+    json j = shipped("megatron-lm");
+    j[key]["value"] = value;
+    return j;
+  };
+  expect_spec_error([&] { from(with("runtime_reserve_gib", 5000)); }, "$.runtime_reserve_gib.value",
+                    "a plausible figure from 0 to 1024 GiB, got 5000");
+  expect_spec_error([&] { from(with("runtime_reserve_gib", 1e300)); }, "$.runtime_reserve_gib.value",
+                    "GiB, got a figure too large to represent");
+  expect_spec_error([&] { from(with("host_overhead_s", 3600)); }, "$.host_overhead_s.value",
+                    "a plausible figure from 0 to 60 s, got 3600");
+  expect_spec_error([&] { from(with("dp_bucket_mb", 1e6)); }, "$.dp_bucket_mb.value",
+                    "a plausible figure from 0 to 100000 MB, got 1e+06");
+  expect_spec_error([&] { from(with("loss_bytes_per_logit", 0)); }, "$.loss_bytes_per_logit.value",
+                    "a plausible figure from 1 to 64 bytes, got 0");
+  expect_spec_error([&] { from(with("loss_bytes_per_logit", 128)); }, "$.loss_bytes_per_logit.value", "got 128");
+  EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).runtime_reserve_bytes, 1024 * 1073741824.0);
 }
 
 TEST(StackLoad, NegativeAmount) {

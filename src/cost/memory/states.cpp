@@ -17,6 +17,14 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
       return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes,
               stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
+    // FP8 GEMMs (Transformer Engine): the BF16 weights plus an FP8 copy and its
+    // transpose, cached across micro-batches (an assumption: TE's
+    // is_first_microbatch cache keeps both on Hopper), over mixed BF16.
+    case spec::Precision::fp8: {
+      StateBytes b = state_bytes_per_parameter(stack, spec::Precision::mixed_bf16);
+      b.weights += 2;
+      return b;
+    }
     case spec::Precision::bf16_sr: return {2, 0, 2, 0, 4, true};
     case spec::Precision::fp32: return {4, 0, 4, 0, 8, true};
   }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Fuzzes one loader or command-line parser with libFuzzer under AddressSanitizer
+# and UndefinedBehaviorSanitizer for SECONDS (default 600): builds build-fuzz/
+# with clang (-DTRAINPLAN_FUZZ=ON), seeds from the repository's own files
+# (tests/fuzz/CMakeLists.txt names them), and writes new corpus entries to a
+# scratch folder (FUZZ_SCRATCH, default a new /tmp folder), never into the
+# repository. A finding is saved as build-fuzz/findings/<target>/crash-*.
+#   setup/fuzz.sh TARGET [SECONDS]      JOBS=1 limits the build to one core
+set -euo pipefail
+cd "$(dirname "$0")/.."
+targets="model hf_config hardware stack calibration measured_run published_choice instances validators"
+target=${1:-}
+seconds=${2:-600}
+if [[ " $targets " != *" $target "* ]]; then
+  echo "usage: setup/fuzz.sh TARGET [SECONDS]; TARGET is one of: $targets" >&2
+  exit 2
+fi
+bash setup/install-deps.sh fuzz
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DTRAINPLAN_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j "${JOBS:-$(nproc)}" --target "fuzz_$target"
+read -r -a seeds <<<"$(tr ';' ' ' <"build-fuzz/fuzz-seeds/$target.txt")"
+scratch=${FUZZ_SCRATCH:-$(mktemp -d "/tmp/trainplan-fuzz-$target.XXXXXX")}
+findings=build-fuzz/findings/$target
+mkdir -p "$scratch" "$findings"
+echo "fuzz: $target for ${seconds} s; new corpus entries in $scratch, findings in $findings/" >&2
+exec "build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  -print_final_stats=1 -artifact_prefix="$findings/" "$scratch" "${seeds[@]}"

@@ -1,0 +1,164 @@
+#include "calib/collective_calibration.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "calib/host_fabric.h"
+#include "spec/error.h"
+#include "spec/load.h"
+
+namespace tp::calib {
+namespace {
+
+using nlohmann::json;
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * share);
+  return buf;
+}
+
+json tier_json(const TierFit& t) {
+  return {{"fitted", t.fitted}, {"runs", t.runs},        {"points", t.points},
+          {"share", t.share},   {"uncapped_share", t.uncapped_share}, {"capped", t.capped},
+          {"latency_free", t.latency_free}};
+}
+
+json efficiency_json(const spec::CollectiveEfficiency& e) {
+  return {{"intra_node", e.intra_node}, {"inter_node", e.inter_node}, {"step_latency_s", e.step_latency_s}};
+}
+
+const json& member(const json& j, const char* key, const std::string& file, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) throw spec::SpecError(file, path + "." + key, "a required field, missing");
+  return j[key];
+}
+
+double positive_number(const json& j, const char* key, const std::string& file, const std::string& path) {
+  const json& v = member(j, key, file, path);
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+    throw spec::SpecError(file, path + "." + key, "a positive number");
+  return v.get<double>();
+}
+
+int whole(const json& j, const char* key, const std::string& file, const std::string& path, int lo) {
+  const json& v = member(j, key, file, path);
+  if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > (1 << 24))
+    throw spec::SpecError(file, path + "." + key, "a whole number from " + std::to_string(lo) + " to 2^24");
+  return v.get<int>();
+}
+
+std::string text(const json& j, const char* key, const std::string& file, const std::string& path) {
+  const json& v = member(j, key, file, path);
+  if (!v.is_string()) throw spec::SpecError(file, path + "." + key, "a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+json to_json(const CollectiveRun& run) {
+  json samples = json::array();
+  for (const auto& s : run.samples)
+    samples.push_back({{"bytes", s.bytes},
+                       {"seconds", s.seconds},
+                       {"algbw_bytes_per_s", s.algbw_bytes_per_s},
+                       {"busbw_bytes_per_s", s.busbw_bytes_per_s},
+                       {"line", s.line}});
+  return {{"source", run.source}, {"tool", run.tool},   {"op", collective_name(run.op)},
+          {"ranks", run.ranks},   {"instances", run.instances}, {"device", run.device},
+          {"notes", run.notes},   {"samples", samples}};
+}
+
+CollectiveRun collective_run_from_json(const json& j, const std::string& file, const std::string& path) {
+  CollectiveRun r;
+  r.source = text(j, "source", file, path);
+  r.tool = text(j, "tool", file, path);
+  if (!parse_collective_name(text(j, "op", file, path), r.op))
+    throw spec::SpecError(file, path + ".op", "all_reduce, all_gather, reduce_scatter or sendrecv");
+  r.ranks = whole(j, "ranks", file, path, 2);
+  r.instances = whole(j, "instances", file, path, 1);
+  if (j.contains("device") && j["device"].is_string()) r.device = j["device"].get<std::string>();
+  const json& samples = member(j, "samples", file, path);
+  if (!samples.is_array() || samples.empty()) throw spec::SpecError(file, path + ".samples", "a non-empty array");
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const std::string at = path + ".samples[" + std::to_string(i) + "]";
+    CollectiveSample s;
+    s.bytes = positive_number(samples[i], "bytes", file, at);
+    s.seconds = positive_number(samples[i], "seconds", file, at);
+    s.algbw_bytes_per_s = s.bytes / s.seconds;
+    if (samples[i].contains("busbw_bytes_per_s") && samples[i]["busbw_bytes_per_s"].is_number())
+      s.busbw_bytes_per_s = samples[i]["busbw_bytes_per_s"].get<double>();
+    if (samples[i].contains("line") && samples[i]["line"].is_number_integer()) s.line = samples[i]["line"].get<int>();
+    r.samples.push_back(s);
+  }
+  return r;
+}
+
+spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, const std::vector<CollectiveRun>& runs,
+                                             const CollectiveFit& fit, const CollectiveProvenance& p,
+                                             const std::string& name) {
+  spec::CalibrationFile out = base;
+  spec::Calibration& c = out.calibration;
+  const std::string base_origin = base.calibration.origin.empty() ? "assumed" : base.calibration.origin;
+  c.name = name;
+  c.origin = "measured";
+  c.collective = fit.efficiency;
+  const std::string hw = p.hardware.value("name", std::string("?"));
+  std::string tiers;
+  if (fit.intra.fitted) tiers += "intra_node " + percent(fit.intra.share) + (fit.intra.capped ? " (capped)" : "");
+  if (fit.inter.fitted) tiers += std::string(tiers.empty() ? "" : ", ") + "inter_node " + percent(fit.inter.share) + (fit.inter.capped ? " (capped)" : "");
+  c.description = "collective part " + p.how + " on " + hw + " (" + std::to_string(runs.size()) + " runs, " +
+                  std::to_string(fit.points) + " sizes; " + tiers + " of link bandwidth, step latency " +
+                  std::to_string(fit.efficiency.step_latency_s * 1e6) + " us); GEMM, memory and overhead from " +
+                  p.base + " (" + base_origin + ")";
+  json runs_json = json::array();
+  for (const auto& r : runs) runs_json.push_back(to_json(r));
+  out.extra["collectives"] = {
+      {"how", p.how},
+      {"date", p.date},
+      {"hardware", p.hardware},
+      {"base", p.base},
+      {"method", "net::Cluster alpha-beta model: each tier's share by least squares on log(model / measured time) over "
+                 "each run's large messages (>= 1/4 of its largest, weighted by size), the step latency over every "
+                 "size with the shares fixed, alternated twice; algbw and busbw as nccl-tests defines them "
+                 "(doc/PERFORMANCE.md)"},
+      {"start", efficiency_json(base.calibration.collective)},
+      {"fit", {{"intra_node", tier_json(fit.intra)}, {"inter_node", tier_json(fit.inter)}, {"points", fit.points}}},
+      {"runs", runs_json}};
+  json origins = base.extra.contains("origins") && base.extra["origins"].is_object()
+                     ? base.extra["origins"]
+                     : json{{"gemm", base_origin}, {"attention_factor", base_origin}, {"memory", base_origin},
+                            {"step_overhead_s", base_origin}};
+  origins["collective"] = "measured";
+  out.extra["origins"] = origins;
+  return out;
+}
+
+spec::HardwareSpec collectives_hardware(const json& hw, const std::string& file) {
+  const std::string path = "$.collectives.hardware";
+  const std::string name = text(hw, "name", file, path);
+  if (name != "host") return spec::load_hardware(name);
+  return host_fabric_hardware(whole(hw, "ranks_per_host", file, path, 1),
+                              positive_number(hw, "copy_bytes_per_s", file, path));
+}
+
+bool has_collectives(const spec::CalibrationFile& file) { return file.extra.contains("collectives"); }
+
+StoredCollectives stored_collectives(const spec::CalibrationFile& file, const std::string& path) {
+  const json& c = member(file.extra, "collectives", path, "$");
+  StoredCollectives s;
+  s.hardware = collectives_hardware(member(c, "hardware", path, "$.collectives"), path);
+  const json& start = member(c, "start", path, "$.collectives");
+  s.start.intra_node = positive_number(start, "intra_node", path, "$.collectives.start");
+  s.start.inter_node = positive_number(start, "inter_node", path, "$.collectives.start");
+  const json& latency = member(start, "step_latency_s", path, "$.collectives.start");
+  if (!latency.is_number() || latency.get<double>() < 0)
+    throw spec::SpecError(path, "$.collectives.start.step_latency_s", "a number >= 0");
+  s.start.step_latency_s = latency.get<double>();
+  const json& runs = member(c, "runs", path, "$.collectives");
+  if (!runs.is_array() || runs.empty()) throw spec::SpecError(path, "$.collectives.runs", "a non-empty array");
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    s.runs.push_back(collective_run_from_json(runs[i], path, "$.collectives.runs[" + std::to_string(i) + "]"));
+  return s;
+}
+
+}  // namespace tp::calib

@@ -1,0 +1,44 @@
+// The calibration file `calibrate collectives` and `calibrate import` write: a
+// base calibration whose collective part is replaced by the fit, with extra
+// "collectives" (hardware, runs, fit, how) and "origins" (where each part came
+// from). stored_collectives reads the runs back for `calibrate check`; a bad
+// section throws SpecError naming the file and JSON path.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "calib/collective_fit.h"
+#include "calib/collective_run.h"
+#include "spec/calibration_io.h"
+#include "spec/hardware_spec.h"
+
+namespace tp::calib {
+
+struct CollectiveProvenance {
+  std::string how;    // "measured by `trainplan calibrate collectives` (Open MPI v4.1.4)", "imported from nccl-tests logs"
+  std::string date;   // YYYY-MM-DD
+  std::string base;   // the file the other parts came from, or "built-in default"
+  // {"name": "p5.48xlarge"}, or {"name": "host", "ranks_per_host": n, "copy_bytes_per_s": x}
+  nlohmann::json hardware;
+};
+
+spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, const std::vector<CollectiveRun>& runs,
+                                             const CollectiveFit& fit, const CollectiveProvenance& provenance,
+                                             const std::string& name);
+
+// The hardware a stored "hardware" object names (a descriptor, or this host's fabric).
+spec::HardwareSpec collectives_hardware(const nlohmann::json& hardware, const std::string& file);
+
+struct StoredCollectives {
+  std::vector<CollectiveRun> runs;
+  spec::HardwareSpec hardware;
+  spec::CollectiveEfficiency start;  // the base's collective part: tiers no run measured keep it
+};
+bool has_collectives(const spec::CalibrationFile& file);
+StoredCollectives stored_collectives(const spec::CalibrationFile& file, const std::string& path);
+
+nlohmann::json to_json(const CollectiveRun& run);
+CollectiveRun collective_run_from_json(const nlohmann::json& j, const std::string& file, const std::string& path);
+
+}  // namespace tp::calib

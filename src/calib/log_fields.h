@@ -1,0 +1,28 @@
+// Reading benchmark logs line by line: lines split into whitespace tokens,
+// and fields read strictly. A field that does not parse throws
+// SpecError("<file>:<line>", <field>, "<what was expected>, got '<token>'"),
+// one line naming the file, the line, the column and the expectation.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tp::calib {
+
+struct LogLine {
+  int number = 0;  // 1-based
+  std::string text;
+  std::vector<std::string> tokens;
+};
+
+std::vector<LogLine> log_lines(const std::string& text);  // \n or \r\n line ends
+std::string log_where(const std::string& file, int line);  // "file:12"
+// The line shortened for a message, quoted.
+std::string log_excerpt(const std::string& text);
+
+bool is_whole_token(const std::string& token);  // plain decimal digits
+// A finite number in C notation ("12.5", "1.0e-05"); throws SpecError otherwise.
+double log_number(const std::string& token, const std::string& file, int line, const std::string& field);
+// A whole number >= 0 in decimal digits; throws SpecError otherwise.
+long long log_whole(const std::string& token, const std::string& file, int line, const std::string& field);
+
+}  // namespace tp::calib

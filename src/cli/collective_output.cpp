@@ -1,0 +1,161 @@
+#include "cli/collective_output.h"
+
+#include <cmath>
+#include <ctime>
+#include <iostream>
+
+#include "calib/bus_bandwidth.h"
+#include "calib/collective_calibration.h"
+#include "report/number_format.h"
+#include "report/table_render.h"
+#include "spec/calibration_lookup.h"
+
+namespace tp::cli {
+
+using report::Column;
+using report::NumberStyle;
+
+namespace {
+
+Column text(const std::string& header, const std::string& key) {
+  return {header, "", NumberStyle::fixed, 0, report::Align::automatic, key};
+}
+Column whole(const std::string& header, const std::string& key) {
+  return {header, "", NumberStyle::integer, 0, report::Align::automatic, key};
+}
+Column share(const std::string& header, const std::string& key) {
+  return {header, "", NumberStyle::percent, 1, report::Align::automatic, key};
+}
+Column measure(const std::string& header, const std::string& unit, const std::string& key) {
+  return {header, unit, NumberStyle::engineering, 3, report::Align::automatic, key};
+}
+
+std::string tier_status(const calib::TierFit& t) {
+  if (!t.fitted) return "not measured: kept from the base calibration";
+  std::string status = "fitted";
+  if (t.latency_free) status += "; noisy: large messages taken as transfer alone";
+  if (t.capped) status += "; above the descriptor's link bandwidth, capped at 100%";
+  return status;
+}
+
+}  // namespace
+
+std::string today_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::localtime(&t));
+  return buf;
+}
+
+std::pair<spec::CalibrationFile, std::string> base_calibration(const std::string& base, const spec::HardwareSpec& hw) {
+  if (!base.empty()) return {spec::load_calibration(base), base};
+  spec::CalibrationFile file;
+  if (hw.name == "host" || hw.default_stack.empty()) {
+    file.calibration = spec::assumed_calibration(hw);
+    return {file, "built-in default"};
+  }
+  const spec::CalibrationChoice choice = spec::find_calibration(hw, hw.default_stack);
+  file.calibration = choice.calibration;
+  return {file, choice.file};
+}
+
+report::Table runs_table(const std::vector<calib::CollectiveRun>& runs, const net::Cluster& cluster,
+                         const spec::CollectiveEfficiency& fitted) {
+  report::Table t;
+  t.key = "collective_runs";
+  t.title = "Collective timings and the fitted model";
+  t.columns = {text("collective", "collective"),
+               whole("ranks", "ranks"),
+               whole("instances", "instances"),
+               measure("size", "B", "size_bytes"),
+               measure("time", "s", "time_s"),
+               measure("algbw", "B/s", "algbw_bytes_per_s"),
+               measure("busbw", "B/s", "busbw_bytes_per_s"),
+               measure("model busbw", "B/s", "model_busbw_bytes_per_s"),
+               share("model error", "model_error"),
+               text("from", "from")};
+  for (const auto& run : runs) {
+    const calib::RunLayout layout = calib::run_layout(run, cluster.devices_per_instance());
+    for (const auto& s : run.samples) {
+      const double model_s = calib::predicted_seconds(cluster, layout, run.op, s.bytes, fitted);
+      const std::string from = s.line > 0 ? run.source + ":" + std::to_string(s.line) : run.tool;
+      t.add_row({std::string(calib::collective_name(run.op)), double(run.ranks), double(run.instances), s.bytes,
+                 s.seconds, s.algbw_bytes_per_s, s.busbw_bytes_per_s,
+                 calib::busbw_bytes_per_s(run.op, run.ranks, s.bytes, model_s), model_s / s.seconds - 1, from});
+    }
+  }
+  t.notes.push_back("size S: the whole buffer (all_reduce), the gathered output (all_gather), the input "
+                    "(reduce_scatter), the message (sendrecv); algbw = S / time; busbw = algbw x 2(n-1)/n "
+                    "(all_reduce), x (n-1)/n (all_gather, reduce_scatter), x 1 (sendrecv): nccl-tests' "
+                    "definitions, NVIDIA/nccl-tests doc/PERFORMANCE.md");
+  t.notes.push_back("model: net::Cluster's alpha-beta time with the fitted shares and step latency; "
+                    "model error = model time / measured time - 1");
+  for (const auto& run : runs)
+    for (const auto& n : run.notes) t.notes.push_back(run.source + ": " + n);
+  return t;
+}
+
+report::Table fit_table(const calib::CollectiveFit& fit, const std::string& hardware, const std::string& base) {
+  report::Table t;
+  t.key = "collective_fit";
+  t.title = "Collective efficiency fitted for " + hardware;
+  t.columns = {text("tier", "tier"),          whole("runs", "runs"),
+               whole("sizes", "sizes"),       share("share of link bandwidth", "share"),
+               share("measured share", "uncapped_share"), measure("step latency", "s", "step_latency_s"),
+               text("status", "status")};
+  const calib::TierFit* tiers[] = {&fit.intra, &fit.inter};
+  const char* names[] = {"intra_node", "inter_node"};
+  const double shares[] = {fit.efficiency.intra_node, fit.efficiency.inter_node};
+  for (int i = 0; i < 2; ++i) {
+    const calib::TierFit& tier = *tiers[i];
+    t.add_row({std::string(names[i]), double(tier.runs), double(tier.points), shares[i],
+               tier.fitted ? report::Cell{tier.uncapped_share} : report::Cell{}, fit.efficiency.step_latency_s,
+               tier_status(tier)});
+  }
+  t.notes.push_back("share: of " + hardware +
+                    "'s raw per-rank collective bandwidth from its descriptor's fabric (intra_node) or network "
+                    "(inter_node), as net::Cluster prices them; step latency: per algorithm step, on top of the "
+                    "descriptor's fabric latency");
+  t.notes.push_back("fitted on each run's large messages (within 4x of its largest, weighted toward it) for the shares, every size for "
+                    "the latency; other parts of the calibration from " + base);
+  if ((fit.intra.fitted || fit.inter.fitted) && fit.efficiency.step_latency_s == 0)
+    t.notes.push_back("step latency 0: the descriptor's fabric / network latency per ring step already accounts for "
+                      "(or exceeds) the small-message times");
+  return t;
+}
+
+report::Table check_table(const std::vector<calib::CollectiveCheck>& checks) {
+  report::Table t;
+  t.key = "collective_check";
+  t.title = "Collective model error on sizes left out of the fit";
+  t.columns = {text("run", "run"), whole("sizes", "sizes"), share("median error held out", "median_error_held_out"),
+               share("max error held out", "max_error_held_out"), share("median error in fit", "median_error_in_fit")};
+  for (const auto& c : checks)
+    t.add_row({c.run, double(c.points), c.median_rel_error, c.max_rel_error, c.median_rel_error_fitted});
+  t.notes.push_back("held out: each size predicted by a fit on every other size (leave one size out); "
+                    "error = |model time / measured time - 1|");
+  return t;
+}
+
+void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::HardwareSpec& hardware,
+                   const nlohmann::json& hardware_json, const std::string& how, const CollectiveOutput& o) {
+  const auto [base, base_name] = base_calibration(o.base, hardware);
+  const net::Cluster cluster(hardware);
+  const calib::CollectiveFit fit = calib::fit_collectives(runs, cluster, base.calibration.collective);
+  const std::string date = today_iso();
+  const calib::CollectiveProvenance provenance{how, date, base_name, hardware_json};
+  const std::string name = o.name.empty() ? hardware.name + "-collectives-" + date : o.name;
+  const spec::CalibrationFile file = calib::collective_calibration(base, runs, fit, provenance, name);
+  spec::save_calibration(file, o.out);
+  report::Table fitted = fit_table(fit, hardware.name, base_name);
+  if (hardware.name == "host")
+    fitted.notes.push_back("host: each rank a device; its link is the memcpy bandwidth each rank reached with all "
+                           "copying at once, " + report::format_human(hardware.chip_fabric_bytes_per_s,
+                                                                      report::NumberStyle::engineering, 3, "B/s"));
+  fitted.notes.push_back("wrote " + o.out);
+  const std::vector<report::Table> tables = {runs_table(runs, cluster, fit.efficiency), fitted,
+                                             check_table(calib::check_collectives(runs, cluster, base.calibration.collective))};
+  report::render_tables(std::cout, tables, o.format, o.document);
+}
+
+}  // namespace tp::cli

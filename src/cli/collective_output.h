@@ -1,0 +1,43 @@
+// What `calibrate collectives` and `calibrate import` share once they hold
+// collective runs: the base calibration, the fit, the file written
+// (spec::save_calibration) and the tables printed through report::render_tables
+// under fixed keys: collective_runs, collective_fit, collective_check.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "calib/collective_fit.h"
+#include "calib/collective_run.h"
+#include "net/cluster.h"
+#include "report/json_document.h"
+#include "report/table.h"
+#include "spec/calibration_io.h"
+#include "spec/hardware_spec.h"
+
+namespace tp::cli {
+
+struct CollectiveOutput {
+  std::string out;     // calibration file to write
+  std::string name;    // calibration name; empty: <hardware>-collectives-<date>
+  std::string base;    // calibration whose other parts are kept; empty: what estimate would use
+  std::string format = "text";
+  report::JsonDocument document;
+};
+
+// --base, else the calibration `estimate` would use for `hardware` (its default stack), else the
+// built-in default; the second member names it.
+std::pair<spec::CalibrationFile, std::string> base_calibration(const std::string& base, const spec::HardwareSpec& hw);
+
+report::Table runs_table(const std::vector<calib::CollectiveRun>& runs, const net::Cluster& cluster,
+                         const spec::CollectiveEfficiency& fitted);
+report::Table fit_table(const calib::CollectiveFit& fit, const std::string& hardware, const std::string& base);
+report::Table check_table(const std::vector<calib::CollectiveCheck>& checks);
+
+// Fits, writes the calibration, prints the tables. `hardware_json` is stored to find the hardware again.
+void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::HardwareSpec& hardware,
+                   const nlohmann::json& hardware_json, const std::string& how, const CollectiveOutput& output);
+
+std::string today_iso();
+
+}  // namespace tp::cli

@@ -1,0 +1,157 @@
+#include "cli/launch_options.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/search_flags.h"
+#include "spec/error.h"
+#include "spec/load.h"
+#include "spec/text_file.h"
+
+namespace tp::cli {
+
+void add_emit_options(CLI::App* c, EmitOptions& o) {
+  c->add_option("--emit", o.format,
+                "Also write the plan as a launcher config: megatron (Megatron-LM arguments), nemo (NeMo YAML), nxd "
+                "(NeuronX Distributed Training YAML) or deepspeed (ds_config JSON with Megatron-DeepSpeed arguments)")
+      ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
+  c->add_option("--emit-to", o.to,
+                "Where --emit writes: a file (deepspeed: the launch script, with its ds_config beside it); without it "
+                "estimate prints the config instead of its report");
+}
+
+void check_emit_options(const EmitOptions& o) {
+  if (o.format.empty()) {
+    if (!o.to.empty()) throw spec::SpecError("--emit-to", "", "--emit FORMAT as well");
+    return;
+  }
+  if (o.to.empty() || o.to == "-") {
+    if (o.format == "deepspeed")
+      throw spec::SpecError("--emit-to", "", "a file: --emit deepspeed writes a launch script and its ds_config beside it");
+    return;
+  }
+  check_output_path(o.to, "--emit-to");
+}
+
+std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario& s, const spec::Plan& plan) {
+  if (o.format.empty()) return {};
+  exporting::LaunchJob job;
+  job.model_name = s.model.name;
+  job.hardware_name = s.hardware.name;
+  job.stack_name = s.stack.name;
+  job.model = s.model;
+  job.instances = plan.instances;
+  job.devices_per_instance = s.hardware.devices_per_instance();
+  job.plan = plan;
+  job.workload = s.workload;
+  const auto format = exporting::parse_launch_format(o.format, "--emit");
+  const auto files = exporting::launch_files(format, job, o.to.empty() ? "-" : o.to);
+  std::vector<std::string> written;
+  if (o.to.empty() || o.to == "-") {
+    std::cout << files.front().text;
+    return written;
+  }
+  for (const auto& f : files) {
+    spec::write_text_file(f.path, f.text, exporting::info(format).name + std::string(" launcher config"));
+    written.push_back(f.path);
+  }
+  return written;
+}
+
+namespace {
+
+bool given(const CLI::App& c, const std::string& name) {
+  const CLI::Option* o = c.get_option_no_throw(name);
+  return o && o->count() > 0;
+}
+
+// A flag given beside the file must agree with it.
+template <typename T>
+void agree(const CLI::App& c, const std::string& flag, const T& flag_value, const T& file_value, const std::string& file,
+           const std::string& what) {
+  if (given(c, flag) && !(flag_value == file_value)) {
+    std::ostringstream s;
+    s << what << " as the file states (" << file_value << "), or no " << flag << "; " << flag << " " << flag_value
+      << " contradicts it";
+    throw spec::SpecError(file, flag, s.str());
+  }
+}
+
+}  // namespace
+
+exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& c, ScenarioOptions& s, PlanOptions& p,
+                                          LaunchUse use) {
+  exporting::ReadLaunch read = exporting::read_launch_config(file);
+  exporting::LaunchJob& job = read.job;
+
+  // Hardware: --hardware, else the file's trainplan header.
+  if (!given(c, "--hardware")) {
+    if (job.hardware_name.empty())
+      throw spec::SpecError(file, "--hardware", "the instance type (the file does not name one): give --hardware");
+    s.hardware = job.hardware_name;
+  }
+  const spec::HardwareSpec hardware = spec::load_hardware(s.hardware);
+  if (job.devices_per_instance > 0 && job.devices_per_instance != hardware.devices_per_instance())
+    throw spec::SpecError(file, "devices per instance",
+                          std::to_string(hardware.devices_per_instance()) + " on " + hardware.name + ", found " +
+                              std::to_string(job.devices_per_instance));
+  // Stack: --stack, else the header, else the format's own.
+  if (!given(c, "--stack")) s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
+  // Model: --model, else the header's name, else the file's architecture.
+  if (!given(c, "--model")) {
+    if (!job.model_name.empty()) {
+      s.model = job.model_name;
+    } else if (job.has_architecture) {
+      s.model_spec = job.model;
+    } else {
+      throw spec::SpecError(file, "--model", "the model (the file states no vocabulary size): give --model");
+    }
+  }
+  if (job.has_architecture && !s.model_spec) {
+    const spec::ModelSpec named = spec::load_model(s.model);
+    if (named.layers != job.model.layers || named.hidden != job.model.hidden || named.heads != job.model.heads ||
+        named.kv_heads != job.model.kv_heads || named.ffn_hidden != job.model.ffn_hidden)
+      throw spec::SpecError(file, "--num-layers/--hidden-size/--num-attention-heads/--ffn-hidden-size",
+                            "the architecture of " + named.name + " (" + std::to_string(named.layers) + " layers, hidden " +
+                                std::to_string(named.hidden) + ", " + std::to_string(named.heads) +
+                                " heads), which the file contradicts");
+  }
+  // Instances: the file's, else --instances.
+  if (job.instances > 0) {
+    if (use == LaunchUse::job) agree(c, "--instances", p.instances, job.instances, file, "instances");
+    p.instances = job.instances;
+  }
+  agree(c, "--seq-len", s.seq_len, job.workload.seq_len, file, "sequence length");
+  s.seq_len = job.workload.seq_len;
+  const spec::Plan& plan = job.plan;
+  if (job.workload.global_batch_seqs == 0) {  // Megatron-LM's default: one micro-batch per replica
+    const long dp = long(p.instances) * hardware.devices_per_instance() / (long(plan.tp) * plan.pp);
+    job.workload.global_batch_seqs = long(plan.micro_batch) * std::max(1L, dp);
+  }
+  agree(c, "--global-batch", s.global_batch, long(job.workload.global_batch_seqs), file, "global batch");
+  s.global_batch = job.workload.global_batch_seqs;
+  const std::string precision = spec::to_string(job.workload.precision);
+  agree(c, "--precision", s.precision, precision, file, "precision");
+  s.precision = precision;
+  const std::string recompute = spec::to_string(plan.recompute);
+  if (use == LaunchUse::job) {
+    agree(c, "--tp", p.tp, plan.tp, file, "TP");
+    agree(c, "--pp", p.pp, plan.pp, file, "PP");
+    agree(c, "--virtual-stages", p.virtual_stages, plan.virtual_stages, file, "virtual stages");
+    agree(c, "--micro-batch", p.micro_batch, plan.micro_batch, file, "micro-batch");
+    agree(c, "--zero", p.zero, plan.zero, file, "ZeRO stage");
+    agree(c, "--recompute", p.recompute, recompute, file, "recompute");
+  }
+  p.tp = plan.tp;
+  p.pp = plan.pp;
+  p.virtual_stages = plan.virtual_stages;
+  p.sp = plan.sp;
+  p.micro_batch = plan.micro_batch;
+  p.zero = plan.zero;
+  p.recompute = recompute;
+  p.no_overlap_dp = !plan.overlap_dp_comm;
+  p.overlap_tp = plan.overlap_tp_comm;
+  return read;
+}
+
+}  // namespace tp::cli

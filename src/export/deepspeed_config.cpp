@@ -1,0 +1,185 @@
+#include "export/deepspeed_config.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "export/header.h"
+#include "export/read_values.h"
+#include "export/shell_args.h"
+#include "spec/error.h"
+
+namespace tp::exporting {
+namespace {
+
+const char* kWhere = "--emit deepspeed";
+
+[[noreturn]] void cannot(const std::string& option, const std::string& why) { throw spec::SpecError(kWhere, option, why); }
+
+// The ZeRO stage ds_config states for the plan's stage: BF16 shards through the BF16 optimizer at stage 0.
+int ds_stage(const LaunchJob& job) {
+  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
+  if (bf16 && job.plan.zero == 1 && job.plan.pp > 1) return 0;
+  return job.plan.zero;
+}
+
+}  // namespace
+
+DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name) {
+  const spec::Plan& p = job.plan;
+  const spec::ModelSpec& m = job.model;
+  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
+  if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (job.workload.precision == spec::Precision::bf16_sr) cannot("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
+  if (job.workload.precision == spec::Precision::fp8) cannot("bf16.enabled", "mixed-bf16 or fp32; FP8 is not offered");
+  if (p.sp) cannot("--sequence-parallel", "no sequence parallelism: Megatron-DeepSpeed (bigscience) has none");
+  if (p.virtual_stages > 1) cannot("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
+  if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: not offered");
+  if (p.uneven_stages) cannot("--pp-partition-method", "uneven pipeline stages are not exported yet");
+  if (p.recompute == spec::Recompute::selective) cannot("--checkpoint-activations", "full or no recompute; selective recompute is not offered");
+  if (p.pp > 1 && p.zero >= 2) cannot("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
+  if (bf16 && p.zero == 0) cannot("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  if (m.norm != spec::NormKind::layernorm) cannot("--normalization", "LayerNorm; RMSNorm is not offered");
+  if (m.kv_heads != m.heads) cannot("--num-query-groups", "multi-head attention; grouped-query attention is not offered");
+  if (!m.tied_embeddings) cannot("--untie-embeddings-and-output-weights", "tied embeddings; untying is not offered");
+  if (!m.bias) cannot("--disable-bias-linear", "linear biases; removing them is not offered");
+  if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
+
+  const long dp = long(job.instances) * job.devices_per_instance / (long(p.tp) * p.pp);
+  nlohmann::ordered_json ds;
+  ds["train_batch_size"] = job.workload.global_batch_seqs;
+  ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
+  ds["gradient_accumulation_steps"] = dp > 0 ? job.workload.global_batch_seqs / (long(p.micro_batch) * dp) : 1;
+  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm}};
+  ds["bf16"] = {{"enabled", bf16}};
+  ds["fp16"] = {{"enabled", false}};
+
+  ArgList a;
+  auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };
+  auto num = [&](const std::string& o, long long v) { a.number(o, v); };
+  num("--tensor-model-parallel-size", p.tp);
+  num("--pipeline-model-parallel-size", p.pp);
+  num("--micro-batch-size", p.micro_batch);
+  num("--global-batch-size", job.workload.global_batch_seqs);
+  num("--seq-length", job.workload.seq_len);
+  num("--max-position-embeddings", std::max(m.max_positions, job.workload.seq_len));
+  num("--num-layers", m.layers);
+  num("--hidden-size", m.hidden);
+  num("--ffn-hidden-size", m.ffn_hidden);
+  num("--num-attention-heads", m.heads);
+  arg("--position-embedding-type", m.position == spec::PositionKind::rotary ? "rotary"
+                                   : m.position == spec::PositionKind::alibi ? "alibi"
+                                                                             : "absolute");
+  if (m.mlp == spec::MlpKind::swiglu) arg("--glu-activation", "swiglu");
+  if (!m.dropout) {
+    arg("--attention-dropout", "0.0");
+    arg("--hidden-dropout", "0.0");
+  }
+  num("--pad-vocab-size-to", m.padded_vocab(p.tp));
+  if (bf16) arg("--bf16");
+  if (p.recompute == spec::Recompute::full) arg("--checkpoint-activations");
+  num("--zero-stage", ds_stage(job));
+  arg("--deepspeed");
+  arg("--deepspeed_config", config_name);
+
+  std::ostringstream s;
+  s << "#!/usr/bin/env bash\n" << header_comment(job, info(LaunchFormat::deepspeed));
+  s << "# Run from this folder: --deepspeed_config names " << config_name << " beside this script.\n";
+  s << "set -euo pipefail\n";
+  s << "python -m torch.distributed.run --nnodes " << job.instances << " --nproc_per_node " << job.devices_per_instance
+    << " --rdzv_endpoint \"${MASTER_ADDR:-localhost}:${MASTER_PORT:-6000}\" --rdzv_backend c10d \\\n"
+    << "  pretrain_gpt.py \\\n";
+  s << a.render();
+  s << "  \"$@\"\n";
+  return {s.str(), ds.dump(2) + "\n"};
+}
+
+std::string deepspeed_config_named(const std::string& script_text, const std::string& script_file) {
+  return parse_shell_args(script_text, script_file).value("--deepspeed_config").value_or("");
+}
+
+LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
+                         const std::string& config_file) {
+  LaunchJob job;
+  nlohmann::json ds;
+  try {
+    ds = nlohmann::json::parse(config_text);
+  } catch (const nlohmann::json::exception&) {
+    throw spec::SpecError(config_file, "", "a ds_config JSON object");
+  }
+  if (!ds.is_object()) throw spec::SpecError(config_file, "", "a ds_config JSON object");
+  auto ds_whole = [&](const nlohmann::json& j, const std::string& key, const std::string& path, long fallback) -> long {
+    if (!j.contains(key)) return fallback;
+    if (!j[key].is_number_integer() || j[key].get<long long>() < 0 || j[key].get<long long>() > (1LL << 30))
+      throw spec::SpecError(config_file, path, "a whole number");
+    return long(j[key].get<long long>());
+  };
+  auto ds_bool = [&](const nlohmann::json& j, const std::string& key, const std::string& path) {
+    if (!j.is_object() || !j.contains(key)) return false;
+    if (!j[key].is_boolean()) throw spec::SpecError(config_file, path, "true or false");
+    return j[key].get<bool>();
+  };
+  const nlohmann::json zero = ds.contains("zero_optimization") ? ds["zero_optimization"] : nlohmann::json::object();
+  const int stage = int(ds_whole(zero, "stage", "zero_optimization.stage", 0));
+  if (stage > 3) throw spec::SpecError(config_file, "zero_optimization.stage", "0, 1, 2 or 3");
+  const bool bf16 = ds_bool(ds.value("bf16", nlohmann::json::object()), "enabled", "bf16.enabled");
+  if (ds_bool(ds.value("fp16", nlohmann::json::object()), "enabled", "fp16.enabled"))
+    throw spec::SpecError(config_file, "fp16.enabled", "false (trainplan models BF16 and FP32 training)");
+
+  ShellArgs args;
+  if (!script_text.empty()) {
+    args = parse_shell_args(script_text, script_file);
+    read_header(script_text, job);
+  }
+  constexpr long kBig = 1L << 30;
+  auto whole = [&](const std::string& o, long min, long max, long fallback) {
+    return args.whole(o, min, max, fallback, script_file);
+  };
+  spec::Plan& p = job.plan;
+  job.instances = int(whole("--nnodes", 1, kBig, 0));
+  job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, 0));
+  p.instances = job.instances;
+  p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));
+  p.pp = int(whole("--pipeline-model-parallel-size", 1, kBig, 1));
+  p.micro_batch = int(ds_whole(ds, "train_micro_batch_size_per_gpu", "train_micro_batch_size_per_gpu",
+                               whole("--micro-batch-size", 1, kBig, 1)));
+  job.workload.global_batch_seqs = ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0));
+  job.workload.seq_len = int(whole("--seq-length", 1, kBig, 0));
+  if (args.has("--bf16") && !bf16) throw spec::SpecError(script_file, "--bf16", "bf16.enabled true in " + config_file + " as well");
+  job.workload.precision = bf16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
+  p.zero = bf16 && stage == 0 ? 1 : stage;  // DeepSpeed's BF16 optimizer shards at stage 0
+  if (p.pp > 1 && stage >= 2) throw spec::SpecError(config_file, "zero_optimization.stage", "0 or 1 with pipeline parallelism");
+  p.recompute = args.has("--checkpoint-activations") ? spec::Recompute::full : spec::Recompute::none;
+  p.overlap_dp_comm = ds_bool(zero, "overlap_comm", "zero_optimization.overlap_comm");
+  p.sp = false;
+  p.overlap_tp_comm = false;
+
+  if (args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
+      args.has("--pad-vocab-size-to")) {
+    spec::ModelSpec& m = job.model;
+    job.has_architecture = true;
+    m.name = "from " + script_file;
+    m.source_file = script_file;
+    m.source = script_file + " (its architecture arguments)";
+    m.layers = int(whole("--num-layers", 1, kBig, 0));
+    m.hidden = int(whole("--hidden-size", 1, kBig, 0));
+    m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
+    m.kv_heads = m.heads;
+    m.mlp = args.value("--glu-activation").value_or("") == "swiglu" ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
+    m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 4L * m.hidden));
+    m.norm = spec::NormKind::layernorm;
+    const std::string position = args.value("--position-embedding-type").value_or("absolute");
+    if (position == "rotary") m.position = spec::PositionKind::rotary, m.rotary_fraction = 1.0;
+    else if (position == "alibi") m.position = spec::PositionKind::alibi;
+    else if (position == "absolute") m.position = spec::PositionKind::learned;
+    else throw spec::SpecError(script_file, "--position-embedding-type", "absolute, rotary or alibi, found '" + position + "'");
+    m.tied_embeddings = true;
+    m.bias = true;
+    m.dropout = args.real("--attention-dropout", 0.1, script_file) > 0 || args.real("--hidden-dropout", 0.1, script_file) > 0;
+    m.vocab = int(whole("--pad-vocab-size-to", 1, kBig, 0));
+    m.vocab_pad_multiple = 1;
+    m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+  }
+  return job;
+}
+
+}  // namespace tp::exporting

@@ -1,0 +1,31 @@
+// DeepSpeed (0.6.5) with bigscience Megatron-DeepSpeed, as BLOOM ran it: a
+// ds_config JSON (batch, gradient accumulation, ZeRO stage, overlap, BF16) and
+// a launch script whose Megatron-DeepSpeed arguments name it with
+// --deepspeed_config. With BF16, DeepSpeed's own BF16 optimizer shards the FP32
+// states over DP (ZeRO-1's memory) under ZeRO stage 0, the only stage it
+// allows with pipeline parallelism; trainplan writes and reads it so.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "export/launch_job.h"
+
+namespace tp::exporting {
+
+struct DeepSpeedFiles {
+  std::string script;     // the launch script
+  std::string ds_config;  // the JSON it names
+};
+
+// `config_name`: the ds_config file name the script names (beside the script).
+DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name);
+
+// `script_text` may be empty when only a ds_config is given; `read_config(name)`
+// returns the text of the ds_config the script names.
+LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
+                         const std::string& config_file);
+
+// The ds_config path a script names (--deepspeed_config), or empty.
+std::string deepspeed_config_named(const std::string& script_text, const std::string& script_file);
+
+}  // namespace tp::exporting

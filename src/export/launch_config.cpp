@@ -1,0 +1,52 @@
+#include "export/launch_config.h"
+
+#include <filesystem>
+
+#include "export/deepspeed_config.h"
+#include "export/megatron_config.h"
+#include "export/nemo_config.h"
+#include "export/nxd_config.h"
+#include "export/yaml_fields.h"
+#include "spec/error.h"
+#include "spec/text_file.h"
+
+namespace tp::exporting {
+namespace fs = std::filesystem;
+
+std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path) {
+  switch (format) {
+    case LaunchFormat::megatron: return {{path, write_megatron(job)}};
+    case LaunchFormat::nemo: return {{path, write_nemo(job)}};
+    case LaunchFormat::nxd: return {{path, write_nxd(job)}};
+    case LaunchFormat::deepspeed: {
+      const fs::path p(path);
+      const std::string config_name = p.stem().string() + ".ds_config.json";
+      const DeepSpeedFiles files = write_deepspeed(job, config_name);
+      return {{path, files.script}, {(p.parent_path() / config_name).string(), files.ds_config}};
+    }
+  }
+  return {};
+}
+
+ReadLaunch read_launch_config(const std::string& path) {
+  const std::string text = spec::read_text_file(path);
+  const std::string ext = fs::path(path).extension().string();
+  if (ext == ".yaml" || ext == ".yml") {
+    const YamlFields y(text, path);
+    if (y.has("distributed_strategy")) return {LaunchFormat::nxd, read_nxd(text, path)};
+    if (y.has("model")) return {LaunchFormat::nemo, read_nemo(text, path)};
+    throw spec::SpecError(path, "", "a NeMo YAML (trainer, model) or a NeuronX Distributed Training YAML (distributed_strategy)");
+  }
+  if (ext == ".json") return {LaunchFormat::deepspeed, read_deepspeed("", path, text, path)};
+  if (const std::string config = deepspeed_config_named(text, path); !config.empty()) {
+    const fs::path config_path = fs::path(config).is_absolute() ? fs::path(config) : fs::path(path).parent_path() / config;
+    return {LaunchFormat::deepspeed, read_deepspeed(text, path, spec::read_text_file(config_path.string()), config_path.string())};
+  }
+  if (text.find("--tensor-model-parallel-size") != std::string::npos || text.find("pretrain_gpt.py") != std::string::npos)
+    return {LaunchFormat::megatron, read_megatron(text, path)};
+  throw spec::SpecError(path, "",
+                        "a launcher config: a Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML "
+                        "(.yaml), or a DeepSpeed ds_config (.json)");
+}
+
+}  // namespace tp::exporting

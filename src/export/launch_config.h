@@ -1,0 +1,30 @@
+// One entry for launcher configs: the files a plan becomes in a format, and a
+// job read back from any of the four (the format told by the file's content).
+// Reading touches only the files named; writing is left to the caller.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "export/launch_format.h"
+#include "export/launch_job.h"
+
+namespace tp::exporting {
+
+struct LaunchFile {
+  std::string path;
+  std::string text;
+};
+
+// deepspeed: the launch script at `path` and its ds_config beside it (<stem>.ds_config.json).
+// Throws spec::SpecError naming --emit FORMAT and the option when the plan cannot be expressed.
+std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path);
+
+struct ReadLaunch {
+  LaunchFormat format;
+  LaunchJob job;
+};
+
+// A Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML, or a ds_config JSON.
+ReadLaunch read_launch_config(const std::string& path);
+
+}  // namespace tp::exporting

@@ -1,0 +1,37 @@
+#include "export/launch_format.h"
+
+#include "spec/error.h"
+
+namespace tp::exporting {
+
+const std::vector<FormatInfo>& launch_formats() {
+  static const std::vector<FormatInfo> formats = {
+      {LaunchFormat::megatron, "megatron", "megatron-lm", "Megatron-LM core_r0.13.0",
+       "NVIDIA/Megatron-LM@73a28a1078a8da8e6062199f7f1079a52173ab77 megatron/training/arguments.py"},
+      {LaunchFormat::nemo, "nemo", "nemo", "NeMo 2.0.0 (megatron_gpt_pretraining.py with the Hydra YAML)",
+       "NVIDIA/NeMo@e938df327c6d1e9d26e9670e51c1ceea0bf5a677 "
+       "examples/nlp/language_modeling/conf/megatron_gpt_config.yaml"},
+      {LaunchFormat::nxd, "nxd", "neuronx-distributed", "NeuronX Distributed Training (Neuron SDK 2.20) YAML",
+       "aws-neuron/neuronx-distributed-training@ff83d7bdb1b21fcc4c282c4775ae25a6ffdfbf36 "
+       "examples/conf/megatron_llama_7B_config.yaml, docs/general/config_overview.rst"},
+      {LaunchFormat::deepspeed, "deepspeed", "megatron-deepspeed",
+       "DeepSpeed 0.6.5 ds_config with bigscience Megatron-DeepSpeed arguments",
+       "microsoft/DeepSpeed@8164ea9e6d35dfbbe62b0f15448daf05268b9e81 deepspeed/runtime/constants.py, "
+       "bigscience-workshop/Megatron-DeepSpeed@8387ae17c4704f6579f88a84500b535d19d7fbbf megatron/arguments.py"},
+  };
+  return formats;
+}
+
+const FormatInfo& info(LaunchFormat format) {
+  for (const FormatInfo& f : launch_formats())
+    if (f.format == format) return f;
+  return launch_formats().front();
+}
+
+LaunchFormat parse_launch_format(std::string_view text, const std::string& option) {
+  for (const FormatInfo& f : launch_formats())
+    if (text == f.name) return f.format;
+  throw spec::SpecError(option, "", "one of megatron, nemo, nxd, deepspeed, found '" + std::string(text) + "'");
+}
+
+}  // namespace tp::exporting

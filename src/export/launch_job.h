@@ -1,0 +1,27 @@
+// A training job as a launcher config states it: cluster, plan, workload and
+// architecture. export writes one into a stack's own format (launch_writer.h)
+// and reads one back (launch_reader.h); a round trip keeps every field the
+// cost model reads. Names of the stack versions whose option names are used
+// are in launch_format.h.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "spec/model_spec.h"
+#include "spec/plan.h"
+#include "spec/workload.h"
+
+namespace tp::exporting {
+
+struct LaunchJob {
+  // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent.
+  std::string model_name, hardware_name, stack_name;
+  spec::ModelSpec model;       // the architecture (written from it; read back from the file's fields)
+  bool has_architecture = false;  // on reading: the file states layers, hidden, heads and vocabulary
+  int instances = 0;           // 0: the file is silent
+  int devices_per_instance = 0;
+  spec::Plan plan;
+  spec::Workload workload;
+};
+
+}  // namespace tp::exporting

@@ -1,0 +1,204 @@
+#include "export/megatron_config.h"
+
+#include <sstream>
+#include <vector>
+
+#include "export/header.h"
+#include "export/shell_args.h"
+#include "spec/error.h"
+
+namespace tp::exporting {
+namespace {
+
+const char* kWhere = "--emit megatron";
+
+[[noreturn]] void cannot(const std::string& option, const std::string& why) {
+  throw spec::SpecError(kWhere, option, why);
+}
+
+}  // namespace
+
+std::string write_megatron(const LaunchJob& job) {
+  const spec::Plan& p = job.plan;
+  const spec::ModelSpec& m = job.model;
+  if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (m.parallel_residual) cannot("--num-layers", m.name + " has parallel residual blocks, which Megatron-LM's GPT model has no option for");
+  if (m.position == spec::PositionKind::alibi) cannot("--position-embedding-type", "learned_absolute or rope; ALiBi is not offered");
+  if (job.workload.precision == spec::Precision::bf16_sr)
+    cannot("--bf16", "BF16 with stochastic rounding is not a Megatron-LM precision; use --precision mixed-bf16");
+  if (p.uneven_stages) cannot("--decoder-first-pipeline-num-layers", "uneven pipeline stages are not exported yet");
+  if (p.sp && p.tp == 1) cannot("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
+  if (p.overlap_tp_comm && !p.sp) cannot("--tp-comm-overlap", "--sequence-parallel as well");
+  if (p.virtual_stages > 1 && p.pp < 2) cannot("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
+
+  ArgList a;
+  auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };
+  auto num = [&](const std::string& o, long long v) { a.number(o, v); };
+  num("--tensor-model-parallel-size", p.tp);
+  num("--pipeline-model-parallel-size", p.pp);
+  if (p.virtual_stages > 1) num("--num-virtual-stages-per-pipeline-rank", p.virtual_stages);
+  if (p.sp) arg("--sequence-parallel");
+  num("--micro-batch-size", p.micro_batch);
+  num("--global-batch-size", job.workload.global_batch_seqs);
+  num("--seq-length", job.workload.seq_len);
+  num("--max-position-embeddings", std::max(m.max_positions, job.workload.seq_len));
+  if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
+  if (job.workload.precision == spec::Precision::fp8) arg("--fp8-format", "hybrid");  // E4M3 forward, E5M2 gradients
+  if (p.zero == 1) arg("--use-distributed-optimizer");
+  if (p.zero >= 2) {
+    arg("--use-custom-fsdp");
+    arg("--data-parallel-sharding-strategy", p.zero == 2 ? "optim_grads" : "optim_grads_params");
+  }
+  if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
+  if (p.recompute == spec::Recompute::full) {
+    arg("--recompute-granularity", "full");
+    arg("--recompute-method", "uniform");
+    num("--recompute-num-layers", 1);
+  }
+  if (p.overlap_dp_comm) {
+    arg("--overlap-grad-reduce");
+    if (p.zero == 1) arg("--overlap-param-gather");
+  }
+  if (p.overlap_tp_comm) arg("--tp-comm-overlap");
+  num("--num-layers", m.layers);
+  num("--hidden-size", m.hidden);
+  num("--ffn-hidden-size", m.ffn_hidden);
+  num("--num-attention-heads", m.heads);
+  if (m.kv_heads != m.heads) {
+    arg("--group-query-attention");
+    num("--num-query-groups", m.kv_heads);
+  }
+  if (m.position == spec::PositionKind::rotary) {
+    arg("--position-embedding-type", "rope");
+    if (m.rotary_fraction > 0 && m.rotary_fraction < 1) {
+      std::ostringstream f;
+      f << m.rotary_fraction;
+      arg("--rotary-percent", f.str());
+    }
+  }
+  if (m.mlp == spec::MlpKind::swiglu) arg("--swiglu");
+  arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "RMSNorm" : "LayerNorm");
+  if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
+  if (!m.bias) arg("--disable-bias-linear");
+  if (!m.dropout) {
+    arg("--attention-dropout", "0.0");
+    arg("--hidden-dropout", "0.0");
+  }
+  num("--vocab-size", m.vocab);
+  num("--make-vocab-size-divisible-by", m.vocab_pad_multiple);
+
+  std::ostringstream s;
+  s << "#!/usr/bin/env bash\n" << header_comment(job, info(LaunchFormat::megatron));
+  s << "set -euo pipefail\n";
+  if (p.tp > 1) s << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # asserted by Megatron-LM when TP > 1\n";
+  s << "torchrun --nnodes " << job.instances << " --nproc_per_node " << job.devices_per_instance
+    << " --node_rank \"${NODE_RANK:-0}\" --master_addr \"${MASTER_ADDR:-localhost}\" --master_port \"${MASTER_PORT:-6000}\" \\\n"
+    << "  pretrain_gpt.py \\\n";
+  s << a.render();
+  s << "  \"$@\"\n";
+  return s.str();
+}
+
+LaunchJob read_megatron(const std::string& text, const std::string& file) {
+  const ShellArgs args = parse_shell_args(text, file);
+  LaunchJob job;
+  read_header(text, job);
+  auto whole = [&](const std::string& o, long min, long max, long fallback) { return args.whole(o, min, max, fallback, file); };
+  auto required = [&](const std::string& o, long min, long max) {
+    if (!args.has(o)) throw spec::SpecError(file, o, "the option (Megatron-LM requires it)");
+    return whole(o, min, max, 0);
+  };
+  constexpr long kBig = 1L << 30;
+  spec::Plan& p = job.plan;
+  job.instances = int(whole("--nnodes", 1, kBig, 0));
+  job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, whole("--nproc-per-node", 1, 1024, 0)));
+  p.instances = job.instances;
+  p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));
+  p.pp = int(whole("--pipeline-model-parallel-size", 1, kBig, 1));
+  p.virtual_stages = int(whole("--num-virtual-stages-per-pipeline-rank", 1, kBig, 1));
+  if (args.has("--num-layers-per-virtual-pipeline-stage")) {
+    const long per = whole("--num-layers-per-virtual-pipeline-stage", 1, kBig, 1);
+    const long layers = whole("--num-layers", 1, kBig, 0);
+    if (layers % (per * p.pp) != 0)
+      throw spec::SpecError(file, "--num-layers-per-virtual-pipeline-stage",
+                            "a divisor of num-layers / pipeline-model-parallel-size (" + std::to_string(layers) + " / " +
+                                std::to_string(p.pp) + ")");
+    p.virtual_stages = int(layers / (per * p.pp));
+  }
+  p.sp = args.has("--sequence-parallel");
+  p.micro_batch = int(required("--micro-batch-size", 1, kBig));
+  job.workload.global_batch_seqs = whole("--global-batch-size", 1, kBig, 0);
+  job.workload.seq_len = int(required("--seq-length", 1, kBig));
+  if (args.has("--bf16") && args.has("--fp16")) throw spec::SpecError(file, "--fp16", "not with --bf16");
+  if (args.has("--fp16")) throw spec::SpecError(file, "--fp16", "--bf16 (trainplan models BF16 and FP32 training)");
+  job.workload.precision = args.has("--bf16") ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
+  if (args.has("--fp8-format")) {
+    const std::string format = args.value("--fp8-format").value_or("");
+    if (format != "hybrid" && format != "e4m3") throw spec::SpecError(file, "--fp8-format", "e4m3 or hybrid, found '" + format + "'");
+    if (!args.has("--bf16")) throw spec::SpecError(file, "--fp8-format", "--bf16 as well (trainplan models FP8 over mixed BF16)");
+    job.workload.precision = spec::Precision::fp8;
+  }
+  p.zero = 0;
+  if (args.has("--use-distributed-optimizer")) p.zero = 1;
+  if (args.has("--use-custom-fsdp") || args.has("--use-megatron-fsdp")) {
+    const std::string s = args.value("--data-parallel-sharding-strategy").value_or("no_shard");
+    if (s == "optim") p.zero = 1;
+    else if (s == "optim_grads") p.zero = 2;
+    else if (s == "optim_grads_params") p.zero = 3;
+    else if (s != "no_shard")
+      throw spec::SpecError(file, "--data-parallel-sharding-strategy", "no_shard, optim, optim_grads or optim_grads_params");
+  }
+  if (args.has("--use-torch-fsdp2")) p.zero = 3;
+  const std::string granularity =
+      args.has("--recompute-activations") ? "selective" : args.value("--recompute-granularity").value_or("");
+  if (granularity.empty()) p.recompute = spec::Recompute::none;
+  else if (!spec::parse_recompute(granularity, p.recompute) || p.recompute == spec::Recompute::none)
+    throw spec::SpecError(file, "--recompute-granularity", "full or selective, found '" + granularity + "'");
+  if (p.recompute == spec::Recompute::full) {
+    const std::string method = args.value("--recompute-method").value_or("uniform");
+    if (method != "uniform" || whole("--recompute-num-layers", 1, kBig, 1) != 1)
+      throw spec::SpecError(file, "--recompute-method",
+                            "uniform with --recompute-num-layers 1 (every layer recomputed; trainplan models no partial recompute)");
+  }
+  p.overlap_dp_comm = args.has("--overlap-grad-reduce");
+  p.overlap_tp_comm = args.has("--tp-comm-overlap");
+  if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(file, "--tp-comm-overlap", "--sequence-parallel as well");
+
+  spec::ModelSpec& m = job.model;
+  if (args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
+      args.has("--vocab-size")) {
+    job.has_architecture = true;
+    m.name = "from " + file;
+    m.source_file = file;
+    m.source = file + " (its architecture arguments)";
+    m.layers = int(whole("--num-layers", 1, kBig, 0));
+    m.hidden = int(whole("--hidden-size", 1, kBig, 0));
+    m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
+    m.kv_heads = args.has("--group-query-attention") ? int(whole("--num-query-groups", 1, m.heads, 1)) : m.heads;
+    m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
+    m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, m.mlp == spec::MlpKind::swiglu
+                                                                ? long(m.hidden * 8 / 3 / 64) * 64
+                                                                : 4L * m.hidden));
+    const std::string norm = args.value("--normalization").value_or("LayerNorm");
+    if (norm != "LayerNorm" && norm != "RMSNorm") throw spec::SpecError(file, "--normalization", "LayerNorm or RMSNorm");
+    m.norm = norm == "RMSNorm" ? spec::NormKind::rmsnorm : spec::NormKind::layernorm;
+    const std::string position = args.value("--position-embedding-type").value_or("learned_absolute");
+    if (position == "rope") {
+      m.position = spec::PositionKind::rotary;
+      m.rotary_fraction = args.real("--rotary-percent", 1.0, file);
+    } else if (position == "learned_absolute") {
+      m.position = spec::PositionKind::learned;
+    } else {
+      throw spec::SpecError(file, "--position-embedding-type", "learned_absolute or rope, found '" + position + "'");
+    }
+    m.tied_embeddings = !args.has("--untie-embeddings-and-output-weights");
+    m.bias = !args.has("--disable-bias-linear");
+    m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
+    m.vocab = int(whole("--vocab-size", 1, kBig, 0));
+    m.vocab_pad_multiple = int(whole("--make-vocab-size-divisible-by", 1, kBig, 128));
+    m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+  }
+  return job;
+}
+
+}  // namespace tp::exporting

@@ -1,0 +1,159 @@
+#include "export/nemo_config.h"
+
+#include "export/header.h"
+#include "export/yaml_fields.h"
+#include "spec/error.h"
+
+namespace tp::exporting {
+namespace {
+
+const char* kWhere = "--emit nemo";
+
+const char* optimizer_for(int zero) {
+  switch (zero) {
+    case 0: return "fused_adam";
+    case 1: return "mcore_distributed_optim";  // Megatron-Core distributed optimizer: optimizer states sharded
+    case 2: return "distributed_fused_adam";   // Apex DistributedFusedAdam: "implements the ZeRO-2 algorithm"
+    default: return "fused_adam";              // ZeRO-3 is model.fsdp with fsdp_sharding_strategy full
+  }
+}
+
+}  // namespace
+
+std::string write_nemo(const LaunchJob& job) {
+  const spec::Plan& p = job.plan;
+  const spec::ModelSpec& m = job.model;
+  if (m.kind != spec::ModelKind::decoder) throw spec::SpecError(kWhere, "model", "a decoder model; " + m.name + " is an encoder");
+  if (m.parallel_residual)
+    throw spec::SpecError(kWhere, "model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
+  if (job.workload.precision == spec::Precision::bf16_sr)
+    throw spec::SpecError(kWhere, "trainer.precision", "bf16 (O2) or 32; BF16 with stochastic rounding is not a NeMo precision");
+  if (p.uneven_stages) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
+  if (p.sp && p.tp == 1) throw spec::SpecError(kWhere, "model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");
+  if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(kWhere, "model.ub_tp_comm_overlap", "model.sequence_parallel as well");
+  if (p.virtual_stages > 1 && p.pp < 2)
+    throw spec::SpecError(kWhere, "model.virtual_pipeline_model_parallel_size", "pipeline_model_parallel_size > 1");
+
+  YAML::Node root;
+  YAML::Node trainer = root["trainer"];
+  trainer["num_nodes"] = job.instances;
+  trainer["devices"] = job.devices_per_instance;
+  const bool fp8 = job.workload.precision == spec::Precision::fp8;
+  trainer["precision"] = job.workload.precision == spec::Precision::mixed_bf16 || fp8 ? "bf16" : "32";
+  YAML::Node model = root["model"];
+  model["micro_batch_size"] = p.micro_batch;
+  model["global_batch_size"] = job.workload.global_batch_seqs;
+  model["tensor_model_parallel_size"] = p.tp;
+  model["pipeline_model_parallel_size"] = p.pp;
+  if (p.virtual_stages > 1) model["virtual_pipeline_model_parallel_size"] = p.virtual_stages;
+  else model["virtual_pipeline_model_parallel_size"] = YAML::Node(YAML::NodeType::Null);
+  model["sequence_parallel"] = p.sp;
+  model["encoder_seq_length"] = job.workload.seq_len;
+  model["max_position_embeddings"] = std::max(m.max_positions, job.workload.seq_len);
+  model["num_layers"] = m.layers;
+  model["hidden_size"] = m.hidden;
+  model["ffn_hidden_size"] = m.ffn_hidden;
+  model["num_attention_heads"] = m.heads;
+  if (m.kv_heads != m.heads) model["num_query_groups"] = m.kv_heads;
+  else model["num_query_groups"] = YAML::Node(YAML::NodeType::Null);
+  model["normalization"] = m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm";
+  model["activation"] = m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu";
+  model["position_embedding_type"] = m.position == spec::PositionKind::rotary ? "rope"
+                                     : m.position == spec::PositionKind::alibi ? "alibi"
+                                                                                 : "learned_absolute";
+  if (m.position == spec::PositionKind::rotary) model["rotary_percentage"] = m.rotary_fraction > 0 ? m.rotary_fraction : 1.0;
+  model["share_embeddings_and_output_weights"] = m.tied_embeddings;
+  model["bias"] = m.bias;
+  model["hidden_dropout"] = m.dropout ? 0.1 : 0.0;
+  model["attention_dropout"] = m.dropout ? 0.1 : 0.0;
+  model["make_vocab_size_divisible_by"] = m.vocab_pad_multiple;
+  model["megatron_amp_O2"] = job.workload.precision == spec::Precision::mixed_bf16 || fp8;
+  model["fp8"] = fp8;  // Transformer Engine FP8 GEMMs in the transformer layers
+  if (fp8) model["fp8_hybrid"] = true;
+  if (p.recompute == spec::Recompute::none) {
+    model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
+  } else if (p.recompute == spec::Recompute::selective) {
+    model["activations_checkpoint_granularity"] = "selective";
+  } else {
+    model["activations_checkpoint_granularity"] = "full";
+    model["activations_checkpoint_method"] = "uniform";
+    model["activations_checkpoint_num_layers"] = 1;
+  }
+  model["ub_tp_comm_overlap"] = p.overlap_tp_comm;
+  model["fsdp"] = p.zero == 3;
+  if (p.zero == 3) model["fsdp_sharding_strategy"] = "full";
+  YAML::Node optim = model["optim"];
+  optim["name"] = optimizer_for(p.zero);
+  optim["overlap_grad_sync"] = p.overlap_dp_comm;  // Megatron-Core DDP's overlap_grad_reduce
+  if (p.zero == 1 || p.zero == 2) optim[p.zero == 1 ? "overlap_param_gather" : "overlap_param_sync"] = p.overlap_dp_comm;
+  std::string header = header_comment(job, info(LaunchFormat::nemo));
+  header += "# Overrides of megatron_gpt_config.yaml; the vocabulary comes from your tokenizer (trainplan assumed " +
+            std::to_string(m.vocab) + ").\n";
+  return yaml_text(header, root);
+}
+
+LaunchJob read_nemo(const std::string& text, const std::string& file) {
+  const YamlFields y(text, file);
+  LaunchJob job;
+  read_header(text, job);
+  constexpr long kBig = 1L << 30;
+  spec::Plan& p = job.plan;
+  job.instances = int(y.whole("trainer.num_nodes", 1, kBig, 1));
+  job.devices_per_instance = int(y.whole("trainer.devices", 1, 1024, 0));
+  p.instances = job.instances;
+  const std::string precision = y.text("trainer.precision", "bf16");
+  if (precision == "bf16" || precision == "bf16-mixed") {
+    if (!y.flag("model.megatron_amp_O2", true))
+      throw spec::SpecError(file, "model.megatron_amp_O2", "True with bf16 (trainplan models O2: BF16 weights, FP32 main params)");
+    job.workload.precision = spec::Precision::mixed_bf16;
+  } else if (precision == "32" || precision == "32-true") {
+    job.workload.precision = spec::Precision::fp32;
+  } else {
+    throw spec::SpecError(file, "trainer.precision", "bf16 or 32 (trainplan models BF16 and FP32 training), found '" + precision + "'");
+  }
+  if (y.flag("model.fp8", false)) {
+    if (job.workload.precision != spec::Precision::mixed_bf16)
+      throw spec::SpecError(file, "model.fp8", "trainer.precision bf16 as well (trainplan models FP8 over mixed BF16)");
+    job.workload.precision = spec::Precision::fp8;
+  }
+  p.micro_batch = int(y.whole("model.micro_batch_size", 1, kBig, 4));
+  job.workload.global_batch_seqs = y.whole("model.global_batch_size", 1, kBig, 8);
+  p.tp = int(y.whole("model.tensor_model_parallel_size", 1, kBig, 1));
+  p.pp = int(y.whole("model.pipeline_model_parallel_size", 1, kBig, 1));
+  p.virtual_stages = int(y.whole("model.virtual_pipeline_model_parallel_size", 1, kBig, 1));
+  p.sp = y.flag("model.sequence_parallel", false);
+  job.workload.seq_len = int(y.whole("model.encoder_seq_length", 1, kBig, 512));
+  const std::string granularity = y.text("model.activations_checkpoint_granularity", "");
+  if (granularity.empty()) p.recompute = spec::Recompute::none;
+  else if (granularity == "selective") p.recompute = spec::Recompute::selective;
+  else if (granularity == "full") {
+    p.recompute = spec::Recompute::full;
+    if (y.text("model.activations_checkpoint_method", "uniform") != "uniform" ||
+        y.whole("model.activations_checkpoint_num_layers", 1, kBig, 1) != 1)
+      throw spec::SpecError(file, "model.activations_checkpoint_method",
+                            "uniform with activations_checkpoint_num_layers 1 (trainplan models no partial recompute)");
+  } else {
+    throw spec::SpecError(file, "model.activations_checkpoint_granularity", "null, selective or full, found '" + granularity + "'");
+  }
+  p.overlap_tp_comm = y.flag("model.ub_tp_comm_overlap", false);
+  const std::string optimizer = y.text("model.optim.name", "fused_adam");
+  if (y.flag("model.fsdp", false)) {
+    const std::string strategy = y.text("model.fsdp_sharding_strategy", "full");
+    if (strategy != "full" && strategy != "grad")
+      throw spec::SpecError(file, "model.fsdp_sharding_strategy", "full or grad (hybrid sharding is not modelled)");
+    p.zero = strategy == "full" ? 3 : 2;
+  } else if (optimizer == "fused_adam") {
+    p.zero = 0;
+  } else if (optimizer == "mcore_distributed_optim") {
+    p.zero = 1;
+  } else if (optimizer == "distributed_fused_adam") {
+    p.zero = 2;
+  } else {
+    throw spec::SpecError(file, "model.optim.name",
+                          "fused_adam, mcore_distributed_optim or distributed_fused_adam, found '" + optimizer + "'");
+  }
+  p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", p.zero == 2);  // Apex's default is on
+  return job;
+}
+
+}  // namespace tp::exporting

@@ -1,0 +1,16 @@
+// NeMo (2.0.0, megatron_gpt_pretraining.py) as its Hydra YAML: trainer nodes,
+// devices and precision; model parallel sizes, batch, recompute, optimizer
+// (the ZeRO stage) and architecture under the keys of megatron_gpt_config.yaml.
+// The vocabulary is the tokenizer's in NeMo, so a file read back names its
+// model by trainplan's header or by --model.
+#pragma once
+#include <string>
+
+#include "export/launch_job.h"
+
+namespace tp::exporting {
+
+std::string write_nemo(const LaunchJob& job);
+LaunchJob read_nemo(const std::string& text, const std::string& file);
+
+}  // namespace tp::exporting

@@ -1,0 +1,107 @@
+#include "export/nxd_config.h"
+
+#include "export/header.h"
+#include "export/yaml_fields.h"
+#include "spec/error.h"
+
+namespace tp::exporting {
+namespace {
+
+const char* kWhere = "--emit nxd";
+
+}  // namespace
+
+std::string write_nxd(const LaunchJob& job) {
+  const spec::Plan& p = job.plan;
+  const spec::ModelSpec& m = job.model;
+  if (m.kind != spec::ModelKind::decoder) throw spec::SpecError(kWhere, "model", "a decoder model; " + m.name + " is an encoder");
+  if (m.parallel_residual) throw spec::SpecError(kWhere, "model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
+  if (m.position == spec::PositionKind::alibi)
+    throw spec::SpecError(kWhere, "model.position_embedding_type", "learned_absolute or rope; ALiBi is not offered");
+  if (job.workload.precision == spec::Precision::fp8)
+    throw spec::SpecError(kWhere, "precision.type", "mixed_precision, bf16SR or fp32; FP8 training is not offered");
+  if (p.zero > 1) throw spec::SpecError(kWhere, "distributed_strategy.zero1", "ZeRO 0 or 1; NxD offers no ZeRO-" + std::to_string(p.zero));
+  if (p.overlap_tp_comm) throw spec::SpecError(kWhere, "distributed_strategy", "no async TP; NxD offers no TP communication overlap");
+  if (p.uneven_stages) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
+  if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
+    throw spec::SpecError(kWhere, "precision.type", "mixed_precision needs zero1 (NxD keeps FP32 master weights in the ZeRO-1 optimizer)");
+
+  YAML::Node root;
+  root["name"] = "megatron_llama";
+  root["model_source"] = "megatron";
+  root["trainer"]["devices"] = job.devices_per_instance;
+  root["trainer"]["num_nodes"] = job.instances;
+  YAML::Node d = root["distributed_strategy"];
+  d["tensor_model_parallel_size"] = p.tp;
+  d["pipeline_model_parallel_size"] = p.pp;
+  d["virtual_pipeline_model_parallel_size"] = p.virtual_stages;
+  d["zero1"] = p.zero == 1;
+  d["sequence_parallel"] = p.sp;
+  root["data"]["micro_batch_size"] = p.micro_batch;
+  root["data"]["global_batch_size"] = job.workload.global_batch_seqs;
+  YAML::Node model = root["model"];
+  model["encoder_seq_length"] = job.workload.seq_len;
+  model["max_position_embeddings"] = std::max(m.max_positions, job.workload.seq_len);
+  model["num_layers"] = m.layers;
+  model["hidden_size"] = m.hidden;
+  model["ffn_hidden_size"] = m.ffn_hidden;
+  model["num_attention_heads"] = m.heads;
+  model["num_kv_heads"] = m.kv_heads;
+  model["hidden_dropout"] = m.dropout ? 0.1 : 0.0;
+  model["attention_dropout"] = m.dropout ? 0.1 : 0.0;
+  model["normalization"] = m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm";
+  model["make_vocab_size_divisible_by"] = m.vocab_pad_multiple;
+  model["share_embeddings_and_output_weights"] = m.tied_embeddings;
+  model["position_embedding_type"] = m.position == spec::PositionKind::rotary ? "rope" : "learned_absolute";
+  if (m.position == spec::PositionKind::rotary) model["rotary_percentage"] = m.rotary_fraction > 0 ? m.rotary_fraction : 1.0;
+  model["activation"] = m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu";
+  model["has_bias"] = m.bias;
+  if (p.recompute == spec::Recompute::none) model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
+  else model["activations_checkpoint_granularity"] = p.recompute == spec::Recompute::selective ? "selective" : "full";
+  root["precision"]["type"] = job.workload.precision == spec::Precision::mixed_bf16 ? "mixed_precision"
+                              : job.workload.precision == spec::Precision::bf16_sr   ? "bf16SR"
+                                                                                     : "fp32";
+  std::string header = header_comment(job, info(LaunchFormat::nxd));
+  header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
+  return yaml_text(header, root);
+}
+
+LaunchJob read_nxd(const std::string& text, const std::string& file) {
+  const YamlFields y(text, file);
+  LaunchJob job;
+  read_header(text, job);
+  constexpr long kBig = 1L << 30;
+  spec::Plan& p = job.plan;
+  job.instances = int(y.whole("trainer.num_nodes", 1, kBig, 1));
+  job.devices_per_instance = int(y.whole("trainer.devices", 1, 1024, 0));
+  p.instances = job.instances;
+  for (const char* key : {"distributed_strategy.tensor_model_parallel_size", "distributed_strategy.pipeline_model_parallel_size",
+                          "distributed_strategy.zero1", "distributed_strategy.sequence_parallel", "data.micro_batch_size",
+                          "data.global_batch_size", "model.encoder_seq_length"})
+    if (!y.has(key)) throw spec::SpecError(file, key, "the key (NeuronX Distributed Training requires it)");
+  p.tp = int(y.whole("distributed_strategy.tensor_model_parallel_size", 1, kBig, 1));
+  p.pp = int(y.whole("distributed_strategy.pipeline_model_parallel_size", 1, kBig, 1));
+  p.virtual_stages = int(y.whole("distributed_strategy.virtual_pipeline_model_parallel_size", 1, kBig, 1));
+  p.zero = y.flag("distributed_strategy.zero1", false) ? 1 : 0;
+  p.sp = y.flag("distributed_strategy.sequence_parallel", false);
+  p.micro_batch = int(y.whole("data.micro_batch_size", 1, kBig, 1));
+  job.workload.global_batch_seqs = y.whole("data.global_batch_size", 1, kBig, 1);
+  job.workload.seq_len = int(y.whole("model.encoder_seq_length", 1, kBig, 1));
+  const std::string granularity = y.text("model.activations_checkpoint_granularity", "");
+  if (granularity.empty()) p.recompute = spec::Recompute::none;
+  else if (granularity == "selective") p.recompute = spec::Recompute::selective;
+  else if (granularity == "full") p.recompute = spec::Recompute::full;
+  else throw spec::SpecError(file, "model.activations_checkpoint_granularity", "null, selective or full, found '" + granularity + "'");
+  p.overlap_dp_comm = true;  // asked for; NxD reduces after the accumulation loop, which its stack descriptor states
+  p.overlap_tp_comm = false;
+  const std::string precision = y.text("precision.type", "mixed_precision");
+  if (precision == "mixed_precision") job.workload.precision = spec::Precision::mixed_bf16;
+  else if (precision == "bf16SR") job.workload.precision = spec::Precision::bf16_sr;
+  else if (precision == "fp32") job.workload.precision = spec::Precision::fp32;
+  else throw spec::SpecError(file, "precision.type", "mixed_precision, bf16SR or fp32 (trainplan's three precisions), found '" + precision + "'");
+  if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
+    throw spec::SpecError(file, "distributed_strategy.zero1", "true with precision.type mixed_precision (NxD requires ZeRO-1 for FP32 master weights)");
+  return job;
+}
+
+}  // namespace tp::exporting

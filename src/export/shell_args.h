@@ -1,0 +1,41 @@
+// The options of a launch script: the words of a POSIX shell script (quotes,
+// backslash-newline continuations and # comments honoured; variables left as
+// written) and every `--name value`, `--name=value` or bare `--flag` among them.
+// A name given twice keeps its last value, as argparse does.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tp::exporting {
+
+struct ShellArgs {
+  std::map<std::string, std::string> options;  // "--seq-length" -> "4096"; a bare flag -> ""
+  std::vector<std::string> comments;           // each "# ..." line, without the '#'
+  std::vector<std::string> words;
+
+  bool has(const std::string& name) const { return options.count(name) > 0; }
+  std::optional<std::string> value(const std::string& name) const;
+  // The option as a whole number in [min, max] (refused naming `file`), or `fallback` when absent.
+  long whole(const std::string& name, long min, long max, long fallback, const std::string& file) const;
+  // The option as a real number (refused naming `file`), or `fallback` when absent.
+  double real(const std::string& name, double fallback, const std::string& file) const;
+};
+
+// Options to write, in order: each rendered as "  --name value \\\n" (a flag without value).
+struct ArgList {
+  std::vector<std::pair<std::string, std::string>> items;
+  void flag(const std::string& name) { items.emplace_back(name, ""); }
+  void text(const std::string& name, const std::string& value) { items.emplace_back(name, value); }
+  void number(const std::string& name, long long value) { items.emplace_back(name, std::to_string(value)); }
+  std::string render() const;
+};
+
+// Throws spec::SpecError naming `file` for an unterminated quote.
+ShellArgs parse_shell_args(const std::string& text, const std::string& file);
+
+// One shell word, quoted only where it must be.
+std::string shell_quote(const std::string& word);
+
+}  // namespace tp::exporting

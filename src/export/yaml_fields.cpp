@@ -1,0 +1,66 @@
+#include "export/yaml_fields.h"
+
+#include "export/read_values.h"
+#include "spec/error.h"
+
+namespace tp::exporting {
+
+YamlFields::YamlFields(const std::string& text, const std::string& file) : file_(file) {
+  try {
+    root_ = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw spec::SpecError(file, "", "valid YAML (line " + std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
+  }
+  if (!root_.IsMap()) throw spec::SpecError(file, "", "a YAML mapping of trainer, model and other sections");
+}
+
+YAML::Node YamlFields::find(const std::string& path) const {
+  YAML::Node node;
+  node.reset(root_);  // rebinds; operator= would overwrite the node it refers to
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!node.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    YAML::Node child = node[key];
+    if (!child.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+    node.reset(child);
+    if (dot == std::string::npos) return node;
+    start = dot + 1;
+  }
+}
+
+bool YamlFields::has(const std::string& path) const {
+  const YAML::Node n = find(path);
+  return n.IsDefined() && !n.IsNull();
+}
+
+std::string YamlFields::scalar(const std::string& path) const {
+  const YAML::Node n = find(path);
+  if (!n.IsScalar()) throw spec::SpecError(file_, path, "a single value, not a list or a mapping");
+  return n.Scalar();
+}
+
+long YamlFields::whole(const std::string& path, long min, long max, long fallback) const {
+  return has(path) ? whole_number(scalar(path), file_, path, min, max) : fallback;
+}
+
+double YamlFields::real(const std::string& path, double fallback) const {
+  return has(path) ? real_number(scalar(path), file_, path) : fallback;
+}
+
+bool YamlFields::flag(const std::string& path, bool fallback) const {
+  return has(path) ? boolean(scalar(path), file_, path) : fallback;
+}
+
+std::string YamlFields::text(const std::string& path, const std::string& fallback) const {
+  return has(path) ? scalar(path) : fallback;
+}
+
+std::string yaml_text(const std::string& header, const YAML::Node& root) {
+  YAML::Emitter out;
+  out << root;
+  return header + out.c_str() + "\n";
+}
+
+}  // namespace tp::exporting

@@ -1,0 +1,33 @@
+// Typed reads of dotted key paths ("model.micro_batch_size") in a YAML launcher
+// config. A malformed document, a wrong type or a value out of range is refused
+// with the file and the key path (spec::SpecError); a missing key takes the
+// fallback the stack itself would use, which the caller states.
+#pragma once
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+namespace tp::exporting {
+
+class YamlFields {
+ public:
+  YamlFields(const std::string& text, const std::string& file);
+
+  bool has(const std::string& path) const;      // present and not null
+  long whole(const std::string& path, long min, long max, long fallback) const;
+  double real(const std::string& path, double fallback) const;
+  bool flag(const std::string& path, bool fallback) const;
+  std::string text(const std::string& path, const std::string& fallback) const;
+  const std::string& file() const { return file_; }
+
+ private:
+  YAML::Node find(const std::string& path) const;  // an undefined node when missing
+  std::string scalar(const std::string& path) const;
+  YAML::Node root_;
+  std::string file_;
+};
+
+// A YAML document as text: the header comment, then `root` in block style.
+std::string yaml_text(const std::string& header, const YAML::Node& root);
+
+}  // namespace tp::exporting

@@ -1,0 +1,304 @@
+// The Python module `trainplan`: each function runs the subcommand of the same name
+// in-process (tp::cli::add_all_commands, as the program) from keywords spelled as its
+// long options in snake_case and returns its --format json document as a dict.
+// std::cout and std::cerr are captured per call and always restored; errors raise
+// trainplan.SpecError, PlanRefused or ArgumentError (all trainplan.Error), else RuntimeError.
+#include <pybind11/eval.h>
+#include <pybind11/pybind11.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "spec/error.h"
+
+namespace py = pybind11;
+
+namespace {
+
+const char* const kModuleDoc = R"doc(trainplan: which tensor / pipeline / sequence / data-parallel layout trains this
+model fastest and cheapest on these instances, from the same step model as the
+`trainplan` program.
+
+Each function runs the subcommand of the same name and returns its versioned
+--format json document as a dict: {"schema": "trainplan/<command>/1",
+"query": {...}, ...}, as data/schema/<command>.schema.json describes; tables
+are under "tables", each {"key", "title", "scope", "rows", "notes"}.
+Keywords are the command's long options in snake_case (seq_len=4096 is
+--seq-len 4096); help(trainplan.<command>) lists them, as does
+`trainplan <command> --help`.
+
+    doc = trainplan.search(model="llama2-70b", hardware=["trn1.32xlarge", "p5.48xlarge"],
+                           instances="1..256", objective="tokens-per-dollar", top=10)
+    pandas.DataFrame(trainplan.rows(doc, "best_plans"))
+
+Errors: SpecError (a bad descriptor or path: .file, .field, .expected),
+PlanRefused (a plan that cannot run: .message, .document), ArgumentError
+(an unknown keyword or a bad value; also a ValueError); all are trainplan.Error.
+)doc";
+
+// Exception classes and rows(), run once in the module's namespace. `list` there is
+// trainplan.list once the functions are added, so this code keeps the builtin as _list.
+const char* const kPythonPart = R"py(
+_list = list
+
+class Error(Exception):
+    """Base of the errors trainplan raises; .message is the line the CLI prints after 'trainplan: '."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+class SpecError(Error):
+    """A descriptor, config or path trainplan cannot use: .file names it, .field is the
+    JSON path of the bad field (empty when the whole file is at fault) and .expected
+    says what was expected there."""
+
+    def __init__(self, message, file, field, expected):
+        super().__init__(message)
+        self.file = file
+        self.field = field
+        self.expected = expected
+
+
+class PlanRefused(Error):
+    """A plan that cannot run (does not fit in HBM, TP not dividing the heads, a ZeRO
+    stage the stack lacks ...): .message says why; .document is the estimate's document
+    when one was made before the refusal (a plan short of memory), else None."""
+
+    def __init__(self, message, document=None):
+        super().__init__(message)
+        self.document = document
+
+
+class ArgumentError(Error, ValueError):
+    """An unknown keyword or a value the command does not take."""
+
+
+def rows(document, key):
+    """The rows of the first table whose "key" is `key`, as a list of dicts that
+    pandas.DataFrame takes as it is. A document without such a table but with a
+    top-level list under `key` (estimate's "prices") gives that list.
+    Raises KeyError naming the keys the document has."""
+    tables = document.get("tables", [])
+    for table in tables:
+        if table.get("key") == key:
+            return table["rows"]
+    if isinstance(document.get(key), _list):
+        return document[key]
+    have = [t.get("key") for t in tables] or sorted(k for k, v in document.items() if isinstance(v, _list))
+    raise KeyError(f"no table {key!r} in this {document.get('schema', 'document')}; it has {', '.join(map(str, have)) or 'none'}")
+
+
+__all__ = ["estimate", "search", "sweep", "compare", "validate", "rows",
+           "Error", "SpecError", "PlanRefused", "ArgumentError"]  # not `list`: it would hide the builtin
+)py";
+
+// std::cout and std::cerr into strings while alive; the old buffers come back on every path.
+class CapturedStreams {
+ public:
+  CapturedStreams() : old_out_(std::cout.rdbuf(out_.rdbuf())), old_err_(std::cerr.rdbuf(err_.rdbuf())) {}
+  ~CapturedStreams() {
+    std::cout.rdbuf(old_out_);
+    std::cerr.rdbuf(old_err_);
+  }
+  CapturedStreams(const CapturedStreams&) = delete;
+  CapturedStreams& operator=(const CapturedStreams&) = delete;
+  std::string out() const { return out_.str(); }
+  std::string err() const { return err_.str(); }
+
+ private:
+  std::ostringstream out_, err_;
+  std::streambuf* old_out_;
+  std::streambuf* old_err_;
+};
+
+// How one run ended, recorded while the streams are captured and raised after.
+struct Outcome {
+  enum Kind { ok, refused, spec_error, argument_error, failed } kind = ok;
+  std::string out, err, message;
+  std::string file, field, expected;  // spec_error
+};
+
+[[noreturn]] void raise(const py::object& exception) {
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
+  throw py::error_already_set();
+}
+
+[[noreturn]] void raise_argument_error(const py::module_& module, const std::string& message) {
+  raise(module.attr("ArgumentError")(message));
+}
+
+void make_app(CLI::App& app) {
+  app.require_subcommand(1);
+  tp::cli::add_all_commands(app);
+}
+
+// What an option takes: CLI11 names its type and check as "INT:INT in 1..8" or
+// "TEXT:{on,off}", and the check says more.
+std::string value_text(const CLI::Option& option) {
+  const std::string type = option.get_type_name();
+  const std::size_t colon = type.find(':');
+  return colon == std::string::npos ? type : type.substr(colon + 1);
+}
+
+// Options the module sets itself: the caller may not.
+bool reserved(const std::string& key) { return key == "format" || key == "quiet" || key == "help" || key == "help_all"; }
+
+// "--seq-len=4096", "--sp", "--hardware=a,b": one token per keyword; None and False give none.
+std::vector<std::string> arguments_of(const py::module_& module, const CLI::App& command, const py::kwargs& kwargs) {
+  std::vector<std::string> tokens;
+  for (const auto& [key_handle, value] : kwargs) {
+    const std::string key = py::str(key_handle);
+    if (reserved(key))
+      raise_argument_error(module, key + ": set by the module (the document is always --format json, with no progress "
+                                         "bar); help(trainplan." + command.get_name() + ") lists the keywords");
+    std::string name = "--" + key;
+    for (char& c : name)
+      if (c == '_') c = '-';
+    if (value.is_none()) continue;
+    const CLI::Option* option = command.get_option_no_throw(name);
+    if (py::isinstance<py::bool_>(value)) {
+      if (option && option->get_expected_max() != 0)
+        raise_argument_error(module, key + ": " + name + " takes a value (" + value_text(*option) +
+                                         "), not True or False");
+      if (value.cast<bool>()) tokens.push_back(name);
+      continue;
+    }
+    std::string text;
+    if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+      for (const py::handle item : value) text += (text.empty() ? "" : ",") + std::string(py::str(item));
+    } else {
+      text = py::str(value);
+    }
+    tokens.push_back(name + "=" + text);
+  }
+  return tokens;
+}
+
+// Every line of the command's stderr without the program's "trainplan: " prefix.
+std::string without_prefix(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, out;
+  const std::string prefix = "trainplan: ";
+  while (std::getline(lines, line)) {
+    if (line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
+    if (!line.empty()) out += (out.empty() ? "" : "\n") + line;
+  }
+  return out;
+}
+
+Outcome run_captured(CLI::App& app, const std::vector<std::string>& argv_text) {
+  std::vector<const char*> argv;
+  for (const std::string& a : argv_text) argv.push_back(a.c_str());
+  Outcome o;
+  CapturedStreams streams;
+  try {
+    app.parse(int(argv.size()), argv.data());
+  } catch (const CLI::RuntimeError& e) {  // the subcommand's refusal, explained on stderr (main.cpp's exit codes)
+    o.kind = e.get_exit_code() == 2 ? Outcome::refused : Outcome::failed;
+  } catch (const CLI::ParseError& e) {
+    o.kind = Outcome::argument_error;
+    o.message = e.what();
+  } catch (const tp::spec::SpecError& e) {
+    o.kind = Outcome::spec_error;
+    o.message = e.what();
+    o.file = e.file();
+    o.field = e.json_path();
+    o.expected = e.expected();
+  } catch (const std::exception& e) {
+    o.kind = Outcome::failed;
+    o.message = e.what();
+  }
+  o.out = streams.out();
+  o.err = streams.err();
+  return o;
+}
+
+// The command's JSON document, or None when it printed something else (nothing, or
+// a launcher config: estimate --emit without --emit-to).
+py::object document_of(const std::string& out) {
+  if (out.find('{') == std::string::npos) return py::none();
+  try {
+    return py::module_::import("json").attr("loads")(out);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ValueError)) throw;
+    return py::none();
+  }
+}
+
+py::dict run_command(const std::string& name, const py::kwargs& kwargs) {
+  const py::module_ module = py::module_::import("trainplan");
+  CLI::App app{"trainplan"};
+  make_app(app);
+  CLI::App* command = app.get_subcommand(name);
+  std::vector<std::string> argv{"trainplan", name};
+  for (std::string& token : arguments_of(module, *command, kwargs)) argv.push_back(std::move(token));
+  argv.push_back("--format=json");
+  if (command->get_option_no_throw("--quiet")) argv.push_back("--quiet");
+
+  Outcome o = run_captured(app, argv);
+  const std::string told = without_prefix(o.err);
+  switch (o.kind) {
+    case Outcome::ok:
+      if (!o.err.empty()) py::module_::import("sys").attr("stderr").attr("write")(o.err);
+      if (py::object document = document_of(o.out); !document.is_none()) return document;
+      o.message = "printed no JSON document" + (o.out.empty() ? std::string() : ", but: " + o.out.substr(0, 200));
+      break;
+    case Outcome::refused:
+      raise(module.attr("PlanRefused")(told, document_of(o.out)));
+    case Outcome::argument_error:
+      raise_argument_error(module, o.message);
+    case Outcome::spec_error:
+      raise(module.attr("SpecError")(o.message, o.file, o.field, o.expected));
+    case Outcome::failed:
+      break;
+  }
+  const std::string message = o.message.empty() ? told : o.message;
+  throw std::runtime_error("trainplan " + name + " failed: " + (message.empty() ? "no reason given" : message));
+}
+
+// The keywords of one command in Python terms, from its CLI options: the docstring.
+std::string docstring_of(const CLI::App& command) {
+  const std::string name = command.get_name();
+  std::string doc = command.get_description() + ".\n\n" +
+                    "Runs `trainplan " + name + "` and returns its --format json document\n"
+                    "(schema trainplan/" + name + "/1, data/schema/" + name + ".schema.json) as a dict.\n"
+                    "Keywords are the long options in snake_case: True gives a bare flag, False or None\n"
+                    "leaves it out, a list is joined with commas. `trainplan " + name + " --help` says the\n"
+                    "same in command-line terms. Raises SpecError, PlanRefused or ArgumentError.\n\n"
+                    "Keywords (default in brackets):\n";
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_lnames().empty()) continue;
+    std::string key = option->get_lnames().front();
+    for (char& c : key)
+      if (c == '-') c = '_';
+    if (reserved(key)) continue;
+    std::string line = "  " + key + ": " + (option->get_expected_max() == 0 ? "bool" : value_text(*option));
+    if (!option->get_default_str().empty()) line += " [" + option->get_default_str() + "]";
+    std::string description = option->get_description();
+    for (std::size_t at = description.find('\n'); at != std::string::npos; at = description.find('\n', at))
+      description.replace(at, 1, " ");
+    doc += line + "\n      " + description + "\n";
+  }
+  return doc;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(trainplan, m) {
+  m.doc() = kModuleDoc;
+  py::exec(kPythonPart, m.attr("__dict__"));
+  CLI::App app{"trainplan"};
+  make_app(app);
+  for (const char* name : {"estimate", "search", "sweep", "compare", "list", "validate"}) {
+    const std::string command = name;
+    m.def(
+        name, [command](const py::kwargs& kwargs) { return run_command(command, kwargs); },
+        docstring_of(*app.get_subcommand(command)).c_str());
+  }
+}

@@ -1,0 +1,14 @@
+#include "spec/precision_support.h"
+
+namespace tp::spec {
+
+std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision) {
+  if (precision != Precision::fp8) return {};
+  if (hardware.peak_fp8_flops_per_s <= 0)
+    return "fp8 needs an FP8 matrix path, and " + hardware.name + " (" + hardware.accelerator +
+           ") has none: its descriptor " + hardware.source_file + " gives no peak_fp8_tflops_per_chip";
+  if (!stack.fp8) return "fp8 is not offered by " + stack.name + " (" + stack.source_file + ": fp8 false)";
+  return {};
+}
+
+}  // namespace tp::spec

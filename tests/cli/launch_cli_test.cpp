@@ -1,0 +1,121 @@
+// Launcher configs through the CLI (issue 14): `estimate --emit FORMAT` then
+// `estimate --from-config` on the file reproduces the Estimate, for seed 002's
+// plan on trn1 and a Llama 2 70B plan on p5.48xlarge, in every format that can
+// express them; flags that contradict the file are refused naming both;
+// `export` converts one format into another; `search --like` ranks the file's job.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.h"
+
+namespace tp::cli {
+namespace {
+
+using testing::Outcome;
+using testing::run_cli;
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "trainplan_launch_cli_test";
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+// The figures of an estimate's JSON: everything but the query and the assumptions.
+nlohmann::json figures(const std::string& json) {
+  nlohmann::json j = nlohmann::json::parse(json);
+  j.erase("query");
+  j.erase("assumptions");
+  return j;
+}
+
+void expect_round_trip(const std::string& plan, const std::string& format, const std::string& file) {
+  const std::string path = scratch(file);
+  const Outcome a = run_cli("estimate " + plan + " --format json --emit " + format + " --emit-to " + path);
+  ASSERT_EQ(a.code, 0) << a.out;
+  std::string json_a = a.out;  // the report, without the lines that name the files written
+  ASSERT_NE(json_a.find("trainplan: wrote " + path), std::string::npos) << a.out;
+  for (std::size_t wrote; (wrote = json_a.find("trainplan: wrote")) != std::string::npos;)
+    json_a.erase(wrote, json_a.find('\n', wrote) + 1 - wrote);
+  const Outcome b = run_cli("estimate --from-config " + path + " --format json");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_EQ(figures(json_a), figures(b.out)) << format << " " << plan;
+}
+
+const std::string kSeed002 =
+    "--model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --pp 1 --sp --seq-len 4096 "
+    "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1";
+const std::string kLlama70bP5 =
+    "--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --virtual-stages 2 --sp --seq-len 4096 "
+    "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16";
+
+TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
+  expect_round_trip(kSeed002 + " --precision bf16-sr", "nxd", "seed002.yaml");
+  expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack megatron-lm", "megatron", "seed002-mixed.sh");
+  expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack nemo", "nemo", "seed002-mixed.yaml");
+  expect_round_trip(kLlama70bP5 + " --stack megatron-lm", "megatron", "l70.sh");
+  expect_round_trip(kLlama70bP5 + " --stack nemo", "nemo", "l70.yaml");
+  expect_round_trip(kLlama70bP5 + " --stack neuronx-distributed", "nxd", "l70-nxd.yaml");
+  expect_round_trip("--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 2 "
+                    "--seq-len 2048 --global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed",
+                    "deepspeed", "bloom.sh");
+}
+
+TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
+  Outcome r = run_cli("estimate " + kSeed002 + " --precision bf16-sr --emit megatron --emit-to " + scratch("no.sh"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--emit megatron: --bf16: BF16 with stochastic rounding"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(scratch("no.sh")));
+  r = run_cli("estimate --model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 2 --seq-len 4096 "
+              "--global-batch 1024 --recompute full --precision mixed-bf16 --stack megatron-deepspeed --emit deepspeed "
+              "--emit-to " + scratch("no-ds.sh"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--emit deepspeed: --normalization: LayerNorm; RMSNorm is not offered"), std::string::npos) << r.out;
+}
+
+TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {
+  const std::string path = scratch("contradict.yaml");
+  ASSERT_EQ(run_cli("export --to nemo --out " + path + " " + kLlama70bP5 + " --stack nemo").code, 0);
+  Outcome r = run_cli("estimate --from-config " + path + " --tp 4");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out.rfind("trainplan: " + path + ": --tp: TP as the file states (8)", 0), 0u) << r.out;
+  r = run_cli("estimate --from-config " + path + " --instances 3");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--instances"), std::string::npos) << r.out;
+  r = run_cli("estimate --from-config " + path + " --hardware trn1.32xlarge");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("devices per instance: 32 on trn1.32xlarge, found 8"), std::string::npos) << r.out;
+}
+
+TEST(LaunchCli, ExportConvertsOneFormatIntoAnother) {
+  const std::string yaml = scratch("convert.yaml"), script = scratch("convert.sh");
+  ASSERT_EQ(run_cli("export --to nemo --out " + yaml + " " + kLlama70bP5 + " --stack nemo").code, 0);
+  const Outcome r = run_cli("export --from-config " + yaml + " --stack megatron-lm --to megatron --out " + script);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Outcome a = run_cli("estimate --from-config " + yaml + " --stack megatron-lm --format json");
+  const Outcome b = run_cli("estimate --from-config " + script + " --format json");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_EQ(figures(a.out), figures(b.out));
+}
+
+TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {
+  const std::string path = scratch("like.sh");
+  ASSERT_EQ(run_cli("export --to megatron --out " + path + " " + kLlama70bP5 + " --stack megatron-lm").code, 0);
+  const Outcome r = run_cli("search --like " + path + " --top 2 --quiet --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["query"]["like"], path);
+  bool has_reference = false;
+  for (const auto& t : j["tables"])
+    if (t["key"] == "reference_plan") {
+      has_reference = true;
+      EXPECT_NE(t["rows"][0]["plan"].get<std::string>().find("TP 8 / PP 4 / SP / v2"), std::string::npos) << t;
+      EXPECT_NE(t["rows"][0]["plan"].get<std::string>().find("16 instances"), std::string::npos) << t;
+    }
+  EXPECT_TRUE(has_reference) << r.out;
+}
+
+}  // namespace
+}  // namespace tp::cli

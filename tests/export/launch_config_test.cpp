@@ -1,0 +1,273 @@
+// Launcher configs (src/export): each format written from a job reads back to
+// the same plan, workload and cluster; every option written exists in the
+// release named (lists below, read from that release's source at the commit
+// given); plans a stack cannot express are refused naming the option.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "../spec/expect_spec_error.h"
+#include "export/launch_config.h"
+#include "export/shell_args.h"
+#include "spec/load.h"
+
+namespace tp::exporting {
+namespace {
+
+using spec::test_support::expect_spec_error;
+namespace fs = std::filesystem;
+
+LaunchJob llama2_70b_on_p5() {
+  LaunchJob job;
+  job.model = spec::load_model("llama2-70b");
+  job.model_name = "llama2-70b";
+  job.hardware_name = "p5.48xlarge";
+  job.stack_name = "megatron-lm";
+  job.instances = 16;
+  job.devices_per_instance = 8;
+  job.plan.instances = 16;
+  job.plan.tp = 8;
+  job.plan.pp = 4;
+  job.plan.virtual_stages = 2;
+  job.plan.sp = true;
+  job.plan.micro_batch = 1;
+  job.plan.zero = 1;
+  job.plan.recompute = spec::Recompute::selective;
+  job.plan.overlap_dp_comm = true;
+  job.workload.seq_len = 4096;
+  job.workload.global_batch_seqs = 1024;
+  job.workload.precision = spec::Precision::mixed_bf16;
+  return job;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "trainplan_export_test";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+ReadLaunch round_trip(LaunchFormat format, const LaunchJob& job, const std::string& name) {
+  const fs::path path = scratch(name);
+  for (const LaunchFile& f : launch_files(format, job, path.string())) std::ofstream(f.path) << f.text;
+  return read_launch_config(path.string());
+}
+
+void expect_same_job(const LaunchJob& a, const LaunchJob& b, bool dp_overlap_written = true) {
+  EXPECT_EQ(a.instances, b.instances);
+  EXPECT_EQ(a.devices_per_instance, b.devices_per_instance);
+  EXPECT_EQ(a.plan.tp, b.plan.tp);
+  EXPECT_EQ(a.plan.pp, b.plan.pp);
+  EXPECT_EQ(a.plan.virtual_stages, b.plan.virtual_stages);
+  EXPECT_EQ(a.plan.sp, b.plan.sp);
+  EXPECT_EQ(a.plan.micro_batch, b.plan.micro_batch);
+  EXPECT_EQ(a.plan.zero, b.plan.zero);
+  EXPECT_EQ(a.plan.recompute, b.plan.recompute);
+  if (dp_overlap_written) EXPECT_EQ(a.plan.overlap_dp_comm, b.plan.overlap_dp_comm);
+  EXPECT_EQ(a.plan.overlap_tp_comm, b.plan.overlap_tp_comm);
+  EXPECT_EQ(a.workload.seq_len, b.workload.seq_len);
+  EXPECT_EQ(a.workload.global_batch_seqs, b.workload.global_batch_seqs);
+  EXPECT_EQ(a.workload.precision, b.workload.precision);
+  EXPECT_EQ(a.model_name, b.model_name);
+  EXPECT_EQ(a.hardware_name, b.hardware_name);
+  EXPECT_EQ(a.stack_name, b.stack_name);
+}
+
+TEST(LaunchConfig, MegatronRoundTripKeepsPlanAndArchitecture) {
+  const LaunchJob job = llama2_70b_on_p5();
+  const ReadLaunch back = round_trip(LaunchFormat::megatron, job, "megatron.sh");
+  EXPECT_EQ(back.format, LaunchFormat::megatron);
+  expect_same_job(job, back.job);
+  ASSERT_TRUE(back.job.has_architecture);
+  // The architecture read from the arguments alone has Llama 2 70B's parameter count.
+  EXPECT_EQ(back.job.model.total_parameters(), job.model.total_parameters());
+  EXPECT_EQ(back.job.model.kv_heads, 8);
+  EXPECT_FALSE(back.job.model.dropout);
+}
+
+TEST(LaunchConfig, NemoNxdAndDeepSpeedRoundTrip) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "nemo";
+  expect_same_job(job, round_trip(LaunchFormat::nemo, job, "nemo.yaml").job);
+  job.plan.recompute = spec::Recompute::full;
+  job.plan.zero = 0;
+  expect_same_job(job, round_trip(LaunchFormat::nemo, job, "nemo-full.yaml").job);
+
+  job.stack_name = "neuronx-distributed";
+  job.plan.zero = 1;
+  job.hardware_name = "trn1.32xlarge";
+  job.devices_per_instance = 32;
+  const ReadLaunch nxd = round_trip(LaunchFormat::nxd, job, "nxd.yaml");
+  EXPECT_EQ(nxd.format, LaunchFormat::nxd);
+  expect_same_job(job, nxd.job);
+
+  LaunchJob bloom;
+  bloom.model = spec::load_model("bloom-176b");
+  bloom.model_name = "bloom-176b";
+  bloom.hardware_name = "dgx-a100-80gb";
+  bloom.stack_name = "megatron-deepspeed";
+  bloom.instances = bloom.plan.instances = 35;
+  bloom.devices_per_instance = 8;
+  bloom.plan.tp = 4;
+  bloom.plan.pp = 7;
+  bloom.plan.micro_batch = 2;
+  bloom.plan.zero = 1;  // written as ZeRO stage 0: DeepSpeed's BF16 optimizer shards with pipeline parallelism
+  bloom.plan.recompute = spec::Recompute::full;
+  bloom.workload = {2048, 2040, 0, spec::Precision::mixed_bf16};
+  const ReadLaunch ds = round_trip(LaunchFormat::deepspeed, bloom, "bloom.sh");
+  EXPECT_EQ(ds.format, LaunchFormat::deepspeed);
+  expect_same_job(bloom, ds.job);
+  EXPECT_EQ(ds.job.model.total_parameters(), bloom.model.total_parameters());
+  // The ds_config alone is a job too (TP and PP 1: the arguments that state them are in the script).
+  const ReadLaunch config_only = read_launch_config(scratch("bloom.ds_config.json").string());
+  EXPECT_EQ(config_only.job.plan.micro_batch, 2);
+  EXPECT_EQ(config_only.job.workload.global_batch_seqs, 2040);
+}
+
+// Every option trainplan writes exists in the release it names. Megatron-LM
+// core_r0.13.0: NVIDIA/Megatron-LM@73a28a10 megatron/training/arguments.py, the
+// add_argument line of each; torchrun's own options besides.
+TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
+  const std::set<std::string> known = {
+      "--tensor-model-parallel-size" /*2243*/, "--pipeline-model-parallel-size" /*2248*/,
+      "--num-virtual-stages-per-pipeline-rank" /*2279*/, "--sequence-parallel" /*1939*/, "--micro-batch-size" /*1697*/,
+      "--global-batch-size" /*1704*/, "--seq-length" /*2517*/, "--max-position-embeddings" /*1387*/, "--bf16" /*2202*/,
+      "--use-distributed-optimizer" /*2348*/, "--use-custom-fsdp" /*2356*/, "--data-parallel-sharding-strategy" /*2359*/,
+      "--recompute-granularity" /*1733*/, "--recompute-method" /*1754*/, "--recompute-num-layers" /*1763*/,
+      "--overlap-grad-reduce" /*2295*/, "--overlap-param-gather" /*2319*/, "--tp-comm-overlap" /*1811*/,
+      "--num-layers" /*1364*/, "--hidden-size" /*1370*/, "--ffn-hidden-size" /*1372*/, "--num-attention-heads" /*1375*/,
+      "--group-query-attention" /*1383*/, "--num-query-groups" /*1385*/, "--position-embedding-type" /*1390*/,
+      "--rotary-percent" /*1402*/, "--swiglu" /*1448*/, "--normalization" /*1430*/,
+      "--untie-embeddings-and-output-weights" /*1456*/, "--disable-bias-linear" /*1906*/, "--attention-dropout" /*1665*/,
+      "--hidden-dropout" /*1667*/, "--vocab-size" /*2438*/, "--make-vocab-size-divisible-by" /*1427*/, "--fp8-format" /*1179*/,
+      // torchrun (torch.distributed.run)
+      "--nnodes", "--nproc_per_node", "--node_rank", "--master_addr", "--master_port"};
+  LaunchJob job = llama2_70b_on_p5();
+  for (int zero : {0, 1, 2, 3})
+    for (auto recompute : {spec::Recompute::none, spec::Recompute::selective, spec::Recompute::full}) {
+      job.plan.zero = zero;
+      job.plan.recompute = recompute;
+      job.plan.overlap_tp_comm = zero == 2;
+      const ShellArgs args = parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh");
+      for (const auto& [option, value] : args.options) EXPECT_TRUE(known.count(option)) << option << " is not a Megatron-LM option";
+    }
+}
+
+// NeMo 2.0.0's megatron_gpt_config.yaml (NVIDIA/NeMo@e938df32) holds every key
+// written under trainer and model (line of each); optim.overlap_* are read in
+// megatron_gpt_model.py (554, 561, 695). NxD Training's megatron_llama_7B_config.yaml
+// (aws-neuron/neuronx-distributed-training@ff83d7bd) holds every key it writes.
+TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
+  const std::set<std::string> nemo = {
+      "trainer.num_nodes", "trainer.devices", "trainer.precision", "model.micro_batch_size", "model.global_batch_size",
+      "model.tensor_model_parallel_size", "model.pipeline_model_parallel_size", "model.virtual_pipeline_model_parallel_size",
+      "model.sequence_parallel", "model.encoder_seq_length", "model.max_position_embeddings", "model.num_layers",
+      "model.hidden_size", "model.ffn_hidden_size", "model.num_attention_heads", "model.num_query_groups",
+      "model.normalization", "model.activation", "model.position_embedding_type", "model.rotary_percentage",
+      "model.share_embeddings_and_output_weights", "model.bias", "model.hidden_dropout", "model.attention_dropout",
+      "model.make_vocab_size_divisible_by", "model.megatron_amp_O2", "model.activations_checkpoint_granularity",
+      "model.activations_checkpoint_method", "model.activations_checkpoint_num_layers", "model.ub_tp_comm_overlap",
+      "model.fsdp", "model.fsdp_sharding_strategy", "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.optim.name", "model.optim.overlap_grad_sync",
+      "model.optim.overlap_param_gather", "model.optim.overlap_param_sync"};
+  const std::set<std::string> nxd = {
+      "name", "model_source", "trainer.devices", "trainer.num_nodes", "distributed_strategy.tensor_model_parallel_size",
+      "distributed_strategy.pipeline_model_parallel_size", "distributed_strategy.virtual_pipeline_model_parallel_size",
+      "distributed_strategy.zero1", "distributed_strategy.sequence_parallel", "data.micro_batch_size",
+      "data.global_batch_size", "model.encoder_seq_length", "model.max_position_embeddings", "model.num_layers",
+      "model.hidden_size", "model.ffn_hidden_size", "model.num_attention_heads", "model.num_kv_heads",
+      "model.hidden_dropout", "model.attention_dropout", "model.normalization", "model.make_vocab_size_divisible_by",
+      "model.share_embeddings_and_output_weights", "model.position_embedding_type", "model.rotary_percentage",
+      "model.activation", "model.has_bias", "model.activations_checkpoint_granularity", "precision.type"};
+  auto keys = [](const YAML::Node& node, const std::string& prefix, auto& self, std::set<std::string>& out) -> void {
+    for (const auto& kv : node) {
+      const std::string key = prefix + kv.first.as<std::string>();
+      if (kv.second.IsMap()) self(kv.second, key + ".", self, out);
+      else out.insert(key);
+    }
+  };
+  LaunchJob job = llama2_70b_on_p5();
+  for (int zero : {0, 1, 2, 3}) {
+    job.plan.zero = zero;
+    job.plan.recompute = zero == 3 ? spec::Recompute::full : spec::Recompute::selective;
+    std::set<std::string> written;
+    keys(YAML::Load(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text), "", keys, written);
+    for (const auto& k : written) EXPECT_TRUE(nemo.count(k)) << k << " is not a NeMo key";
+  }
+  job.plan.zero = 1;
+  std::set<std::string> written;
+  keys(YAML::Load(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text), "", keys, written);
+  for (const auto& k : written) EXPECT_TRUE(nxd.count(k)) << k << " is not an NxD Training key";
+}
+
+TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.workload.precision = spec::Precision::bf16_sr;
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--bf16", "stochastic rounding", "--emit megatron");
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "trainer.precision", "stochastic rounding");
+  job = llama2_70b_on_p5();
+  job.plan.zero = 2;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "zero1", "ZeRO-2", "--emit nxd");
+  job = llama2_70b_on_p5();
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--sequence-parallel", "no sequence");
+  job.plan.sp = false;
+  job.plan.virtual_stages = 1;
+  job.plan.recompute = spec::Recompute::full;
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--normalization", "RMSNorm");
+  job.plan.sp = true;
+  job.plan.tp = 1;
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--sequence-parallel", "TP > 1");
+}
+
+TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
+  const fs::path yaml = scratch("bad.yaml");
+  std::ofstream(yaml) << "trainer: {num_nodes: 2, devices: 8}\nmodel:\n  tensor_model_parallel_size: eight\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "model.tensor_model_parallel_size", "whole number",
+                    yaml.string());
+  std::ofstream(yaml) << "trainer: [1, 2\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "", "valid YAML", yaml.string());
+  const fs::path script = scratch("bad.sh");
+  std::ofstream(script) << "torchrun pretrain_gpt.py --tensor-model-parallel-size 8 --micro-batch-size 1 --seq-length 4096 "
+                           "--recompute-granularity sometimes\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--recompute-granularity", "full or selective",
+                    script.string());
+  std::ofstream(script) << "echo hello\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "", "a launcher config", script.string());
+  const fs::path ds = scratch("bad.json");
+  std::ofstream(ds) << "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 7}}";
+  expect_spec_error([&] { read_launch_config(ds.string()); }, "zero_optimization.stage", "0, 1, 2 or 3", ds.string());
+}
+
+TEST(ShellArgs, QuotesContinuationsCommentsAndEquals) {
+  const ShellArgs a = parse_shell_args("# a comment --not-an-option 3\nrun \\\n  --x 1 --flag --y='two words' --z=3 \"$@\"\n", "f");
+  EXPECT_EQ(a.value("--x"), "1");
+  EXPECT_EQ(a.value("--flag"), "");
+  EXPECT_EQ(a.value("--y"), "two words");
+  EXPECT_EQ(a.value("--z"), "3");
+  EXPECT_FALSE(a.has("--not-an-option"));
+  expect_spec_error([] { parse_shell_args("run --x 'open", "f"); }, "", "closing '", "f");
+}
+
+}  // namespace
+}  // namespace tp::exporting
+
+namespace tp::exporting {
+namespace {
+
+// FP8 is --bf16 --fp8-format hybrid in Megatron-LM (arguments.py:1179) and
+// model.fp8 / fp8_hybrid in NeMo (megatron_gpt_config.yaml:223, 225); NxD and
+// bigscience Megatron-DeepSpeed offer none.
+TEST(LaunchConfig, Fp8RoundTripsWhereTheStackOffersIt) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.workload.precision = spec::Precision::fp8;
+  expect_same_job(job, round_trip(LaunchFormat::megatron, job, "fp8.sh").job);
+  job.stack_name = "nemo";
+  expect_same_job(job, round_trip(LaunchFormat::nemo, job, "fp8.yaml").job);
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "precision.type", "FP8");
+}
+
+}  // namespace
+}  // namespace tp::exporting

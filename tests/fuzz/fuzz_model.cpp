@@ -1,0 +1,19 @@
+// Fuzz target: a model descriptor read as `--model FILE` reads it (the JSON
+// text parsed by spec::parse_json_text, then spec::model_from_json, which also
+// takes a Hugging Face config.json that names its architectures). The only
+// refusal allowed is spec::SpecError; an accepted model has parameters.
+#include "fuzz_text.h"
+#include "spec/error.h"
+#include "spec/json_text.h"
+#include "spec/load.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string file = "models/fuzz.json";
+  try {
+    const tp::spec::ModelSpec model = tp::spec::model_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+    FUZZ_EXPECT(model.total_parameters() > 0);
+    FUZZ_EXPECT(model.hidden % model.heads == 0 && model.heads % model.kv_heads == 0);
+  } catch (const tp::spec::SpecError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,23 @@
+// Fuzz target: a stack file read as `--stack FILE` reads it
+// (spec::parse_json_text, then spec::stack_from_json). The only refusal allowed
+// is spec::SpecError; an accepted stack offers something and has finite figures.
+#include <cmath>
+
+#include "fuzz_text.h"
+#include "spec/error.h"
+#include "spec/json_text.h"
+#include "spec/load.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string file = "stacks/fuzz.json";
+  try {
+    const tp::spec::Stack stack =
+        tp::spec::stack_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+    FUZZ_EXPECT(!stack.zero_stages.empty() && !stack.recompute_modes.empty());
+    for (const double figure : {stack.dp_bucket_bytes, stack.loss_bytes_per_logit, stack.runtime_reserve_bytes,
+                                stack.allocator_overhead_fraction, stack.host_overhead_s})
+      FUZZ_EXPECT(std::isfinite(figure) && figure >= 0);
+  } catch (const tp::spec::SpecError&) {
+  }
+  return 0;
+}
