@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes one loader or command-line parser with libFuzzer under AddressSanitizer
-# and UndefinedBehaviorSanitizer for SECONDS (default 600): builds build-fuzz/
-# with clang (-DTRAINPLAN_FUZZ=ON), seeds from the repository's own files
-# (tests/fuzz/CMakeLists.txt names them), and writes new corpus entries to a
-# scratch folder (FUZZ_SCRATCH, default a new /tmp folder), never into the
-# repository. A finding is saved as build-fuzz/findings/<target>/crash-*.
-#   setup/fuzz.sh TARGET [SECONDS]      JOBS=1 limits the build to one core
+# setup/fuzz.sh TARGET [SECONDS]: fuzzes one loader or command-line parser for
+# SECONDS (default 600) with libFuzzer, ASan and UBSan, built by clang in
+# build-fuzz/ (JOBS=1: one core), seeded from the repository's files
+# (tests/fuzz/CMakeLists.txt). New inputs go to FUZZ_SCRATCH (default a new /tmp
+# folder), never into the repository; findings to build-fuzz/findings/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets="model hf_config hardware stack calibration measured_run published_choice instances validators"

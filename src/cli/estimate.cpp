@@ -68,6 +68,14 @@ int run_estimate(const EstimateOptions& o) {
   return 0;
 }
 
+// The callback of estimate and export: the job from --from-config where given, then the estimate.
+void run_command(EstimateOptions& o, const CLI::App& command) {
+  check_emit_options(o.emit);
+  if (!o.from_config.empty()) apply_launch_config(o.from_config, command, o.scenario, o.plan);
+  o.document = json_document(command);
+  if (const int code = run_estimate(o); code != 0) throw CLI::RuntimeError(code);
+}
+
 }  // namespace
 
 void add_estimate_command(CLI::App& app) {
@@ -89,14 +97,7 @@ void add_estimate_command(CLI::App& app) {
                 "Pipeline timing: dag (critical path of the schedule's task graph) or closed-form")
       ->capture_default_str()
       ->check(CLI::IsMember({"dag", "closed-form"}));
-  c->callback([options, c] {
-    check_emit_options(options->emit);
-    if (!options->from_config.empty())
-      apply_launch_config(options->from_config, *c, options->scenario, options->plan);
-    options->document = json_document(*c);
-    const int code = run_estimate(*options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  c->callback([options, c] { run_command(*options, *c); });
 }
 
 void add_export_command(CLI::App& app) {
@@ -118,14 +119,7 @@ void add_export_command(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
   c->add_option("--out", options->emit.to, "File to write; default standard output (deepspeed needs a file)");
-  c->callback([options, c] {
-    check_emit_options(options->emit);
-    if (!options->from_config.empty())
-      apply_launch_config(options->from_config, *c, options->scenario, options->plan);
-    options->document = json_document(*c);
-    const int code = run_estimate(*options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  c->callback([options, c] { run_command(*options, *c); });
 }
 
 }  // namespace tp::cli

@@ -98,9 +98,7 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   read_header(text, job);
   constexpr long kBig = 1L << 30;
   spec::Plan& p = job.plan;
-  job.instances = int(y.whole("trainer.num_nodes", 1, kBig, 1));
-  job.devices_per_instance = int(y.whole("trainer.devices", 1, 1024, 0));
-  p.instances = job.instances;
+  read_yaml_cluster(y, job);
   const std::string precision = y.text("trainer.precision", "bf16");
   if (precision == "bf16" || precision == "bf16-mixed") {
     if (!y.flag("model.megatron_amp_O2", true))

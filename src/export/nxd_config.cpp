@@ -72,9 +72,7 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   read_header(text, job);
   constexpr long kBig = 1L << 30;
   spec::Plan& p = job.plan;
-  job.instances = int(y.whole("trainer.num_nodes", 1, kBig, 1));
-  job.devices_per_instance = int(y.whole("trainer.devices", 1, 1024, 0));
-  p.instances = job.instances;
+  read_yaml_cluster(y, job);
   for (const char* key : {"distributed_strategy.tensor_model_parallel_size", "distributed_strategy.pipeline_model_parallel_size",
                           "distributed_strategy.zero1", "distributed_strategy.sequence_parallel", "data.micro_batch_size",
                           "data.global_batch_size", "model.encoder_seq_length"})

@@ -1,5 +1,6 @@
 #include "export/yaml_fields.h"
 
+#include "export/launch_job.h"
 #include "export/read_values.h"
 #include "spec/error.h"
 
@@ -55,6 +56,12 @@ bool YamlFields::flag(const std::string& path, bool fallback) const {
 
 std::string YamlFields::text(const std::string& path, const std::string& fallback) const {
   return has(path) ? scalar(path) : fallback;
+}
+
+void read_yaml_cluster(const YamlFields& y, LaunchJob& job) {
+  job.instances = int(y.whole("trainer.num_nodes", 1, 1L << 30, 1));
+  job.devices_per_instance = int(y.whole("trainer.devices", 1, 1024, 0));
+  job.plan.instances = job.instances;
 }
 
 std::string yaml_text(const std::string& header, const YAML::Node& root) {

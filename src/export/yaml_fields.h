@@ -27,6 +27,11 @@ class YamlFields {
   std::string file_;
 };
 
+// trainer.num_nodes (default 1) and trainer.devices (0: silent), as NeMo and
+// NxD Training both state the cluster; fills job.instances, devices and plan.instances.
+struct LaunchJob;
+void read_yaml_cluster(const YamlFields& fields, LaunchJob& job);
+
 // A YAML document as text: the header comment, then `root` in block style.
 std::string yaml_text(const std::string& header, const YAML::Node& root);
 

@@ -1,9 +1,8 @@
 // The worst inputs under a 2 GiB address-space limit (issue 13): huge batches,
-// clusters, ranges and pipeline sizes on the command line, huge figures and
-// hostile files (nested 300000 deep, endless, over the size cap) given as
-// descriptors or measured runs. Each must finish within a CPU-time bound and
-// exit 0, or 2 with at most two lines naming the culprit, and never print
-// library text (bad_alloc, std::, an abort), inf or NaN.
+// clusters, ranges and pipeline sizes, huge figures and hostile files (nested
+// 300000 deep, endless, over the size cap). Each finishes within a CPU-time
+// bound and exits 0, or 2 in at most two lines naming the culprit, and never
+// prints library text (bad_alloc, std::, an abort), inf or NaN.
 #include <gtest/gtest.h>
 
 #include <algorithm>

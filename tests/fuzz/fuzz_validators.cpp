@@ -1,9 +1,8 @@
-// Fuzz target: the command-line value checks of cli/validators.h as trainplan
-// applies them: each input line is given as --option=LINE to a CLI11 app whose
-// int, long and double options carry whole_in, positive_whole and non_negative.
-// The only refusals allowed are CLI::ValidationError (our message) and, for an
-// empty value, CLI::ArgumentMismatch; a value the check accepts must convert,
-// to the very number the check read (never CLI::ConversionError).
+// Fuzz target: the checks of cli/validators.h as trainplan applies them, each
+// input line given as --value=LINE to CLI11 int, long and double options. The
+// only refusals allowed are CLI::ValidationError (our words) and, for an empty
+// value, CLI::ArgumentMismatch; an accepted value converts (no ConversionError)
+// to the very number the check read.
 #include <cmath>
 
 #include "cli/validators.h"
