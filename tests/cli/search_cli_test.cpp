@@ -186,7 +186,11 @@ TEST(AllCommands, PrintNoInfOrNan) {
         "estimate --hardware p5.48xlarge --tp 8 --precision mixed-bf16",
         "search --instances 1..8 --top 3 --quiet", "sweep --instances 1..8 --quiet",
         "compare --hardware trn1.32xlarge,p5.48xlarge --instances 4 --at instances --quiet",
-        "validate --hold-out source --format json"}) {
+        "validate --hold-out source --format json",
+        "export --to megatron --hardware p5.48xlarge --stack megatron-lm --instances 4 --tp 8 --sp --precision fp8",
+        "calibrate check data/calibration/host-2026-epyc.json",
+        "calibrate import --collectives tests/calib/fixtures/nccl_all_reduce_p5_8ranks.log --hardware p5.48xlarge "
+        "--out /tmp/trainplan_finite_figures_calibration.json --format json"}) {
     const Outcome r = run(args);
     EXPECT_EQ(r.code, 0) << args << ": " << r.out;
     EXPECT_FALSE(prints_inf_or_nan(r.out)) << args << ": " << r.out;
