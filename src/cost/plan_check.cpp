@@ -10,7 +10,8 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (m.heads % p.tp != 0) return PlanProblem::tp_not_dividing_heads;
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) return PlanProblem::tp_not_matching_kv_heads;
   if (hw.devices_per_instance() % p.tp != 0) return PlanProblem::tp_not_dividing_instance;
-  if (m.layers % (p.pp * p.virtual_stages) != 0 && !(p.uneven_stages && p.virtual_stages == 1))
+  // In 64 bits: PP x virtual stages can pass an int when the library is called directly.
+  if (m.layers % (static_cast<long long>(p.pp) * p.virtual_stages) != 0 && !(p.uneven_stages && p.virtual_stages == 1))
     return PlanProblem::pp_not_dividing_layers;
   const long devices = long(p.instances) * hw.devices_per_instance();
   if (devices > kMaxDevices) return PlanProblem::beyond_limits;

@@ -86,3 +86,15 @@ TEST_F(Fixture, HugeClustersAndBatchesAreBeyondLimits) {
   EXPECT_EQ(cost::complete_plan(model, hw, w, p), PlanProblem::none);
   EXPECT_EQ(p.grad_accum, 1 << 20);
 }
+
+// PP x virtual stages past an int (reachable through the library and the
+// Python module, which the command line's caps do not guard): refused as not
+// dividing the layers, not an overflow or a division by zero.
+TEST_F(Fixture, PipelineChunksBeyondAnIntAreRefusedNotOverflowed) {
+  spec::Plan p;
+  p.instances = 1;
+  p.tp = 8;
+  p.pp = 1 << 30;
+  p.virtual_stages = 4;  // 2^32 chunks: 0 in 32-bit arithmetic
+  EXPECT_EQ(check(p), PlanProblem::pp_not_dividing_layers);
+}
