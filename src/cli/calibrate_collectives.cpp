@@ -111,21 +111,14 @@ void add_collectives_command(CLI::App& calibrate) {
       "without mpirun measures nothing and exits 2.\n"
       "Example:  mpirun -np 4 trainplan calibrate collectives --quick --out host-collectives.json");
   c->add_flag("--quick", o->quick, "Sizes 1 KiB to 16 MiB in steps of 4 and shorter timing: seconds");
-  c->add_option("--out", o->output.out, "Calibration file to write (JSON)")->required();
   c->add_option("-H,--hardware", o->hardware,
                 "Instance type the ranks run on (a name from `trainplan list` or a hardware/*.json path), or host")
       ->capture_default_str();
-  c->add_option("--base", o->output.base,
-                "Calibration whose GEMM, memory and overhead parts are kept (default: the one estimate uses for "
-                "--hardware, or the built-in default for host)");
-  c->add_option("--name", o->output.name, "Calibration name (default: <hardware>-collectives-<date>)");
   c->add_option("--max-bytes", o->max_bytes, "Largest message in bytes (at most 1 GiB; each rank holds two buffers)")
       ->check(whole_in(1024, 1LL << 30))
       ->capture_default_str();
   c->add_flag("-q,--quiet", o->quiet, "No progress bar");
-  c->add_option("-f,--format", o->output.format, "Output: text, markdown, csv or json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
+  add_output_options(c, o->output, "the one estimate uses for --hardware, or the built-in default for host");
   c->callback([o, c] {
     o->output.document = json_document(*c);
     if (const int code = run(*o)) throw CLI::RuntimeError(code);

@@ -68,19 +68,12 @@ void add_import_command(CLI::App& calibrate) {
   c->add_option("-H,--hardware", o->hardware,
                 "Instance type the logs ran on: a name from `trainplan list` or a hardware/*.json path")
       ->required();
-  c->add_option("--out", o->output.out, "Calibration file to write (JSON)")->required();
   c->add_option("--op", o->op, "Operation of logs that do not name it")
       ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "sendrecv"}));
   c->add_option("--ranks", o->ranks, "Ranks of logs that do not state them")->check(whole_in(2, 1 << 24));
   c->add_option("--instances", o->instances, "Instances the ranks span, for logs that do not state it (default 1)")
       ->check(whole_in(1, 1 << 24));
-  c->add_option("--base", o->output.base,
-                "Calibration whose GEMM, memory and overhead parts are kept (default: the one estimate uses for "
-                "--hardware)");
-  c->add_option("--name", o->output.name, "Calibration name (default: <hardware>-collectives-<date>)");
-  c->add_option("-f,--format", o->output.format, "Output: text, markdown, csv or json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
+  add_output_options(c, o->output, "the one estimate uses for --hardware");
   c->callback([o, c] {
     o->output.document = json_document(*c);
     if (const int code = run(*o)) throw CLI::RuntimeError(code);

@@ -3,6 +3,7 @@
 // (spec::save_calibration) and the tables printed through report::render_tables
 // under fixed keys: collective_runs, collective_fit, collective_check.
 #pragma once
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct CollectiveOutput {
   std::string format = "text";
   report::JsonDocument document;
 };
+
+// --out (required), --base (its help ends with `base_default`), --name and -f/--format.
+void add_output_options(CLI::App* command, CollectiveOutput& output, const std::string& base_default);
 
 // --base, else the calibration `estimate` would use for `hardware` (its default stack), else the
 // built-in default; the second member names it.
