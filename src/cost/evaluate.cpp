@@ -1,8 +1,5 @@
 #include "cost/evaluate.h"
 
-#include "spec/error.h"
-#include "spec/precision_support.h"
-
 #include <algorithm>
 
 #include "cost/data_parallel.h"
@@ -13,6 +10,8 @@
 #include "cost/optimizer.h"
 #include "cost/overhead.h"
 #include "cost/tensor_parallel.h"
+#include "spec/error.h"
+#include "spec/precision_support.h"
 
 namespace tp::cost {
 

@@ -21,6 +21,7 @@ struct StateBytes {
   double gradients_16bit = 0; // the model's own 16-bit gradients when they coexist with the main ones (unsharded)
   double optimizer = 0;       // Adam's two moments
   bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
+  double fp8_weight_cache = 0;  // FP8 copies of the weights kept across micro-batches; not updated or checkpointed
 };
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 

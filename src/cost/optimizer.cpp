@@ -6,9 +6,7 @@
 namespace tp::cost {
 
 double optimizer_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision) {
-  // FP8 weight copies are re-cast at the next step's first micro-batch, not by the optimizer.
-  const StateBytes state =
-      state_bytes_per_parameter(stack, precision == spec::Precision::fp8 ? spec::Precision::mixed_bf16 : precision);
+  const StateBytes state = state_bytes_per_parameter(stack, precision);
   // Master (or the weights themselves) and moments are read and written; the
   // gradient is read; a separate compute copy is written.
   const double master = state.master_weights > 0 ? state.master_weights : state.weights;

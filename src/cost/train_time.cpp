@@ -7,9 +7,7 @@
 namespace tp::cost {
 
 double checkpoint_bytes(const spec::ModelSpec& model, const spec::Stack& stack, spec::Precision precision) {
-  // FP8 weight copies are a cache, not checkpointed.
-  const StateBytes state =
-      state_bytes_per_parameter(stack, precision == spec::Precision::fp8 ? spec::Precision::mixed_bf16 : precision);
+  const StateBytes state = state_bytes_per_parameter(stack, precision);
   return (state.weights + state.master_weights + state.optimizer) * double(model.total_parameters());
 }
 

@@ -103,8 +103,8 @@ TEST(Memory, StateBytesPerPrecisionAndStack) {
   // FP8 (an assumption, stated in states.cpp): mixed BF16 plus Transformer
   // Engine's cached FP8 weight and its transpose, 1 + 1 bytes: 20 in all.
   const auto fp8 = cost::state_bytes_per_parameter(megatron, spec::Precision::fp8);
-  EXPECT_DOUBLE_EQ(fp8.weights, 4);
-  EXPECT_DOUBLE_EQ(fp8.weights + fp8.master_weights + fp8.gradients + fp8.optimizer, 20);
+  EXPECT_DOUBLE_EQ(fp8.weights + fp8.fp8_weight_cache, 4);
+  EXPECT_DOUBLE_EQ(fp8.weights + fp8.fp8_weight_cache + fp8.master_weights + fp8.gradients + fp8.optimizer, 20);
 }
 
 TEST(Memory, ZeroShardsTheRightState) {

@@ -22,7 +22,7 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // is_first_microbatch cache keeps both on Hopper), over mixed BF16.
     case spec::Precision::fp8: {
       StateBytes b = state_bytes_per_parameter(stack, spec::Precision::mixed_bf16);
-      b.weights += 2;
+      b.fp8_weight_cache = 2;
       return b;
     }
     case spec::Precision::bf16_sr: return {2, 0, 2, 0, 4, true};
@@ -49,8 +49,10 @@ double weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
   // Fully sharded with FP32 masters (FSDP mixed precision): the shard is the
   // master copy; the 16-bit weights exist only for the gathered layers
   // (sharding_buffers_bytes).
-  if (p.zero >= 3 && s.master_weights > 0 && !s.sharded_16bit_copy) return 0;
-  return params * s.weights / (p.zero >= 3 ? p.dp : 1);
+  const double shards = p.zero >= 3 ? p.dp : 1;
+  const double cache = params * s.fp8_weight_cache / shards;
+  if (p.zero >= 3 && s.master_weights > 0 && !s.sharded_16bit_copy) return cache;
+  return params * s.weights / shards + cache;
 }
 double master_weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
   return params * s.master_weights / (p.zero >= 1 ? p.dp : 1);
