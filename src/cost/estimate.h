@@ -35,6 +35,7 @@ struct MemoryBreakdown {
   double activations_bytes = 0;
   double logits_bytes = 0;
   double sharding_buffers_bytes = 0;  // ZeRO-3 / FSDP gathered weights and unsharded gradients
+  double reduction_buffers_bytes = 0;  // a DP reduction buffer kept apart from the gradients
   double optimizer_temporaries_bytes = 0;  // a tensor-list Adam's intermediates, during the step
   bool peak_at_optimizer_step = false;     // the step, not the start of backward, is the peak
   double tensors_bytes = 0;

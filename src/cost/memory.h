@@ -22,6 +22,7 @@ struct StateBytes {
   double optimizer = 0;       // Adam's two moments
   bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
   double fp8_weight_cache = 0;  // FP8 copies of the weights kept across micro-batches; not updated or checkpointed
+  double step_grad_shard_copy = 0;  // bytes per element of the rank's gradient shard copied at the step (flat 16-bit + FP32)
 };
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 
@@ -52,10 +53,17 @@ double activations_bytes(const spec::ModelSpec& model, const spec::Stack& stack,
 // The loss's logits on the last stage, at the stack's bytes per logit.
 double logits_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
                     const spec::Plan& plan);
-// A tensor-list (foreach) Adam holds one intermediate the size of the
-// parameters it updates (masters, else weights; its ZeRO shard) during the step.
+// During the step: a tensor-list (foreach) Adam holds one intermediate the
+// size of the parameters it updates (masters, else weights; its ZeRO shard);
+// DeepSpeed ZeRO-1/2 copies the rank's gradient shard (step_grad_shard_copy).
 double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& state, double params,
                                    const spec::Plan& plan);
+// Gradients while the optimizer steps: all of them, or only the rank's ZeRO
+// shard where the stack frees the rest first (DeepSpeed ZeRO-1/2).
+double step_gradients_bytes(const spec::Stack& stack, const StateBytes& state, double params,
+                            const spec::Plan& plan);
+// A reduction buffer the stack keeps apart from the gradients, across steps.
+double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);

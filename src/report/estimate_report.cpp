@@ -45,6 +45,7 @@ nlohmann::json to_json(const EstimateView& v) {
                  {"gradients_bytes", m.gradients_bytes}, {"optimizer_states_bytes", m.optimizer_states_bytes},
                  {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
                  {"sharding_buffers_bytes", m.sharding_buffers_bytes},
+                 {"reduction_buffers_bytes", m.reduction_buffers_bytes},
                  {"optimizer_temporaries_bytes", m.optimizer_temporaries_bytes},
                  {"peak_at_optimizer_step", m.peak_at_optimizer_step}, {"tensors_bytes", m.tensors_bytes},
                  {"allocator_bytes", m.allocator_bytes}, {"runtime_reserve_bytes", m.runtime_reserve_bytes},

@@ -42,6 +42,7 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   add(memory, "activations", e.memory.activations_bytes);
   add(memory, "logits", e.memory.logits_bytes);
   add(memory, "sharding buffers", e.memory.sharding_buffers_bytes);
+  add(memory, "reduction buffers", e.memory.reduction_buffers_bytes);
   add(memory, "optimizer temporaries", e.memory.optimizer_temporaries_bytes);
   add(memory, "allocator reserve", e.memory.allocator_bytes);
   add(memory, "runtime reserve", e.memory.runtime_reserve_bytes);

@@ -13,6 +13,11 @@ namespace tp::spec {
 enum class GradAccumulation { fused_wgrad, separate_pass };
 enum class AttentionKernel { flash, unfused };
 enum class SelectiveRecompute { attention_core, per_op };
+// What the optimizer step allocates beside the states: nothing (a fused Adam),
+// a tensor-list Adam's parameter-sized intermediate, or DeepSpeed ZeRO-1/2's
+// FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)
+// after the gradients outside the shard are freed.
+enum class StepTemporaries { none, foreach, fp32_grad_shard };
 
 struct Stack {
   std::string name;
@@ -21,10 +26,11 @@ struct Stack {
   std::string versions;
 
   GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
-  double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16: 2)
+  double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16 or FP16: 2)
   bool keeps_16bit_grads = false;       // the model's 16-bit gradients coexist with the main ones across backward
   bool dp_overlap_grad_reduce = true;   // gradient reduction streams out during the last backward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
+  double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)
   bool dp_overlap_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
   bool tp_comm_overlap = false;         // offers async TP
   std::vector<int> zero_stages{0, 1, 2, 3};
@@ -38,7 +44,7 @@ struct Stack {
   bool fp32_master_weights = true;      // mixed precision keeps FP32 master weights
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
-  bool foreach_optimizer = false;       // torch's tensor-list Adam: a parameter-sized intermediate during the step
+  StepTemporaries step_temporaries = StepTemporaries::none;
   double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors
   double allocator_overhead_fraction = 0;
   double host_overhead_s = 0;

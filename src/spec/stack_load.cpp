@@ -57,7 +57,7 @@ std::vector<std::string> words(const JsonReader& r, const nlohmann::json& j, con
   return out;
 }
 
-double dtype_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }
+double dtype_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }  // bf16, fp16: 2
 
 }  // namespace
 
@@ -67,7 +67,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   Stack s;
   s.source_file = file;
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
-                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_overlap_param_gather", "tp_comm_overlap",
+                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather", "tp_comm_overlap",
                       "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8", "attention", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -81,10 +81,11 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
                             ? GradAccumulation::fused_wgrad
                             : GradAccumulation::separate_pass;
-  s.main_grad_bytes = dtype_bytes(word(r, j, "main_grad_dtype", {"fp32", "bf16"}));
+  s.main_grad_bytes = dtype_bytes(word(r, j, "main_grad_dtype", {"fp32", "bf16", "fp16"}));
   s.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
   s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
   s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
+  s.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
   s.dp_overlap_param_gather = flag(r, j, "dp_overlap_param_gather");
   s.tp_comm_overlap = flag(r, j, "tp_comm_overlap");
 
@@ -117,7 +118,10 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.fp32_master_weights = word(r, j, "master_weights_dtype", {"fp32", "none"}) == "fp32";
   s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
   s.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
-  s.foreach_optimizer = word(r, j, "optimizer_step_temporaries", {"foreach", "none"}) == "foreach";
+  const std::string temporaries = word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard"});
+  s.step_temporaries = temporaries == "foreach"           ? StepTemporaries::foreach
+                       : temporaries == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
+                                                          : StepTemporaries::none;
   s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
   s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
   s.host_overhead_s = amount(r, j, "host_overhead_s");

@@ -240,7 +240,7 @@ TEST(Memory, ForeachAdamPeaksAtTheOptimizerStep) {
   p.zero = 0;
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
   spec::Stack foreach_adam;
-  foreach_adam.foreach_optimizer = true;
+  foreach_adam.step_temporaries = spec::StepTemporaries::foreach;
   const auto step = cost::memory_per_device(m, hw, foreach_adam, w, p);
   EXPECT_TRUE(step.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(step.activations_bytes, 0);
@@ -250,4 +250,45 @@ TEST(Memory, ForeachAdamPeaksAtTheOptimizerStep) {
   EXPECT_FALSE(fused.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(fused.optimizer_temporaries_bytes, 0);
   EXPECT_LT(fused.tensors_bytes, step.tensors_bytes);
+}
+
+// DeepSpeed's FP16 ZeRO-1 (microsoft/DeepSpeed@v0.5.10 zero/stage_1_and_2.py, as
+// stacks/megatron-deepspeed-fp16.json describes it): the FP16 gradients of every
+// parameter during backward (2 bytes), the 5e8-element FP16 reduction buffer
+// (1e9 bytes) once DP > 1, and at the step only the rank's shard of gradients
+// plus its flat FP16 copy and FP32 cast (2 + 4 bytes per shard element).
+// Llama 2 7B (P = 6,738,415,616), TP 1, PP 1, micro-batch 1 at 128 tokens.
+TEST(Memory, DeepSpeedFp16ZeroOneHoldsSixteenBitGradientsAndCopiesTheShardAtTheStep) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
+  const double P = 6738415616.0;
+  const spec::Workload w = workload(128, 8);
+  spec::Plan dp8;
+  dp8.instances = 1;
+  dp8.zero = 1;
+  dp8.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, spec::load_hardware("p4d.24xlarge"), w, dp8), cost::PlanProblem::none);
+  ASSERT_EQ(dp8.dp, 8);
+  // DP 8: backward holds 2 + 2 + (4 + 8) / 8 = 5.5 bytes per parameter and the
+  // buffer; the step would hold 2 + (4 + 8 + 2 + 6) / 8 = 4.5: backward is the peak.
+  const auto backward = cost::memory_per_device(m, spec::load_hardware("p4d.24xlarge"), ds, w, dp8);
+  EXPECT_FALSE(backward.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(backward.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(backward.reduction_buffers_bytes, 1e9);
+  EXPECT_DOUBLE_EQ(backward.tensors_bytes - backward.activations_bytes - backward.logits_bytes, 5.5 * P + 1e9);
+  // DP 1: no reduction buffer; the step holds 2 + 4 + 8 + 2 + 6 = 22 bytes per
+  // parameter, above backward's 16 and its activations.
+  spec::Plan dp1 = dp8;
+  dp1.instances = 1;
+  dp1.dp = 0;
+  const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1");
+  ASSERT_EQ(cost::complete_plan(m, one, w, dp1), cost::PlanProblem::none);
+  ASSERT_EQ(dp1.dp, 1);
+  const auto step = cost::memory_per_device(m, one, ds, w, dp1);
+  EXPECT_TRUE(step.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(step.reduction_buffers_bytes, 0);
+  EXPECT_DOUBLE_EQ(step.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(step.optimizer_temporaries_bytes, 6 * P);
+  EXPECT_DOUBLE_EQ(step.tensors_bytes, 22 * P);
+  EXPECT_STREQ(step.largest_component(), "optimizer states");
 }

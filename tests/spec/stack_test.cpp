@@ -107,6 +107,19 @@ TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 1}));
 }
 
+// DeepSpeed 0.5 FP16 ZeRO-1 (BLOOM's topology search): FP16 gradients reduced
+// through a persistent 5e8-element FP16 buffer, the shard cast to FP32 at the step.
+TEST(StackLoad, DeepSpeedFp16ZeroOneKeepsSixteenBitGradients) {
+  const Stack s = load_stack("megatron-deepspeed-fp16");
+  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);              // main_grad_dtype fp16
+  EXPECT_FALSE(s.keeps_16bit_grads);
+  EXPECT_EQ(s.step_temporaries, StepTemporaries::fp32_grad_shard);
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 1000e6);         // dp_bucket_mb 1000
+  EXPECT_DOUBLE_EQ(s.dp_bucket_buffer_bytes, 1000e6);  // dp_bucket_buffer_mb 1000
+  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").dp_bucket_buffer_bytes, 0);  // buckets are views of main_grad
+  EXPECT_EQ(load_stack("torchtitan").step_temporaries, StepTemporaries::foreach);
+}
+
 TEST(StackLoad, Bf16OptimizerStateHalvesTheMoments) {
   // neuronx-nemo-megatron: optimizer_state_dtype bf16, so 2 moments x 2 bytes.
   EXPECT_DOUBLE_EQ(load_stack("neuronx-nemo-megatron").optimizer_state_bytes, 4);

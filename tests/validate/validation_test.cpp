@@ -96,28 +96,32 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (15.6% overall, worst source 17.8%) so no
-// change can quietly make them worse.
+// the figures reached at this commit (15.8% overall, worst source BLOOM 20.9%)
+// so no change can quietly make them worse. BLOOM's was 17.8% until its FP16
+// runs reduced FP16 gradients as DeepSpeed's ZeRO-1 does (2 bytes, not 4): the
+// held-out factors were absorbing a DP time that the stack does not spend.
 TEST(Validation, CrossSourceErrorDoesNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.timed_runs, 390);
   EXPECT_GE(v.by_source.size(), 11u);
   EXPECT_EQ(v.not_expressible, 0);
   EXPECT_LE(v.overall.mape_cross_source, 0.160);
-  EXPECT_LE(v.max_source_mape_cross, 0.182);
+  EXPECT_LE(v.max_source_mape_cross, 0.210);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. Guards at this commit: 8.5%
-// over 170 runs, 3 of 463 runs that ran refused, 9 of 11 OOMs refused.
+// refused, >= 90% of published OOMs refused. Guards at this commit: 11.0%
+// over 170 runs, 1 of 463 runs that ran refused, 9 of 11 OOMs refused. (8.5%
+// and 3 refused while DeepSpeed's FP16 ZeRO-1 was charged 4 bytes of unsharded
+// gradient per parameter: right at DP 8 by coincidence, 17-29% high at DP 24.)
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 170);
-  EXPECT_LE(v.overall.memory_mape, 0.086);
+  EXPECT_LE(v.overall.memory_mape, 0.111);
   EXPECT_GE(v.by_source.size(), 3u);
-  EXPECT_LE(v.ran_refused, 3);
+  EXPECT_LE(v.ran_refused, 1);
   EXPECT_GE(v.published_oom, 11);
   EXPECT_GE(v.oom_refused, 9);
 }

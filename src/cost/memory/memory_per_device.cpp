@@ -15,15 +15,18 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   mem.activations_bytes = activations_bytes(m, stack, w, p, last_stage ? p.pp - 1 : 0);
   mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, stack, w, p) : 0.0;
   mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, p);
-  const double states = mem.weights_bytes + mem.master_weights_bytes + mem.gradients_bytes + mem.optimizer_states_bytes;
-  mem.tensors_bytes = states + mem.activations_bytes + mem.logits_bytes + mem.sharding_buffers_bytes;
+  mem.reduction_buffers_bytes = reduction_buffers_bytes(stack, p);
+  const double held = mem.weights_bytes + mem.master_weights_bytes + mem.optimizer_states_bytes + mem.reduction_buffers_bytes;
+  mem.tensors_bytes = held + mem.gradients_bytes + mem.activations_bytes + mem.logits_bytes + mem.sharding_buffers_bytes;
   // The other peak: the optimizer step, after backward has freed the activations.
   const double temporaries = optimizer_temporaries_bytes(stack, state, params, p);
-  if (states + temporaries > mem.tensors_bytes) {
+  const double step_gradients = step_gradients_bytes(stack, state, params, p);
+  if (held + step_gradients + temporaries > mem.tensors_bytes) {
     mem.activations_bytes = mem.logits_bytes = mem.sharding_buffers_bytes = 0;
+    mem.gradients_bytes = step_gradients;
     mem.optimizer_temporaries_bytes = temporaries;
     mem.peak_at_optimizer_step = true;
-    mem.tensors_bytes = states + temporaries;
+    mem.tensors_bytes = held + step_gradients + temporaries;
   }
   mem.allocator_bytes = stack.allocator_overhead_fraction * mem.tensors_bytes;
   mem.runtime_reserve_bytes = stack.runtime_reserve_bytes;
@@ -51,7 +54,8 @@ const char* MemoryBreakdown::largest_component() const {
       {"weights", weights_bytes},           {"master weights", master_weights_bytes},
       {"gradients", gradients_bytes},       {"optimizer states", optimizer_states_bytes},
       {"activations", activations_bytes},   {"logits", logits_bytes},
-      {"sharding buffers", sharding_buffers_bytes}, {"optimizer temporaries", optimizer_temporaries_bytes},
+      {"sharding buffers", sharding_buffers_bytes}, {"reduction buffers", reduction_buffers_bytes},
+      {"optimizer temporaries", optimizer_temporaries_bytes},
       {"allocator reserve", allocator_bytes},
       {"runtime reserve", runtime_reserve_bytes}};
   const auto* best = &parts[0];

@@ -14,8 +14,14 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // gradient and the Adam moments in the stack's dtypes (Megatron-LM: FP32
     // main grads and moments, 2 + 4 + 4 + 8 = 18 bytes per parameter).
     case spec::Precision::mixed_bf16:
-      return {2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes,
-              stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
+    // DeepSpeed ZeRO-1/2 in FP16 or BF16: at the step the shard is flattened
+    // (2 bytes) and cast to FP32 (4 bytes) for the wrapped Adam.
+    {
+      StateBytes b{2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes,
+                   stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
+      if (stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
+      return b;
+    }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
     // FP8 GEMMs (Transformer Engine): the BF16 weights plus an FP8 copy and its
     // transpose, cached across micro-batches (an assumption: TE's
@@ -66,9 +72,22 @@ double optimizer_states_bytes(const StateBytes& s, double params, const spec::Pl
 
 double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s, double params,
                                    const spec::Plan& p) {
-  if (!stack.foreach_optimizer) return 0;
-  const double updated = s.master_weights > 0 ? s.master_weights : s.weights;
-  return params * updated / (p.zero >= 1 ? p.dp : 1);
+  const double shards = p.zero >= 1 ? p.dp : 1;
+  switch (stack.step_temporaries) {
+    case spec::StepTemporaries::none: return 0;
+    case spec::StepTemporaries::foreach: return params * (s.master_weights > 0 ? s.master_weights : s.weights) / shards;
+    case spec::StepTemporaries::fp32_grad_shard: return params * s.step_grad_shard_copy / shards;
+  }
+  return 0;
+}
+
+double step_gradients_bytes(const spec::Stack& stack, const StateBytes& s, double params, const spec::Plan& p) {
+  if (stack.step_temporaries != spec::StepTemporaries::fp32_grad_shard) return gradients_bytes(s, params, p);
+  return params * s.gradients / (p.zero >= 1 ? p.dp : 1);
+}
+
+double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& p) {
+  return p.dp > 1 ? stack.dp_bucket_buffer_bytes : 0.0;
 }
 
 double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, const spec::Plan& p) {
