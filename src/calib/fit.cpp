@@ -6,20 +6,13 @@
 #include <map>
 
 #include "calib/kernel_model.h"
+#include "calib/median.h"
 #include "spec/error.h"
 
 namespace tp::calib {
 namespace {
 
 bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention"; }
-
-// The middle value; the mean of the two middle values for an even count.
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
