@@ -7,6 +7,7 @@
 
 #include "calib/kernel_model.h"
 #include "calib/median.h"
+#include "spec/calibration_origins.h"
 #include "spec/error.h"
 
 namespace tp::calib {
@@ -130,6 +131,9 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
                   "the measured FMA peak and stream bandwidth. Collective figures are assumed defaults: a "
                   "single host runs no collectives.";
   c.step_overhead_s = 0;
+  c.origins = spec::uniform_origins("measured");
+  c.origins["collective"] = "assumed";  // one host runs no collectives
+  c.origins["step_overhead_s"] = "assumed";
   const KernelModel model = fit_kernel_model(
       [&] {
         std::vector<Measurement> all;
