@@ -54,7 +54,8 @@ void add_calibrate_command(CLI::App& app) {
       "calibrate",
       "Measure this host's BF16 kernels and fit the efficiency model the cost model reads\n"
       "(GEMM efficiency by shape, memory-bound ops by size, attention factor); time collectives over\n"
-      "MPI or import vendor benchmark logs for the collective part (share of link bandwidth, step latency).");
+      "MPI or import vendor benchmark logs for the collective part (share of link bandwidth, step latency);\n"
+      "import GEMM timings from your accelerator (tools/measure_gemm.py) for the GEMM curve.");
   cmd->require_subcommand(1);
 
   auto* kernels = cmd->add_subcommand(

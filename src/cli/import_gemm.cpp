@@ -6,7 +6,6 @@
 #include "calib/gemm_calibration.h"
 #include "calib/log_fields.h"
 #include "cli/gemm_output.h"
-#include "cli/search_flags.h"
 #include "report/table_render.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -49,8 +48,7 @@ void check_device(const calib::GemmCsv& csv, bool host) {
 }  // namespace
 
 void import_gemm(const GemmImportOptions& o) {
-  const CollectiveOutput& out = *o.output;
-  check_output_path(out.out, "--out");
+  const CollectiveOutput& out = *o.output;  // --out checked by the caller, before any work
   const calib::GemmCsv csv = calib::read_gemm_csv(o.csv);
   const std::vector<calib::GemmTiming> rows = calib::rows_of_dtype(csv, o.dtype);
   const bool host = o.hardware == "host";

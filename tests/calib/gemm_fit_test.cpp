@@ -83,6 +83,20 @@ TEST(GemmFit, FewerThanFiveShapesAreRefused) {
   }
 }
 
+TEST(GemmFit, ACeilingFarFromThePeakIsRefusedAsTimingsInAnotherUnit) {
+  std::vector<GemmTiming> rows = exact_rows();
+  for (auto& r : rows) r.seconds *= 1e4;  // ceiling 0.8 becomes 0.008%: microseconds written as seconds, say
+  try {
+    tp::calib::fit_gemm_timings(rows, 1e15, "t.csv");
+    FAIL();
+  } catch (const tp::spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.csv: seconds: timings whose fitted curve at the largest GEMM"), std::string::npos)
+        << e.what();
+  }
+  for (auto& r : rows) r.seconds *= 1e-4 / 300;  // 240 times the peak
+  EXPECT_THROW(tp::calib::fit_gemm_timings(rows, 1e15, "t.csv"), tp::spec::SpecError);
+}
+
 TEST(GemmFit, OneDtypeIsChosenOrNamed) {
   tp::calib::GemmCsv csv;
   csv.file = "t.csv";

@@ -211,6 +211,13 @@ const Case kCases[] = {
      [] { return std::string("m,n,k,dtype,seconds,device\n"); }, "{FILE}:1: rows"},
     {"gemm_csv_too_few_shapes", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
      [] { return std::string("m,n,k,dtype,seconds,device\n512,512,512,bf16,1e-3,gpu\n"); }, "{FILE}: rows: at least 5"},
+    {"gemm_csv_seconds_in_another_unit", "calibrate import --gemm {FILE} --hardware trn1.32xlarge --out {FILE}.out", S::file,
+     [] {
+       std::string csv = "m,n,k,dtype,seconds,device\n";
+       for (int m : {512, 1024, 2048, 4096, 8192}) csv += std::to_string(m) + ",4096,4096,bf16,250,trn1\n";  // ms as s
+       return csv;
+     },
+     "{FILE}: seconds: timings whose fitted curve"},
     {"gemm_csv_folder", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::folder, none, "{FILE}"},
     {"gemm_csv_missing_file", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::none, none, "{FILE}"},
     {"gemm_csv_threads_zero", "calibrate import --gemm {FILE} --hardware host --threads 0 --out {FILE}.out", S::file, none, "--threads"},
