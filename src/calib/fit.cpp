@@ -30,7 +30,7 @@ GemmEfficiency fit_gemm(const std::vector<Measurement>& pts, double peak) {
     x(i, 0) = pts[static_cast<size_t>(i)].m, x(i, 1) = pts[static_cast<size_t>(i)].n, x(i, 2) = pts[static_cast<size_t>(i)].k;
   }
   // theta = (log ceiling, log m_half, log n_half, log k_half): logs keep the halves positive.
-  Eigen::Vector4d theta(y.maxCoeff(), std::log(16.0), std::log(16.0), std::log(16.0));
+  Eigen::Vector4d theta(std::min(y.maxCoeff(), std::log(4.0)), std::log(16.0), std::log(16.0), std::log(16.0));
   auto residuals = [&](const Eigen::Vector4d& t, Eigen::MatrixXd* jac) {
     Eigen::VectorXd r(n);
     if (jac) jac->resize(n, 4);
@@ -56,6 +56,9 @@ GemmEfficiency fit_gemm(const std::vector<Measurement>& pts, double peak) {
     const Eigen::Vector4d step = damped.ldlt().solve(jac.transpose() * r);
     Eigen::Vector4d trial = theta + step;
     for (int d = 1; d < 4; ++d) trial(d) = std::clamp(trial(d), std::log(1e-3), std::log(1e6));
+    // A calibration file holds ceilings up to 4 (spec/calibration_io.cpp); shapes still far below their
+    // halves would otherwise extrapolate past it and write a file that does not load.
+    trial(0) = std::min(trial(0), std::log(4.0));
     Eigen::MatrixXd trial_jac;
     const Eigen::VectorXd trial_r = residuals(trial, &trial_jac);
     if (trial_r.squaredNorm() < r.squaredNorm()) {

@@ -30,7 +30,7 @@ struct GemmFit {
 inline constexpr int kMinGemmShapes = 5;
 
 // Throws SpecError(where, "rows", ...) with fewer than kMinGemmShapes distinct (m, n, k), and
-// SpecError(where, "seconds", ...) when the curve at the largest GEMM is outside (0.1%, 400%] of the peak.
+// SpecError(where, "seconds", ...) when the largest GEMM reaches outside (0.1%, 400%] of the peak.
 GemmFit fit_gemm_timings(const std::vector<GemmTiming>& rows, double peak_flops_per_s, const std::string& where);
 
 // The rows of one dtype: `dtype`, or the file's only one when empty. Throws SpecError naming the

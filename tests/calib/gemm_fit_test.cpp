@@ -90,11 +90,22 @@ TEST(GemmFit, ACeilingFarFromThePeakIsRefusedAsTimingsInAnotherUnit) {
     tp::calib::fit_gemm_timings(rows, 1e15, "t.csv");
     FAIL();
   } catch (const tp::spec::SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("t.csv: seconds: timings whose fitted curve at the largest GEMM"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("t.csv: seconds: timings whose largest GEMM"), std::string::npos)
         << e.what();
   }
   for (auto& r : rows) r.seconds *= 1e-4 / 300;  // 240 times the peak
   EXPECT_THROW(tp::calib::fit_gemm_timings(rows, 1e15, "t.csv"), tp::spec::SpecError);
+}
+
+TEST(GemmFit, ShapesFarBelowTheirHalvesDoNotExtrapolatePastTheCeilingAFileHolds) {
+  // Every call 1 us, whatever its size (launch-bound): efficiency grows with FLOPs and never levels off.
+  std::vector<GemmTiming> rows;
+  int line = 2;
+  for (double m : {16.0, 32.0, 64.0, 128.0, 256.0}) rows.push_back(timing(m, m, m, 1e-6, line++));
+  const double peak = 2 * 256.0 * 256 * 256 / 1e-6 / 0.5;  // the largest at 50%
+  const auto fit = tp::calib::fit_gemm_timings(rows, peak, "t.csv");
+  EXPECT_LE(fit.efficiency.ceiling, 4.0);
+  EXPECT_GT(fit.efficiency.ceiling, 0.5);
 }
 
 TEST(GemmFit, OneDtypeIsChosenOrNamed) {

@@ -217,7 +217,7 @@ const Case kCases[] = {
        for (int m : {512, 1024, 2048, 4096, 8192}) csv += std::to_string(m) + ",4096,4096,bf16,250,trn1\n";  // ms as s
        return csv;
      },
-     "{FILE}: seconds: timings whose fitted curve"},
+     "{FILE}: seconds: timings whose largest GEMM"},
     {"gemm_csv_folder", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::folder, none, "{FILE}"},
     {"gemm_csv_missing_file", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::none, none, "{FILE}"},
     {"gemm_csv_threads_zero", "calibrate import --gemm {FILE} --hardware host --threads 0 --out {FILE}.out", S::file, none, "--threads"},
