@@ -267,7 +267,8 @@ def main(argv=None):
     parser.add_argument("--device", choices=["auto", "cuda", "neuron", "hpu", "cpu"], default="auto",
                         help="where to run (default auto: cuda, neuron, hpu, then cpu)")
     parser.add_argument("--threads", type=int, default=0,
-                        help="CPU: threads PyTorch uses (default: PyTorch's own choice; the CSV records it)")
+                        help="CPU: threads every pool uses (PyTorch's, OpenMP's, the BLAS's; default: every CPU this "
+                             "process may run on); the CSV records it, and trainplan measures the peak over as many")
     parser.add_argument("--min-time", type=float, default=0.05, help="seconds per timed batch (default 0.05)")
     parser.add_argument("--reps", type=int, default=5, help="timed batches per GEMM (default 5)")
     parser.add_argument("--statistic", choices=["median", "min"], default="median",
@@ -283,13 +284,19 @@ def main(argv=None):
             raise Refusal(f"--min-time {args.min_time}: expected seconds above 0")
         model = load_model(args.model)
         shapes = gemm_shapes(model, args.tp, args.micro_batch, args.seq_len)
+        # Before PyTorch loads: its BLAS (OpenBLAS in Debian's build) keeps its own thread pool, which
+        # torch.set_num_threads does not reach; unset, it took every core while PyTorch reported 1 thread.
+        threads = args.threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+        for pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+            os.environ[pool] = str(threads)
         try:
             import torch
         except ImportError:
             raise Refusal("PyTorch is not importable by " + sys.executable + " (Debian: apt-get install python3-torch)")
         dev = pick_device(torch, args.device)
-        if dev.kind == "cpu" and args.threads:
-            torch.set_num_threads(args.threads)
+        if dev.kind == "cpu":
+            torch.set_num_threads(threads)
+        cpu_start, wall_start = time.process_time(), time.perf_counter()
         dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[args.dtype]
         rows = []
         for i, (label, m, n, k, step) in enumerate(shapes):
@@ -298,6 +305,7 @@ def main(argv=None):
                                         args.statistic)
             rows.append({"m": m, "n": n, "k": k, "dtype": args.dtype, "seconds": f"{seconds:.6e}",
                          "device": dev.name, "label": label, "spread": f"{spread:.4f}"})
+        busy = (time.process_time() - cpu_start) / (time.perf_counter() - wall_start)
     except Refusal as refusal:
         print(f"measure_gemm: {refusal}", file=sys.stderr)
         return 2
@@ -312,7 +320,12 @@ def main(argv=None):
         "date": datetime.date.today().isoformat(),
     }
     if dev.kind == "cpu":
-        meta["threads"] = str(torch.get_num_threads())
+        meta["threads"] = str(threads)
+        # CPU seconds per wall second while timing: about `threads` when every pool kept to them.
+        meta["cpu_busy"] = f"{busy:.2f}"
+        if busy > threads + 0.25:
+            print(f"measure_gemm: warning: {busy:.2f} CPUs busy while timing with {threads} threads: a pool ran "
+                  "more threads than recorded, so the peak trainplan measures will be too low", file=sys.stderr)
     out = sys.stdout if args.out == "-" else open(args.out, "w", newline="")
     try:
         out.write("# GEMM timings for `trainplan calibrate import --gemm`\n")

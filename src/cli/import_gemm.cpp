@@ -1,5 +1,6 @@
 #include "cli/import_gemm.h"
 
+#include <cstdlib>
 #include <iostream>
 
 #include "calib/cpu_name.h"
@@ -45,6 +46,21 @@ void check_device(const calib::GemmCsv& csv, bool host) {
   }
 }
 
+// CPU seconds per wall second while timing (tools/measure_gemm.py's "# cpu_busy:"): well above the threads
+// the peak is measured over means a pool (a BLAS's own) ran more, and the efficiencies would come out too high.
+void check_cpu_busy(const calib::GemmCsv& csv, int threads) {
+  const auto it = csv.meta.find("cpu_busy");
+  if (it == csv.meta.end()) return;
+  char* end = nullptr;
+  const double busy = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !(busy >= 0) || busy > 1e6)
+    throw spec::SpecError(csv.file, "# cpu_busy", "a number of CPUs, got " + calib::log_excerpt(it->second));
+  if (busy > threads + 0.25)
+    throw spec::SpecError(csv.file, "# cpu_busy",
+                          "about the " + std::to_string(threads) + " thread(s) the peak is measured over, got " +
+                              it->second + " CPUs busy while timing: pass the threads they used as --threads");
+}
+
 }  // namespace
 
 void import_gemm(const GemmImportOptions& o) {
@@ -63,6 +79,7 @@ void import_gemm(const GemmImportOptions& o) {
   spec::HardwareSpec hardware;
   if (host) {
     const int threads = timing_threads(o, csv);
+    check_cpu_busy(csv, threads);
     const calib::HostPeaks h = calib::measure_host_peaks(threads);
     if (h.threads != threads)
       throw spec::SpecError(csv.file, "threads",

@@ -106,6 +106,12 @@ TEST(GemmImport, TimingsAndPeakMustDescribeTheSameMachine) {
   o = shell(kBinary + " calibrate import --gemm " + h100_fixture() + " --hardware host --out " + dir + "/x.json");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_NE(o.out.find("# backend: cpu for --hardware host, got cuda"), std::string::npos) << o.out;
+  // This CPU, with more CPUs busy than the threads recorded (a BLAS pool of its own).
+  std::ofstream(dir + "/busy.csv") << "# threads: 1\n# cpu_busy: 1.98\nm,n,k,dtype,seconds,device\n1,1,1,fp32,1,\""
+                                   << tp::calib::cpu_name() << "\"\n";
+  o = shell(kBinary + " calibrate import --gemm " + dir + "/busy.csv --hardware host --out " + dir + "/x.json");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("# cpu_busy: about the 1 thread(s)"), std::string::npos) << o.out;
   // This CPU, without the threads its timings used.
   std::ofstream(dir + "/nothreads.csv") << "m,n,k,dtype,seconds,device\n1,1,1,fp32,1,\"" << tp::calib::cpu_name() << "\"\n";
   o = shell(kBinary + " calibrate import --gemm " + dir + "/nothreads.csv --hardware host --out " + dir + "/x.json");
