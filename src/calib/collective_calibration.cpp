@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "calib/host_fabric.h"
+#include "spec/calibration_origins.h"
 #include "spec/error.h"
 #include "spec/load.h"
 
@@ -124,12 +125,8 @@ spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, 
       {"start", efficiency_json(base.calibration.collective)},
       {"fit", {{"intra_node", tier_json(fit.intra)}, {"inter_node", tier_json(fit.inter)}, {"points", fit.points}}},
       {"runs", runs_json}};
-  json origins = base.extra.contains("origins") && base.extra["origins"].is_object()
-                     ? base.extra["origins"]
-                     : json{{"gemm", base_origin}, {"attention_factor", base_origin}, {"memory", base_origin},
-                            {"step_overhead_s", base_origin}};
-  origins["collective"] = "measured";
-  out.extra["origins"] = origins;
+  if (c.origins.empty()) c.origins = spec::inferred_origins(base.calibration, base.extra);
+  c.origins["collective"] = "measured";
   return out;
 }
 

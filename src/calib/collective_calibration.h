@@ -1,8 +1,9 @@
 // The calibration file `calibrate collectives` and `calibrate import` write: a
 // base calibration whose collective part is replaced by the fit, with extra
-// "collectives" (hardware, runs, fit, how) and "origins" (where each part came
-// from). stored_collectives reads the runs back for `calibrate check`; a bad
-// section throws SpecError naming the file and JSON path.
+// "collectives" (hardware, runs, fit, how) and the collective origin set to
+// measured (the other parts keep the base's). stored_collectives reads the runs
+// back for `calibrate check`; a bad section throws SpecError naming the file
+// and JSON path.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "calib/median.h"
 #include "spec/error.h"
 
 namespace tp::calib {
@@ -288,11 +289,6 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRun>&
       held.push_back(std::abs(predicted_seconds(cluster, layout, run.op, s.bytes, without.efficiency) / s.seconds - 1));
       fitted.push_back(std::abs(predicted_seconds(cluster, layout, run.op, s.bytes, all.efficiency) / s.seconds - 1));
     }
-    auto median = [](std::vector<double> v) {
-      if (v.empty()) return 0.0;
-      std::sort(v.begin(), v.end());
-      return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    };
     CollectiveCheck c;
     c.run = describe_run(run) + " (" + run.tool + ", " + run.source + ")";
     c.points = int(held.size());

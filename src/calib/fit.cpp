@@ -6,20 +6,14 @@
 #include <map>
 
 #include "calib/kernel_model.h"
+#include "calib/median.h"
+#include "spec/calibration_origins.h"
 #include "spec/error.h"
 
 namespace tp::calib {
 namespace {
 
 bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention"; }
-
-// The middle value; the mean of the two middle values for an even count.
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
@@ -36,7 +30,7 @@ GemmEfficiency fit_gemm(const std::vector<Measurement>& pts, double peak) {
     x(i, 0) = pts[static_cast<size_t>(i)].m, x(i, 1) = pts[static_cast<size_t>(i)].n, x(i, 2) = pts[static_cast<size_t>(i)].k;
   }
   // theta = (log ceiling, log m_half, log n_half, log k_half): logs keep the halves positive.
-  Eigen::Vector4d theta(y.maxCoeff(), std::log(16.0), std::log(16.0), std::log(16.0));
+  Eigen::Vector4d theta(std::min(y.maxCoeff(), std::log(4.0)), std::log(16.0), std::log(16.0), std::log(16.0));
   auto residuals = [&](const Eigen::Vector4d& t, Eigen::MatrixXd* jac) {
     Eigen::VectorXd r(n);
     if (jac) jac->resize(n, 4);
@@ -62,6 +56,9 @@ GemmEfficiency fit_gemm(const std::vector<Measurement>& pts, double peak) {
     const Eigen::Vector4d step = damped.ldlt().solve(jac.transpose() * r);
     Eigen::Vector4d trial = theta + step;
     for (int d = 1; d < 4; ++d) trial(d) = std::clamp(trial(d), std::log(1e-3), std::log(1e6));
+    // A calibration file holds ceilings up to 4 (spec/calibration_io.cpp); shapes still far below their
+    // halves would otherwise extrapolate past it and write a file that does not load.
+    trial(0) = std::min(trial(0), std::log(4.0));
     Eigen::MatrixXd trial_jac;
     const Eigen::VectorXd trial_r = residuals(trial, &trial_jac);
     if (trial_r.squaredNorm() < r.squaredNorm()) {
@@ -137,6 +134,9 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
                   "the measured FMA peak and stream bandwidth. Collective figures are assumed defaults: a "
                   "single host runs no collectives.";
   c.step_overhead_s = 0;
+  c.origins = spec::uniform_origins("measured");
+  c.origins["collective"] = "assumed";  // one host runs no collectives
+  c.origins["step_overhead_s"] = "assumed";
   const KernelModel model = fit_kernel_model(
       [&] {
         std::vector<Measurement> all;

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <random>
 #include <set>
 #include <thread>
 #include <tuple>
 #include <unistd.h>
 
+#include "calib/cpu_name.h"
 #include "calib/model_shapes.h"
 #include "calib/timing.h"
 #include "kernels/attention.h"
@@ -21,17 +21,6 @@ namespace tp::calib {
 namespace {
 
 namespace k = tp::kernels;
-
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return "unknown CPU";
-}
 
 std::vector<k::bf16> random_bf16(size_t n, unsigned seed) {
   std::mt19937 rng(seed);

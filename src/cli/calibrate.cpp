@@ -10,10 +10,12 @@
 #include "spec/calibration_io.h"
 #include "calib/collective_calibration.h"
 #include "calib/fit.h"
+#include "calib/gemm_calibration.h"
 #include "calib/sweep.h"
 #include "cli/calibrate_collectives.h"
 #include "cli/collective_output.h"
 #include "cli/commands.h"
+#include "cli/gemm_output.h"
 #include "cli/validators.h"
 #include "cli/search_flags.h"
 #include "net/cluster.h"
@@ -52,7 +54,8 @@ void add_calibrate_command(CLI::App& app) {
       "calibrate",
       "Measure this host's BF16 kernels and fit the efficiency model the cost model reads\n"
       "(GEMM efficiency by shape, memory-bound ops by size, attention factor); time collectives over\n"
-      "MPI or import vendor benchmark logs for the collective part (share of link bandwidth, step latency).");
+      "MPI or import vendor benchmark logs for the collective part (share of link bandwidth, step latency);\n"
+      "import GEMM timings from your accelerator (tools/measure_gemm.py) for the GEMM curve.");
   cmd->require_subcommand(1);
 
   auto* kernels = cmd->add_subcommand(
@@ -107,18 +110,28 @@ void add_calibrate_command(CLI::App& app) {
   auto* check = cmd->add_subcommand(
       "check",
       "Predict the measurements a calibration file holds but did not fit (every fourth grid point)\n"
-      "and print the relative error per op kind; for measured or imported collectives, each size\n"
-      "predicted by a fit on the others (leave one size out), per run.\n"
+      "and print the relative error per op kind; for imported GEMM timings, each shape predicted by\n"
+      "the curve refitted on the others (leave one shape out); for measured or imported collectives,\n"
+      "each size predicted by a fit on the others (leave one size out), per run.\n"
       "Example:  trainplan calibrate check data/calibration/host-quick.json");
   auto file = std::make_shared<std::string>();
   auto all = std::make_shared<bool>(false);
   check->add_option("FILE", *file, "Calibration file written by `calibrate kernels`, `collectives` or `import`")->required();
-  check->add_flag("--all", *all, "Also include the points the fit saw");
+  check->add_flag("--all", *all, "Also include the points the fit saw (and list every imported GEMM)");
   check->callback([=] {
     const spec::CalibrationFile calibration = spec::load_calibration(*file);
-    const bool collectives = calib::has_collectives(calibration);
-    if (!collectives || calibration.extra.contains("measurements"))  // kernels, or the refusal saying what is missing
+    const bool collectives = calib::has_collectives(calibration), gemm = calib::has_gemm_timings(calibration);
+    // Kernels, or (with nothing else measured) the refusal saying what is missing.
+    if ((!collectives && !gemm) || calibration.extra.contains("measurements"))
       print_check(calib::check_calibration(calibration, *all));
+    if (gemm) {
+      const calib::StoredGemm stored = calib::stored_gemm_timings(calibration, *file);
+      const calib::GemmFit fit = calib::fit_gemm_timings(stored.rows, stored.peak_flops_per_s, *file);
+      if (*all) report::render_table(std::cout, gemm_timings_table(fit, *file), report::Format::text);
+      report::Table table = gemm_check_table(fit, stored.dtype, stored.device);
+      table.notes.push_back("efficiency against " + stored.peak_source);
+      report::render_table(std::cout, table, report::Format::text);
+    }
     if (collectives) {
       const calib::StoredCollectives stored = calib::stored_collectives(calibration, *file);
       const net::Cluster cluster(stored.hardware);

@@ -12,10 +12,11 @@
 
 namespace tp::cli {
 
-void add_output_options(CLI::App* c, CollectiveOutput& o, const std::string& base_default) {
+void add_output_options(CLI::App* c, CollectiveOutput& o, const std::string& base_default,
+                        const std::string& name_default) {
   c->add_option("--out", o.out, "Calibration file to write (JSON)")->required();
-  c->add_option("--base", o.base, "Calibration whose GEMM, memory and overhead parts are kept (default: " + base_default + ")");
-  c->add_option("--name", o.name, "Calibration name (default: <hardware>-collectives-<date>)");
+  c->add_option("--base", o.base, "Calibration whose other parts are kept (default: " + base_default + ")");
+  c->add_option("--name", o.name, "Calibration name (default: " + name_default + ")");
   c->add_option("-f,--format", o.format, "Output: text, markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));

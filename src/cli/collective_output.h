@@ -20,14 +20,16 @@ namespace tp::cli {
 
 struct CollectiveOutput {
   std::string out;     // calibration file to write
-  std::string name;    // calibration name; empty: <hardware>-collectives-<date>
+  std::string name;    // calibration name; empty: <hardware>-collectives-<date> (-gemm- for GEMM timings)
   std::string base;    // calibration whose other parts are kept; empty: what estimate would use
   std::string format = "text";
   report::JsonDocument document;
 };
 
-// --out (required), --base (its help ends with `base_default`), --name and -f/--format.
-void add_output_options(CLI::App* command, CollectiveOutput& output, const std::string& base_default);
+// --out (required), --base (its help ends with `base_default`), --name (its default `name_default`)
+// and -f/--format.
+void add_output_options(CLI::App* command, CollectiveOutput& output, const std::string& base_default,
+                        const std::string& name_default = "<hardware>-collectives-<date>");
 
 // --base, else the calibration `estimate` would use for `hardware` (its default stack), else the
 // built-in default; the second member names it.

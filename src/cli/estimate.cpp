@@ -39,7 +39,7 @@ int run_estimate(const EstimateOptions& o) {
     return 2;
   }
   report::EstimateView view{s.model.name, s.hardware.name, s.stack.name, s.calibration_file, s.calibration.origin,
-                            s.assumptions, s.workload, ev.plan, ev.estimate,
+                            s.calibration.origins, s.assumptions, s.workload, ev.plan, ev.estimate,
                             cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
                                                 s.workload.tokens_to_train)};
   if (ev.problem != cost::PlanProblem::out_of_memory) {

@@ -3,10 +3,31 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include "report/figures_summary.h"
+#include "spec/calibration_origins.h"
 #include "report/summary.h"
 
 namespace tp::report {
 namespace {
+
+// "measured on your hardware: GEMM ceiling, GEMM shape; fitted on published runs: ...; assumed: ..."
+std::string origins_line(const std::map<std::string, std::string>& origins) {
+  static const std::map<std::string, std::string> names = {
+      {"gemm_ceiling", "GEMM ceiling"}, {"gemm_shape", "GEMM shape"},          {"attention_factor", "attention"},
+      {"memory", "memory-bound ops"},   {"collective", "collectives"},          {"step_overhead_s", "step overhead"}};
+  const std::pair<const char*, const char*> groups[] = {{"measured", "measured on your hardware"},
+                                                        {"fitted", "fitted on published runs"},
+                                                        {"assumed", "assumed"}};
+  std::string line;
+  for (const auto& [origin, words] : groups) {
+    std::string parts;
+    for (const std::string& part : spec::calibration_parts()) {
+      const auto it = origins.find(part);
+      if (it != origins.end() && it->second == origin) parts += (parts.empty() ? "" : ", ") + names.at(part);
+    }
+    if (!parts.empty()) line += (line.empty() ? "" : "; ") + std::string(words) + ": " + parts;
+  }
+  return line;
+}
 
 std::string plan_line(const spec::Plan& p) {
   return "TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) +
@@ -25,7 +46,12 @@ nlohmann::json to_json(const EstimateView& v) {
   j["model"] = v.model;
   j["hardware"] = v.hardware;
   j["stack"] = v.stack;
-  j["calibration"] = {{"name", v.calibration}, {"origin", v.calibration_origin}};
+  nlohmann::json origins = nlohmann::json::object();
+  for (const std::string& part : spec::calibration_parts()) {
+    const auto it = v.calibration_origins.find(part);
+    origins[part] = it == v.calibration_origins.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
+  }
+  j["calibration"] = {{"name", v.calibration}, {"origin", v.calibration_origin}, {"origins", origins}};
   j["assumptions"] = v.assumptions;
   j["workload"] = {{"seq_len_tokens", v.workload.seq_len},
                    {"global_batch_seqs", v.workload.global_batch_seqs},
@@ -117,6 +143,8 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
   }
   summary.title += "\nplan: " + plan_line(v.plan) + "\nstack: " + v.stack + "\ncalibration: " + v.calibration + " (" +
                    v.calibration_origin + ")";
+  if (const std::string origins = origins_line(v.calibration_origins); !origins.empty())
+    summary.title += "\nefficiencies " + origins;
   for (const std::string& a : v.assumptions) summary.notes.push_back("assumption: " + a);
   summary.notes.push_back(std::string(e.memory.fits ? "fits in HBM with " : "short of HBM by ") +
                           format_human(std::abs(e.memory.margin_bytes), NumberStyle::engineering, 2, "B") +

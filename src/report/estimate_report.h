@@ -3,6 +3,7 @@
 // people; markdown, csv and json for programs (every json figure has its unit
 // in its name). Computes no model figure: it only arranges the Estimate.
 #pragma once
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ namespace tp::report {
 
 struct EstimateView {
   std::string model, hardware, stack, calibration, calibration_origin;
+  // Per part of the calibration (spec/calibration_origins.h): measured, fitted or assumed.
+  std::map<std::string, std::string> calibration_origins;
   std::vector<std::string> assumptions;  // the stack and calibration chosen for the user, and why
   spec::Workload workload;
   spec::Plan plan;  // completed

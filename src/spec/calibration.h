@@ -1,6 +1,7 @@
 // Calibration: the efficiencies that turn peak figures into achieved ones for
-// one accelerator. Measured (kernels on this host), fitted (published runs) or
-// assumed (defaults): the cost model reads the figures and never the origin.
+// one accelerator. Measured (kernels on this host, GEMMs or collectives on the
+// user's cluster), fitted (published runs) or assumed (defaults), per part
+// (calibration_origins.h): the cost model reads the figures, never the origins.
 // Pure data; calibration_io.h reads and writes it as JSON.
 #pragma once
 #include <map>
@@ -40,7 +41,7 @@ struct CollectiveEfficiency {
 struct Calibration {
   std::string name;         // "trn1-fitted", "host-2026-11-22"
   std::string accelerator;  // which accelerator it describes
-  std::string origin;       // measured | fitted | assumed
+  std::string origin;       // measured | fitted | assumed: the file as a whole
   std::string description;  // what it was measured or fitted on, in words
   GemmEfficiency gemm;
   // A fused (flash) attention kernel runs below the large-GEMM ceiling; this
@@ -53,6 +54,9 @@ struct Calibration {
   std::map<std::string, MemoryEfficiency> memory_by_op;
   CollectiveEfficiency collective;
   double step_overhead_s = 0;  // fixed per-step cost: launch, host sync, data loading
+  // Where each part came from, keyed by calibration_parts() (calibration_origins.h):
+  // measured | fitted | assumed. Files that predate it have it inferred on load.
+  std::map<std::string, std::string> origins;
 
   const MemoryEfficiency& memory_for(const std::string& op) const {
     auto it = memory_by_op.find(op);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "spec/calibration_origins.h"
 #include "spec/error.h"
 #include "spec/text_file.h"
 #include "spec/json_reader.h"
@@ -48,7 +49,7 @@ json memory_to(const MemoryEfficiency& m) { return {{"ceiling", m.ceiling}, {"by
 
 const std::set<std::string> kKnownKeys = {"name",   "accelerator", "origin",        "description", "gemm",
                                           "attention_factor", "memory", "memory_by_op", "collective",
-                                          "step_overhead_s"};
+                                          "step_overhead_s", "origins"};
 const std::set<std::string> kMemoryOps = {"softmax", "layernorm", "rmsnorm", "gelu", "swiglu", "optimizer",
                                           "residual"};
 
@@ -91,6 +92,8 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   c.step_overhead_s = number(j, "step_overhead_s", "$", file, 0, 3600, true);
   for (const auto& [key, v] : j.items())
     if (!kKnownKeys.count(key)) out.extra[key] = v;
+  c.origins = j.contains("origins") ? origins_from_json(j["origins"], c, out.extra, file)
+                                    : inferred_origins(c, out.extra);
   return out;
 }
 
@@ -109,7 +112,10 @@ json calibration_to_json(const CalibrationFile& file) {
                             {"step_latency_s", c.collective.step_latency_s}}},
             {"step_overhead_s", c.step_overhead_s}};
   for (const auto& [op, m] : c.memory_by_op) j["memory_by_op"][op] = memory_to(m);
-  for (const auto& [key, v] : file.extra.items()) j[key] = v;
+  // Origins left empty by a writer are what the file's origin and fit section say.
+  j["origins"] = c.origins.empty() ? inferred_origins(c, file.extra) : c.origins;
+  for (const auto& [key, v] : file.extra.items())
+    if (key != "origins") j[key] = v;
   return j;
 }
 

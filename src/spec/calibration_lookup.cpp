@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "spec/calibration_io.h"
+#include "spec/calibration_origins.h"
 #include "spec/load.h"
 
 namespace tp::spec {
@@ -24,6 +25,7 @@ Calibration assumed_calibration(const HardwareSpec& hw) {
   c.accelerator = hw.accelerator;
   c.origin = "assumed";
   c.description = "built-in assumption: GEMM ceiling 70% of peak, 70% of HBM and link bandwidth";
+  c.origins = uniform_origins("assumed");
   return c;
 }
 

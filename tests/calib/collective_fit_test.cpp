@@ -130,8 +130,8 @@ TEST(CollectiveFit, CalibrationKeepsTheBaseAndStoresTheRuns) {
   EXPECT_EQ(file.calibration.gemm.ceiling, 0.61);
   EXPECT_EQ(file.calibration.origin, "measured");
   EXPECT_NEAR(file.calibration.collective.intra_node, 0.5, 1e-6);
-  EXPECT_EQ(file.extra["origins"]["gemm"], "fitted");
-  EXPECT_EQ(file.extra["origins"]["collective"], "measured");
+  EXPECT_EQ(file.calibration.origins.at("gemm_ceiling"), "fitted");
+  EXPECT_EQ(file.calibration.origins.at("collective"), "measured");
   // Through JSON and back, as `calibrate check` reads it.
   const auto again = tp::spec::calibration_from_json(tp::spec::calibration_to_json(file), "c.json");
   const StoredCollectives stored = stored_collectives(again, "c.json");

@@ -194,6 +194,35 @@ const Case kCases[] = {
      [] { return set(calibration(), "/gemm/celing", 0.5); }, "{FILE}"},
     {"calibration_misspelt_collective_key", "estimate --calibration {FILE} --instances 4 --tp 8 --sp", S::file,
      [] { return set(calibration(), "/collective/inter_nod", 0.5); }, "{FILE}"},
+    // ---- GEMM timings CSV (calibrate import --gemm): the file, the line and the field
+    {"gemm_csv_empty", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file, none, "{FILE}: a GEMM CSV"},
+    {"gemm_csv_missing_column", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("m,n,k,dtype,device\n512,512,512,bf16,gpu\n"); }, "{FILE}:1: header: a column named 'seconds'"},
+    {"gemm_csv_non_numeric", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("m,n,k,dtype,seconds,device\n512,512,512,bf16,1e-3,gpu\n512,512,lots,bf16,1e-3,gpu\n"); },
+     "{FILE}:3: k:"},
+    {"gemm_csv_seconds_zero", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("m,n,k,dtype,seconds,device\n512,512,512,bf16,0,gpu\n"); }, "{FILE}:2: seconds: a time above 0"},
+    {"gemm_csv_seconds_negative", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("# x\nm,n,k,dtype,seconds,device\n512,512,512,bf16,-2e-3,gpu\n"); }, "{FILE}:3: seconds"},
+    {"gemm_csv_unknown_dtype", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("m,n,k,dtype,seconds,device\n512,512,512,int4,1e-3,gpu\n"); }, "{FILE}:2: dtype"},
+    {"gemm_csv_header_only", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("m,n,k,dtype,seconds,device\n"); }, "{FILE}:1: rows"},
+    {"gemm_csv_too_few_shapes", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
+     [] { return std::string("m,n,k,dtype,seconds,device\n512,512,512,bf16,1e-3,gpu\n"); }, "{FILE}: rows: at least 5"},
+    {"gemm_csv_seconds_in_another_unit", "calibrate import --gemm {FILE} --hardware trn1.32xlarge --out {FILE}.out", S::file,
+     [] {
+       std::string csv = "m,n,k,dtype,seconds,device\n";
+       for (int m : {512, 1024, 2048, 4096, 8192}) csv += std::to_string(m) + ",4096,4096,bf16,250,trn1\n";  // ms as s
+       return csv;
+     },
+     "{FILE}: seconds: timings whose largest GEMM"},
+    {"gemm_csv_folder", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::folder, none, "{FILE}"},
+    {"gemm_csv_missing_file", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::none, none, "{FILE}"},
+    {"gemm_csv_threads_zero", "calibrate import --gemm {FILE} --hardware host --threads 0 --out {FILE}.out", S::file, none, "--threads"},
+    {"calibration_origin_unknown", "estimate --calibration {FILE}", S::file,
+     [] { return set(calibration(), "/origins", json{{"memory", "guessed"}}); }, "{FILE}: $.origins.memory"},
     {"calibrate_check_not_json", "calibrate check {FILE}", S::file, [] { return std::string("{\"gemm\": "); }, "{FILE}"},
     {"calibrate_check_folder", "calibrate check {FILE}", S::folder, none, "{FILE}"},
 

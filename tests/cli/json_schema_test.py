@@ -35,6 +35,8 @@ CASES = [
     ("calibrate_import", "calibrate import --hardware p5.48xlarge --out /tmp/trainplan-schema-calibrate-import.json "
                          "--collectives tests/calib/fixtures/nccl_all_reduce_p5_8ranks.log "
                          "tests/calib/fixtures/nccl_all_gather_p5_16ranks_2hosts.log"),
+    ("calibrate_import", "calibrate import --hardware p5.48xlarge --out /tmp/trainplan-schema-calibrate-import-gemm.json "
+                         "--gemm tests/calib/fixtures/gemm_h100_llama2-7b_tp8_synthetic.csv"),
 ]
 
 
