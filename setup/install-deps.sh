@@ -7,7 +7,7 @@ packages=(cmake g++ make ccache pkg-config libboost-graph-dev libboost-iostreams
           libboost-system-dev libboost-filesystem-dev nlohmann-json3-dev libeigen3-dev
           libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libopenblas-dev
           python3 python3-jsonschema libyaml-cpp-dev python3-dev pybind11-dev python3-pybind11
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin libdnnl-dev)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do

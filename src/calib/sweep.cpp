@@ -72,12 +72,35 @@ std::vector<Measurement> gemm_grid(long tokens) {
   return out;
 }
 
+std::vector<Measurement> sweep_gemm_shapes(bool quick) {
+  const double max_gemm_flops = quick ? 0.4e9 : 3e9;
+  const long max_elements = quick ? (1l << 22) : (1l << 25);
+  // GEMM grid: shapes from the layer table, M = tokens per micro-batch, scaled down to the host.
+  std::vector<Measurement> grid;
+  std::set<std::tuple<long, long, long>> seen;
+  for (long tokens : {64l, 256l, 1024l, 4096l})
+    for (Measurement g : gemm_grid(tokens)) {
+      long m = long(g.m), n = long(g.n), kk = long(g.k);
+      n = fit_dim(n, kk, max_elements);
+      kk = fit_dim(kk, n, max_elements);
+      while (m > 16 && 2.0 * m * n * kk > max_gemm_flops) m /= 2;
+      while (2.0 * m * n * kk > max_gemm_flops && n > 16) n /= 2;
+      if (!seen.insert({m, n, kk}).second) continue;
+      g.m = double(m), g.n = double(n), g.k = double(kk);
+      grid.push_back(g);
+    }
+  std::mt19937 rng(20240601);
+  std::shuffle(grid.begin(), grid.end(), rng);
+  grid.resize(std::min<size_t>(grid.size(), quick ? 28 : 80));
+
+  return grid;
+}
+
 Sweep run_kernel_sweep(const SweepOptions& opt) {
   Sweep sw;
   const int threads = opt.threads > 0 ? std::min(opt.threads, k::ThreadPool::shared().size())
                                       : k::ThreadPool::shared().size();
   const double floor_s = opt.quick ? 0.02 : 0.1;
-  const double max_gemm_flops = opt.quick ? 0.4e9 : 3e9;
   const long max_elements = opt.quick ? (1l << 22) : (1l << 25);
   auto report = [&](double f, const std::string& what) {
     if (opt.progress) opt.progress(f, what);
@@ -100,23 +123,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   report(0.02, "memory bandwidth");
   h.stream_bytes_per_s = k::stream_bytes_per_s(threads, opt.quick ? (32l << 20) : (128l << 20), 3);
 
-  // GEMM grid: shapes from the layer table, M = tokens per micro-batch, scaled down to the host.
-  std::vector<Measurement> grid;
-  std::set<std::tuple<long, long, long>> seen;
-  for (long tokens : {64l, 256l, 1024l, 4096l})
-    for (Measurement g : gemm_grid(tokens)) {
-      long m = long(g.m), n = long(g.n), kk = long(g.k);
-      n = fit_dim(n, kk, max_elements);
-      kk = fit_dim(kk, n, max_elements);
-      while (m > 16 && 2.0 * m * n * kk > max_gemm_flops) m /= 2;
-      while (2.0 * m * n * kk > max_gemm_flops && n > 16) n /= 2;
-      if (!seen.insert({m, n, kk}).second) continue;
-      g.m = double(m), g.n = double(n), g.k = double(kk);
-      grid.push_back(g);
-    }
-  std::mt19937 rng(20240601);
-  std::shuffle(grid.begin(), grid.end(), rng);
-  grid.resize(std::min<size_t>(grid.size(), opt.quick ? 28 : 80));
+  std::vector<Measurement> grid = sweep_gemm_shapes(opt.quick);
 
   struct MemCase {
     const char* op;

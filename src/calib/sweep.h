@@ -48,6 +48,10 @@ struct Sweep {
 
 Sweep run_kernel_sweep(const SweepOptions& options);
 
+// The GEMM shapes the sweep measures (scaled to this host, deduplicated, in sweep
+// order); labels containing "wgrad" read op(A) transposed. kernels_bench uses them too.
+std::vector<Measurement> sweep_gemm_shapes(bool quick);
+
 // The GEMM shapes of the grid before scaling: (tokens, n, k) per layer GEMM and TP degree.
 std::vector<Measurement> gemm_grid(long tokens);
 

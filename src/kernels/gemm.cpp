@@ -187,8 +187,12 @@ void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float
 
 // The same as BF16 pair words: word (p2, j) holds op(B)[2 p2][j] | op(B)[2 p2 + 1][j] << 16,
 // untransposed B again walked two source rows at a time across all panels.
-void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
+void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out, long pairs_pad = 0) {
   const long pairs = (kc + 1) / 2;
+  if (pairs_pad < pairs) pairs_pad = pairs;
+  if (pairs_pad > pairs)  // zero the padding pair rows of every panel (the AMX kernel reads k in steps of 32)
+    for (long jr = 0; jr < round_up(nc, nr); jr += nr)
+      std::memset(out + jr * pairs_pad + pairs * nr, 0, sizeof(std::uint32_t) * size_t((pairs_pad - pairs) * nr));
   const bf16 zero{};
   if (pr.tb == Trans::no) {
     static const bf16 zeros[64] = {};
@@ -198,19 +202,19 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
       const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
       for (long jr = 0; jr < full; jr += nr) {
-        std::uint32_t* dst = out + jr * pairs + q * nr;
+        std::uint32_t* dst = out + jr * pairs_pad + q * nr;
         if (vector && hi) detail::interleave_pairs_avx512(&(lo + jr)->bits, &(hi + jr)->bits, dst, nr);
         else for (int j = 0; j < nr; ++j) dst[j] = pair(lo + jr + j, hi ? hi + jr + j : zeros);
       }
       if (full < nc) {
-        std::uint32_t* dst = out + full * pairs + q * nr;
+        std::uint32_t* dst = out + full * pairs_pad + q * nr;
         for (long j = full; j < nc; ++j) dst[j - full] = pair(lo + j, hi ? hi + j : &zero);
         for (long j = nc - full; j < nr; ++j) dst[j] = 0;
       }
     }
     return;
   }
-  for (long jr = 0; jr < nc; jr += nr, out += nr * pairs) {
+  for (long jr = 0; jr < nc; jr += nr, out += nr * pairs_pad) {
     const int cols = int(std::min<long>(nr, nc - jr));
     for (int j = 0; j < cols; ++j) {
       const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
@@ -221,8 +225,74 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
   }
 }
 
+// out[c * out_stride + r] = in[r * in_stride + c], rows and cols whole multiples of 16.
+void transpose_words(const std::uint32_t* in, long rows, long cols, long in_stride, std::uint32_t* out, long out_stride) {
+  const bool vector = cpu_has(Isa::avx512);
+  for (long r = 0; r < rows; r += 16)
+    for (long c = 0; c < cols; c += 16) {
+      const std::uint32_t* src = in + r * in_stride + c;
+      std::uint32_t* dst = out + c * out_stride + r;
+      if (vector) detail::transpose_16x16_words_avx512(src, in_stride, dst, out_stride);
+      else
+        for (long i = 0; i < 16; ++i)
+          for (long j = 0; j < 16; ++j) dst[j * out_stride + i] = src[i * in_stride + j];
+    }
+}
+
+// AMX layout of op(A): rows [i0, i0+mc) x depth [p0, p0+kc) as plain BF16 rows of
+// round_up(kc, 32), mc rounded up to MR rows, all padding zero (row-major [mc_pad][kp]).
+void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out_words) {
+  const long kp = round_up(kc, 32), mc_pad = round_up(mc, mr);
+  bf16* out = reinterpret_cast<bf16*>(out_words);
+  if (pr.ta == Trans::no) {
+    for (long i = 0; i < mc_pad; ++i) {
+      bf16* dst = out + i * kp;
+      if (i < mc) {
+        std::memcpy(dst, pr.a + (i0 + i) * pr.lda + p0, sizeof(bf16) * size_t(kc));
+        std::fill(dst + kc, dst + kp, bf16{});
+      } else {
+        std::fill(dst, dst + kp, bf16{});
+      }
+    }
+    return;
+  }
+  // Stored A^T: source rows k, k+1 interleave into one row of pair words across the
+  // block ([kp/2][mc_pad]); a word transpose then gives each output row its k pairs.
+  thread_local std::vector<std::uint32_t> words;
+  thread_local std::vector<bf16> zeros;
+  const long pairs = (kc + 1) / 2;
+  words.assign(static_cast<size_t>(kp / 2 * mc_pad), 0u);
+  zeros.assign(static_cast<size_t>(mc), bf16{});
+  const bool vector = cpu_has(Isa::avx512_bf16);
+  for (long q = 0; q < pairs; ++q) {
+    const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0;
+    const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : zeros.data();
+    std::uint32_t* row = words.data() + q * mc_pad;
+    if (vector) detail::interleave_pairs_avx512(&lo->bits, &hi->bits, row, mc);
+    else for (long i = 0; i < mc; ++i) row[i] = pair(lo + i, hi + i);
+  }
+  transpose_words(words.data(), kp / 2, mc_pad, mc_pad, out_words, kp / 2);
+}
+
+// AMX layout of op(B): depth [p0, p0+kc) x columns [j0, j0+nc) as NR-column panels of
+// round_up(kc, 32) / 2 rows of pair words, padding zero.
+void pack_b_amx(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
+  const long pairs_pad = round_up(kc, 32) / 2;
+  if (pr.tb == Trans::no) return pack_b_pairs(pr, p0, kc, j0, nc, nr, out, pairs_pad);
+  // Stored B^T: source row j already holds column j's k pairs side by side; copy the rows
+  // ([nc_pad][pairs_pad] words), then transpose each NR-column panel.
+  thread_local std::vector<std::uint32_t> rows;
+  const long nc_pad = round_up(nc, nr);
+  rows.assign(static_cast<size_t>(nc_pad * pairs_pad), 0u);
+  for (long j = 0; j < nc; ++j)
+    std::memcpy(rows.data() + j * pairs_pad, pr.b + (j0 + j) * pr.ldb + p0, sizeof(bf16) * size_t(kc));
+  for (long jr = 0; jr < nc_pad; jr += nr)
+    transpose_words(rows.data() + jr * pairs_pad, nr, pairs_pad, pairs_pad, out + jr * pairs_pad, nr);
+}
+
 // Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
 long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
+  if (uk.packing == detail::Packing::amx) return rows * (round_up(kc, 32) / 2);
   return rows * (uk.packing == detail::Packing::bf16_pairs ? (kc + 1) / 2 : kc);
 }
 
@@ -234,7 +304,10 @@ long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
 // through DRAM per step at M = N = 2048 and halved the speed.)
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
-  const long k_pad = round_up(std::max(pr.k, 1l), 2);
+  if (uk.setup) uk.setup();
+  const bool amx = uk.packing == detail::Packing::amx;
+  // Whole K blocks are multiples of 32, so only the last one pads (to 32 for AMX, to a pair otherwise).
+  const long k_pad = round_up(std::max(pr.k, 1l), amx ? 32 : 2);
   // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
   const long nc_max = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
@@ -254,7 +327,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
     for (long pc = 0; pc < pr.k; pc += uk.kc) {
       const long kc = std::min(uk.kc, pr.k - pc);
       float* block = b_pack + panel_floats(uk, nc_pad, pc);  // pc is even: whole pairs before it
-      if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+      if (amx) pack_b_amx(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+      else if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
       else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
     }
     for (long ic = m0; ic < m1; ic += mc_max) {
@@ -262,7 +336,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
       if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
       for (long pc = 0; pc < pr.k; pc += uk.kc) {
         const long kc = std::min(uk.kc, pr.k - pc);
-        if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        if (amx) pack_a_amx(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        else if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
         const float* block = b_pack + panel_floats(uk, nc_pad, pc);
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
@@ -284,6 +359,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 }
 
 detail::MicroKernel pick_kernel(Isa isa) {
+  if (isa == Isa::amx_bf16 && cpu_has(Isa::amx_bf16)) return detail::amx_bf16_micro_kernel();
+  if (isa == Isa::amx_bf16) isa = Isa::avx512_bf16;
   if (isa == Isa::avx512_bf16 && cpu_has(Isa::avx512_bf16)) return detail::avx512_bf16_micro_kernel();
   if ((isa == Isa::avx512 || isa == Isa::avx512_bf16) && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
   if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::avx2_micro_kernel();

@@ -60,4 +60,32 @@ TP_BF16_TARGET void interleave_pairs_avx512(const unsigned short* r0, const unsi
   for (; j < n; ++j) out[j] = unsigned(r0[j]) | unsigned(r1[j]) << 16;
 }
 
+// Four shuffle stages (Intel SDM semantics of each): 32-bit unpacks give pairs of rows,
+// 64-bit unpacks 4x4 blocks inside each 128-bit lane, then two 128-bit lane shuffles
+// move the 4x4 blocks into place. Vector c[g][x] below holds, in lane l, column 4l + x
+// of rows 4g..4g+3.
+__attribute__((target("avx512f"))) void transpose_16x16_words_avx512(const unsigned* in, long in_stride,
+                                                                      unsigned* out, long out_stride) {
+  __m512i r[16], t[16], c[4][4];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(in + i * in_stride);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int g = 0; g < 4; ++g) {
+    c[g][0] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+    c[g][1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+    c[g][2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+    c[g][3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+  }
+  for (int x = 0; x < 4; ++x) {
+    const __m512i p0 = _mm512_shuffle_i32x4(c[0][x], c[1][x], 0x44), p1 = _mm512_shuffle_i32x4(c[0][x], c[1][x], 0xee);
+    const __m512i p2 = _mm512_shuffle_i32x4(c[2][x], c[3][x], 0x44), p3 = _mm512_shuffle_i32x4(c[2][x], c[3][x], 0xee);
+    _mm512_storeu_si512(out + (0 + x) * out_stride, _mm512_shuffle_i32x4(p0, p2, 0x88));
+    _mm512_storeu_si512(out + (4 + x) * out_stride, _mm512_shuffle_i32x4(p0, p2, 0xdd));
+    _mm512_storeu_si512(out + (8 + x) * out_stride, _mm512_shuffle_i32x4(p1, p3, 0x88));
+    _mm512_storeu_si512(out + (12 + x) * out_stride, _mm512_shuffle_i32x4(p1, p3, 0xdd));
+  }
+}
+
 }  // namespace tp::kernels::detail

@@ -2,7 +2,9 @@
 // k-major) by a packed B panel (NR columns, k-major) into a full MR x NR FP32
 // tile c (row stride ldc), adding to c if accumulate. FP32 kernels take floats,
 // one k per step; BF16 kernels take 32-bit words holding two consecutive k
-// (low half = even k), kc rounded up to even and zero-padded.
+// (low half = even k), kc rounded up to even and zero-padded. The AMX kernel
+// takes A as MR plain BF16 rows of kc rounded up to 32 and B as pair words, k
+// rounded up to 32 (Packing::amx); its setup() must run on a thread before it.
 #pragma once
 
 namespace tp::kernels::detail {
@@ -10,7 +12,7 @@ namespace tp::kernels::detail {
 using MicroKernelFn = void (*)(long kc, const void* a, const void* b, float* c, long ldc,
                                bool accumulate);
 
-enum class Packing { fp32, bf16_pairs };
+enum class Packing { fp32, bf16_pairs, amx };
 
 struct MicroKernel {
   int mr = 0, nr = 0;
@@ -19,16 +21,20 @@ struct MicroKernel {
   // Blocking sized so a kc x NR panel of B stays in the 48 KiB L1D of Zen 5
   // and an MC x KC block of A in its 1 MiB L2 (both with room for C and A).
   long kc = 256, mc = 144;
+  void (*setup)() = nullptr;  // per-thread state the kernel needs (AMX tile configuration)
 };
 
 MicroKernel portable_micro_kernel();
 MicroKernel avx2_micro_kernel();         // valid only where cpu_has(Isa::avx2)
 MicroKernel avx512_micro_kernel();       // valid only where cpu_has(Isa::avx512)
 MicroKernel avx512_bf16_micro_kernel();  // valid only where cpu_has(Isa::avx512_bf16)
+MicroKernel amx_bf16_micro_kernel();     // valid only where cpu_has(Isa::amx_bf16)
 
 void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
 void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
+// out[c * out_stride + r] = in[r * in_stride + c] for a 16 x 16 block of 32-bit words.
+void transpose_16x16_words_avx512(const unsigned* in, long in_stride, unsigned* out, long out_stride);
 
 }  // namespace tp::kernels::detail
