@@ -34,7 +34,8 @@ bool cpu_has(Isa isa) {
     case Isa::avx512: return __builtin_cpu_supports("avx512f") && cpu_has(Isa::avx2);
     case Isa::avx512_bf16:
       return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") && cpu_has(Isa::avx512);
-    case Isa::amx_bf16: return cpu_has(Isa::avx512_bf16) && amx_usable();  // packing uses AVX-512
+    case Isa::amx_bf16:  // packing and rounding use AVX-512 (VL for the masked 256-bit stores)
+      return cpu_has(Isa::avx512_bf16) && __builtin_cpu_supports("avx512vl") && amx_usable();
   }
   return false;
 }

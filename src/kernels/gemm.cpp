@@ -225,20 +225,6 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
   }
 }
 
-// out[c * out_stride + r] = in[r * in_stride + c], rows and cols whole multiples of 16.
-void transpose_words(const std::uint32_t* in, long rows, long cols, long in_stride, std::uint32_t* out, long out_stride) {
-  const bool vector = cpu_has(Isa::avx512);
-  for (long r = 0; r < rows; r += 16)
-    for (long c = 0; c < cols; c += 16) {
-      const std::uint32_t* src = in + r * in_stride + c;
-      std::uint32_t* dst = out + c * out_stride + r;
-      if (vector) detail::transpose_16x16_words_avx512(src, in_stride, dst, out_stride);
-      else
-        for (long i = 0; i < 16; ++i)
-          for (long j = 0; j < 16; ++j) dst[j * out_stride + i] = src[i * in_stride + j];
-    }
-}
-
 // AMX layout of op(A): rows [i0, i0+mc) x depth [p0, p0+kc) as plain BF16 rows of
 // round_up(kc, 32), mc rounded up to MR rows, all padding zero (row-major [mc_pad][kp]).
 void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out_words) {
@@ -256,22 +242,28 @@ void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, s
     }
     return;
   }
-  // Stored A^T: source rows k, k+1 interleave into one row of pair words across the
-  // block ([kp/2][mc_pad]); a word transpose then gives each output row its k pairs.
-  thread_local std::vector<std::uint32_t> words;
-  thread_local std::vector<bf16> zeros;
-  const long pairs = (kc + 1) / 2;
-  words.assign(static_cast<size_t>(kp / 2 * mc_pad), 0u);
-  zeros.assign(static_cast<size_t>(mc), bf16{});
-  const bool vector = cpu_has(Isa::avx512_bf16);
-  for (long q = 0; q < pairs; ++q) {
-    const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0;
-    const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : zeros.data();
-    std::uint32_t* row = words.data() + q * mc_pad;
-    if (vector) detail::interleave_pairs_avx512(&lo->bits, &hi->bits, row, mc);
-    else for (long i = 0; i < mc; ++i) row[i] = pair(lo + i, hi + i);
-  }
-  transpose_words(words.data(), kp / 2, mc_pad, mc_pad, out_words, kp / 2);
+  // Stored A^T: each 16-row x 16-pair block of the output reads 32 source rows of 16
+  // BF16, interleaved and transposed in registers; blocks reaching past mc or kc
+  // (and CPUs without AVX-512, never given the AMX kernel) go element by element.
+  const long pairs_pad = kp / 2;
+  std::uint32_t* out32 = out_words;
+  for (long i = 0; i < mc_pad; i += 16)
+    for (long q = 0; q < pairs_pad; q += 16) {
+      std::uint32_t* dst = out32 + i * pairs_pad + q;
+      const bf16* src = pr.a + (p0 + 2 * q) * pr.lda + i0 + i;
+      if (i + 16 <= mc && 2 * q + 32 <= kc) {
+        detail::transpose_pairs_16x32_avx512(&src->bits, pr.lda, dst, pairs_pad);
+        continue;
+      }
+      for (long ii = 0; ii < 16; ++ii)
+        for (long qq = 0; qq < 16; ++qq) {
+          const long row = i + ii, p = 2 * (q + qq);
+          const bf16 zero{};
+          const bf16* lo = row < mc && p < kc ? src + 2 * qq * pr.lda + ii : &zero;
+          const bf16* hi = row < mc && p + 1 < kc ? src + (2 * qq + 1) * pr.lda + ii : &zero;
+          dst[ii * pairs_pad + qq] = pair(lo, hi);
+        }
+    }
 }
 
 // AMX layout of op(B): depth [p0, p0+kc) x columns [j0, j0+nc) as NR-column panels of
@@ -279,15 +271,27 @@ void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, s
 void pack_b_amx(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
   const long pairs_pad = round_up(kc, 32) / 2;
   if (pr.tb == Trans::no) return pack_b_pairs(pr, p0, kc, j0, nc, nr, out, pairs_pad);
-  // Stored B^T: source row j already holds column j's k pairs side by side; copy the rows
-  // ([nc_pad][pairs_pad] words), then transpose each NR-column panel.
-  thread_local std::vector<std::uint32_t> rows;
+  // Stored B^T: source row j already holds column j's k pairs side by side, so each
+  // 16-column x 16-pair block is a word transpose read straight from the source;
+  // blocks reaching past nc or kc go element by element.
   const long nc_pad = round_up(nc, nr);
-  rows.assign(static_cast<size_t>(nc_pad * pairs_pad), 0u);
-  for (long j = 0; j < nc; ++j)
-    std::memcpy(rows.data() + j * pairs_pad, pr.b + (j0 + j) * pr.ldb + p0, sizeof(bf16) * size_t(kc));
-  for (long jr = 0; jr < nc_pad; jr += nr)
-    transpose_words(rows.data() + jr * pairs_pad, nr, pairs_pad, pairs_pad, out + jr * pairs_pad, nr);
+  for (long j = 0; j < nc_pad; j += 16)
+    for (long q = 0; q < pairs_pad; q += 16) {
+      std::uint32_t* dst = out + j / nr * nr * pairs_pad + q * nr + j % nr;
+      const bf16* src = pr.b + (j0 + j) * pr.ldb + p0 + 2 * q;
+      if (j + 16 <= nc && 2 * q + 32 <= kc) {
+        detail::transpose_16x16_words_avx512(src, long(sizeof(bf16)) * pr.ldb, dst, nr);
+        continue;
+      }
+      for (long jj = 0; jj < 16; ++jj)
+        for (long qq = 0; qq < 16; ++qq) {
+          const long col = j + jj, p = 2 * (q + qq);
+          const bf16 zero{};
+          const bf16* lo = col < nc && p < kc ? src + jj * pr.ldb + 2 * qq : &zero;
+          const bf16* hi = col < nc && p + 1 < kc ? lo + 1 : &zero;
+          dst[qq * nr + jj] = pair(lo, hi);
+        }
+    }
 }
 
 // Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
@@ -340,11 +344,19 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         else if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
         const float* block = b_pack + panel_floats(uk, nc_pad, pc);
+        const bool last = pc + kc >= pr.k;
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
-          for (long ir = 0; ir < mc_pad; ir += uk.mr)
-            uk.fn(kc, static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc),
-                  block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
+          for (long ir = 0; ir < mc_pad; ir += uk.mr) {
+            const float* a_panel = static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc);
+            if (last && uk.final)
+              uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
+                       &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
+                       int(std::min<long>(uk.mr, mc - ir)), int(std::min<long>(uk.nr, nc - jr)));
+            else
+              uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
+          }
       }
+      if (uk.final && pr.k > 0) continue;  // C already written
       for (long i = ic; i < ic + mc; ++i) {
         float* row = ws + (i - ic) * ldws;
         bf16* dst = pr.c + i * pr.ldc + jc;

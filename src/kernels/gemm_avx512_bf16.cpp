@@ -64,10 +64,9 @@ TP_BF16_TARGET void interleave_pairs_avx512(const unsigned short* r0, const unsi
 // 64-bit unpacks 4x4 blocks inside each 128-bit lane, then two 128-bit lane shuffles
 // move the 4x4 blocks into place. Vector c[g][x] below holds, in lane l, column 4l + x
 // of rows 4g..4g+3.
-__attribute__((target("avx512f"))) void transpose_16x16_words_avx512(const unsigned* in, long in_stride,
-                                                                      unsigned* out, long out_stride) {
-  __m512i r[16], t[16], c[4][4];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(in + i * in_stride);
+__attribute__((target("avx512f"), always_inline)) inline void transpose_store(const __m512i (&r)[16], unsigned* out,
+                                                                             long out_stride) {
+  __m512i t[16], c[4][4];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
@@ -86,6 +85,24 @@ __attribute__((target("avx512f"))) void transpose_16x16_words_avx512(const unsig
     _mm512_storeu_si512(out + (8 + x) * out_stride, _mm512_shuffle_i32x4(p1, p3, 0x88));
     _mm512_storeu_si512(out + (12 + x) * out_stride, _mm512_shuffle_i32x4(p1, p3, 0xdd));
   }
+}
+
+__attribute__((target("avx512f"))) void transpose_16x16_words_avx512(const void* in, long in_stride_bytes,
+                                                                      unsigned* out, long out_stride) {
+  __m512i r[16];
+  const char* src = static_cast<const char*>(in);
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + i * in_stride_bytes);
+  transpose_store(r, out, out_stride);
+}
+
+TP_BF16_TARGET void transpose_pairs_16x32_avx512(const unsigned short* in, long ld, unsigned* out, long out_stride) {
+  __m512i r[16];
+  for (int q = 0; q < 16; ++q) {
+    const __m512i lo = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 2 * q * ld)));
+    const __m512i hi = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + (2 * q + 1) * ld)));
+    r[q] = _mm512_or_si512(lo, _mm512_maskz_slli_epi32(0xffff, hi, 16));
+  }
+  transpose_store(r, out, out_stride);
 }
 
 }  // namespace tp::kernels::detail

@@ -12,6 +12,12 @@ namespace tp::kernels::detail {
 using MicroKernelFn = void (*)(long kc, const void* a, const void* b, float* c, long ldc,
                                bool accumulate);
 
+// Optional last-K-block variant: starts from the FP32 partial sums in ws (if partial),
+// and writes rows x cols of the tile rounded to BF16 into c (row stride ldc elements),
+// adding c's old values if accumulate_c.
+using FinalKernelFn = void (*)(long kc, const void* a, const void* b, const float* ws, long ldws, bool partial,
+                               unsigned short* c, long ldc, bool accumulate_c, int rows, int cols);
+
 enum class Packing { fp32, bf16_pairs, amx };
 
 struct MicroKernel {
@@ -22,6 +28,7 @@ struct MicroKernel {
   // and an MC x KC block of A in its 1 MiB L2 (both with room for C and A).
   long kc = 256, mc = 144;
   void (*setup)() = nullptr;  // per-thread state the kernel needs (AMX tile configuration)
+  FinalKernelFn final = nullptr;
 };
 
 MicroKernel portable_micro_kernel();
@@ -34,7 +41,11 @@ void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
 void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
-// out[c * out_stride + r] = in[r * in_stride + c] for a 16 x 16 block of 32-bit words.
-void transpose_16x16_words_avx512(const unsigned* in, long in_stride, unsigned* out, long out_stride);
+// out[c * out_stride + r] = word c of input row r, for a 16 x 16 block of 32-bit words
+// (input rows in_stride_bytes apart, any alignment).
+void transpose_16x16_words_avx512(const void* in, long in_stride_bytes, unsigned* out, long out_stride);
+// out[i * out_stride + q] = in[2q * ld + i] | in[(2q + 1) * ld + i] << 16 for i, q < 16:
+// 32 rows of 16 BF16 to 16 rows of 16 pair words.
+void transpose_pairs_16x32_avx512(const unsigned short* in, long ld, unsigned* out, long out_stride);
 
 }  // namespace tp::kernels::detail
