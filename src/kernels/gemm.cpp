@@ -201,7 +201,9 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     for (long q = 0; q < pairs; ++q) {
       const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
-      for (long jr = 0; jr < full; jr += nr) {
+      if (vector && hi && nr == 32) {  // the AMX panel width: all panels of the row in one call
+        detail::interleave_panels_32_avx512(&lo->bits, &hi->bits, full / nr, out + q * nr, nr * pairs_pad);
+      } else for (long jr = 0; jr < full; jr += nr) {
         std::uint32_t* dst = out + jr * pairs_pad + q * nr;
         if (vector && hi) detail::interleave_pairs_avx512(&(lo + jr)->bits, &(hi + jr)->bits, dst, nr);
         else for (int j = 0; j < nr; ++j) dst[j] = pair(lo + jr + j, hi ? hi + jr + j : zeros);
@@ -326,15 +328,21 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
 
+  // One MC block of rows (small M): B's K blocks are packed just before use, so each
+  // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
+  // at K = 4096) streaming out to memory and back.
+  const bool b_just_in_time = m1 - m0 <= mc_max;
+  auto pack_b_block = [&](long pc, long jc, long nc, float* block) {
+    const long kc = std::min(uk.kc, pr.k - pc);
+    if (amx) pack_b_amx(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+    else if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+    else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
+  };
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
-    for (long pc = 0; pc < pr.k; pc += uk.kc) {
-      const long kc = std::min(uk.kc, pr.k - pc);
-      float* block = b_pack + panel_floats(uk, nc_pad, pc);  // pc is even: whole pairs before it
-      if (amx) pack_b_amx(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
-      else if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
-      else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
-    }
+    if (!b_just_in_time)
+      for (long pc = 0; pc < pr.k; pc += uk.kc)
+        pack_b_block(pc, jc, nc, b_pack + panel_floats(uk, nc_pad, pc));  // pc is even: whole pairs before it
     for (long ic = m0; ic < m1; ic += mc_max) {
       const long mc = std::min(mc_max, m1 - ic), mc_pad = round_up(mc, uk.mr);
       if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
@@ -343,7 +351,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         if (amx) pack_a_amx(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
-        const float* block = b_pack + panel_floats(uk, nc_pad, pc);
+        const float* block = b_just_in_time ? b_pack : b_pack + panel_floats(uk, nc_pad, pc);
+        if (b_just_in_time) pack_b_block(pc, jc, nc, b_pack);
         const bool last = pc + kc >= pr.k;
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
           for (long ir = 0; ir < mc_pad; ir += uk.mr) {
