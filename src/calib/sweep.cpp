@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <random>
 #include <set>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "kernels/fma_peak.h"
 #include "kernels/gemm.h"
 #include "kernels/norm_act.h"
+#include "kernels/onednn_gemm.h"
 #include "kernels/thread_pool.h"
 
 namespace tp::calib {
@@ -96,6 +99,17 @@ std::vector<Measurement> sweep_gemm_shapes(bool quick) {
   return grid;
 }
 
+std::string gemm_backend_unavailable(GemmBackend backend) {
+  if (backend == GemmBackend::own) return "";
+  if (!k::onednn_built())
+    return "this trainplan was built without oneDNN; install the Debian package libdnnl-dev (setup/install-deps.sh) "
+           "and rebuild";
+  const k::OnednnGemm probe(k::Trans::no, k::Trans::no, 256, 256, 256, 256, 256, 256);
+  if (!probe.native())
+    return "oneDNN has no native BF16 matmul on this CPU (it chose " + probe.implementation() + "); use --backend own";
+  return "";
+}
+
 Sweep run_kernel_sweep(const SweepOptions& opt) {
   Sweep sw;
   const int threads = opt.threads > 0 ? std::min(opt.threads, k::ThreadPool::shared().size())
@@ -110,12 +124,24 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   h.cpu = cpu_name();
   h.isa = k::to_string(k::best_isa());
   h.threads = threads;
+  if (opt.backend == GemmBackend::onednn) {
+    if (const std::string why = gemm_backend_unavailable(opt.backend); !why.empty()) throw std::runtime_error(why);
+    const k::OnednnGemm probe(k::Trans::no, k::Trans::no, 256, 256, 256, 256, 256, 256);
+    h.gemm_backend = "onednn " + probe.implementation();
+  }
   h.memory_bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
   report(0, "FMA check");
   h.fma_check_before = k::fma_peak_flops_per_s(k::best_isa(), 1, 0.05, 3);
   report(0.01, "FMA peak");
   h.fma_peak_flops_per_s = k::fma_peak_flops_per_s(k::best_isa(), threads, 0.1, 3);
   h.dot_bf16_peak_flops_per_s = k::dot_bf16_peak_flops_per_s(threads, 0.1, 3);
+  // oneDNN takes AMX wherever the CPU has it (brg:avx512_core_amx_bf16), whatever our ISA cap.
+  const bool on_tiles = k::best_isa() == k::Isa::amx_bf16 ||
+                        (opt.backend == GemmBackend::onednn && h.gemm_backend.find("amx") != std::string::npos);
+  h.gemm_peak_flops_per_s = on_tiles ? k::amx_bf16_peak_flops_per_s(threads, 0.1, 3)
+                            : h.dot_bf16_peak_flops_per_s > 0 && int(k::best_isa()) >= int(k::Isa::avx512_bf16)
+                                ? h.dot_bf16_peak_flops_per_s
+                                : h.fma_peak_flops_per_s;
   // Zen 5: 1 MiB L2 per core, 32 MiB L3; used when sysconf does not know.
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   h.l2_bytes = double(l2 > 0 ? l2 : 1l << 20) * threads;
@@ -160,10 +186,13 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     std::vector<k::bf16> c(static_cast<size_t>(m * n));
     k::GemmOptions o;
     o.threads = threads;
+    // Weight gradients read the activations transposed, as the backward pass does.
+    const k::Trans ta = wgrad ? k::Trans::yes : k::Trans::no;
+    std::unique_ptr<k::OnednnGemm> library;
+    if (opt.backend == GemmBackend::onednn) library = std::make_unique<k::OnednnGemm>(ta, k::Trans::no, m, n, kk, wgrad ? m : kk, n, n);
     const Timing t = time_op([&] {
-      // Weight gradients read the activations transposed, as the backward pass does.
-      k::gemm_bf16(wgrad ? k::Trans::yes : k::Trans::no, k::Trans::no, m, n, kk, a.data(), wgrad ? m : kk,
-                   b.data(), n, c.data(), n, o);
+      if (library) library->run(a.data(), b.data(), c.data(), threads);
+      else k::gemm_bf16(ta, k::Trans::no, m, n, kk, a.data(), wgrad ? m : kk, b.data(), n, c.data(), n, o);
     }, floor_s);
     g.flops = 2.0 * m * n * kk;
     g.bytes = 2.0 * double(m * kk + kk * n + m * n);

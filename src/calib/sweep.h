@@ -23,9 +23,13 @@ struct Measurement {
 
 struct HostProbe {
   std::string cpu, isa;
+  std::string gemm_backend = "own";  // "own", or "onednn <implementation>" (oneDNN's name for its kernel)
   int threads = 0;
   double fma_peak_flops_per_s = 0;  // all `threads`, FP32 FMA loop of the widest vector ISA
   double dot_bf16_peak_flops_per_s = 0;  // all `threads`, VDPBF16PS loop (0 without avx512_bf16)
+  // All `threads`, the loop of the instruction the timed GEMM runs on (TDPBF16PS with AMX,
+  // else VDPBF16PS, else the FP32 FMA): what GEMM and attention efficiencies are relative to.
+  double gemm_peak_flops_per_s = 0;
   double l2_bytes = 0, l3_bytes = 0;     // L2 of all `threads` together, shared L3 (sysconf)
   double stream_bytes_per_s = 0;
   double memory_bytes = 0;
@@ -34,8 +38,18 @@ struct HostProbe {
   bool noisy = false;
 };
 
+// Whose BF16 GEMM the sweep times: trainplan's own, or oneDNN's matmul (the library a
+// framework calls; needs a build with oneDNN and a native oneDNN BF16 path on this CPU).
+// Attention and the memory-bound ops are trainplan's own either way.
+enum class GemmBackend { own, onednn };
+
+// Empty where `backend` can run here; else one line saying why not (no oneDNN in this
+// build, or oneDNN has only its reference code for BF16 on this CPU).
+std::string gemm_backend_unavailable(GemmBackend backend);
+
 struct SweepOptions {
   bool quick = false;
+  GemmBackend backend = GemmBackend::own;
   int threads = 0;  // 0: every hardware thread
   // Called with the fraction done (0..1) and what runs now; may be empty.
   std::function<void(double, const std::string&)> progress;
