@@ -11,7 +11,7 @@
 namespace tp::calib {
 namespace {
 
-bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention"; }
+bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention" && op != "attention_backward"; }
 
 // The middle value; the mean of the two middle values for an even count.
 double median(std::vector<double> v) {
@@ -103,7 +103,9 @@ MemoryEfficiency fit_memory(const std::vector<Measurement>& pts, double bw) {
 
 double predict_seconds(const Calibration& c, double peak, double bw, const Measurement& m) {
   if (m.op == "gemm") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k));
-  if (m.op == "attention") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor);
+  // The cost model prices attention's backward with the forward's factor too.
+  if (m.op == "attention" || m.op == "attention_backward")
+    return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor);
   return m.bytes / (bw * c.memory_for(m.op).at(m.bytes));
 }
 

@@ -14,6 +14,7 @@
 #include "calib/model_shapes.h"
 #include "calib/timing.h"
 #include "kernels/attention.h"
+#include "kernels/attention_backward.h"
 #include "kernels/fma_peak.h"
 #include "kernels/gemm.h"
 #include "kernels/norm_act.h"
@@ -221,6 +222,24 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     r.held_out = i % 4 == 3;
     spreads.push_back(t.spread);
     sw.measurements.push_back(r);
+
+    // The backward kernel on the same shape, from the forward's output and logsumexp.
+    std::vector<float> lse(static_cast<size_t>(a.heads * a.seq_q));
+    k::attention_forward_bf16(q.data(), kk.data(), v.data(), o.data(), a, threads, lse.data());
+    auto d_o = random_bf16(elems, 9);
+    std::vector<k::bf16> dq(elems), dk(elems), dv(elems);
+    const Timing tb = time_op([&] {
+      k::attention_backward_bf16(q.data(), kk.data(), v.data(), o.data(), d_o.data(), lse.data(), dq.data(), dk.data(),
+                                 dv.data(), a, threads);
+    }, floor_s);
+    Measurement b = r;
+    b.op = "attention_backward";
+    b.flops = k::attention_backward_flops(a);
+    b.bytes = 2.0 * 8 * double(elems);  // reads Q, K, V, O, dO; writes dQ, dK, dV
+    b.median_s = tb.median_s, b.spread = tb.spread, b.reps = tb.reps;
+    b.held_out = (i + 2) % 4 == 3;  // a different quarter of the shapes than the forward's
+    spreads.push_back(tb.spread);
+    sw.measurements.push_back(b);
   }
 
   for (size_t i = 0; i < mem.size(); ++i) {

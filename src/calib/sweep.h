@@ -1,6 +1,6 @@
 // The kernel sweep behind `trainplan calibrate kernels`: host probes (FMA
 // peak, stream bandwidth), GEMMs on a grid drawn from real layer shapes
-// divided by TP 1..8 and scaled to this host, flash attention, and the
+// divided by TP 1..8 and scaled to this host, flash attention forward and backward, and the
 // memory-bound kernels over sizes; an FMA check before and after flags noise.
 // Every fourth grid point is held out of the fit for `calibrate check`.
 #pragma once
@@ -11,7 +11,7 @@
 namespace tp::calib {
 
 struct Measurement {
-  std::string op;  // gemm, attention, softmax, layernorm, rmsnorm, gelu, swiglu
+  std::string op;  // gemm, attention, attention_backward, softmax, layernorm, rmsnorm, gelu, swiglu
   std::string label;                  // where the shape came from, e.g. "llama2-7b fc1 tp2"
   double m = 0, n = 0, k = 0;         // GEMM (and attention: seq_q, seq_k, head_dim)
   double flops = 0, bytes = 0;        // work done, bytes moved (BF16)

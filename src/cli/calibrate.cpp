@@ -59,7 +59,7 @@ void add_calibrate_command(CLI::App& app) {
       "kernels",
       "Run the kernel sweep: FMA peak and memory bandwidth, GEMMs on shapes drawn from real model\n"
       "layers (M = tokens per micro-batch, N and K from hidden / ffn / heads divided by TP 1..8,\n"
-      "scaled to fit this host), flash attention, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
+      "scaled to fit this host), flash attention forward and backward, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
       "sizes. Fits the model, writes the file, prints the fit error. Run on a quiet machine: an FMA\n"
       "check before and after flags noise in the file (host.noisy). On a VM whose vCPUs may share a\n"
       "core (this project's build host), --threads 1 gives reproducible figures.\n"
