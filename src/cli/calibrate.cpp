@@ -37,9 +37,9 @@ std::string today() {
 }
 
 void print_check(const std::vector<calib::CheckRow>& rows) {
-  std::printf("%-10s %7s %14s %12s %22s\n", "op", "points", "median error", "max error", "median, fields only");
+  std::printf("%-18s %7s %14s %12s %22s\n", "op", "points", "median error", "max error", "median, fields only");
   for (const auto& r : rows)
-    std::printf("%-10s %7d %13.1f%% %11.1f%% %21.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
+    std::printf("%-18s %7d %13.1f%% %11.1f%% %21.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
                 100 * r.max_rel_error, 100 * r.median_rel_error_fields);
   std::printf("(error of the file's kernel model: per-call overheads, L2/L3/DRAM tiers; \"fields only\": the\n"
               " gemm / attention_factor / memory_by_op fields alone, as the cost model reads them)\n");
