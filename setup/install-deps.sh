@@ -7,7 +7,7 @@ packages=(cmake g++ make ccache pkg-config libboost-graph-dev libboost-iostreams
           libboost-system-dev libboost-filesystem-dev nlohmann-json3-dev libeigen3-dev
           libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libopenblas-dev
           python3 python3-jsonschema libyaml-cpp-dev python3-dev pybind11-dev python3-pybind11
-          libopenmpi-dev openmpi-bin
+          libopenmpi-dev openmpi-bin libdnnl-dev
           python3-torch)  # tools/measure_gemm.py on CPU in ctest tools.measure_gemm (skipped without it)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()

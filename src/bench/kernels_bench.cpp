@@ -1,26 +1,36 @@
-// kernels_bench: how fast the BF16 GEMM is on this host, per micro-kernel ISA,
-// against the FP32 FMA peak (an FMA loop of the same vector width) and, for the
-// avx512_bf16 kernel, also against its own VDPBF16PS instruction peak. Side by
-// side in the same run: OpenBLAS sgemm (inputs converted to FP32 beforehand, and
-// again with the conversion paid on every call) and Eigen's bfloat16 product.
-// Other engineers share this machine, and its two vCPUs turned out to share one
-// core's FMA units (two FMA loops in parallel each run at half speed), so the
-// peaks are re-measured right before each row and each row is compared with
-// the peaks of its own moment and thread count. Prints medians; rerun with:
-//   build/kernels_bench [--quick]
-#include <Eigen/Core>
+// kernels_bench: how fast trainplan's BF16 GEMM is on this host, against the
+// libraries a framework would call, in the same run: oneDNN's BF16 matmul (where
+// this CPU has a native oneDNN BF16 path; one line says so otherwise), OpenBLAS
+// sgemm on inputs converted to FP32 beforehand, and again paying the conversion
+// every call. Shapes: those `calibrate kernels` measures, and the forward and
+// backward GEMMs of seed models' layers (layer_gemms.h), at 1 and 2 threads.
+// Implementations are timed round-robin (one call each per round), so load from
+// other users of this shared machine hits all of them alike; each figure is a
+// median. `ratio` = best library's median time / trainplan's: >= 1.00 means
+// trainplan is at least as fast. First, the large square shape per micro-kernel
+// ISA against each instruction's measured peak (FP32 FMA, VDPBF16PS, TDPBF16PS).
+//   build/kernels_bench [--quick] [--threads N] [--only TEXT]
+// TRAINPLAN_KERNEL_ISA caps trainplan's ISA (e.g. avx512_bf16), ONEDNN_MAX_CPU_ISA oneDNN's.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "bench/layer_gemms.h"
+#include "bench/median.h"
+#include "calib/model_shapes.h"
+#include "calib/sweep.h"
 #include "kernels/bf16.h"
 #include "kernels/fma_peak.h"
 #include "kernels/gemm.h"
+#include "kernels/onednn_gemm.h"
 #include "kernels/thread_pool.h"
 
 #ifdef TRAINPLAN_HAVE_OPENBLAS
@@ -29,129 +39,239 @@ extern "C" void openblas_set_num_threads(int);
 #endif
 
 using namespace tp::kernels;
+using tp::bench::LayerGemm;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double median_seconds(int reps, const std::function<void()>& fn) {
-  fn();  // warm-up: page faults, packing buffers, thread wake-up
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    auto s = Clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double>(Clock::now() - s).count());
+struct Options {
+  bool quick = false;
+  int threads_max = 2;
+  std::string only;  // run only shapes whose label contains this
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  o.threads_max = std::min(ThreadPool::shared().size(), 2);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") o.quick = true;
+    else if ((arg == "--threads" || arg == "--only") && i + 1 < argc) {
+      const std::string value = argv[++i];
+      if (arg == "--only") { o.only = value; continue; }
+      char* end = nullptr;
+      const long t = std::strtol(value.c_str(), &end, 10);
+      if (*end != '\0' || t < 1 || t > ThreadPool::shared().size())
+        throw std::invalid_argument("--threads must be a whole number from 1 to " +
+                                    std::to_string(ThreadPool::shared().size()) + ", not '" + value + "'");
+      o.threads_max = int(t);
+    } else {
+      throw std::invalid_argument("unknown or incomplete argument '" + arg + "' (use --quick, --threads N, --only TEXT)");
+    }
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return o;
 }
 
-struct Shape {
-  long m, n, k;
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+double seconds_of(const std::function<void()>& fn) {
+  const auto s = Clock::now();
+  fn();
+  return std::chrono::duration<double>(Clock::now() - s).count();
+}
+
+// One warm-up call each (page faults, packing buffers, primitive set-up), then `reps`
+// rounds of one call each; a short sleep before every call lets the libraries' spinning
+// worker threads (OpenMP, OpenBLAS) go idle so they do not slow the next call.
+std::vector<double> round_robin_medians(int reps, const std::vector<std::function<void()>>& fns) {
+  std::vector<std::vector<double>> t(fns.size());
+  for (const auto& fn : fns) fn();
+  for (int r = 0; r < reps; ++r)
+    for (size_t i = 0; i < fns.size(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      t[i].push_back(seconds_of(fns[i]));
+    }
+  std::vector<double> out;
+  for (auto& v : t) out.push_back(tp::bench::median(v));
+  return out;
+}
+
+struct Case {
+  LayerGemm g;
+  std::vector<bf16> a, b, c;
+  long lda, ldb, ldc;
+  std::vector<float> af, bf, cf;  // OpenBLAS copies
 };
 
-struct Peaks {
-  double fp32[4] = {};  // FP32 FMA loop per Isa value (avx512_bf16 -> the avx512 loop)
-  double dot_bf16 = 0;  // VDPBF16PS loop
-};
+Case make_case(const LayerGemm& g, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  Case c{g, {}, {}, {}, g.ta == Trans::no ? g.k : g.m, g.tb == Trans::no ? g.n : g.k, g.n, {}, {}, {}};
+  c.a.resize(size_t(g.m * g.k));
+  c.b.resize(size_t(g.k * g.n));
+  c.c.resize(size_t(g.m * g.n));
+  for (auto& x : c.a) x = to_bf16(dist(rng));
+  for (auto& x : c.b) x = to_bf16(dist(rng));
+  return c;
+}
+
+void run_trainplan(Case& c, int threads, Isa isa) {
+  GemmOptions o;
+  o.threads = threads;
+  o.isa = isa;
+  gemm_bf16(c.g.ta, c.g.tb, c.g.m, c.g.n, c.g.k, c.a.data(), c.lda, c.b.data(), c.ldb, c.c.data(), c.ldc, o);
+}
+
+#ifdef TRAINPLAN_HAVE_OPENBLAS
+void run_sgemm(Case& c) {
+  cblas_sgemm(CblasRowMajor, c.g.ta == Trans::yes ? CblasTrans : CblasNoTrans,
+              c.g.tb == Trans::yes ? CblasTrans : CblasNoTrans, int(c.g.m), int(c.g.n), int(c.g.k), 1.f,
+              c.af.data(), int(c.lda), c.bf.data(), int(c.ldb), 0.f, c.cf.data(), int(c.ldc));
+}
+void convert_inputs(Case& c) {
+  c.af.resize(c.a.size()), c.bf.resize(c.b.size()), c.cf.resize(c.c.size());
+  to_float(c.a.data(), c.af.data(), long(c.a.size()));
+  to_float(c.b.data(), c.bf.data(), long(c.b.size()));
+}
+#endif
+
+// oneDNN status for this CPU: "" when its BF16 matmul is native here, else the one line why not.
+std::string onednn_status() {
+  if (!onednn_built()) return "oneDNN: not in this build (install libdnnl-dev and reconfigure); its rows are skipped";
+  OnednnGemm probe(Trans::no, Trans::no, 64, 64, 64, 64, 64, 64);
+  if (!probe.native())
+    return "oneDNN: no native BF16 matmul on this CPU (it chose " + probe.implementation() + "); its rows are skipped";
+  return "";
+}
+
+void large_square(const Options& opt, const std::vector<Isa>& isas) {
+  const long s = 2048;
+  const double flops = 2.0 * s * s * s;
+  std::mt19937 rng(7);
+  Case c = make_case({"square", s, s, s}, rng);
+  std::printf("\nLarge square %ld^3, every micro-kernel ISA, against the peak of the instruction it runs on\n"
+              "(FP32 FMA loop, VDPBF16PS loop, TDPBF16PS loop; re-measured just before the row):\n", s);
+  std::printf("%-32s %3s %9s %9s %10s %7s\n", "implementation", "thr", "ms", "GFLOP/s", "peak", "%peak");
+  for (int t = 1; t <= opt.threads_max; ++t)
+    for (Isa isa : isas) {
+      double peak = isa == Isa::amx_bf16      ? amx_bf16_peak_flops_per_s(t, 0.05, 3)
+                    : isa == Isa::avx512_bf16 ? dot_bf16_peak_flops_per_s(t, 0.05, 3)
+                                              : fma_peak_flops_per_s(isa, t, 0.05, 3);
+      const double sec = round_robin_medians(opt.quick ? 5 : 9, {[&] { run_trainplan(c, t, isa); }})[0];
+      std::printf("%-32s %3d %9.2f %9.1f %10.1f %6.0f%%\n", (std::string("trainplan [") + to_string(isa) + "]").c_str(), t,
+                  sec * 1e3, flops / sec / 1e9, peak / 1e9, 100 * flops / sec / peak);
+    }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const int reps = quick ? 3 : 7;
-  const int threads_max = std::min(ThreadPool::shared().size(), 2);
+  Options opt;
+  try {
+    opt = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernels_bench: %s\n", e.what());
+    return 2;
+  }
+  const int reps = opt.quick ? 5 : 9;
+  const Isa best = best_isa();
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16})
-    if (cpu_has(isa) && int(isa) <= int(best_isa())) isas.push_back(isa);
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx_bf16})
+    if (cpu_has(isa) && int(isa) <= int(best)) isas.push_back(isa);
   if (isas.empty()) isas.push_back(Isa::portable);
 
-  std::printf("kernels_bench: BF16 GEMM (FP32 accumulate), medians of %d runs; best ISA: %s\n", reps,
-              to_string(best_isa()));
-  Peaks peak[3];
-  for (int t = 1; t <= threads_max; ++t) {
-    std::printf("peaks, %d thread(s):", t);
-    for (Isa isa : isas) {
-      if (isa != Isa::avx512_bf16) {
-        peak[t].fp32[int(isa)] = fma_peak_flops_per_s(isa, t, 0.1, 5);
-        std::printf("  FP32 FMA loop [%s] %.1f GFLOP/s", to_string(isa), peak[t].fp32[int(isa)] / 1e9);
-      } else {
-        peak[t].dot_bf16 = dot_bf16_peak_flops_per_s(t, 0.1, 5);
-        std::printf("  VDPBF16PS loop %.1f GFLOP/s", peak[t].dot_bf16 / 1e9);
-      }
-    }
-    std::printf("\n");
+  std::printf("kernels_bench: BF16 GEMM (FP32 accumulate, BF16 out), medians of %d round-robin runs\n", reps);
+  std::printf("trainplan path: %s; load average at start: %s\n", to_string(best), load_average().c_str());
+  const std::string dnnl_line = onednn_status();
+  const bool dnnl = dnnl_line.empty();
+  if (dnnl) std::printf("oneDNN: %s\n", OnednnGemm(Trans::no, Trans::no, 256, 256, 256, 256, 256, 256).implementation().c_str());
+  else std::printf("%s\n", dnnl_line.c_str());
+#ifndef TRAINPLAN_HAVE_OPENBLAS
+  std::printf("OpenBLAS: not in this build; its rows are skipped\n");
+#endif
+
+  if (std::string("large square").find(opt.only) != std::string::npos) large_square(opt, isas);
+
+  // Shapes: the calibration sweep's, then each seed model's layer at micro-batch x sequence rows.
+  std::vector<LayerGemm> shapes;
+  for (const auto& m : tp::calib::sweep_gemm_shapes(opt.quick)) {
+    const bool wgrad = m.label.find("wgrad") != std::string::npos;
+    shapes.push_back({"calib: " + m.label, long(m.m), long(m.n), long(m.k), wgrad ? Trans::yes : Trans::no, Trans::no});
   }
-  const Isa widest = isas.back();
-  std::printf("%%fp32pk: against the FP32 FMA loop of the row's vector width (avx512 for avx512_bf16 and\n"
-              "for the OpenBLAS/Eigen rows); %%ownpk: against the peak of the instruction the row runs on\n"
-              "(VDPBF16PS for avx512_bf16), GFLOP/s in column ownpk; both re-measured just before the row.\n");
+  struct Seed {
+    const char* model;
+    long micro_batch, sequence, vocab;
+    bool swiglu;
+  };
+  std::vector<Seed> seeds = {{"bert-large", 1, 512, 30522, false}};
+  if (!opt.quick) seeds = {{"bert-large", 4, 512, 30522, false}, {"llama2-7b", 1, 2048, 32000, true}};
+  for (const Seed& seed : seeds)
+    for (const auto& layer : tp::calib::builtin_layer_shapes())
+      if (layer.model == seed.model)
+        for (const LayerGemm& g : tp::bench::layer_gemms(layer, seed.micro_batch * seed.sequence, seed.vocab, seed.swiglu))
+          shapes.push_back(g);
+  if (!opt.only.empty())
+    std::erase_if(shapes, [&](const LayerGemm& g) { return g.label.find(opt.only) == std::string::npos; });
 
-  std::vector<Shape> shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {256, 4096, 4096}, {4096, 1024, 4096}};
-  if (quick) shapes = {{1024, 1024, 1024}, {256, 4096, 4096}};
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-
-  std::printf("\n%-16s %-36s %3s %9s %9s %8s %8s %8s\n", "shape m,n,k", "implementation", "thr", "ms", "GFLOP/s",
-              "ownpk", "%fp32pk", "%ownpk");
-  for (const Shape& s : shapes) {
-    const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
-    std::vector<bf16> a(size_t(s.m * s.k)), b(size_t(s.k * s.n)), c(size_t(s.m * s.n));
-    for (auto& x : a) x = to_bf16(dist(rng));
-    for (auto& x : b) x = to_bf16(dist(rng));
-    char shape_name[64];
-    std::snprintf(shape_name, sizeof shape_name, "%ld,%ld,%ld", s.m, s.n, s.k);
-    // Peaks of this moment: the FP32 FMA loop of `isa`'s width and, for avx512_bf16, VDPBF16PS.
-    auto peaks_now = [&](Isa isa, int threads, double* fp32, double* own) {
-      *fp32 = fma_peak_flops_per_s(isa, threads, 0.03, 3);
-      *own = isa == Isa::avx512_bf16 ? dot_bf16_peak_flops_per_s(threads, 0.03, 3) : *fp32;
-    };
-    auto row = [&](const std::string& impl, int threads, double sec, double fp32_peak, double own_peak) {
-      const double rate = flops / sec;
-      std::printf("%-16s %-36s %3d %9.2f %9.1f %8.1f %7.0f%% %7.0f%%\n", shape_name, impl.c_str(), threads,
-                  sec * 1e3, rate / 1e9, own_peak / 1e9, 100 * rate / fp32_peak, 100 * rate / own_peak);
-    };
-    for (int t = 1; t <= threads_max; ++t) {
-      for (Isa isa : isas) {
-        GemmOptions o;
-        o.threads = t;
-        o.isa = isa;
-        double fp32 = 0, own = 0;
-        peaks_now(isa, t, &fp32, &own);
-        const double sec = median_seconds(reps, [&] {
-          gemm_bf16(Trans::no, Trans::no, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c.data(), s.n, o);
-        });
-        row(std::string("trainplan gemm_bf16 [") + to_string(isa) + "]", t, sec, fp32, own);
+  std::printf("\nGFLOP/s per implementation; ratio = best library time / trainplan time (T: op transposed)\n");
+  std::printf("%-36s %-18s %-2s %3s %10s %10s %10s %10s %6s\n", "shape", "m,n,k", "AB", "thr", "trainplan", "oneDNN",
+              "OpenBLAS", "OB+conv", "ratio");
+  std::mt19937 rng(11);
+  std::vector<std::vector<std::pair<double, std::string>>> ratios(size_t(opt.threads_max) + 1);
+  for (const LayerGemm& g : shapes) {
+    Case c = make_case(g, rng);
+    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    std::unique_ptr<OnednnGemm> mm;
+    if (dnnl) mm = std::make_unique<OnednnGemm>(g.ta, g.tb, g.m, g.n, g.k, c.lda, c.ldb, c.ldc);
+#ifdef TRAINPLAN_HAVE_OPENBLAS
+    convert_inputs(c);
+#endif
+    char dims[48];
+    std::snprintf(dims, sizeof dims, "%ld,%ld,%ld", g.m, g.n, g.k);
+    const char ab[3] = {g.ta == Trans::yes ? 'T' : 'N', g.tb == Trans::yes ? 'T' : 'N', 0};
+    for (int t = 1; t <= opt.threads_max; ++t) {
+      std::vector<std::function<void()>> fns = {[&] { run_trainplan(c, t, best); }};
+      int i_dnnl = -1, i_blas = -1;
+      if (mm) {
+        i_dnnl = int(fns.size());
+        fns.push_back([&] { mm->run(c.a.data(), c.b.data(), c.c.data(), t); });
       }
-      double ref = 0, unused = 0;
-      peaks_now(widest == Isa::avx512_bf16 ? Isa::avx512 : widest, t, &ref, &unused);
 #ifdef TRAINPLAN_HAVE_OPENBLAS
       openblas_set_num_threads(t);
-      std::vector<float> af(a.size()), bf(b.size()), cf(c.size());
-      to_float(a.data(), af.data(), long(a.size()));
-      to_float(b.data(), bf.data(), long(b.size()));
-      auto sgemm = [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.f, af.data(),
-                    int(s.k), bf.data(), int(s.n), 0.f, cf.data(), int(s.n));
-      };
-      row("OpenBLAS sgemm, FP32 pre-converted", t, median_seconds(reps, sgemm), ref, ref);
-      row("OpenBLAS sgemm + BF16 conversions", t, median_seconds(reps, [&] {
-            to_float(a.data(), af.data(), long(a.size()));
-            to_float(b.data(), bf.data(), long(b.size()));
-            sgemm();
-            to_bf16(cf.data(), c.data(), long(c.size()));
-          }), ref, ref);
+      i_blas = int(fns.size());
+      fns.push_back([&] { run_sgemm(c); });
+      fns.push_back([&] {
+        convert_inputs(c);
+        run_sgemm(c);
+        to_bf16(c.cf.data(), c.c.data(), long(c.c.size()));
+      });
 #endif
+      const std::vector<double> sec = round_robin_medians(reps, fns);
+      double best_lib = 1e30;
+      for (size_t i = 1; i < sec.size(); ++i) best_lib = std::min(best_lib, sec[i]);
+      auto rate = [&](int i) { return i < 0 ? std::string("-") : std::to_string(int(flops / sec[size_t(i)] / 1e9 + 0.5)); };
+      const double ratio = sec.size() > 1 ? best_lib / sec[0] : 0;
+      std::printf("%-36s %-18s %-2s %3d %10s %10s %10s %10s %6.2f\n", g.label.c_str(), dims, ab, t, rate(0).c_str(),
+                  rate(i_dnnl).c_str(), rate(i_blas).c_str(), rate(i_blas < 0 ? -1 : i_blas + 1).c_str(), ratio);
+      std::fflush(stdout);
+      if (sec.size() > 1) ratios[size_t(t)].push_back({ratio, g.label});
     }
-    if (s.m * s.n * s.k <= (1l << 30)) {
-      // Eigen's bfloat16 product runs single-threaded here (no OpenMP in this build).
-      using M = Eigen::Matrix<Eigen::bfloat16, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      M ea(s.m, s.k), eb(s.k, s.n), ec(s.m, s.n);
-      std::memcpy(static_cast<void*>(ea.data()), a.data(), a.size() * 2);
-      std::memcpy(static_cast<void*>(eb.data()), b.data(), b.size() * 2);
-      double ref = 0, unused = 0;
-      peaks_now(widest == Isa::avx512_bf16 ? Isa::avx512 : widest, 1, &ref, &unused);
-      row("Eigen bfloat16 product", 1, median_seconds(std::min(reps, 3), [&] { ec.noalias() = ea * eb; }), ref, ref);
-    }
+  }
+  std::printf("\nsummary (load average now %s):\n", load_average().c_str());
+  for (int t = 1; t <= opt.threads_max; ++t) {
+    auto& r = ratios[size_t(t)];
+    if (r.empty()) continue;
+    std::sort(r.begin(), r.end());
+    std::vector<double> values;
+    for (auto& [v, label] : r) values.push_back(v);
+    int below = 0;
+    for (double v : values) below += v < 1.0;
+    std::printf("  %d thread(s): %zu shapes, ratio min %.2f (%s), median %.2f; %d below 1.00\n", t, r.size(), r[0].first,
+                r[0].second.c_str(), tp::bench::median(values), below);
   }
   return 0;
 }

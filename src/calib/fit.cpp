@@ -13,7 +13,7 @@
 namespace tp::calib {
 namespace {
 
-bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention"; }
+bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention" && op != "attention_backward"; }
 
 double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
@@ -100,12 +100,17 @@ MemoryEfficiency fit_memory(const std::vector<Measurement>& pts, double bw) {
 
 double predict_seconds(const Calibration& c, double peak, double bw, const Measurement& m) {
   if (m.op == "gemm") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k));
-  if (m.op == "attention") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor);
+  // The cost model prices attention's backward with the forward's factor too.
+  if (m.op == "attention" || m.op == "attention_backward")
+    return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor);
   return m.bytes / (bw * c.memory_for(m.op).at(m.bytes));
 }
 
 CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const std::string& date) {
-  const double peak = sw.host.fma_peak_flops_per_s, bw = sw.host.stream_bytes_per_s;
+  // GEMM and attention efficiencies against the peak of the instruction the GEMM runs on
+  // (an AMX GEMM runs ~10x past the FP32 FMA peak, outside the ceiling's (0, 4] range).
+  const double peak = sw.host.gemm_peak_flops_per_s > 0 ? sw.host.gemm_peak_flops_per_s : sw.host.fma_peak_flops_per_s;
+  const double bw = sw.host.stream_bytes_per_s;
   std::map<std::string, std::vector<Measurement>> fit_set;
   for (const Measurement& m : sw.measurements)
     if (!m.held_out) fit_set[m.op].push_back(m);
@@ -129,8 +134,9 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
       all_mem.insert(all_mem.end(), pts.begin(), pts.end());
     }
   c.memory = fit_memory(all_mem, bw);
-  c.description = "BF16 kernels (" + sw.host.isa + ", " + std::to_string(sw.host.threads) +
-                  " threads) measured by `trainplan calibrate kernels` on this host; efficiencies relative to "
+  c.description = "BF16 kernels (" + sw.host.isa + ", " + std::to_string(sw.host.threads) + " threads, GEMM by " +
+                  (sw.host.gemm_backend == "own" ? std::string("trainplan's own kernel") : sw.host.gemm_backend) +
+                  ") measured by `trainplan calibrate kernels` on this host; efficiencies relative to "
                   "the measured FMA peak and stream bandwidth. Collective figures are assumed defaults: a "
                   "single host runs no collectives.";
   c.step_overhead_s = 0;
@@ -150,6 +156,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
   const HostProbe& h = sw.host;
   x["host"] = {{"cpu", h.cpu},
                {"isa", h.isa},
+               {"gemm_backend", h.gemm_backend},
                {"threads", h.threads},
                {"fma_peak_flops_per_s", h.fma_peak_flops_per_s},
                {"stream_bytes_per_s", h.stream_bytes_per_s},
@@ -158,6 +165,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
                {"fma_check_after_flops_per_s", h.fma_check_after},
                {"median_spread", h.median_spread},
                {"dot_bf16_peak_flops_per_s", h.dot_bf16_peak_flops_per_s},
+               {"gemm_peak_flops_per_s", peak},
                {"l2_bytes", h.l2_bytes},
                {"l3_bytes", h.l3_bytes},
                {"noisy", h.noisy}};
@@ -186,7 +194,9 @@ std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool includ
     throw spec::SpecError(where, "$.measurements", "measurements to check against (a measured calibration)");
   if (!x.contains("host") || !x["host"].is_object())
     throw spec::SpecError(where, "$.host", "the host section with the measured peak and bandwidth");
-  const double peak = x["host"].value("fma_peak_flops_per_s", 0.0), bw = x["host"].value("stream_bytes_per_s", 0.0);
+  // Files before gemm_peak_flops_per_s stated GEMM efficiencies against the FMA peak.
+  const double peak = x["host"].value("gemm_peak_flops_per_s", x["host"].value("fma_peak_flops_per_s", 0.0));
+  const double bw = x["host"].value("stream_bytes_per_s", 0.0);
   if (peak <= 0 || bw <= 0) throw spec::SpecError(where, "$.host", "positive fma_peak_flops_per_s and stream_bytes_per_s");
   const bool has_model = x.contains("model");
   const KernelModel model = has_model ? kernel_model_from_json(x["model"], where, "$.model") : KernelModel{};

@@ -22,11 +22,12 @@ spec::HardwareSpec host_hardware(const CalibrationFile& file) {
   hw.accelerator = h.value("cpu", std::string("host CPU"));
   hw.chips_per_instance = 1;
   hw.devices_per_chip = 1;
-  // A host calibration states its efficiencies against the FP32 FMA peak, so
-  // both peaks are that figure; a VDPBF16PS GEMM runs past it (gemm.ceiling > 1)
-  // and MFU on the host is relative to the FP32 FMA peak too.
+  // A host calibration states its GEMM efficiencies against gemm_peak_flops_per_s, the
+  // loop of the instruction its GEMM ran on (TDPBF16PS, VDPBF16PS or the FP32 FMA), so
+  // that is the BF16 peak; files from before it used the FP32 FMA peak for both.
   hw.peak_fp32_flops_per_s = positive("fma_peak_flops_per_s");
-  hw.peak_bf16_flops_per_s = hw.peak_fp32_flops_per_s;
+  hw.peak_bf16_flops_per_s = h.contains("gemm_peak_flops_per_s") ? positive("gemm_peak_flops_per_s")
+                                                                   : hw.peak_fp32_flops_per_s;
   hw.hbm_bytes_per_s = positive("stream_bytes_per_s");
   hw.hbm_bytes = h.value("memory_bytes", 0.0);
   hw.fabric = spec::FabricTopology::switched;

@@ -69,9 +69,10 @@ double MemoryTiers::seconds(double bytes) const {
 
 double KernelModel::seconds(const Measurement& m) const {
   if (m.op == "gemm") return gemm.seconds(m.m, m.n, m.k, m.trans_a);
-  if (m.op == "attention")
-    return attention.overhead_s + attention.s_per_flop * m.flops + attention.s_per_score * m.flops / m.k +
-           attention.s_per_byte * m.bytes;
+  if (m.op == "attention" || m.op == "attention_backward") {
+    const AttentionTime& a = m.op == "attention" ? attention : attention_backward;
+    return a.overhead_s + a.s_per_flop * m.flops + a.s_per_score * m.flops / m.k + a.s_per_byte * m.bytes;
+  }
   auto it = memory.find(m.op);
   if (it == memory.end()) throw spec::SpecError("kernel model", "$.model.memory." + m.op, "a fit for this op");
   return it->second.seconds(m.bytes);
@@ -133,8 +134,9 @@ KernelModel fit_kernel_model(const std::vector<Measurement>& pts, double l2_byte
   std::map<std::string, std::vector<Measurement>> by_op;
   for (const Measurement& m : pts) by_op[m.op].push_back(m);
   model.gemm = fit_gemm_time(by_op["gemm"]);
-  const auto& att = by_op["attention"];
-  if (!att.empty()) {
+  auto fit_attention = [](const std::vector<Measurement>& att) {
+    AttentionTime out;
+    if (att.empty()) return out;
     Eigen::MatrixXd x(Eigen::Index(att.size()), 4);
     std::vector<double> t;
     for (size_t i = 0; i < att.size(); ++i) {
@@ -142,10 +144,12 @@ KernelModel fit_kernel_model(const std::vector<Measurement>& pts, double l2_byte
       t.push_back(att[i].median_s);
     }
     const Eigen::VectorXd c = solve_relative(x, t);
-    model.attention = {c(0), c(1), c(2), c(3)};
-  }
+    return AttentionTime{c(0), c(1), c(2), c(3)};
+  };
+  model.attention = fit_attention(by_op["attention"]);
+  model.attention_backward = fit_attention(by_op["attention_backward"]);
   for (auto& [op, list] : by_op)
-    if (op != "gemm" && op != "attention") {
+    if (op != "gemm" && op != "attention" && op != "attention_backward") {
       const double bytes_per_element = list.front().bytes / std::max(list.front().m, 1.0);
       const double serial_bytes = 2.0 * double(kernels::kParallelGrainElements) * bytes_per_element;
       std::vector<double> bounds = {serial_bytes, l2_bytes, l3_bytes / 2};
@@ -168,6 +172,11 @@ nlohmann::json to_json(const KernelModel& k) {
                         {"s_per_flop", k.attention.s_per_flop},
                         {"s_per_score", k.attention.s_per_score},
                         {"s_per_byte", k.attention.s_per_byte}}},
+                      {"attention_backward",
+                       {{"overhead_s", k.attention_backward.overhead_s},
+                        {"s_per_flop", k.attention_backward.s_per_flop},
+                        {"s_per_score", k.attention_backward.s_per_score},
+                        {"s_per_byte", k.attention_backward.s_per_byte}}},
                       {"memory", nlohmann::json::object()}};
   for (const auto& [op, m] : k.memory) {
     nlohmann::json tiers = nlohmann::json::array();
@@ -194,6 +203,11 @@ KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& f
     k.attention.s_per_flop = a.at("s_per_flop").get<double>();
     k.attention.s_per_score = a.at("s_per_score").get<double>();
     k.attention.s_per_byte = a.at("s_per_byte").get<double>();
+    if (j.contains("attention_backward")) {  // files from before the backward kernel lack it
+      const auto& b = j.at("attention_backward");
+      k.attention_backward = {b.at("overhead_s").get<double>(), b.at("s_per_flop").get<double>(),
+                              b.at("s_per_score").get<double>(), b.at("s_per_byte").get<double>()};
+    }
     for (const auto& [op, m] : j.at("memory").items()) {
       MemoryTiers t;
       t.overhead_s = m.at("overhead_s").get<double>();

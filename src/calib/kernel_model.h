@@ -40,6 +40,7 @@ struct AttentionTime {
 struct KernelModel {
   GemmTime gemm;
   AttentionTime attention;
+  AttentionTime attention_backward;  // the same terms fitted on the backward kernel (op "attention_backward")
   std::map<std::string, MemoryTiers> memory;
   // Predicted seconds for one measurement's op and shape; throws SpecError for an op it lacks.
   double seconds(const Measurement& m) const;

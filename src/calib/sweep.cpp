@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <random>
 #include <set>
 #include <thread>
@@ -12,9 +15,11 @@
 #include "calib/model_shapes.h"
 #include "calib/timing.h"
 #include "kernels/attention.h"
+#include "kernels/attention_backward.h"
 #include "kernels/fma_peak.h"
 #include "kernels/gemm.h"
 #include "kernels/norm_act.h"
+#include "kernels/onednn_gemm.h"
 #include "kernels/thread_pool.h"
 
 namespace tp::calib {
@@ -61,34 +66,9 @@ std::vector<Measurement> gemm_grid(long tokens) {
   return out;
 }
 
-Sweep run_kernel_sweep(const SweepOptions& opt) {
-  Sweep sw;
-  const int threads = opt.threads > 0 ? std::min(opt.threads, k::ThreadPool::shared().size())
-                                      : k::ThreadPool::shared().size();
-  const double floor_s = opt.quick ? 0.02 : 0.1;
-  const double max_gemm_flops = opt.quick ? 0.4e9 : 3e9;
-  const long max_elements = opt.quick ? (1l << 22) : (1l << 25);
-  auto report = [&](double f, const std::string& what) {
-    if (opt.progress) opt.progress(f, what);
-  };
-
-  HostProbe& h = sw.host;
-  h.cpu = cpu_name();
-  h.isa = k::to_string(k::best_isa());
-  h.threads = threads;
-  h.memory_bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  report(0, "FMA check");
-  h.fma_check_before = k::fma_peak_flops_per_s(k::best_isa(), 1, 0.05, 3);
-  report(0.01, "FMA peak");
-  h.fma_peak_flops_per_s = k::fma_peak_flops_per_s(k::best_isa(), threads, 0.1, 3);
-  h.dot_bf16_peak_flops_per_s = k::dot_bf16_peak_flops_per_s(threads, 0.1, 3);
-  // Zen 5: 1 MiB L2 per core, 32 MiB L3; used when sysconf does not know.
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  h.l2_bytes = double(l2 > 0 ? l2 : 1l << 20) * threads;
-  h.l3_bytes = double(l3 > 0 ? l3 : 32l << 20);
-  report(0.02, "memory bandwidth");
-  h.stream_bytes_per_s = k::stream_bytes_per_s(threads, opt.quick ? (32l << 20) : (128l << 20), 3);
-
+std::vector<Measurement> sweep_gemm_shapes(bool quick) {
+  const double max_gemm_flops = quick ? 0.4e9 : 3e9;
+  const long max_elements = quick ? (1l << 22) : (1l << 25);
   // GEMM grid: shapes from the layer table, M = tokens per micro-batch, scaled down to the host.
   std::vector<Measurement> grid;
   std::set<std::tuple<long, long, long>> seen;
@@ -105,7 +85,62 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     }
   std::mt19937 rng(20240601);
   std::shuffle(grid.begin(), grid.end(), rng);
-  grid.resize(std::min<size_t>(grid.size(), opt.quick ? 28 : 80));
+  grid.resize(std::min<size_t>(grid.size(), quick ? 28 : 80));
+
+  return grid;
+}
+
+std::string gemm_backend_unavailable(GemmBackend backend) {
+  if (backend == GemmBackend::own) return "";
+  if (!k::onednn_built())
+    return "this trainplan was built without oneDNN; install the Debian package libdnnl-dev (setup/install-deps.sh) "
+           "and rebuild";
+  const k::OnednnGemm probe(k::Trans::no, k::Trans::no, 256, 256, 256, 256, 256, 256);
+  if (!probe.native())
+    return "oneDNN has no native BF16 matmul on this CPU (it chose " + probe.implementation() + "); use --backend own";
+  return "";
+}
+
+Sweep run_kernel_sweep(const SweepOptions& opt) {
+  Sweep sw;
+  const int threads = opt.threads > 0 ? std::min(opt.threads, k::ThreadPool::shared().size())
+                                      : k::ThreadPool::shared().size();
+  const double floor_s = opt.quick ? 0.02 : 0.1;
+  const long max_elements = opt.quick ? (1l << 22) : (1l << 25);
+  auto report = [&](double f, const std::string& what) {
+    if (opt.progress) opt.progress(f, what);
+  };
+
+  HostProbe& h = sw.host;
+  h.cpu = cpu_name();
+  h.isa = k::to_string(k::best_isa());
+  h.threads = threads;
+  if (opt.backend == GemmBackend::onednn) {
+    if (const std::string why = gemm_backend_unavailable(opt.backend); !why.empty()) throw std::runtime_error(why);
+    const k::OnednnGemm probe(k::Trans::no, k::Trans::no, 256, 256, 256, 256, 256, 256);
+    h.gemm_backend = "onednn " + probe.implementation();
+  }
+  h.memory_bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  report(0, "FMA check");
+  h.fma_check_before = k::fma_peak_flops_per_s(k::best_isa(), 1, 0.05, 3);
+  report(0.01, "FMA peak");
+  h.fma_peak_flops_per_s = k::fma_peak_flops_per_s(k::best_isa(), threads, 0.1, 3);
+  h.dot_bf16_peak_flops_per_s = k::dot_bf16_peak_flops_per_s(threads, 0.1, 3);
+  // oneDNN takes AMX wherever the CPU has it (brg:avx512_core_amx_bf16), whatever our ISA cap.
+  const bool on_tiles = k::best_isa() == k::Isa::amx_bf16 ||
+                        (opt.backend == GemmBackend::onednn && h.gemm_backend.find("amx") != std::string::npos);
+  h.gemm_peak_flops_per_s = on_tiles ? k::amx_bf16_peak_flops_per_s(threads, 0.1, 3)
+                            : h.dot_bf16_peak_flops_per_s > 0 && int(k::best_isa()) >= int(k::Isa::avx512_bf16)
+                                ? h.dot_bf16_peak_flops_per_s
+                                : h.fma_peak_flops_per_s;
+  // Zen 5: 1 MiB L2 per core, 32 MiB L3; used when sysconf does not know.
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  h.l2_bytes = double(l2 > 0 ? l2 : 1l << 20) * threads;
+  h.l3_bytes = double(l3 > 0 ? l3 : 32l << 20);
+  report(0.02, "memory bandwidth");
+  h.stream_bytes_per_s = k::stream_bytes_per_s(threads, opt.quick ? (32l << 20) : (128l << 20), 3);
+
+  std::vector<Measurement> grid = sweep_gemm_shapes(opt.quick);
 
   struct MemCase {
     const char* op;
@@ -142,10 +177,13 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     std::vector<k::bf16> c(static_cast<size_t>(m * n));
     k::GemmOptions o;
     o.threads = threads;
+    // Weight gradients read the activations transposed, as the backward pass does.
+    const k::Trans ta = wgrad ? k::Trans::yes : k::Trans::no;
+    std::unique_ptr<k::OnednnGemm> library;
+    if (opt.backend == GemmBackend::onednn) library = std::make_unique<k::OnednnGemm>(ta, k::Trans::no, m, n, kk, wgrad ? m : kk, n, n);
     const Timing t = time_op([&] {
-      // Weight gradients read the activations transposed, as the backward pass does.
-      k::gemm_bf16(wgrad ? k::Trans::yes : k::Trans::no, k::Trans::no, m, n, kk, a.data(), wgrad ? m : kk,
-                   b.data(), n, c.data(), n, o);
+      if (library) library->run(a.data(), b.data(), c.data(), threads);
+      else k::gemm_bf16(ta, k::Trans::no, m, n, kk, a.data(), wgrad ? m : kk, b.data(), n, c.data(), n, o);
     }, floor_s);
     g.flops = 2.0 * m * n * kk;
     g.bytes = 2.0 * double(m * kk + kk * n + m * n);
@@ -174,6 +212,24 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     r.held_out = i % 4 == 3;
     spreads.push_back(t.spread);
     sw.measurements.push_back(r);
+
+    // The backward kernel on the same shape, from the forward's output and logsumexp.
+    std::vector<float> lse(static_cast<size_t>(a.heads * a.seq_q));
+    k::attention_forward_bf16(q.data(), kk.data(), v.data(), o.data(), a, threads, lse.data());
+    auto d_o = random_bf16(elems, 9);
+    std::vector<k::bf16> dq(elems), dk(elems), dv(elems);
+    const Timing tb = time_op([&] {
+      k::attention_backward_bf16(q.data(), kk.data(), v.data(), o.data(), d_o.data(), lse.data(), dq.data(), dk.data(),
+                                 dv.data(), a, threads);
+    }, floor_s);
+    Measurement b = r;
+    b.op = "attention_backward";
+    b.flops = k::attention_backward_flops(a);
+    b.bytes = 2.0 * 8 * double(elems);  // reads Q, K, V, O, dO; writes dQ, dK, dV
+    b.median_s = tb.median_s, b.spread = tb.spread, b.reps = tb.reps;
+    b.held_out = (i + 2) % 4 == 3;  // a different quarter of the shapes than the forward's
+    spreads.push_back(tb.spread);
+    sw.measurements.push_back(b);
   }
 
   for (size_t i = 0; i < mem.size(); ++i) {

@@ -39,9 +39,9 @@ std::string today() {
 }
 
 void print_check(const std::vector<calib::CheckRow>& rows) {
-  std::printf("%-10s %7s %14s %12s %22s\n", "op", "points", "median error", "max error", "median, fields only");
+  std::printf("%-18s %7s %14s %12s %22s\n", "op", "points", "median error", "max error", "median, fields only");
   for (const auto& r : rows)
-    std::printf("%-10s %7d %13.1f%% %11.1f%% %21.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
+    std::printf("%-18s %7d %13.1f%% %11.1f%% %21.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
                 100 * r.max_rel_error, 100 * r.median_rel_error_fields);
   std::printf("(error of the file's kernel model: per-call overheads, L2/L3/DRAM tiers; \"fields only\": the\n"
               " gemm / attention_factor / memory_by_op fields alone, as the cost model reads them)\n");
@@ -62,7 +62,7 @@ void add_calibrate_command(CLI::App& app) {
       "kernels",
       "Run the kernel sweep: FMA peak and memory bandwidth, GEMMs on shapes drawn from real model\n"
       "layers (M = tokens per micro-batch, N and K from hidden / ffn / heads divided by TP 1..8,\n"
-      "scaled to fit this host), flash attention, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
+      "scaled to fit this host), flash attention forward and backward, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
       "sizes. Fits the model, writes the file, prints the fit error. Run on a quiet machine: an FMA\n"
       "check before and after flags noise in the file (host.noisy). On a VM whose vCPUs may share a\n"
       "core (this project's build host), --threads 1 gives reproducible figures.\n"
@@ -71,7 +71,14 @@ void add_calibrate_command(CLI::App& app) {
   auto threads = std::make_shared<int>(0);
   auto out = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>("own");
   kernels->add_flag("--quick", *quick, "Smaller grid and shorter time floors: under a minute");
+  kernels->add_option("--backend", *backend,
+                      "Whose BF16 GEMM to time: own (trainplan's kernels) or onednn (oneDNN's matmul, the\n"
+                      "library frameworks call; needs a build with libdnnl-dev). Attention and memory-bound\n"
+                      "ops are trainplan's own either way")
+      ->check(CLI::IsMember({"own", "onednn"}))
+      ->capture_default_str();
   kernels->add_option("--threads", *threads, "Threads to measure with (0: all hardware threads)")
       ->check(whole_in(0, 1024))
       ->capture_default_str();
@@ -80,6 +87,11 @@ void add_calibrate_command(CLI::App& app) {
   kernels->callback([=] {
     check_output_path(*out, "--out");  // before minutes of measuring
     calib::SweepOptions opt;
+    opt.backend = *backend == "onednn" ? calib::GemmBackend::onednn : calib::GemmBackend::own;
+    if (const std::string why = calib::gemm_backend_unavailable(opt.backend); !why.empty()) {
+      std::cerr << "trainplan: calibrate kernels --backend " << *backend << ": " << why << "\n";
+      throw CLI::RuntimeError(2);
+    }
     opt.quick = *quick;
     opt.threads = *threads;
     const bool tty = isatty(fileno(stderr));
@@ -93,7 +105,9 @@ void add_calibrate_command(CLI::App& app) {
     spec::save_calibration(file, *out);
     const auto& h = sweep.host;
     const auto& g = file.calibration.gemm;
-    std::printf("host: %s, %s, %d threads\n", h.cpu.c_str(), h.isa.c_str(), h.threads);
+    std::printf("host: %s, %s, %d threads; GEMM backend: %s\n", h.cpu.c_str(), h.isa.c_str(), h.threads,
+                h.gemm_backend.c_str());
+    std::printf("GEMM instruction peak %.1f GFLOP/s, ", h.gemm_peak_flops_per_s / 1e9);
     std::printf("FMA peak %.1f GFLOP/s, stream %.1f GB/s, FMA check %.1f -> %.1f GFLOP/s, median spread %.1f%%%s\n",
                 h.fma_peak_flops_per_s / 1e9, h.stream_bytes_per_s / 1e9, h.fma_check_before / 1e9,
                 h.fma_check_after / 1e9, 100 * h.median_spread, h.noisy ? "  NOISY: rerun on a quiet machine" : "");
@@ -113,30 +127,46 @@ void add_calibrate_command(CLI::App& app) {
       "and print the relative error per op kind; for imported GEMM timings, each shape predicted by\n"
       "the curve refitted on the others (leave one shape out); for measured or imported collectives,\n"
       "each size predicted by a fit on the others (leave one size out), per run.\n"
-      "Example:  trainplan calibrate check data/calibration/host-quick.json");
-  auto file = std::make_shared<std::string>();
+      "Example:  trainplan calibrate check data/calibration/host-quick.json host-quick-onednn.json");
+  auto files = std::make_shared<std::vector<std::string>>();
   auto all = std::make_shared<bool>(false);
-  check->add_option("FILE", *file, "Calibration file written by `calibrate kernels`, `collectives` or `import`")->required();
+  check->add_option("FILE", *files,
+                    "Calibration file(s) written by `calibrate kernels`, `collectives` or `import`; several\n"
+                    "(e.g. one per --backend) are checked one after the other")
+      ->required();
   check->add_flag("--all", *all, "Also include the points the fit saw (and list every imported GEMM)");
   check->callback([=] {
-    const spec::CalibrationFile calibration = spec::load_calibration(*file);
-    const bool collectives = calib::has_collectives(calibration), gemm = calib::has_gemm_timings(calibration);
-    // Kernels, or (with nothing else measured) the refusal saying what is missing.
-    if ((!collectives && !gemm) || calibration.extra.contains("measurements"))
-      print_check(calib::check_calibration(calibration, *all));
-    if (gemm) {
-      const calib::StoredGemm stored = calib::stored_gemm_timings(calibration, *file);
-      const calib::GemmFit fit = calib::fit_gemm_timings(stored.rows, stored.peak_flops_per_s, *file);
-      if (*all) report::render_table(std::cout, gemm_timings_table(fit, *file), report::Format::text);
-      report::Table table = gemm_check_table(fit, stored.dtype, stored.device);
-      table.notes.push_back("efficiency against " + stored.peak_source);
-      report::render_table(std::cout, table, report::Format::text);
-    }
-    if (collectives) {
-      const calib::StoredCollectives stored = calib::stored_collectives(calibration, *file);
-      const net::Cluster cluster(stored.hardware);
-      report::render_table(std::cout, check_table(calib::check_collectives(stored.runs, cluster, stored.start)),
-                           report::Format::text);
+    for (const std::string& file : *files) {
+      const spec::CalibrationFile calibration = spec::load_calibration(file);
+      const bool collectives = calib::has_collectives(calibration), gemm = calib::has_gemm_timings(calibration);
+      const nlohmann::json& x = calibration.extra;
+      if (x.contains("measurements") && x.contains("host") && x["host"].is_object()) {
+        const auto& host = x["host"];
+        const std::string backend = host.contains("gemm_backend") && host["gemm_backend"].is_string()
+                                        ? host["gemm_backend"].get<std::string>()
+                                        : "own";
+        std::printf("%s: kernels %s, GEMM backend %s\n", file.c_str(),
+                    host.contains("isa") && host["isa"].is_string() ? host["isa"].get<std::string>().c_str() : "?",
+                    backend.c_str());
+      } else if (files->size() > 1) {
+        std::printf("%s:\n", file.c_str());
+      }
+      // Kernels, or (with nothing else measured) the refusal saying what is missing.
+      if ((!collectives && !gemm) || x.contains("measurements")) print_check(calib::check_calibration(calibration, *all));
+      if (gemm) {
+        const calib::StoredGemm stored = calib::stored_gemm_timings(calibration, file);
+        const calib::GemmFit fit = calib::fit_gemm_timings(stored.rows, stored.peak_flops_per_s, file);
+        if (*all) report::render_table(std::cout, gemm_timings_table(fit, file), report::Format::text);
+        report::Table table = gemm_check_table(fit, stored.dtype, stored.device);
+        table.notes.push_back("efficiency against " + stored.peak_source);
+        report::render_table(std::cout, table, report::Format::text);
+      }
+      if (collectives) {
+        const calib::StoredCollectives stored = calib::stored_collectives(calibration, file);
+        const net::Cluster cluster(stored.hardware);
+        report::render_table(std::cout, check_table(calib::check_collectives(stored.runs, cluster, stored.start)),
+                             report::Format::text);
+      }
     }
   });
 

@@ -25,7 +25,7 @@ double attention_flops(const AttentionShape& s) {
 }
 
 void attention_forward_bf16(const bf16* q, const bf16* k, const bf16* v, bf16* o,
-                            const AttentionShape& s, int threads) {
+                            const AttentionShape& s, int threads, float* logsumexp) {
   const long d = s.head_dim, q_blocks = (s.seq_q + kBq - 1) / kBq;
   const long tasks_total = s.heads * q_blocks;
   ThreadPool& pool = ThreadPool::shared();
@@ -83,6 +83,7 @@ void attention_forward_bf16(const bf16* q, const bf16* k, const bf16* v, bf16* o
       for (long i = 0; i < bq; ++i) {
         float* oi = ob.data() + i * d;
         const float inv = sum[i] > 0 ? 1.f / sum[i] : 0.f;
+        if (logsumexp) logsumexp[h * s.seq_q + q0 + i] = sum[i] > 0 ? mx[i] + std::log(sum[i]) : INFINITY;
         for (long e = 0; e < d; ++e) oi[e] *= inv;
         to_bf16(oi, o + base + (q0 + i) * s.ld, d);
       }

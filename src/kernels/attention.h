@@ -2,6 +2,8 @@
 // mask]) V per head, never materializing the seq_q x seq_k score matrix;
 // scores, running max and sum stay in FP32. Element (h, s, e) of Q, K, V and
 // O sits at h*head_stride + s*ld + e. Causal: query i sees keys j <= i + seq_k - seq_q.
+// If logsumexp is given, it receives log(sum_j exp(score_ij)) per (head, query), index
+// h*seq_q + i, for the backward pass (+inf for a query that sees no key).
 #pragma once
 #include "kernels/bf16.h"
 
@@ -16,7 +18,7 @@ struct AttentionShape {
 };
 
 void attention_forward_bf16(const bf16* q, const bf16* k, const bf16* v, bf16* o,
-                            const AttentionShape& shape, int threads = 0);
+                            const AttentionShape& shape, int threads = 0, float* logsumexp = nullptr);
 
 // FLOPs of the two matrix products, counting the causal half only when masked.
 double attention_flops(const AttentionShape& shape);

@@ -1,9 +1,31 @@
 #include "kernels/cpu_features.h"
 
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 
 namespace tp::kernels {
+namespace {
+
+// AMX-TILE and AMX-BF16: CPUID leaf 7 sub-leaf 0, EDX bits 24 and 22 (Intel SDM vol. 2A,
+// CPUID). Linux (5.16+) keeps the 8 KiB tile state off until the process asks for it with
+// arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 18) (kernel Documentation/arch/x86/xstate.rst);
+// a tile instruction before that faults. The grant covers every thread of the process.
+bool amx_usable() {
+  static const bool usable = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+    if (!(edx & (1u << 24)) || !(edx & (1u << 22))) return false;
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return usable;
+}
+
+}  // namespace
 
 bool cpu_has(Isa isa) {
   switch (isa) {
@@ -12,20 +34,23 @@ bool cpu_has(Isa isa) {
     case Isa::avx512: return __builtin_cpu_supports("avx512f") && cpu_has(Isa::avx2);
     case Isa::avx512_bf16:
       return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") && cpu_has(Isa::avx512);
+    case Isa::amx_bf16:  // packing and rounding use AVX-512 (VL for the masked 256-bit stores)
+      return cpu_has(Isa::avx512_bf16) && __builtin_cpu_supports("avx512vl") && amx_usable();
   }
   return false;
 }
 
 Isa best_isa() {
   static const Isa chosen = [] {
-    Isa cap = Isa::avx512_bf16;
+    Isa cap = Isa::amx_bf16;
     if (const char* env = std::getenv("TRAINPLAN_KERNEL_ISA")) {
       std::string s = env;
       if (s == "portable") cap = Isa::portable;
       else if (s == "avx2") cap = Isa::avx2;
       else if (s == "avx512") cap = Isa::avx512;
+      else if (s == "avx512_bf16") cap = Isa::avx512_bf16;
     }
-    for (Isa isa : {Isa::avx512_bf16, Isa::avx512, Isa::avx2})
+    for (Isa isa : {Isa::amx_bf16, Isa::avx512_bf16, Isa::avx512, Isa::avx2})
       if (int(isa) <= int(cap) && cpu_has(isa)) return isa;
     return Isa::portable;
   }();
@@ -38,6 +63,7 @@ const char* to_string(Isa isa) {
     case Isa::avx2: return "avx2";
     case Isa::avx512: return "avx512";
     case Isa::avx512_bf16: return "avx512_bf16";
+    case Isa::amx_bf16: return "amx_bf16";
   }
   return "?";
 }

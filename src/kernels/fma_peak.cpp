@@ -11,6 +11,7 @@ namespace detail {
 double fma_loop_avx2(long iterations);
 double fma_loop_avx512(long iterations);
 double dot_bf16_loop_avx512(long iterations);
+double tile_dot_loop_amx(long iterations);
 }  // namespace detail
 
 namespace {
@@ -28,7 +29,7 @@ double fma_loop_portable(long iterations) {
 }
 
 double fma_loop(Isa isa, long iterations) {
-  if ((isa == Isa::avx512 || isa == Isa::avx512_bf16) && cpu_has(Isa::avx512))
+  if (int(isa) >= int(Isa::avx512) && cpu_has(Isa::avx512))
     return detail::fma_loop_avx512(iterations);
   if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::fma_loop_avx2(iterations);
   return fma_loop_portable(iterations);
@@ -63,6 +64,7 @@ double loop_peak(double (*loop)(Isa, long), Isa isa, int threads, double seconds
 }
 
 double dot_bf16_loop(Isa, long iterations) { return detail::dot_bf16_loop_avx512(iterations); }
+double tile_dot_loop(Isa, long iterations) { return detail::tile_dot_loop_amx(iterations); }
 
 }  // namespace
 
@@ -73,6 +75,11 @@ double fma_peak_flops_per_s(Isa isa, int threads, double seconds, int repeats) {
 double dot_bf16_peak_flops_per_s(int threads, double seconds, int repeats) {
   if (!cpu_has(Isa::avx512_bf16)) return 0;
   return loop_peak(&dot_bf16_loop, Isa::avx512_bf16, threads, seconds, repeats);
+}
+
+double amx_bf16_peak_flops_per_s(int threads, double seconds, int repeats) {
+  if (!cpu_has(Isa::amx_bf16)) return 0;
+  return loop_peak(&tile_dot_loop, Isa::amx_bf16, threads, seconds, repeats);
 }
 
 double stream_bytes_per_s(int threads, long bytes_per_array, int repeats) {

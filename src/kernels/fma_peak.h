@@ -11,6 +11,9 @@ double fma_peak_flops_per_s(Isa isa, int threads, double seconds = 0.05, int rep
 // VDPBF16PS instruction peak (16 lanes x 2 products x 2 FLOPs per instruction),
 // the ceiling of the avx512_bf16 GEMM; 0 where the CPU lacks avx512_bf16.
 double dot_bf16_peak_flops_per_s(int threads, double seconds = 0.05, int repeats = 3);
+// TDPBF16PS instruction peak (16 x 16 x 32 products, 2 FLOPs each, per instruction),
+// the ceiling of the amx_bf16 GEMM; 0 where the CPU or OS lacks AMX-BF16.
+double amx_bf16_peak_flops_per_s(int threads, double seconds = 0.05, int repeats = 3);
 double stream_bytes_per_s(int threads, long bytes_per_array = 64l << 20, int repeats = 3);
 
 }  // namespace tp::kernels

@@ -187,8 +187,12 @@ void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float
 
 // The same as BF16 pair words: word (p2, j) holds op(B)[2 p2][j] | op(B)[2 p2 + 1][j] << 16,
 // untransposed B again walked two source rows at a time across all panels.
-void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
+void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out, long pairs_pad = 0) {
   const long pairs = (kc + 1) / 2;
+  if (pairs_pad < pairs) pairs_pad = pairs;
+  if (pairs_pad > pairs)  // zero the padding pair rows of every panel (the AMX kernel reads k in steps of 32)
+    for (long jr = 0; jr < round_up(nc, nr); jr += nr)
+      std::memset(out + jr * pairs_pad + pairs * nr, 0, sizeof(std::uint32_t) * size_t((pairs_pad - pairs) * nr));
   const bf16 zero{};
   if (pr.tb == Trans::no) {
     static const bf16 zeros[64] = {};
@@ -197,20 +201,22 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     for (long q = 0; q < pairs; ++q) {
       const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
-      for (long jr = 0; jr < full; jr += nr) {
-        std::uint32_t* dst = out + jr * pairs + q * nr;
+      if (vector && hi && nr == 32) {  // the AMX panel width: all panels of the row in one call
+        detail::interleave_panels_32_avx512(&lo->bits, &hi->bits, full / nr, out + q * nr, nr * pairs_pad);
+      } else for (long jr = 0; jr < full; jr += nr) {
+        std::uint32_t* dst = out + jr * pairs_pad + q * nr;
         if (vector && hi) detail::interleave_pairs_avx512(&(lo + jr)->bits, &(hi + jr)->bits, dst, nr);
         else for (int j = 0; j < nr; ++j) dst[j] = pair(lo + jr + j, hi ? hi + jr + j : zeros);
       }
       if (full < nc) {
-        std::uint32_t* dst = out + full * pairs + q * nr;
+        std::uint32_t* dst = out + full * pairs_pad + q * nr;
         for (long j = full; j < nc; ++j) dst[j - full] = pair(lo + j, hi ? hi + j : &zero);
         for (long j = nc - full; j < nr; ++j) dst[j] = 0;
       }
     }
     return;
   }
-  for (long jr = 0; jr < nc; jr += nr, out += nr * pairs) {
+  for (long jr = 0; jr < nc; jr += nr, out += nr * pairs_pad) {
     const int cols = int(std::min<long>(nr, nc - jr));
     for (int j = 0; j < cols; ++j) {
       const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
@@ -221,8 +227,78 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
   }
 }
 
+// AMX layout of op(A): rows [i0, i0+mc) x depth [p0, p0+kc) as plain BF16 rows of
+// round_up(kc, 32), mc rounded up to MR rows, all padding zero (row-major [mc_pad][kp]).
+void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out_words) {
+  const long kp = round_up(kc, 32), mc_pad = round_up(mc, mr);
+  bf16* out = reinterpret_cast<bf16*>(out_words);
+  if (pr.ta == Trans::no) {
+    for (long i = 0; i < mc_pad; ++i) {
+      bf16* dst = out + i * kp;
+      if (i < mc) {
+        std::memcpy(dst, pr.a + (i0 + i) * pr.lda + p0, sizeof(bf16) * size_t(kc));
+        std::fill(dst + kc, dst + kp, bf16{});
+      } else {
+        std::fill(dst, dst + kp, bf16{});
+      }
+    }
+    return;
+  }
+  // Stored A^T: each 16-row x 16-pair block of the output reads 32 source rows of 16
+  // BF16, interleaved and transposed in registers; blocks reaching past mc or kc
+  // (and CPUs without AVX-512, never given the AMX kernel) go element by element.
+  const long pairs_pad = kp / 2;
+  std::uint32_t* out32 = out_words;
+  for (long i = 0; i < mc_pad; i += 16)
+    for (long q = 0; q < pairs_pad; q += 16) {
+      std::uint32_t* dst = out32 + i * pairs_pad + q;
+      const bf16* src = pr.a + (p0 + 2 * q) * pr.lda + i0 + i;
+      if (i + 16 <= mc && 2 * q + 32 <= kc) {
+        detail::transpose_pairs_16x32_avx512(&src->bits, pr.lda, dst, pairs_pad);
+        continue;
+      }
+      for (long ii = 0; ii < 16; ++ii)
+        for (long qq = 0; qq < 16; ++qq) {
+          const long row = i + ii, p = 2 * (q + qq);
+          const bf16 zero{};
+          const bf16* lo = row < mc && p < kc ? src + 2 * qq * pr.lda + ii : &zero;
+          const bf16* hi = row < mc && p + 1 < kc ? src + (2 * qq + 1) * pr.lda + ii : &zero;
+          dst[ii * pairs_pad + qq] = pair(lo, hi);
+        }
+    }
+}
+
+// AMX layout of op(B): depth [p0, p0+kc) x columns [j0, j0+nc) as NR-column panels of
+// round_up(kc, 32) / 2 rows of pair words, padding zero.
+void pack_b_amx(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out) {
+  const long pairs_pad = round_up(kc, 32) / 2;
+  if (pr.tb == Trans::no) return pack_b_pairs(pr, p0, kc, j0, nc, nr, out, pairs_pad);
+  // Stored B^T: source row j already holds column j's k pairs side by side, so each
+  // 16-column x 16-pair block is a word transpose read straight from the source;
+  // blocks reaching past nc or kc go element by element.
+  const long nc_pad = round_up(nc, nr);
+  for (long j = 0; j < nc_pad; j += 16)
+    for (long q = 0; q < pairs_pad; q += 16) {
+      std::uint32_t* dst = out + j / nr * nr * pairs_pad + q * nr + j % nr;
+      const bf16* src = pr.b + (j0 + j) * pr.ldb + p0 + 2 * q;
+      if (j + 16 <= nc && 2 * q + 32 <= kc) {
+        detail::transpose_16x16_words_avx512(src, long(sizeof(bf16)) * pr.ldb, dst, nr);
+        continue;
+      }
+      for (long jj = 0; jj < 16; ++jj)
+        for (long qq = 0; qq < 16; ++qq) {
+          const long col = j + jj, p = 2 * (q + qq);
+          const bf16 zero{};
+          const bf16* lo = col < nc && p < kc ? src + jj * pr.ldb + 2 * qq : &zero;
+          const bf16* hi = col < nc && p + 1 < kc ? lo + 1 : &zero;
+          dst[qq * nr + jj] = pair(lo, hi);
+        }
+    }
+}
+
 // Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
 long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
+  if (uk.packing == detail::Packing::amx) return rows * (round_up(kc, 32) / 2);
   return rows * (uk.packing == detail::Packing::bf16_pairs ? (kc + 1) / 2 : kc);
 }
 
@@ -234,7 +310,10 @@ long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
 // through DRAM per step at M = N = 2048 and halved the speed.)
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
-  const long k_pad = round_up(std::max(pr.k, 1l), 2);
+  if (uk.setup) uk.setup();
+  const bool amx = uk.packing == detail::Packing::amx;
+  // Whole K blocks are multiples of 32, so only the last one pads (to 32 for AMX, to a pair otherwise).
+  const long k_pad = round_up(std::max(pr.k, 1l), amx ? 32 : 2);
   // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
   const long nc_max = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
@@ -249,27 +328,44 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
 
+  // One MC block of rows (small M): B's K blocks are packed just before use, so each
+  // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
+  // at K = 4096) streaming out to memory and back.
+  const bool b_just_in_time = m1 - m0 <= mc_max;
+  auto pack_b_block = [&](long pc, long jc, long nc, float* block) {
+    const long kc = std::min(uk.kc, pr.k - pc);
+    if (amx) pack_b_amx(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+    else if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
+    else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
+  };
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
-    for (long pc = 0; pc < pr.k; pc += uk.kc) {
-      const long kc = std::min(uk.kc, pr.k - pc);
-      float* block = b_pack + panel_floats(uk, nc_pad, pc);  // pc is even: whole pairs before it
-      if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
-      else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
-    }
+    if (!b_just_in_time)
+      for (long pc = 0; pc < pr.k; pc += uk.kc)
+        pack_b_block(pc, jc, nc, b_pack + panel_floats(uk, nc_pad, pc));  // pc is even: whole pairs before it
     for (long ic = m0; ic < m1; ic += mc_max) {
       const long mc = std::min(mc_max, m1 - ic), mc_pad = round_up(mc, uk.mr);
       if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
       for (long pc = 0; pc < pr.k; pc += uk.kc) {
         const long kc = std::min(uk.kc, pr.k - pc);
-        if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        if (amx) pack_a_amx(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        else if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
-        const float* block = b_pack + panel_floats(uk, nc_pad, pc);
+        const float* block = b_just_in_time ? b_pack : b_pack + panel_floats(uk, nc_pad, pc);
+        if (b_just_in_time) pack_b_block(pc, jc, nc, b_pack);
+        const bool last = pc + kc >= pr.k;
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
-          for (long ir = 0; ir < mc_pad; ir += uk.mr)
-            uk.fn(kc, static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc),
-                  block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
+          for (long ir = 0; ir < mc_pad; ir += uk.mr) {
+            const float* a_panel = static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc);
+            if (last && uk.final)
+              uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
+                       &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
+                       int(std::min<long>(uk.mr, mc - ir)), int(std::min<long>(uk.nr, nc - jr)));
+            else
+              uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
+          }
       }
+      if (uk.final && pr.k > 0) continue;  // C already written
       for (long i = ic; i < ic + mc; ++i) {
         float* row = ws + (i - ic) * ldws;
         bf16* dst = pr.c + i * pr.ldc + jc;
@@ -284,6 +380,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 }
 
 detail::MicroKernel pick_kernel(Isa isa) {
+  if (isa == Isa::amx_bf16 && cpu_has(Isa::amx_bf16)) return detail::amx_bf16_micro_kernel();
+  if (isa == Isa::amx_bf16) isa = Isa::avx512_bf16;
   if (isa == Isa::avx512_bf16 && cpu_has(Isa::avx512_bf16)) return detail::avx512_bf16_micro_kernel();
   if ((isa == Isa::avx512 || isa == Isa::avx512_bf16) && cpu_has(Isa::avx512)) return detail::avx512_micro_kernel();
   if (isa != Isa::portable && cpu_has(Isa::avx2)) return detail::avx2_micro_kernel();

@@ -2,7 +2,9 @@
 // k-major) by a packed B panel (NR columns, k-major) into a full MR x NR FP32
 // tile c (row stride ldc), adding to c if accumulate. FP32 kernels take floats,
 // one k per step; BF16 kernels take 32-bit words holding two consecutive k
-// (low half = even k), kc rounded up to even and zero-padded.
+// (low half = even k), kc rounded up to even and zero-padded. The AMX kernel
+// takes A as MR plain BF16 rows of kc rounded up to 32 and B as pair words, k
+// rounded up to 32 (Packing::amx); its setup() must run on a thread before it.
 #pragma once
 
 namespace tp::kernels::detail {
@@ -10,7 +12,13 @@ namespace tp::kernels::detail {
 using MicroKernelFn = void (*)(long kc, const void* a, const void* b, float* c, long ldc,
                                bool accumulate);
 
-enum class Packing { fp32, bf16_pairs };
+// Optional last-K-block variant: starts from the FP32 partial sums in ws (if partial),
+// and writes rows x cols of the tile rounded to BF16 into c (row stride ldc elements),
+// adding c's old values if accumulate_c.
+using FinalKernelFn = void (*)(long kc, const void* a, const void* b, const float* ws, long ldws, bool partial,
+                               unsigned short* c, long ldc, bool accumulate_c, int rows, int cols);
+
+enum class Packing { fp32, bf16_pairs, amx };
 
 struct MicroKernel {
   int mr = 0, nr = 0;
@@ -19,16 +27,29 @@ struct MicroKernel {
   // Blocking sized so a kc x NR panel of B stays in the 48 KiB L1D of Zen 5
   // and an MC x KC block of A in its 1 MiB L2 (both with room for C and A).
   long kc = 256, mc = 144;
+  void (*setup)() = nullptr;  // per-thread state the kernel needs (AMX tile configuration)
+  FinalKernelFn final = nullptr;
 };
 
 MicroKernel portable_micro_kernel();
 MicroKernel avx2_micro_kernel();         // valid only where cpu_has(Isa::avx2)
 MicroKernel avx512_micro_kernel();       // valid only where cpu_has(Isa::avx512)
 MicroKernel avx512_bf16_micro_kernel();  // valid only where cpu_has(Isa::avx512_bf16)
+MicroKernel amx_bf16_micro_kernel();     // valid only where cpu_has(Isa::amx_bf16)
 
 void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
 void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
+// The same for `panels` whole 32-word panels: 32 BF16 of each row per panel, the
+// panel's words at out + p * panel_stride.
+void interleave_panels_32_avx512(const unsigned short* lo, const unsigned short* hi, long panels, unsigned* out,
+                                 long panel_stride);
+// out[c * out_stride + r] = word c of input row r, for a 16 x 16 block of 32-bit words
+// (input rows in_stride_bytes apart, any alignment).
+void transpose_16x16_words_avx512(const void* in, long in_stride_bytes, unsigned* out, long out_stride);
+// out[i * out_stride + q] = in[2q * ld + i] | in[(2q + 1) * ld + i] << 16 for i, q < 16:
+// 32 rows of 16 BF16 to 16 rows of 16 pair words.
+void transpose_pairs_16x32_avx512(const unsigned short* in, long ld, unsigned* out, long out_stride);
 
 }  // namespace tp::kernels::detail

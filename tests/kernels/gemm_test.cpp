@@ -49,7 +49,7 @@ void check_gemm(Trans ta, Trans tb, long m, long n, long k, Isa isa, int threads
 }  // namespace
 
 TEST(Gemm, OddShapesAllTransposesEveryIsa) {
-  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx_bf16}) {
     if (!cpu_has(isa)) continue;
     for (long m : {1l, 7l, 33l})
       for (long n : {1l, 7l, 33l})
@@ -62,7 +62,7 @@ TEST(Gemm, OddShapesAllTransposesEveryIsa) {
 TEST(Gemm, TailsAcrossBlockingBoundaries) {
   // 1023 crosses the K blocks (128, 256), M block (192), leaves tails in every tile and an odd
   // last K pair for the BF16-pair kernel; 301 is odd in K inside one block.
-  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx_bf16}) {
     if (!cpu_has(isa)) continue;
     check_gemm(Trans::no, Trans::no, 200, 70, 1023, isa, 1);
     check_gemm(Trans::yes, Trans::no, 33, 1023, 41, isa, 2);
@@ -92,4 +92,17 @@ TEST(Gemm, ZeroDepthGivesZeros) {
   std::vector<bf16> c(6, to_bf16(3.f));
   gemm_bf16(Trans::no, Trans::no, 2, 3, 0, nullptr, 1, nullptr, 3, c.data(), 3);
   for (bf16 x : c) EXPECT_EQ(to_float(x), 0.f);
+}
+
+TEST(Gemm, AmxTilesAcrossBlocksAndTransposes) {
+  // The AMX kernel: 32x32 C tiles from 16x16 tiles, K in steps of 32 (padded), A and B
+  // transposed through the 16x16 word transpose; 257 and 65 leave a tail of every kind.
+  if (!cpu_has(Isa::amx_bf16)) GTEST_SKIP() << "no AMX-BF16 on this CPU (or Linux refused the tile state)";
+  for (Trans ta : {Trans::no, Trans::yes})
+    for (Trans tb : {Trans::no, Trans::yes}) {
+      check_gemm(ta, tb, 65, 257, 300, Isa::amx_bf16, 1);
+      check_gemm(ta, tb, 300, 33, 513, Isa::amx_bf16, 2);
+      check_gemm(ta, tb, 16, 16, 32, Isa::amx_bf16, 1);
+    }
+  check_gemm(Trans::no, Trans::no, 97, 70, 1000, Isa::amx_bf16, 2, true);
 }
