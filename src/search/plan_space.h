@@ -29,7 +29,7 @@ struct SpaceConstraints {
   int max_micro_batch = 8;     // micro-batches (sequences) tried: divisors of the batch up to this
   // Pruning: a CP rank's two chunks shorter than this leave its attention too
   // small to hide the K/V ring behind, and CP exists for long sequences.
-  int min_cp_chunk = 1024;
+  int min_cp_chunk = 2048;
 };
 
 class PlanSpace {
