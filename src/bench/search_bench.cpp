@@ -1,6 +1,9 @@
-// search_bench: plans evaluated per second, and the full search for llama2-70b
-// on trn1.32xlarge over 1..256 instances (powers of two): wall time (median of
-// 3 runs), plan count, plans per second per thread, peak RSS.
+// search_bench: plans evaluated per second and full-search wall time (median
+// of 3 runs), plan count, plans per second per thread, peak RSS, for three
+// spaces: llama2-70b on trn1.32xlarge over 1..256 instances (seq 4096); the
+// full Llama 3.1 405B space on trn2.48xlarge over 1..512 instances at seq
+// 131072 (CP searched); Mixtral 8x7B on p5.48xlarge over 1..512 (EP searched).
+// Instances run over powers of two.
 // Usage: search_bench [threads (default 2)]
 #include <sys/resource.h>
 
@@ -8,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "cost/evaluate.h"
@@ -15,17 +19,19 @@
 #include "search/ranker.h"
 #include "spec/load.h"
 
-int main(int argc, char** argv) {
-  using namespace tp;
-  const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
-  const spec::ModelSpec model = spec::load_model("llama2-70b");
-  const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
+namespace {
+
+using namespace tp;
+
+void run_case(const std::string& model_name, const std::string& hw_name, int seq_len, long batch,
+              spec::Precision precision, const spec::Stack& stack, std::vector<int> instances, int threads) {
+  const spec::ModelSpec model = spec::load_model(model_name);
+  const spec::HardwareSpec hw = spec::load_hardware(hw_name);
   spec::Calibration cal;  // the assumed default: speed does not depend on the figures
-  spec::Workload w{4096, 1024, 20.0 * double(model.total_parameters()), spec::Precision::bf16_sr};
-  const spec::Stack stack;  // generic: speed does not depend on its behaviours
+  spec::Workload w{seq_len, batch, 20.0 * double(model.total_parameters()), precision};
   const cost::Evaluator evaluator(model, hw, stack, cal, w);
   search::SpaceConstraints c;
-  c.instances = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  c.instances = instances;
   const search::PlanSpace space(model, hw, stack, w, c);
   const search::Scorer scorer(evaluator, space.instance_counts(), hw.prices.front().usd_per_instance_hour,
                               search::Objective::throughput, cost::FailureSettings{});
@@ -41,13 +47,35 @@ int main(int argc, char** argv) {
   }
   std::sort(seconds.begin(), seconds.end());
   const double median = seconds[1];
+  std::printf("%s on %s, seq %d, instances %d..%d (powers of two), %d threads\n", model_name.c_str(), hw_name.c_str(),
+              seq_len, instances.front(), instances.back(), threads);
+  std::printf("  plans considered %lld, feasible %lld\n", (long long)r.drops.considered, (long long)r.drops.feasible);
+  std::printf("  full search: median %.3f s of 3 (min %.3f, max %.3f)\n", median, seconds[0], seconds[2]);
+  std::printf("  plans per second: %.3g total, %.3g per thread\n", r.drops.considered / median,
+              r.drops.considered / median / threads);
+}
+
+std::vector<int> powers_of_two(int last) {
+  std::vector<int> out;
+  for (int n = 1; n <= last; n *= 2) out.push_back(n);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  spec::Stack generic;  // speed does not depend on the behaviours, only on what is offered
+  run_case("llama2-70b", "trn1.32xlarge", 4096, 1024, spec::Precision::bf16_sr, generic, powers_of_two(256), threads);
+  spec::Stack with_cp_ep = generic;
+  with_cp_ep.context_parallel = spec::ContextParallel::ring;
+  with_cp_ep.expert_parallel = true;
+  run_case("llama3.1-405b", "trn2.48xlarge", 131072, 512, spec::Precision::bf16_sr, with_cp_ep, powers_of_two(512),
+           threads);
+  run_case("mixtral-8x7b", "p5.48xlarge", 4096, 1024, spec::Precision::mixed_bf16, with_cp_ep, powers_of_two(512),
+           threads);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  std::printf("llama2-70b on trn1.32xlarge, instances 1..256 (powers of two), %d threads\n", threads);
-  std::printf("plans considered %lld, feasible %lld\n", (long long)r.drops.considered, (long long)r.drops.feasible);
-  std::printf("full search: median %.3f s of 3 (min %.3f, max %.3f)\n", median, seconds[0], seconds[2]);
-  std::printf("plans per second: %.3g total, %.3g per thread\n", r.drops.considered / median,
-              r.drops.considered / median / threads);
   std::printf("peak RSS: %.1f MiB\n", usage.ru_maxrss / 1024.0);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "cli/validators.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "spec/calibration_io.h"
@@ -37,6 +38,11 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
                 "(mixed-bf16 with FP8 GEMMs in the transformer layers: hardware with an FP8 peak, a stack that offers it)")
       ->capture_default_str()
       ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32", "fp8"}));
+  c->add_option("--expert-imbalance", o.expert_imbalance,
+                "MoE models: tokens the busiest expert-parallel rank computes over the mean (an assumption; 1: "
+                "balanced routing), capped by the model's capacity factor")
+      ->capture_default_str()
+      ->check(non_negative());
   c->add_option("-f,--format", o.format, "Output: text (aligned, for people), markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
@@ -48,6 +54,10 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
   w.global_batch_seqs = o.global_batch;
   w.tokens_to_train = o.tokens > 0 ? o.tokens : 20.0 * double(model.total_parameters());
   spec::parse_precision(o.precision, w.precision);
+  if (!(o.expert_imbalance >= 1 && o.expert_imbalance <= 64))
+    throw spec::SpecError("--expert-imbalance", "", "expected a number from 1 (balanced) to 64, got " +
+                                                        std::to_string(o.expert_imbalance));
+  w.expert_imbalance = o.expert_imbalance;
   return w;
 }
 
@@ -99,6 +109,14 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     }
   }
   s.workload = load_workload(o, s.model);
+  if (s.model.moe()) {
+    char load[32];
+    std::snprintf(load, sizeof load, "%.2f", s.workload.expert_imbalance);
+    s.assumptions.push_back(std::string("expert load imbalance ") + load +
+                            " (busiest expert-parallel rank's routed tokens over the mean" +
+                            (s.model.capacity_factor > 0 ? ", capped by the capacity factor" : "") +
+                            "); --expert-imbalance sets it");
+  }
   if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
     throw spec::SpecError("--precision " + o.precision, "", why);
   return s;
@@ -121,6 +139,14 @@ void add_plan_options(CLI::App* c, PlanOptions& o) {
       ->capture_default_str()
       ->check(whole_in(1, spec::kMaxVirtualStages));
   c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
+  c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's K/V exchange)")
+      ->capture_default_str()
+      ->check(positive_whole());
+  c->add_option("--ep", o.ep, "Expert-parallel degree (MoE models): the routed experts split over EP ranks")
+      ->capture_default_str()
+      ->check(positive_whole());
+  c->add_option("--etp", o.etp, "Expert tensor-parallel degree (MoE models); default: TP's, as in Megatron-Core")
+      ->check(positive_whole());
   c->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch per data-parallel replica")
       ->capture_default_str()
       ->check(positive_whole());
@@ -141,6 +167,9 @@ spec::Plan to_plan(const PlanOptions& o) {
   p.pp = o.pp;
   p.virtual_stages = o.virtual_stages;
   p.sp = o.sp;
+  p.cp = o.cp;
+  p.ep = o.ep;
+  p.etp = o.etp;
   p.micro_batch = o.micro_batch;
   p.zero = o.zero;
   spec::parse_recompute(o.recompute, p.recompute);

@@ -25,6 +25,7 @@ struct ScenarioOptions {
   long global_batch = 1024;
   double tokens = 0;  // 0: 20 tokens per parameter (Hoffmann et al. 2022)
   std::string precision = "bf16-sr";
+  double expert_imbalance = 1.0;  // spec::Workload::expert_imbalance
   std::string format = "text";
   // An architecture read from a launcher config (--from-config), used instead of `model` when set.
   std::optional<spec::ModelSpec> model_spec;
@@ -50,6 +51,7 @@ std::vector<std::string> scenario_notes(const Scenario& scenario);
 struct PlanOptions {
   int instances = 1;
   int tp = 1, pp = 1, virtual_stages = 1, micro_batch = 1, zero = 1;
+  int cp = 1, ep = 1, etp = 0;  // etp 0: TP's degree
   bool sp = false, no_overlap_dp = false, overlap_tp = false;
   std::string recompute = "selective";
 };

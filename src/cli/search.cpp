@@ -32,21 +32,21 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
   t.title = title;
   t.columns = {{"rank", "", NumberStyle::integer}, {"instances", "", NumberStyle::integer},
                {"TP", "", NumberStyle::integer}, {"PP", "", NumberStyle::integer}, {"DP", "", NumberStyle::integer},
-               {"SP", ""}, {"virtual stages", "", NumberStyle::integer}, {"micro-batch", "", NumberStyle::integer},
+               {"CP", "", NumberStyle::integer}, {"EP", "", NumberStyle::integer}, {"SP", ""}, {"virtual stages", "", NumberStyle::integer}, {"micro-batch", "", NumberStyle::integer},
                {"grad accum", "", NumberStyle::integer}, {"ZeRO", "", NumberStyle::integer}, {"recompute", ""},
                {"overlap", ""}, {"step time", "s", NumberStyle::engineering}, {"throughput", "tokens/s", NumberStyle::integer},
                {"MFU", "", NumberStyle::percent, 1}, {"memory", "B", NumberStyle::engineering},
                {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
                {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
-  t.columns[12].key = "step_time_s";
-  t.columns[13].key = "tokens_per_s";
+  t.columns[14].key = "step_time_s";
+  t.columns[15].key = "tokens_per_s";
   int rank = 1;
   for (const auto& p : r.top) {
     const spec::Plan& pl = p.evaluation.plan;
     const cost::Estimate& e = p.dag_estimate;
     std::string overlap = std::string(pl.overlap_dp_comm ? "DP" : "") + (pl.overlap_tp_comm ? (pl.overlap_dp_comm ? "+TP" : "TP") : "");
-    t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp),
-               std::string(pl.sp ? "on" : "off"), double(pl.virtual_stages), double(pl.micro_batch),
+    t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp), double(pl.cp),
+               double(pl.ep), std::string(pl.sp ? "on" : "off"), double(pl.virtual_stages), double(pl.micro_batch),
                double(pl.grad_accum), double(pl.zero), std::string(spec::to_string(pl.recompute)),
                overlap.empty() ? std::string("none") : overlap, e.time.step_s, e.tokens_per_s, e.mfu,
                e.memory.total_bytes, p.dag_score.tokens_per_usd, p.dag_score.utilisation,
@@ -71,6 +71,8 @@ report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref,
   row("backward compute (with recompute)", a.backward_compute_s, b.backward_compute_s);
   row("  of which recompute", a.recompute_s, b.recompute_s);
   row("TP communication exposed", a.tp_comm_exposed_s, b.tp_comm_exposed_s);
+  row("CP communication exposed", a.cp_comm_exposed_s, b.cp_comm_exposed_s);
+  row("EP communication exposed", a.ep_comm_exposed_s, b.ep_comm_exposed_s);
   row("PP communication exposed", a.pp_comm_exposed_s, b.pp_comm_exposed_s);
   row("pipeline bubble", a.pipeline_bubble_s, b.pipeline_bubble_s);
   row("DP communication exposed", a.dp_comm_exposed_s, b.dp_comm_exposed_s);

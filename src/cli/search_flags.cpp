@@ -29,6 +29,11 @@ void add_narrowing_options(CLI::App* c, SearchFlags& f) {
       ->check(whole_in(1, spec::kMaxVirtualStages));
   c->add_option("--micro-batch", f.micro_batch, "Fix the micro-batch (sequences)")->check(positive_whole());
   c->add_option("--zero", f.zero, "Fix the ZeRO stage 0..3")->check(whole_in(0, 3));
+  c->add_option("--cp", f.cp, "Fix the context-parallel degree (default: search powers of two, where the stack offers CP)")
+      ->check(positive_whole());
+  c->add_option("--ep", f.ep, "Fix the expert-parallel degree (default: search the experts' divisors, MoE models)")
+      ->check(positive_whole());
+  c->add_option("--etp", f.etp, "Fix the expert tensor-parallel degree (default: TP's and 1)")->check(positive_whole());
   c->add_option("--sp", f.sp, "Sequence parallel: on, off or any")->capture_default_str()
       ->check(CLI::IsMember({"on", "off", "any"}));
   c->add_option("--recompute", f.recompute, "Activation recompute: none, selective, full or any")
@@ -133,6 +138,9 @@ search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int
   if (f.virtual_stages > 0) c.virtual_stages = f.virtual_stages;
   if (f.micro_batch > 0) c.micro_batch = f.micro_batch;
   if (f.zero >= 0) c.zero = f.zero;
+  if (f.cp > 0) c.cp = f.cp;
+  if (f.ep > 0) c.ep = f.ep;
+  if (f.etp > 0) c.etp = f.etp;
   if (f.sp != "any") c.sp = f.sp == "on";
   if (f.overlap_dp != "any") c.overlap_dp = f.overlap_dp == "on";
   if (f.overlap_tp != "any") c.overlap_tp = f.overlap_tp == "on";
@@ -184,6 +192,8 @@ search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const s
 std::string describe(const spec::Plan& p) {
   std::ostringstream s;
   s << "TP " << p.tp << " / PP " << p.pp << (p.sp ? " / SP" : "") << (p.virtual_stages > 1 ? " / v" + std::to_string(p.virtual_stages) : "")
+    << (p.cp > 1 ? " / CP " + std::to_string(p.cp) : "") << (p.ep > 1 ? " / EP " + std::to_string(p.ep) : "")
+    << (p.etp > 0 && p.etp != p.tp ? " / ETP " + std::to_string(p.etp) : "")
     << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::to_string(p.recompute)
     << (p.overlap_tp_comm ? " / async TP" : "") << (p.overlap_dp_comm ? "" : " / no DP overlap");
   return s.str();

@@ -21,7 +21,7 @@ struct SearchFlags {
   ScenarioOptions scenario;
   std::string instances = "1..128";
   // Narrowing: 0 / -1 / "any" leave an axis free.
-  int tp = 0, pp = 0, virtual_stages = 0, micro_batch = 0, zero = -1;
+  int tp = 0, pp = 0, virtual_stages = 0, micro_batch = 0, zero = -1, cp = 0, ep = 0, etp = 0;
   std::string sp = "any", recompute = "any", overlap_dp = "any";
   // Async TP is a framework feature (Megatron-LM's TP communication overlap on
   // NVIDIA) that Neuron and DeepSpeed stacks did not offer: opt-in.

@@ -19,15 +19,26 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
                                double rank_layers) {
   DataParallelTime t;
   const spec::Plan& p = ctx.plan;
-  if (p.dp <= 1) return t;
+  const int dense_dp = ctx.dense_dp(), expert_dp = ctx.expert_dp();
+  if (dense_dp <= 1 && (expert_dp <= 1 || ctx.expert_params_per_device == 0)) return t;
   using net::Collective;
-  const net::GroupLayout group{p.dp, p.tp};
-  const double params = ctx.params_per_device;
-  const double grad_bytes = params * gradient_element_bytes(ctx.stack, ctx.workload.precision);
-  const double weight_bytes = params * ctx.element_bytes();
-  auto seconds = [&](Collective c, double bytes) {
-    return ctx.cluster.seconds(c, bytes, group, p.instances, ctx.calibration.collective);
+  // Dense parameters reduce over DP x CP (stride TP); routed experts over their
+  // own data-parallel group (stride expert TP x EP). Both groups run one after
+  // the other through the same buckets, so their times add.
+  const net::GroupLayout dense_group{dense_dp, p.tp};
+  const net::GroupLayout expert_group{expert_dp, (p.etp > 0 ? p.etp : p.tp) * p.ep};
+  const double params = ctx.params_per_device + ctx.expert_params_per_device;
+  const double element = gradient_element_bytes(ctx.stack, ctx.workload.precision);
+  const double grad_bytes = params * element;
+  auto seconds = [&](Collective c, double bytes_per_param) {
+    return ctx.cluster.seconds(c, ctx.params_per_device * bytes_per_param, dense_group, p.instances,
+                               ctx.calibration.collective) +
+           (ctx.expert_params_per_device > 0
+                ? ctx.cluster.seconds(c, ctx.expert_params_per_device * bytes_per_param, expert_group, p.instances,
+                                      ctx.calibration.collective)
+                : 0.0);
   };
+  const double e = ctx.element_bytes();
   const double mb = ctx.micro_batches();
   // Share of the gradients in the last bucket: one bucket of the stack's size,
   // or one layer's worth when the stack reduces per layer (FSDP units).
@@ -42,8 +53,8 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   if (p.zero == 3) {
     // Every micro-batch gathers the weights for forward and again for
     // backward, and reduce-scatters its gradients into the shards.
-    const double gather = seconds(Collective::all_gather, weight_bytes);
-    const double reduce = seconds(Collective::reduce_scatter, grad_bytes);
+    const double gather = seconds(Collective::all_gather, e);
+    const double reduce = seconds(Collective::reduce_scatter, element);
     t.total_s = mb * (2 * gather + reduce);
     if (!overlap_gather && !overlap_reduce) {
       t.exposed_s = t.total_s;
@@ -54,9 +65,9 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
     }
     return t;
   }
-  const double reduce = p.zero == 0 ? seconds(Collective::all_reduce, grad_bytes)
-                                    : seconds(Collective::reduce_scatter, grad_bytes);
-  const double gather = p.zero == 0 ? 0.0 : seconds(Collective::all_gather, weight_bytes);
+  const double reduce = p.zero == 0 ? seconds(Collective::all_reduce, element)
+                                    : seconds(Collective::reduce_scatter, element);
+  const double gather = p.zero == 0 ? 0.0 : seconds(Collective::all_gather, e);
   t.total_s = reduce + gather;
   // Gradients of the last micro-batch's backward stream out while it runs; the
   // updated parameters are gathered behind the next step's first forward.

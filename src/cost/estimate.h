@@ -14,6 +14,8 @@ struct StepBreakdown {
   double recompute_s = 0;         // part of backward_compute_s spent re-running forward
   double memory_bound_s = 0;      // norms, softmax, activations, residuals (inside the compute figures above)
   double tp_comm_exposed_s = 0;
+  double cp_comm_exposed_s = 0;   // context parallel K/V exchange not hidden behind attention
+  double ep_comm_exposed_s = 0;   // expert parallel dispatch and combine all-to-alls
   double pp_comm_exposed_s = 0;
   double pipeline_bubble_s = 0;
   double dp_comm_exposed_s = 0;
@@ -63,7 +65,9 @@ struct PriceFigures {
 struct Estimate {
   StepBreakdown time;
   MemoryBreakdown memory;
-  double model_flops_per_step = 0;     // 6ND-style model FLOPs, no recompute
+  double model_flops_per_step = 0;     // 6ND-style model FLOPs on active parameters, no recompute
+  double total_parameters = 0;         // every parameter of the model
+  double active_parameters = 0;        // those a token runs through (MoE: top-k of the routed experts)
   double hardware_flops_per_step = 0;  // including recompute
   double seqs_per_s = 0;
   double tokens_per_s = 0;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "cost/context_parallel.h"
 #include "cost/data_parallel.h"
+#include "cost/expert_parallel.h"
 #include "cost/flops.h"
 #include "cost/grad_accumulation.h"
 #include "cost/layer_compute.h"
@@ -43,18 +45,21 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
                            c.memory_for("softmax"), c.memory_for(model_.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
                            c.memory_for("residual"), c.memory_for("optimizer")};
   const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops,
-                        parameters_per_device(model_, p)};
+                        parameters_per_device(model_, p), expert_parameters_per_device(model_, p)};
 
   const LayerCompute layer = layer_compute(ctx);
   const EdgeCompute edge = edge_compute(ctx);
   const TensorParallelTime tp = tensor_parallel(ctx, layer);
+  const ContextParallelTime cp = context_parallel(ctx, layer);
+  const ExpertParallelTime ep = expert_parallel(ctx);
 
   // Per micro-batch: one model chunk, and the busiest rank (the first, with the
   // embedding, or the last, with the head; both when there is no pipeline).
   // Uneven stages are timed as if every stage held the busiest one's layers.
   const double layers_per_chunk = spec::layers_per_stage(model_.layers, p) / p.virtual_stages;
-  const double layer_fwd = layer.forward_s() + tp.forward_s;
-  const double layer_bwd = layer.backward_s() + tp.backward_s + tp.recompute_s;
+  const double layer_fwd = layer.forward_s() + tp.forward_s + cp.forward_s + ep.forward_s;
+  const double layer_bwd = layer.backward_s() + tp.backward_s + tp.recompute_s + cp.backward_s + cp.recompute_s +
+                           ep.backward_s + ep.recompute_s;
   const double first_fwd = edge.embedding_forward_s + tp.embedding_s, first_bwd = edge.embedding_backward_s;
   const double last_fwd = edge.head_forward_s + tp.head_s, last_bwd = edge.head_backward_s + tp.head_s;
   const PipelineStep pipe = pipeline_step(ctx, layers_per_chunk * layer_fwd, layers_per_chunk * layer_bwd, first_fwd,
@@ -78,7 +83,10 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   tb.recompute_s = mb * rank_layers * layer.recompute_s;
   tb.memory_bound_s = mb * rank_layers * (layer.memory_forward_s + layer.memory_backward_s);
   tb.tp_comm_exposed_s = mb * (rank_layers * (tp.forward_s + tp.backward_s + tp.recompute_s) + extra_tp);
-  const double busiest_rank_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s;
+  tb.cp_comm_exposed_s = mb * rank_layers * (cp.forward_s + cp.backward_s + cp.recompute_s);
+  tb.ep_comm_exposed_s = mb * rank_layers * (ep.forward_s + ep.backward_s + ep.recompute_s);
+  const double busiest_rank_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s +
+                                tb.cp_comm_exposed_s + tb.ep_comm_exposed_s;
   tb.pp_comm_exposed_s = pipe.p2p_exposed_s;
   tb.pipeline_bubble_s = std::max(0.0, pipe.total_s - pipe.p2p_exposed_s - busiest_rank_s);
   tb.dp_comm_total_s = dp.total_s;
@@ -86,13 +94,16 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   tb.grad_accumulation_s = grad_accumulation_s(ctx);
   tb.optimizer_s = optimizer_s(ctx);
   tb.overhead_s = overhead_s(ctx);
-  tb.step_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s + tb.pipeline_bubble_s +
+  tb.step_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s + tb.cp_comm_exposed_s +
+              tb.ep_comm_exposed_s + tb.pipeline_bubble_s +
               tb.pp_comm_exposed_s + tb.dp_comm_exposed_s + tb.grad_accumulation_s + tb.optimizer_s + tb.overhead_s;
 
   est.devices = p.instances * hardware_.devices_per_instance();
   est.micro_batches = p.grad_accum;
   const double tokens_per_step = workload_.tokens_per_step();
   est.model_flops_per_step = model_flops(model_, tokens_per_step, workload_.seq_len);
+  est.total_parameters = double(model_.total_parameters());
+  est.active_parameters = double(model_.active_parameters());
   est.hardware_flops_per_step = hardware_flops(model_, tokens_per_step, workload_.seq_len, p.recompute);
   est.seqs_per_s = double(workload_.global_batch_seqs) / tb.step_s;
   est.tokens_per_s = est.seqs_per_s * workload_.seq_len;

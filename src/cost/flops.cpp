@@ -3,14 +3,25 @@
 namespace tp::cost {
 
 LayerFlops layer_forward_flops(const spec::ModelSpec& m, double tokens, int seq_len) {
-  const double h = m.hidden, f = m.ffn_hidden, kv = m.kv_hidden();
+  const double h = m.hidden, kv = m.kv_hidden(), heads = m.heads;
   const double causal = m.kind == spec::ModelKind::decoder ? (seq_len + 1.0) / (2.0 * seq_len) : 1.0;
   LayerFlops l;
-  l.qkv = 2 * tokens * h * (h + 2 * kv);
-  l.attention_scores = 2 * tokens * seq_len * h * causal;
-  l.attention_context = l.attention_scores;
-  l.output_projection = 2 * tokens * h * h;
-  l.mlp = 2 * tokens * h * f * (m.mlp == spec::MlpKind::swiglu ? 3 : 2);
+  l.output_projection = 2 * tokens * heads * m.value_head_dim() * h;
+  // MLA: every projection weight but the output's is one multiply-add per token.
+  l.qkv = m.mla() ? 2 * tokens * (double(m.attention_parameters()) - heads * m.value_head_dim() * h)
+                  : 2 * tokens * h * (h + 2 * kv);
+  l.attention_scores = 2 * tokens * seq_len * heads * m.qk_head_dim() * causal;
+  l.attention_context = 2 * tokens * seq_len * heads * m.value_head_dim() * causal;
+  const double matrices = m.mlp == spec::MlpKind::swiglu ? 3 : 2;
+  if (!m.moe()) {
+    l.mlp = 2 * tokens * h * m.ffn_hidden * matrices;
+  } else {
+    // The mean over layers: dense MLPs first, then the router, the shared
+    // experts and top-k routed experts (active parameters only).
+    const double share = double(m.moe_layers()) / m.layers;
+    const double moe = 2 * tokens * h * (m.experts + matrices * (m.shared_expert_ffn_hidden + double(m.top_k) * m.expert_ffn_hidden));
+    l.mlp = (1 - share) * 2 * tokens * h * m.ffn_hidden * matrices + share * moe;
+  }
   return l;
 }
 

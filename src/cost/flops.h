@@ -1,7 +1,9 @@
 // Model FLOPs of one training step, op by op, counted as multiply-adds x 2.
 // Backward is twice forward; causal attention counts the lower triangle only
 // ((s+1)/2s of the full score matrix), as a fused causal kernel computes it.
-// Recompute adds forward work to hardware FLOPs, never to model FLOPs.
+// Recompute adds forward work to hardware FLOPs, never to model FLOPs. A MoE
+// layer counts its router, shared experts and the top-k routed experts a token
+// runs (active parameters), so MFU is on active parameters.
 #pragma once
 #include "spec/model_spec.h"
 #include "spec/plan.h"

@@ -7,7 +7,8 @@ namespace tp::cost {
 double grad_accumulation_s(const StepContext& ctx) {
   const spec::Plan& p = ctx.plan;
   if (ctx.stack.grad_accumulation == spec::GradAccumulation::fused_wgrad || p.grad_accum <= 1) return 0;
-  const double local = ctx.params_per_device / (p.zero == 3 ? p.dp : 1);
+  const double local = p.zero == 3 ? ctx.params_per_device / ctx.dense_dp() + ctx.expert_params_per_device / ctx.expert_dp()
+                                   : ctx.params_per_device + ctx.expert_params_per_device;
   const double bytes = 3 * local * gradient_element_bytes(ctx.stack, ctx.workload.precision);
   return (p.grad_accum - 1) * ctx.stream_s(ctx.ops.residual, bytes);
 }

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
+#include "cost/expert_compute.h"
+
 namespace tp::cost {
-namespace {
 
 double gemm_s(const StepContext& ctx, double peak, double m, double n, double k) {
   return 2 * m * n * k / (peak * ctx.calibration.gemm.at(m, n, k));
@@ -15,12 +16,10 @@ void add_gemm(const StepContext& ctx, double peak, double m, double n, double k,
   backward_s += gemm_s(ctx, peak, m, k, n) + gemm_s(ctx, peak, k, n, m);
 }
 
-}  // namespace
-
 LayerCompute layer_compute(const StepContext& ctx) {
   const spec::ModelSpec& m = ctx.model;
-  const double t = ctx.plan.tp, s = ctx.workload.seq_len, b = ctx.plan.micro_batch;
-  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), e = ctx.element_bytes();
+  const double t = ctx.plan.tp, s = ctx.workload.seq_len, b = ctx.plan.micro_batch, cp = ctx.plan.cp;
+  const double h = m.hidden, d = m.head_dim(), e = ctx.element_bytes();
   const double tokens = ctx.tokens(), sp_tokens = ctx.sp_tokens();
   const double heads = ctx.heads_local(), kv = ctx.kv_heads_local();
   const bool swiglu = m.mlp == spec::MlpKind::swiglu;
@@ -28,21 +27,42 @@ LayerCompute layer_compute(const StepContext& ctx) {
 
   LayerCompute l;
   const double linear = ctx.linear_peak_flops_per_s();  // FP8 under Precision::fp8
-  add_gemm(ctx, linear, tokens, (heads + 2 * kv) * d, h, l.gemm_forward_s, l.gemm_backward_s);  // fused QKV
-  add_gemm(ctx, linear, tokens, h, h / t, l.gemm_forward_s, l.gemm_backward_s);                 // output projection
-  add_gemm(ctx, linear, tokens, f / t * (swiglu ? 2 : 1), h, l.gemm_forward_s, l.gemm_backward_s);  // up (+gate)
-  add_gemm(ctx, linear, tokens, h, f / t, l.gemm_forward_s, l.gemm_backward_s);                     // down
+  auto gemm = [&](double rows, double n, double k) { add_gemm(ctx, linear, rows, n, k, l.gemm_forward_s, l.gemm_backward_s); };
+  if (m.mla()) {
+    // Multi-head latent attention: down-projections to the latents (replicated
+    // on the TP ranks), up-projections to this rank's heads, output projection.
+    const double qk = m.qk_head_dim(), v = m.value_head_dim();
+    if (m.q_lora_rank > 0) {
+      gemm(tokens, m.q_lora_rank, h);
+      gemm(tokens, heads * qk, m.q_lora_rank);
+    } else {
+      gemm(tokens, heads * qk, h);
+    }
+    gemm(tokens, m.kv_lora_rank + m.qk_rope_head_dim, h);
+    gemm(tokens, heads * (m.qk_nope_head_dim + v), m.kv_lora_rank);
+    gemm(tokens, h, heads * v);
+  } else {
+    gemm(tokens, (heads + 2 * kv) * d, h);  // fused QKV
+    gemm(tokens, h, h / t);                 // output projection
+  }
+  mlp_compute(ctx, l);
 
   // Attention core as batched GEMMs: scores Q K^T and context P V. A flash
   // kernel skips the masked half of a causal decoder and keeps the scores on
   // chip; an unfused one computes the whole matrix and writes it to HBM, reads
   // it back for P V, and is bound by those bytes when they outweigh its FLOPs.
+  // Under CP a rank holds two of 2 x CP chunks (one early, one late: Megatron's
+  // load balancing of the causal mask), so it does 1/CP of the work, at the
+  // shapes of one chunk pair.
   const double causal = flash && m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
-  const double flops = b * heads * 2 * s * s * d * causal;
+  const double qk = m.qk_head_dim(), v = m.value_head_dim(), s_local = s / cp;
+  const double score_flops = b * heads * 2 * s * s * qk * causal / cp;
+  const double context_flops = b * heads * 2 * s * s * v * causal / cp;
   // The attention factor measures fused (flash) kernels; unfused attention runs
   // as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
   const double peak = ctx.peak_flops_per_s() * (flash ? ctx.calibration.attention_factor : 1.0);
-  l.attention_forward_s = flops / (peak * ctx.calibration.gemm.at(s, s, d)) + flops / (peak * ctx.calibration.gemm.at(s, d, s));
+  l.attention_forward_s = score_flops / (peak * ctx.calibration.gemm.at(s_local, s_local, qk)) +
+                          context_flops / (peak * ctx.calibration.gemm.at(s_local, v, s_local));
   if (flash) {
     // Backward runs four GEMMs (dV, dP, dQ, dK) and re-forms the scores first:
     // five (Dao et al. 2022, FlashAttention, section 3.1).
@@ -50,15 +70,17 @@ LayerCompute layer_compute(const StepContext& ctx) {
   } else {
     // Score bytes: forward writes S and reads P (the softmax between is priced
     // below); backward writes dP, reads P for dV and dS for dQ and dK.
-    const double matrix_bytes = b * heads * s * s * e;
+    const double matrix_bytes = b * heads * s * s * e / cp;
     l.attention_backward_s = std::max(2 * l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 4 * matrix_bytes));
     l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 2 * matrix_bytes));
   }
 
   const double norm_bytes = 2 * sp_tokens * h * e;      // read + write
   const double residual_bytes = 3 * sp_tokens * h * e;  // two reads, one write
-  const double act_bytes = tokens * f / t * e * (swiglu ? 3 : 2);
-  const double softmax_bytes = flash ? 0.0 : b * heads * s * s * e * 2;  // a flash kernel keeps scores on chip
+  // The activation runs over each MLP's intermediate: the dense one, or the
+  // shared and routed experts' (mlp_intermediate_elements, per device).
+  const double act_bytes = mlp_intermediate_elements(ctx) * e * (swiglu ? 3 : 2);
+  const double softmax_bytes = flash ? 0.0 : b * heads * s * s * e * 2 / cp;  // a flash kernel keeps scores on chip
   const double rotary_bytes =
       m.position == spec::PositionKind::rotary ? 2 * tokens * (heads + kv) * d * m.rotary_fraction * e : 0.0;
   const double softmax_s = ctx.stream_s(ctx.ops.softmax, softmax_bytes);
@@ -68,7 +90,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // on its own before the output projection (read 2 bytes, write 1 per element).
   const double fp8_cast_bytes =
       ctx.workload.precision == spec::Precision::fp8 ? tokens * heads * d * 3.0 : 0.0;
-  l.memory_forward_s = 2 * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
+  l.memory_forward_s = moe_memory_s(ctx) + 2 * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
                        ctx.stream_s(ctx.ops.activation, act_bytes) + softmax_s +
                        ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;

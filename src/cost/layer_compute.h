@@ -24,6 +24,10 @@ struct EdgeCompute {
 };
 
 LayerCompute layer_compute(const StepContext& ctx);
+// One GEMM of m x n x k at `peak` and the calibration's efficiency for its shape,
+// and the same with its two backward GEMMs added to forward_s / backward_s.
+double gemm_s(const StepContext& ctx, double peak, double m, double n, double k);
+void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
 EdgeCompute edge_compute(const StepContext& ctx);
 
 }  // namespace tp::cost

@@ -28,6 +28,14 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
 
 // Parameters held by one device of the heaviest pipeline stage (before ZeRO).
 double parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan);
+// Routed-expert parameters one device of a stage holds: the stage's share of
+// the experts, split over EP and expert TP (the MoE layers spread evenly over
+// the stages, an approximation where dense layers lead). 0 for a dense model.
+double expert_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan);
+// The plan as the state components see one parameter group: its weights
+// replicated over `replicas` ranks that ZeRO shards over (DP x CP for the
+// dense parameters, the experts' DP for the routed experts).
+spec::Plan sharded_over(const spec::Plan& plan, int replicas);
 // Parameters of the first (embedding) or last (head) stage on one device.
 double stage_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan, bool last_stage);
 

@@ -16,7 +16,8 @@ double optimizer_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
 
 double optimizer_s(const StepContext& ctx) {
   const spec::Plan& p = ctx.plan;
-  const double local = ctx.params_per_device / (p.zero >= 1 ? p.dp : 1);
+  const double local = p.zero >= 1 ? ctx.params_per_device / ctx.dense_dp() + ctx.expert_params_per_device / ctx.expert_dp()
+                                   : ctx.params_per_device + ctx.expert_params_per_device;
   return ctx.stream_s(ctx.ops.optimizer, local * optimizer_bytes_per_parameter(ctx.stack, ctx.workload.precision));
 }
 

@@ -46,7 +46,7 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
   }
   const PipelineTime without_p2p = pipeline_time_closed_form(pipe);
   const double p2p_bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes() / p.tp;  // scattered across TP
-  pipe.p2p_s = ctx.cluster.seconds(net::Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.dp}, p.instances,
+  pipe.p2p_s = ctx.cluster.seconds(net::Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.cp * p.dp}, p.instances,
                                    ctx.calibration.collective);
   const PipelineTime closed = pipeline_time_closed_form(pipe);
   step.total_s = method == PipelineMethod::dag ? pipeline_time_dag(pipe).total_s : closed.total_s;

@@ -5,7 +5,7 @@ namespace tp::cost {
 PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Workload& w,
                           spec::Plan& p) {
   if (p.instances < 1 || p.tp < 1 || p.pp < 1 || p.virtual_stages < 1 || p.micro_batch < 1 || p.zero < 0 ||
-      p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1)
+      p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1 || p.cp < 1 || p.ep < 1 || p.etp < 0)
     return PlanProblem::non_positive;
   if (m.heads % p.tp != 0) return PlanProblem::tp_not_dividing_heads;
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) return PlanProblem::tp_not_matching_kv_heads;
@@ -15,8 +15,20 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
     return PlanProblem::pp_not_dividing_layers;
   const long devices = long(p.instances) * hw.devices_per_instance();
   if (devices > kMaxDevices) return PlanProblem::beyond_limits;
-  if (devices % (long(p.tp) * p.pp) != 0) return PlanProblem::devices_not_dividing;
-  p.dp = int(devices / (long(p.tp) * p.pp));
+  if (devices % (long(p.tp) * p.pp * p.cp) != 0) return PlanProblem::devices_not_dividing;
+  p.dp = int(devices / (long(p.tp) * p.pp * p.cp));
+  if (p.cp > 1 && w.seq_len % (2L * p.cp) != 0) return PlanProblem::cp_not_dividing_seq;
+  // A CP group (TP x CP devices) tiles instances as every other group does.
+  const long per_instance = hw.devices_per_instance();
+  auto tiles = [per_instance](long span) { return span % per_instance == 0 || per_instance % span == 0; };
+  if (!tiles(long(p.tp) * p.cp)) return PlanProblem::devices_not_dividing;
+  // Experts: Megatron-Core's grid (spec/plan.h). etp 0 takes TP's degree.
+  if (p.etp == 0) p.etp = p.tp;
+  if ((p.ep > 1 || p.etp != p.tp) && (!m.moe() || m.experts % p.ep != 0)) return PlanProblem::ep_not_dividing_experts;
+  if ((long(p.tp) * p.cp * p.dp) % (long(p.etp) * p.ep) != 0 || per_instance % p.etp != 0 ||
+      !tiles(long(p.etp) * p.ep))
+    return PlanProblem::expert_grid_not_dividing;
+  if (m.moe() && p.tp > 1 && !p.sp) return PlanProblem::moe_tp_needs_sp;
   const long per_step = long(p.dp) * p.micro_batch;
   if (w.global_batch_seqs % per_step != 0) return PlanProblem::batch_not_dividing;
   if (w.global_batch_seqs / per_step > kMaxMicroBatches) return PlanProblem::beyond_limits;
@@ -41,6 +53,10 @@ const char* to_string(PlanProblem problem) {
     case PlanProblem::interleave_needs_pp: return "interleaving needs PP > 1 and micro-batches divisible by PP";
     case PlanProblem::sp_without_tp: return "sequence parallel needs TP > 1";
     case PlanProblem::seq_exceeds_positions: return "sequence longer than the learned positions";
+    case PlanProblem::cp_not_dividing_seq: return "2 x CP does not divide the sequence";
+    case PlanProblem::ep_not_dividing_experts: return "EP does not divide the experts";
+    case PlanProblem::expert_grid_not_dividing: return "expert TP x EP does not divide TP x CP x DP";
+    case PlanProblem::moe_tp_needs_sp: return "MoE with TP needs sequence parallelism";
     case PlanProblem::beyond_limits: return "more devices or micro-batches than trainplan models";
     case PlanProblem::out_of_memory: return "does not fit in HBM";
     case PlanProblem::count_: break;
@@ -65,8 +81,21 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
       return "PP " + to_string(p.pp) + " x " + to_string(p.virtual_stages) + " virtual stages does not divide " +
              m.name + "'s " + to_string(m.layers) + " layers";
     case PlanProblem::devices_not_dividing:
-      return "TP " + to_string(p.tp) + " x PP " + to_string(p.pp) + " does not divide the " + to_string(devices) +
-             " devices of " + to_string(p.instances) + " x " + hw.name;
+      return "TP " + to_string(p.tp) + " x PP " + to_string(p.pp) + (p.cp > 1 ? " x CP " + to_string(p.cp) : "") +
+             " does not divide the " + to_string(devices) + " devices of " + to_string(p.instances) + " x " + hw.name;
+    case PlanProblem::cp_not_dividing_seq:
+      return "CP " + to_string(p.cp) + " needs a sequence length divisible by 2 x CP (two load-balanced chunks per "
+             "rank, Megatron-LM arguments.py); " + to_string(w.seq_len) + " is not";
+    case PlanProblem::ep_not_dividing_experts:
+      return m.moe() ? "EP " + to_string(p.ep) + " does not divide " + m.name + "'s " + to_string(m.experts) + " experts"
+                     : m.name + " has no experts: EP and expert TP need a MoE model";
+    case PlanProblem::expert_grid_not_dividing:
+      return "expert TP " + to_string(p.etp) + " x EP " + to_string(p.ep) + " does not divide TP x CP x DP = " +
+             to_string(long(p.tp) * p.cp * p.dp) + " (Megatron-Core's expert grid), or expert TP does not divide the " +
+             to_string(hw.devices_per_instance()) + " devices of one " + hw.name;
+    case PlanProblem::moe_tp_needs_sp:
+      return "a MoE model with TP " + to_string(p.tp) + " runs with sequence parallelism (--sp; Megatron-Core "
+             "moe_layer.py refuses MoE with TP and no SP)";
     case PlanProblem::batch_not_dividing:
       return "the global batch of " + to_string(w.global_batch_seqs) + " sequences does not divide into DP " +
              to_string(p.dp) + " x micro-batch " + to_string(p.micro_batch);

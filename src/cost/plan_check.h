@@ -24,6 +24,10 @@ enum class PlanProblem {
   interleave_needs_pp,        // virtual stages need pp > 1 and micro-batches % pp == 0
   sp_without_tp,
   seq_exceeds_positions,      // learned position embeddings end at max_positions
+  cp_not_dividing_seq,        // seq_len % (2 cp): two load-balanced chunks per CP rank
+  ep_not_dividing_experts,    // experts % ep (ep > 1 or etp != tp on a dense model too)
+  expert_grid_not_dividing,   // tp * cp * dp % (etp * ep); etp divides an instance
+  moe_tp_needs_sp,            // MoE with TP > 1 runs with sequence parallelism
   beyond_limits,              // more devices or micro-batches than the model is built for (see limits below)
   out_of_memory,
   count_

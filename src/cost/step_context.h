@@ -26,13 +26,24 @@ struct StepContext {
   const spec::Plan& plan;  // completed: dp and grad_accum set
   const net::Cluster& cluster;
   const OpEfficiencies& ops;
-  double params_per_device;  // of the heaviest stage, before ZeRO (cost/memory.h)
+  double params_per_device;  // of the heaviest stage, before ZeRO, routed experts excepted (cost/memory.h)
+  double expert_params_per_device;  // routed experts of that stage on one device (EP x expert TP split)
 
   double peak_flops_per_s() const;  // BF16 (FP32 in fp32 training): attention, head, and MFU's denominator
   // The transformer layers' linear GEMMs: FP8 under Precision::fp8, else peak_flops_per_s().
   double linear_peak_flops_per_s() const;
   double element_bytes() const { return workload.precision == spec::Precision::fp32 ? 4 : 2; }
-  double tokens() const { return double(workload.seq_len) * plan.micro_batch; }  // one micro-batch
+  // One micro-batch's tokens on one device: its sequences' share under CP.
+  double tokens() const { return double(workload.seq_len) / plan.cp * plan.micro_batch; }
+  double seq_local() const { return double(workload.seq_len) / plan.cp; }
+  // Ranks that hold the same weights and reduce their gradients together:
+  // DP x CP (Megatron-Core's data-parallel group with CP); the experts' own.
+  int dense_dp() const { return plan.dp * plan.cp; }
+  int expert_dp() const { return spec::expert_dp(plan); }
+  // Share of the layers that are MoE layers (0 for a dense model).
+  double moe_share() const { return model.moe() ? double(model.moe_layers()) / model.layers : 0.0; }
+  // Routed tokens the busiest expert rank computes, over the mean.
+  double expert_load() const { return model.routed_load(workload.expert_imbalance); }
   // Tokens seen by norms and residuals: split across TP under sequence parallelism.
   double sp_tokens() const { return plan.sp ? tokens() / plan.tp : tokens(); }
   double heads_local() const { return double(model.heads) / plan.tp; }

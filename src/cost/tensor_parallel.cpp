@@ -14,8 +14,13 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   auto seconds = [&](Collective c) { return ctx.cluster.seconds(c, bytes, group, p.instances, ctx.calibration.collective); };
   const double pair = p.sp ? seconds(Collective::all_gather) + seconds(Collective::reduce_scatter)
                            : seconds(Collective::all_reduce);
-  t.forward_s = 2 * pair;
-  t.backward_s = 2 * pair;
+  // One pair around attention and one around the MLP; a MoE layer's routed
+  // tokens travel with the dispatcher instead (cost/expert_parallel.h), so only
+  // its shared experts, when it has any, keep the MLP's pair.
+  const double moe = ctx.moe_share();
+  const double pairs = 1 + (1 - moe) + (ctx.model.shared_expert_ffn_hidden > 0 ? moe : 0.0);
+  t.forward_s = pairs * pair;
+  t.backward_s = pairs * pair;
   if (p.overlap_tp_comm) {  // async TP hides collectives behind the layer's independent GEMM chunks
     t.forward_s = std::max(0.0, t.forward_s - layer.gemm_forward_s);
     t.backward_s = std::max(0.0, t.backward_s - layer.gemm_backward_s);

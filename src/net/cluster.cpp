@@ -28,10 +28,12 @@ Cluster::Cluster(const spec::HardwareSpec& hw)
   const size_t cells = static_cast<size_t>(devices_ + 1) * (devices_ + 1);
   collective_bytes_per_s_.assign(cells, kUnbounded);
   p2p_bytes_per_s_.assign(cells, kUnbounded);
+  all_to_all_bytes_per_s_.assign(cells, kUnbounded);
   for (int n = 2; n <= devices_; ++n)
     for (int s = 1; n * s <= devices_; ++s) {
       collective_bytes_per_s_[table_index({n, s})] = graph_->collective_bytes_per_s({n, s});
       p2p_bytes_per_s_[table_index({n, s})] = graph_->p2p_bytes_per_s({n, s});
+      all_to_all_bytes_per_s_[table_index({n, s})] = graph_->all_to_all_bytes_per_s({n, s});
     }
 }
 
@@ -68,6 +70,33 @@ double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int in
   }
   return scale_out_ == spec::ScaleOut::flat_ring ? flat_ring_seconds(kind, bytes, group, eff)
                                                  : hierarchical_seconds(kind, bytes, group, eff);
+}
+
+double Cluster::all_to_all_seconds(double bytes, GroupLayout group, int instances,
+                                   const spec::CollectiveEfficiency& eff) const {
+  if (group.size < 1 || group.stride < 1)
+    throw spec::SpecError(source_file_, "", "a group of at least 1 rank at a stride of at least 1");
+  if (instances < 1) throw spec::SpecError(source_file_, "", "at least 1 instance");
+  if (!(bytes >= 0)) throw spec::SpecError(source_file_, "", "a non-negative message size");
+  if (group.size == 1) return 0;
+  const long long span = static_cast<long long>(group.size) * group.stride;
+  if (span > static_cast<long long>(devices_) * instances)
+    throw spec::SpecError(source_file_, "", "a group that fits in the cluster's " +
+                                                std::to_string(static_cast<long long>(devices_) * instances) + " devices");
+  const double n = group.size;
+  if (span <= devices_) {
+    if (devices_ % span != 0)
+      throw spec::SpecError(source_file_, "", "groups that tile an instance (size * stride divides devices per instance)");
+    return eff.step_latency_s + fabric_latency_s_ +
+           transfer_s(bytes * (n - 1) / n, all_to_all_bytes_per_s_[table_index(group)] * eff.intra_node);
+  }
+  const int local = members_per_instance(group);
+  const double local_s =
+      local > 1 ? transfer_s(bytes * (local - 1) / n, all_to_all_bytes_per_s_[table_index({local, group.stride})] *
+                                                          eff.intra_node)
+                : 0.0;
+  const double remote_s = transfer_s(bytes * (n - local) / n, efa_bytes_per_s_ * eff.inter_node / devices_);
+  return eff.step_latency_s + std::max(efa_latency_s_, fabric_latency_s_) + std::max(local_s, remote_s);
 }
 
 // Members of a cross-instance group on each instance it spans.

@@ -36,6 +36,16 @@ class Cluster {
   double seconds(Collective kind, double bytes, GroupLayout group, int instances,
                  const spec::CollectiveEfficiency& efficiency) const;
 
+  // Seconds for one all-to-all (MoE dispatch or combine) over `bytes` per rank:
+  // the rank's whole send buffer, of which (n-1)/n leaves it, an equal share to
+  // each member. Inside an instance the shares cross the fabric as the graph
+  // routes them; across instances the remote share crosses EFA, which every
+  // device of the instance uses at once, while the local share crosses the
+  // fabric: the slower of the two sets the time. One step's latency: the
+  // sends are issued together.
+  double all_to_all_seconds(double bytes, GroupLayout group, int instances,
+                            const spec::CollectiveEfficiency& efficiency) const;
+
   int devices_per_instance() const { return devices_; }
   // Raw (efficiency 1) per-rank bandwidth of the concurrent groups of an
   // intra-instance layout (size * stride <= devices_per_instance), from the graph.
@@ -62,6 +72,7 @@ class Cluster {
   // Indexed by table_index(size, stride) for size * stride <= devices_.
   std::vector<double> collective_bytes_per_s_;
   std::vector<double> p2p_bytes_per_s_;
+  std::vector<double> all_to_all_bytes_per_s_;
 };
 
 }  // namespace tp::net

@@ -201,6 +201,17 @@ double InstanceGraph::collective_bytes_per_s(GroupLayout layout) const {
   return std::max({bottleneck_bytes_per_s(ring), bottleneck_bytes_per_s(two_way), bottleneck_bytes_per_s(direct)});
 }
 
+double InstanceGraph::all_to_all_bytes_per_s(GroupLayout layout) const {
+  const int n = layout.size;
+  if (n < 2) return kUnbounded;
+  std::vector<Flow> sends;
+  for (const auto& g : groups(layout))
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        if (j != k) sends.push_back({g[k], g[j], 1.0 / (n - 1)});
+  return bottleneck_bytes_per_s(sends);
+}
+
 double InstanceGraph::p2p_bytes_per_s(GroupLayout layout) const {
   if (layout.size < 2) return kUnbounded;
   std::vector<Flow> sends;

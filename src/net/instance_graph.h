@@ -57,6 +57,9 @@ class InstanceGraph {
   // Best per-rank bus bandwidth of the ring family (one-way ring, two-way
   // ring, direct all-pairs) for every group of `layout` tiling the instance.
   double collective_bytes_per_s(GroupLayout layout) const;
+  // Per-rank bandwidth of an all-to-all: every member sends an equal share to
+  // each other member of its group, all groups at once.
+  double all_to_all_bytes_per_s(GroupLayout layout) const;
   // Per-rank bandwidth of pipeline sends member k -> k+1 of every group at once.
   double p2p_bytes_per_s(GroupLayout layout) const;
 

@@ -31,6 +31,8 @@ std::string origins_line(const std::map<std::string, std::string>& origins) {
 
 std::string plan_line(const spec::Plan& p) {
   return "TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) +
+         (p.cp > 1 ? ", CP " + std::to_string(p.cp) : "") +
+         (p.ep > 1 || p.etp != p.tp ? ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.etp) : "") +
          ", SP " + (p.sp ? "on" : "off") + ", virtual stages " + std::to_string(p.virtual_stages) + ", micro-batch " +
          std::to_string(p.micro_batch) + ", gradient accumulation " + std::to_string(p.grad_accum) + ", ZeRO " +
          std::to_string(p.zero) + ", recompute " + spec::to_string(p.recompute) + ", DP overlap " +
@@ -56,14 +58,16 @@ nlohmann::json to_json(const EstimateView& v) {
   j["workload"] = {{"seq_len_tokens", v.workload.seq_len},
                    {"global_batch_seqs", v.workload.global_batch_seqs},
                    {"tokens_to_train", v.workload.tokens_to_train},
-                   {"precision", spec::to_string(v.workload.precision)}};
+                   {"precision", spec::to_string(v.workload.precision)},
+                   {"expert_imbalance", v.workload.expert_imbalance}};
   j["plan"] = {{"instances", p.instances}, {"devices", e.devices}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
-               {"sp", p.sp}, {"virtual_stages", p.virtual_stages}, {"micro_batch_seqs", p.micro_batch},
+               {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"sp", p.sp}, {"virtual_stages", p.virtual_stages}, {"micro_batch_seqs", p.micro_batch},
                {"grad_accum", p.grad_accum}, {"zero", p.zero}, {"recompute", spec::to_string(p.recompute)},
                {"overlap_dp_comm", p.overlap_dp_comm}, {"overlap_tp_comm", p.overlap_tp_comm}};
   j["time"] = {{"step_s", t.step_s}, {"forward_compute_s", t.forward_compute_s},
                {"backward_compute_s", t.backward_compute_s}, {"recompute_s", t.recompute_s},
                {"memory_bound_s", t.memory_bound_s}, {"tp_comm_exposed_s", t.tp_comm_exposed_s},
+               {"cp_comm_exposed_s", t.cp_comm_exposed_s}, {"ep_comm_exposed_s", t.ep_comm_exposed_s},
                {"pipeline_bubble_s", t.pipeline_bubble_s}, {"pp_comm_exposed_s", t.pp_comm_exposed_s},
                {"dp_comm_exposed_s", t.dp_comm_exposed_s}, {"dp_comm_total_s", t.dp_comm_total_s},
                {"grad_accumulation_s", t.grad_accumulation_s}, {"optimizer_s", t.optimizer_s}, {"overhead_s", t.overhead_s}};
@@ -80,7 +84,8 @@ nlohmann::json to_json(const EstimateView& v) {
   j["throughput"] = {{"seqs_per_s", e.seqs_per_s}, {"tokens_per_s", e.tokens_per_s},
                      {"tokens_per_s_per_device", e.tokens_per_s_per_device}, {"mfu_fraction", e.mfu},
                      {"hfu_fraction", e.hfu}, {"model_flops_per_step", e.model_flops_per_step},
-                     {"hardware_flops_per_step", e.hardware_flops_per_step}, {"time_to_train_s", e.time_to_train_s}};
+                     {"hardware_flops_per_step", e.hardware_flops_per_step}, {"time_to_train_s", e.time_to_train_s},
+                     {"total_parameters", e.total_parameters}, {"active_parameters", e.active_parameters}};
   j["prices"] = nlohmann::json::array();
   for (const auto& pr : v.prices)
     j["prices"].push_back({{"kind", pr.kind}, {"usd_per_instance_hour", pr.usd_per_instance_hour},
@@ -125,6 +130,12 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
                  {"tokens/s per device", e.tokens_per_s_per_device}};
   SummarySection use = section("Share of peak FLOP/s", "", NumberStyle::percent, 1);
   use.lines = {{"MFU (model FLOPs)", e.mfu}, {"HFU (with recompute)", e.hfu}};
+  if (e.active_parameters < e.total_parameters) {
+    // MoE: MFU counts the FLOPs of the parameters a token runs, not all of them.
+    SummarySection params = section("Parameters (MFU on active)", "", NumberStyle::engineering, 3);
+    params.lines = {{"total", e.total_parameters}, {"active per token", e.active_parameters}};
+    summary.sections.insert(summary.sections.begin(), params);
+  }
   SummarySection train = section("Time to train " + format_human(v.workload.tokens_to_train, NumberStyle::engineering, 3, "") +
                                      " tokens (full utilisation)", "s", NumberStyle::engineering);
   train.lines = {{"time to train", e.time_to_train_s}};

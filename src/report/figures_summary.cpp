@@ -27,6 +27,8 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   add(time, "forward compute", e.time.forward_compute_s);
   add(time, "backward compute (incl. recompute)", e.time.backward_compute_s);
   add(time, "exposed TP communication", e.time.tp_comm_exposed_s);
+  if (e.time.cp_comm_exposed_s > 0) add(time, "exposed CP communication (K/V exchange)", e.time.cp_comm_exposed_s);
+  if (e.time.ep_comm_exposed_s > 0) add(time, "exposed EP communication (all-to-all)", e.time.ep_comm_exposed_s);
   add(time, "exposed PP communication", e.time.pp_comm_exposed_s);
   add(time, "pipeline bubble", e.time.pipeline_bubble_s);
   add(time, "exposed DP communication", e.time.dp_comm_exposed_s);

@@ -41,11 +41,17 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
       if ((sp && (tp == 1 || !stack.sequence_parallel)) || !allowed(c.sp, sp)) continue;
       for (bool otp : {false, true}) {
         if ((otp && (tp == 1 || !stack.tp_comm_overlap)) || !allowed(c.overlap_tp, otp)) continue;
-        tp_.push_back({tp, sp, otp});
+        // Expert TP: TP's degree (0), or 1 where the experts may leave TP (a
+        // MoE model under a stack with EP); a fixed value is taken as given.
+        const bool split_experts = model.moe() && stack.expert_parallel;
+        std::vector<int> etps{0};
+        if (c.etp) etps = *c.etp == tp ? std::vector<int>{0} : split_experts ? std::vector<int>{*c.etp} : std::vector<int>{};
+        else if (split_experts && tp > 1) etps.push_back(1);
+        for (int etp : etps) tp_.push_back({tp, sp, otp, etp});
       }
     }
   }
-  require(!tp_.empty(), "tp");
+  require(!tp_.empty(), c.etp ? "etp" : "tp");
 
   for (int pp : divisors(model.layers)) {
     if (!allowed(c.pp, pp)) continue;
@@ -56,6 +62,24 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     }
   }
   require(!pp_.empty(), "pp");
+
+  // CP over powers of two, EP over divisors of the experts (both 1 where the
+  // stack or model offers none).
+  std::vector<int> cps, eps;
+  if (c.cp) {
+    if (*c.cp == 1 || stack.context_parallel != spec::ContextParallel::none) cps.push_back(*c.cp);
+  } else {
+    for (long cp = 1; cp <= workload.seq_len / 2; cp *= 2)
+      if (cp == 1 || (stack.context_parallel != spec::ContextParallel::none && workload.seq_len % (2 * cp) == 0 &&
+                      workload.seq_len / (2 * cp) >= c.min_cp_chunk))
+        cps.push_back(int(cp));
+  }
+  require(!cps.empty(), "cp");
+  for (int ep : model.moe() ? divisors(model.experts) : std::vector<int>{1})
+    if ((!c.ep || *c.ep == ep) && (ep == 1 || stack.expert_parallel)) eps.push_back(ep);
+  require(!eps.empty(), "ep");
+  for (int cp : cps)
+    for (int ep : eps) split_.push_back({cp, ep});
 
   const long batch = long(workload.global_batch_seqs);
   if (c.micro_batch) {  // one value to check, however large (never a loop up to it)
@@ -74,8 +98,8 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   // DP overlap is the stack's behaviour unless the user fixes it.
   overlap_dp_.push_back(c.overlap_dp.value_or(stack.dp_overlap_grad_reduce));
 
-  size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * micro_batch_.size() * zero_.size() *
-          recompute_.size() * overlap_dp_.size();
+  size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * split_.size() * micro_batch_.size() *
+          zero_.size() * recompute_.size() * overlap_dp_.size();
 }
 
 spec::Plan PlanSpace::at(std::uint64_t i) const {
@@ -90,6 +114,9 @@ spec::Plan PlanSpace::at(std::uint64_t i) const {
   p.recompute = recompute_[digit(recompute_.size())];
   p.zero = zero_[digit(zero_.size())];
   p.micro_batch = micro_batch_[digit(micro_batch_.size())];
+  const SplitChoice& split = split_[digit(split_.size())];
+  p.cp = split.cp;
+  p.ep = split.ep;
   const PpChoice& pp = pp_[digit(pp_.size())];
   p.pp = pp.pp;
   p.virtual_stages = pp.virtual_stages;
@@ -97,6 +124,7 @@ spec::Plan PlanSpace::at(std::uint64_t i) const {
   p.tp = tp.tp;
   p.sp = tp.sp;
   p.overlap_tp_comm = tp.overlap_tp;
+  p.etp = tp.etp;
   p.instances = instances_[digit(instances_.size())];
   return p;
 }

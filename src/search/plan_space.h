@@ -2,8 +2,10 @@
 // mixed-radix index 0..size()-1, so threads split it by ranges and no list of
 // plans is ever built. TP runs over divisors of the instance that respect heads
 // and kv heads; PP over divisors of the layers; the Stack removes what it does
-// not offer (ZeRO stages, schedules, recompute modes, SP, async TP) and fixes
-// DP overlap to its behaviour; constraints narrow any axis.
+// not offer (ZeRO stages, schedules, recompute modes, SP, async TP, CP, EP) and
+// fixes DP overlap to its behaviour; constraints narrow any axis. CP runs over
+// powers of two whose chunks (seq / 2 CP) keep at least min_cp_chunk tokens;
+// EP over divisors of a MoE model's experts, expert TP over 1 and TP.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -20,11 +22,14 @@ namespace tp::search {
 // An empty optional or list leaves the axis free.
 struct SpaceConstraints {
   std::vector<int> instances{1};
-  std::optional<int> tp, pp, virtual_stages, micro_batch, zero;
+  std::optional<int> tp, pp, virtual_stages, micro_batch, zero, cp, ep, etp;
   std::optional<bool> sp, overlap_dp, overlap_tp;
   std::optional<spec::Recompute> recompute;
   int max_virtual_stages = 4;  // interleaving deeper than this is rarely worth its p2p cost
   int max_micro_batch = 8;     // micro-batches (sequences) tried: divisors of the batch up to this
+  // Pruning: a CP rank's two chunks shorter than this leave its attention too
+  // small to hide the K/V ring behind, and CP exists for long sequences.
+  int min_cp_chunk = 2048;
 };
 
 class PlanSpace {
@@ -40,11 +45,13 @@ class PlanSpace {
   const std::vector<int>& instance_counts() const { return instances_; }
 
  private:
-  struct TpChoice { int tp; bool sp, overlap_tp; };
+  struct TpChoice { int tp; bool sp, overlap_tp; int etp; };  // etp 0: TP's degree
+  struct SplitChoice { int cp, ep; };
   struct PpChoice { int pp, virtual_stages; };
   std::vector<int> instances_;
   std::vector<TpChoice> tp_;
   std::vector<PpChoice> pp_;
+  std::vector<SplitChoice> split_;
   std::vector<int> micro_batch_, zero_;
   std::vector<spec::Recompute> recompute_;
   std::vector<bool> overlap_dp_;

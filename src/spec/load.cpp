@@ -71,6 +71,49 @@ double bytes_from(const JsonReader& r, const nlohmann::json& j, const std::strin
   return gib ? r.sourced(j, path, gib_key) * 1073741824.0 : r.sourced(j, path, gb_key) * 1e9;
 }
 
+// The experts and routing of a MoE model, checked against each other and the
+// layers; `names` gives each figure's key as the file spells it.
+struct MoeKeys {
+  const char* experts; const char* top_k; const char* expert_ffn; const char* shared_ffn;
+  const char* first_dense; const char* capacity;
+};
+void check_moe(const JsonReader& r, const ModelSpec& m, const std::string& at, const MoeKeys& k) {
+  if (m.experts < 2) r.fail(at + k.experts, "expected at least 2 routed experts, got " + std::to_string(m.experts));
+  if (m.top_k < 1 || m.top_k > m.experts)
+    r.fail(at + k.top_k, "expected 1.." + std::to_string(m.experts) + " experts per token (at most the experts), got " +
+                             std::to_string(m.top_k));
+  if (m.expert_ffn_hidden < 1) r.fail(at + k.expert_ffn, "expected a positive expert FFN width");
+  if (m.shared_expert_ffn_hidden < 0) r.fail(at + k.shared_ffn, "expected a shared-expert width >= 0 (0: none)");
+  if (m.first_dense_layers < 0 || m.first_dense_layers >= m.layers)
+    r.fail(at + k.first_dense, "expected 0.." + std::to_string(m.layers - 1) + " dense layers before the MoE layers");
+  if (!(m.capacity_factor == 0 || (m.capacity_factor >= 1 && m.capacity_factor <= 64)))
+    r.fail(at + k.capacity, "expected 0 (dropless) or a capacity factor from 1 to 64");
+}
+
+void read_moe(const JsonReader& r, const nlohmann::json& j, ModelSpec& m) {
+  const auto& moe = r.object(j, "$", "moe");
+  r.only_keys(moe, "$.moe", {"experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden", "first_dense_layers",
+                             "capacity_factor", "source"});
+  m.experts = r.positive_int(moe, "$.moe", "experts");
+  m.top_k = r.positive_int(moe, "$.moe", "top_k");
+  m.expert_ffn_hidden = r.positive_int(moe, "$.moe", "expert_ffn_hidden");
+  if (r.has(moe, "shared_expert_ffn_hidden")) m.shared_expert_ffn_hidden = r.positive_int(moe, "$.moe", "shared_expert_ffn_hidden", true);
+  if (r.has(moe, "first_dense_layers")) m.first_dense_layers = r.positive_int(moe, "$.moe", "first_dense_layers", true);
+  if (r.has(moe, "capacity_factor")) m.capacity_factor = r.positive(moe, "$.moe", "capacity_factor", true);
+  check_moe(r, m, "$.moe.", {"experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden", "first_dense_layers",
+                             "capacity_factor"});
+}
+
+void read_mla(const JsonReader& r, const nlohmann::json& j, ModelSpec& m) {
+  const auto& mla = r.object(j, "$", "mla");
+  r.only_keys(mla, "$.mla", {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "source"});
+  m.q_lora_rank = r.has(mla, "q_lora_rank") ? r.positive_int(mla, "$.mla", "q_lora_rank", true) : 0;
+  m.kv_lora_rank = r.positive_int(mla, "$.mla", "kv_lora_rank");
+  m.qk_nope_head_dim = r.positive_int(mla, "$.mla", "qk_nope_head_dim");
+  m.qk_rope_head_dim = r.positive_int(mla, "$.mla", "qk_rope_head_dim", true);
+  m.v_head_dim = r.positive_int(mla, "$.mla", "v_head_dim");
+}
+
 }  // namespace
 
 HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file) {
@@ -166,7 +209,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   m.source_file = file;
   r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "mlp", "norm",
                       "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "bias", "dropout", "vocab",
-                      "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction"});
+                      "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla"});
   m.name = r.string(j, "$", "name");
   m.source = r.string(j, "$", "source");
   m.kind = r.choice(j, "$", "kind", {"decoder", "encoder-mlm"}) == "decoder" ? ModelKind::decoder : ModelKind::encoder_mlm;
@@ -198,7 +241,9 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
     m.head_token_fraction = r.sourced(j, "$", "head_token_fraction");
     if (m.head_token_fraction > 1) r.fail("$.head_token_fraction.value", "expected a share in (0, 1]");
   }
-  if (m.hidden % m.heads != 0)
+  if (r.has(j, "moe")) read_moe(r, j, m);
+  if (r.has(j, "mla")) read_mla(r, j, m);
+  if (m.hidden % m.heads != 0 && !m.mla())
     r.fail("$.heads", "expected heads to divide hidden (" + std::to_string(m.hidden) + " % " +
                           std::to_string(m.heads) + " != 0)");
   if (m.heads % m.kv_heads != 0)
@@ -206,6 +251,56 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   check_plausible(m, false);
   return m;
 }
+
+namespace {
+
+// An integer key that may be absent or null (HF writes null for "none").
+int hf_int(const JsonReader& r, const nlohmann::json& j, const char* key, int fallback, bool allow_zero = true) {
+  if (!r.has(j, key) || j[key].is_null()) return fallback;
+  return r.positive_int(j, "$", key, allow_zero);
+}
+
+// Experts and MLA of the HF MoE architectures (transformers' configuration_*.py names).
+// Multi-token prediction (DeepSeek V3's num_nextn_predict_layers) is left out: a stated omission.
+void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string& a, ModelSpec& m) {
+  if (a == "MixtralForCausalLM") {
+    m.experts = r.positive_int(j, "$", "num_local_experts");
+    m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
+    m.expert_ffn_hidden = m.ffn_hidden;  // every layer is MoE; intermediate_size is an expert's width
+    check_moe(r, m, "$.", {"num_local_experts", "num_experts_per_tok", "intermediate_size", "intermediate_size",
+                           "num_hidden_layers", "num_local_experts"});
+  } else if (a == "Qwen2MoeForCausalLM") {
+    if (hf_int(r, j, "decoder_sparse_step", 1, false) != 1)
+      r.fail("$.decoder_sparse_step", "expected 1 (every layer MoE); interleaved dense layers are not modelled");
+    if (r.has(j, "mlp_only_layers") && !(j["mlp_only_layers"].is_array() && j["mlp_only_layers"].empty()))
+      r.fail("$.mlp_only_layers", "expected an empty list; dense layers among MoE layers are not modelled");
+    m.experts = r.positive_int(j, "$", "num_experts");
+    m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
+    m.expert_ffn_hidden = r.positive_int(j, "$", "moe_intermediate_size");
+    m.shared_expert_ffn_hidden = hf_int(r, j, "shared_expert_intermediate_size", 0);
+    // Qwen2-MoE has biases on Q, K and V only; they are left out (under 0.01% of the parameters).
+    m.bias = false;
+    check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                           "shared_expert_intermediate_size", "mlp_only_layers", "num_experts"});
+  } else if (a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM") {
+    if (hf_int(r, j, "moe_layer_freq", 1, false) != 1)
+      r.fail("$.moe_layer_freq", "expected 1 (every layer after the first dense ones is MoE)");
+    m.experts = r.positive_int(j, "$", "n_routed_experts");
+    m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
+    m.expert_ffn_hidden = r.positive_int(j, "$", "moe_intermediate_size");
+    m.shared_expert_ffn_hidden = hf_int(r, j, "n_shared_experts", 0) * m.expert_ffn_hidden;
+    m.first_dense_layers = hf_int(r, j, "first_k_dense_replace", 0);
+    check_moe(r, m, "$.", {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+                           "first_k_dense_replace", "n_routed_experts"});
+    m.q_lora_rank = hf_int(r, j, "q_lora_rank", 0);
+    m.kv_lora_rank = r.positive_int(j, "$", "kv_lora_rank");
+    m.qk_nope_head_dim = r.positive_int(j, "$", "qk_nope_head_dim");
+    m.qk_rope_head_dim = r.positive_int(j, "$", "qk_rope_head_dim", true);
+    m.v_head_dim = r.positive_int(j, "$", "v_head_dim");
+  }
+}
+
+}  // namespace
 
 ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file) {
   JsonReader r(file);
@@ -223,10 +318,13 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   m.vocab_pad_multiple = 1;  // a HF vocab_size is already padded as trained
   // HF documents these defaults for the keys below when a config omits them.
   auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
-  const bool known = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "GPTNeoXForCausalLM" ||
-                     a == "BertForPreTraining" || a == "BertForMaskedLM";
+  const bool deepseek = a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM";
+  const bool llama_like = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
+                          a == "Qwen2MoeForCausalLM" || deepseek;
+  const bool known = llama_like || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" || a == "BertForMaskedLM";
   if (!known)
-    r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM, "
+    r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
+                                 "Qwen2MoeForCausalLM, DeepseekV2ForCausalLM, DeepseekV3ForCausalLM, GPTNeoXForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
   m.hidden = r.positive_int(j, "$", "hidden_size");
@@ -234,7 +332,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   m.ffn_hidden = r.positive_int(j, "$", "intermediate_size");
   m.vocab = r.positive_int(j, "$", "vocab_size");
   m.max_positions = r.positive_int(j, "$", "max_position_embeddings");
-  if (a == "LlamaForCausalLM" || a == "MistralForCausalLM") {
+  if (llama_like) {
     m.kind = ModelKind::decoder;
     m.kv_heads = r.has(j, "num_key_value_heads") ? r.positive_int(j, "$", "num_key_value_heads") : m.heads;
     m.mlp = MlpKind::swiglu;
@@ -243,6 +341,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.rotary_fraction = 1.0;
     m.tied_embeddings = flag("tie_word_embeddings", false);
     m.bias = flag("attention_bias", false);
+    read_hf_moe(r, j, a, m);
   } else if (a == "GPTNeoXForCausalLM") {
     m.kind = ModelKind::decoder;
     m.kv_heads = m.heads;
@@ -264,7 +363,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.type_vocab = r.positive_int(j, "$", "type_vocab_size");
     m.head_token_fraction = 0.15;  // Devlin et al. 2018: 15% of positions are masked
   }
-  if (m.hidden % m.heads != 0) r.fail("$.num_attention_heads", "expected heads to divide hidden_size");
+  if (m.hidden % m.heads != 0 && !m.mla()) r.fail("$.num_attention_heads", "expected heads to divide hidden_size");
   if (m.heads % m.kv_heads != 0) r.fail("$.num_key_value_heads", "expected kv heads to divide num_attention_heads");
   check_plausible(m, true);
   return m;

@@ -7,13 +7,49 @@ int64_t ModelSpec::padded_vocab(int tp) const {
   return (vocab + multiple - 1) / multiple * multiple;
 }
 
-int64_t ModelSpec::layer_parameters() const {
-  const int64_t h = hidden, f = ffn_hidden, kv = kv_hidden();
-  const int64_t attention = h * (h + 2 * kv) + h * h + (bias ? (h + 2 * kv) + h : 0);
+int64_t ModelSpec::attention_parameters() const {
+  const int64_t h = hidden, n = heads;
+  if (mla()) {
+    // Q: down to the latent, its RMSNorm, up to the heads (or straight up);
+    // KV: down to the latent plus the shared rotary key, its norm, up to K and V;
+    // then the output projection (DeepSeek-V2, arXiv:2405.04434, section 2.1).
+    const int64_t q_dims = n * qk_head_dim();
+    const int64_t q = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank + int64_t(q_lora_rank) * q_dims : h * q_dims;
+    const int64_t kv = h * (kv_lora_rank + qk_rope_head_dim) + kv_lora_rank +
+                       int64_t(kv_lora_rank) * n * (qk_nope_head_dim + v_head_dim);
+    return q + kv + n * v_head_dim * h;
+  }
+  const int64_t kv = kv_hidden();
+  return h * (h + 2 * kv) + h * h + (bias ? (h + 2 * kv) + h : 0);
+}
+
+int64_t ModelSpec::mlp_parameters(int ffn) const {
+  const int64_t h = hidden, f = ffn;
   const int64_t mlp_matrices = mlp == MlpKind::swiglu ? 3 : 2;
-  const int64_t mlp_params = mlp_matrices * h * f + (bias ? (mlp_matrices - 1) * f + h : 0);
+  return mlp_matrices * h * f + (bias ? (mlp_matrices - 1) * f + h : 0);
+}
+
+int64_t ModelSpec::shared_mlp_parameters() const {
+  return shared_expert_ffn_hidden > 0 ? mlp_parameters(shared_expert_ffn_hidden) : 0;
+}
+
+int64_t ModelSpec::routed_expert_parameters() const {
+  return int64_t(moe_layers()) * experts * mlp_parameters(expert_ffn_hidden);
+}
+
+int64_t ModelSpec::active_routed_expert_parameters() const {
+  return int64_t(moe_layers()) * top_k * mlp_parameters(expert_ffn_hidden);
+}
+
+int64_t ModelSpec::layer_parameters() const {
+  const int64_t h = hidden;
   const int64_t norm_params = (norm == NormKind::layernorm ? 2 : 1) * h * 2;
-  return attention + mlp_params + norm_params;
+  if (!moe()) return attention_parameters() + mlp_parameters(ffn_hidden) + norm_params;
+  // Dense MLPs of the first layers, shared experts and routers (h x experts)
+  // of the others, spread over all layers.
+  const int64_t moe_part = shared_mlp_parameters() + h * experts;
+  const int64_t mlps = int64_t(first_dense_layers) * mlp_parameters(ffn_hidden) + int64_t(moe_layers()) * moe_part;
+  return attention_parameters() + norm_params + (mlps + layers / 2) / layers;
 }
 
 int64_t ModelSpec::embedding_parameters() const {
@@ -36,7 +72,24 @@ int64_t ModelSpec::head_parameters() const {
 }
 
 int64_t ModelSpec::total_parameters() const {
-  return int64_t(layers) * layer_parameters() + embedding_parameters() + head_parameters();
+  return non_expert_parameters() + routed_expert_parameters();
+}
+
+int64_t ModelSpec::non_expert_parameters() const {
+  const int64_t h = hidden;
+  const int64_t norm_params = (norm == NormKind::layernorm ? 2 : 1) * h * 2;
+  int64_t layer_params = int64_t(layers) * (attention_parameters() + norm_params);
+  if (!moe()) {
+    layer_params += int64_t(layers) * mlp_parameters(ffn_hidden);
+  } else {
+    layer_params += int64_t(first_dense_layers) * mlp_parameters(ffn_hidden) +
+                    int64_t(moe_layers()) * (shared_mlp_parameters() + h * experts);
+  }
+  return layer_params + embedding_parameters() + head_parameters();
+}
+
+int64_t ModelSpec::active_parameters() const {
+  return non_expert_parameters() + active_routed_expert_parameters();
 }
 
 }  // namespace tp::spec

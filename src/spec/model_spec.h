@@ -38,17 +38,62 @@ struct ModelSpec {
   // share (0.15) for BERT's MLM head, which gathers masked positions first.
   double head_token_fraction = 1.0;
 
+  // Mixture of experts (experts == 0: a dense model). Layers from
+  // first_dense_layers on replace the MLP by `experts` routed experts of width
+  // expert_ffn_hidden, top_k of them per token, beside shared experts that
+  // every token runs (their widths summed: shared_expert_ffn_hidden, 0: none);
+  // the first layers keep a dense MLP of ffn_hidden.
+  int experts = 0;
+  int top_k = 0;
+  int expert_ffn_hidden = 0;
+  int shared_expert_ffn_hidden = 0;
+  double capacity_factor = 0;  // tokens an expert takes, over the mean; 0: dropless (no cap)
+  int first_dense_layers = 0;
+  // Multi-head latent attention (DeepSeek V2/V3; kv_lora_rank == 0: none):
+  // K and V come up from a kv_lora_rank latent, Q from a q_lora_rank one (0:
+  // projected directly); a query-key head has qk_nope + qk_rope dims, a value head v.
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+
+  bool moe() const { return experts > 0; }
+  // Routed tokens the busiest expert rank computes, over the mean, given the
+  // routing's imbalance: a capacity factor drops what exceeds it.
+  double routed_load(double imbalance) const {
+    return capacity_factor > 0 && capacity_factor < imbalance ? capacity_factor : imbalance;
+  }
+  bool mla() const { return kv_lora_rank > 0; }
+  int moe_layers() const { return moe() ? layers - first_dense_layers : 0; }
+  // Dims per head of the query-key product and of the value (head_dim() without MLA).
+  int qk_head_dim() const { return mla() ? qk_nope_head_dim + qk_rope_head_dim : head_dim(); }
+  int value_head_dim() const { return mla() ? v_head_dim : head_dim(); }
+  // Attention's projection weights (and biases) of one layer.
+  int64_t attention_parameters() const;
+  // One MLP (or one expert) of width `ffn`, with its biases.
+  int64_t mlp_parameters(int ffn) const;
+  // The shared experts of one MoE layer (0 when none).
+  int64_t shared_mlp_parameters() const;
+  // Routed-expert parameters of all layers, and the share of them a token runs.
+  int64_t routed_expert_parameters() const;
+  int64_t active_routed_expert_parameters() const;
+  // Parameters a token runs through: total less the experts it is not routed to.
+  int64_t active_parameters() const;
+
   int head_dim() const { return hidden / heads; }
   int kv_hidden() const { return kv_heads * head_dim(); }
   // Megatron pads the vocabulary to a multiple of pad_multiple * tp.
   int64_t padded_vocab(int tp = 1) const;
-  // Parameters of one transformer layer (weights and biases of attention, MLP, norms).
+  // Parameters of one transformer layer (weights and biases of attention, MLP,
+  // norms), routed experts excepted: for a MoE model the mean over layers of
+  // the dense MLPs, shared experts and routers (these follow TP; experts follow EP).
   int64_t layer_parameters() const;
   // Embedding parameters (token, plus learned positions, plus BERT token types).
   int64_t embedding_parameters() const;
   // Head parameters beyond the embedding: untied LM head, or BERT's MLM transform.
   int64_t head_parameters() const;
   int64_t total_parameters() const;
+  // Everything but the routed experts, exactly (layer_parameters() rounds its mean).
+  int64_t non_expert_parameters() const;
 };
 
 const char* to_string(ModelKind kind);

@@ -26,11 +26,25 @@ std::string stack_refusal(const Stack& s, const Plan& p) {
            " is not offered by " + s.name;
   if (p.sp && !s.sequence_parallel) return "sequence parallelism is not offered by " + s.name;
   if (p.overlap_tp_comm && !s.tp_comm_overlap) return "TP communication overlap is not offered by " + s.name;
+  if (p.cp > 1 && s.context_parallel == ContextParallel::none)
+    return "context parallelism (CP " + std::to_string(p.cp) + ") is not offered by " + s.name;
+  if ((p.ep > 1 || (p.etp > 0 && p.etp != p.tp)) && !s.expert_parallel)
+    return "expert parallelism (EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.etp) +
+           ") is not offered by " + s.name;
   return {};
 }
 
 const char* to_string(GradAccumulation mode) {
   return mode == GradAccumulation::fused_wgrad ? "fused-wgrad" : "separate-pass";
+}
+
+const char* to_string(ContextParallel mode) {
+  switch (mode) {
+    case ContextParallel::none: return "none";
+    case ContextParallel::ring: return "p2p-ring";
+    case ContextParallel::all_gather: return "all-gather-kv";
+  }
+  return "?";
 }
 
 const char* to_string(AttentionKernel kernel) { return kernel == AttentionKernel::flash ? "flash" : "unfused"; }

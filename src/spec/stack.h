@@ -18,6 +18,10 @@ enum class SelectiveRecompute { attention_core, per_op };
 // FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)
 // after the gradients outside the shard are freed.
 enum class StepTemporaries { none, foreach, fp32_grad_shard };
+// How a stack exchanges K and V under context parallelism: none offered, a
+// ring of CP-1 point-to-point steps overlapped with attention (Megatron-Core /
+// Transformer Engine "p2p"), or one all-gather of K and V (torchtitan's default).
+enum class ContextParallel { none, ring, all_gather };
 
 struct Stack {
   std::string name;
@@ -37,6 +41,8 @@ struct Stack {
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   bool sequence_parallel = true;
   bool fp8 = false;  // offers FP8 GEMMs (Precision::fp8)
+  ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
+  bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
   AttentionKernel attention = AttentionKernel::flash;
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
@@ -59,5 +65,6 @@ std::string stack_refusal(const Stack& stack, const Plan& plan);
 
 const char* to_string(GradAccumulation mode);
 const char* to_string(AttentionKernel kernel);
+const char* to_string(ContextParallel mode);
 
 }  // namespace tp::spec

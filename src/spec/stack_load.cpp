@@ -67,8 +67,9 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   Stack s;
   s.source_file = file;
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
-                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather", "tp_comm_overlap",
-                      "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8", "attention", "loss_bytes_per_logit",
+                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather",
+                      "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
+                      "context_parallel", "expert_parallel", "attention", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "allocator_overhead_fraction", "host_overhead_s"});
@@ -102,6 +103,14 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
   s.sequence_parallel = flag(r, j, "sequence_parallel");
   s.fp8 = flag(r, j, "fp8");
+  // Optional (files written before CP and EP say nothing): absent means not offered.
+  if (r.has(j, "context_parallel")) {
+    const std::string cp = word(r, j, "context_parallel", {"none", "p2p-ring", "all-gather-kv"});
+    s.context_parallel = cp == "p2p-ring" ? ContextParallel::ring
+                         : cp == "all-gather-kv" ? ContextParallel::all_gather
+                                                 : ContextParallel::none;
+  }
+  if (r.has(j, "expert_parallel")) s.expert_parallel = flag(r, j, "expert_parallel");
   s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
                                                                           : AttentionKernel::unfused;
   s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");

@@ -18,6 +18,11 @@ struct Workload {
   int64_t global_batch_seqs = 0;
   double tokens_to_train = 0;
   Precision precision = Precision::mixed_bf16;
+  // Tokens the busiest expert-parallel rank computes, over the mean: routing is
+  // never perfectly even. An assumption (1: balanced, as an auxiliary loss or
+  // bias balancing aims for), named in the output of a MoE model; capped by
+  // the model's capacity factor when it has one.
+  double expert_imbalance = 1.0;
   double tokens_per_step() const { return double(seq_len) * double(global_batch_seqs); }
 };
 

@@ -20,12 +20,30 @@ struct PerToken {
   double scores = 0;   // elements of attention scores kept per token, per TP rank
 };
 
-PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double seq, double t) {
+// Elements per token inside the TP region for MLA attention (Q and K at the
+// query-key head width, V and the output at the value width) and an MLP that
+// is, layer by layer, dense or MoE: a routed token keeps its permuted input and
+// the expert's intermediates, on etp ranks that gather their tokens (Megatron's
+// alltoall dispatcher), with the busiest rank's load; shared experts follow TP.
+double moe_mla_inside(const spec::ModelSpec& m, double t, double etp, double imbalance) {
+  const double heads = m.heads / t, kv = m.kv_heads % int(t) == 0 ? m.kv_heads / t : 1.0;
+  const double attention = (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim();
+  const double width = m.mlp == spec::MlpKind::swiglu ? 3 : 2;
+  if (!m.moe()) return attention + width * m.ffn_hidden / t;
+  const double share = double(m.moe_layers()) / m.layers;
+  const double routed = m.top_k * imbalance * (etp * m.hidden + width * m.expert_ffn_hidden) / t;
+  const double moe = routed + width * m.shared_expert_ffn_hidden / t;
+  return attention + (1 - share) * width * m.ffn_hidden / t + share * moe;
+}
+
+PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double seq, double t, double etp,
+                      double imbalance) {
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
   const double heads = m.heads / t, kv = m.kv_heads % int(t) == 0 ? m.kv_heads / t : 1.0;
   PerToken x;
   x.outside = 4 * h;
   x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
+  if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, t, etp, imbalance);
   if (m.dropout) x.bytes_1 = 2 * h;
   if (stack.attention == spec::AttentionKernel::unfused) x.scores = heads * seq * (m.dropout ? 2.5 : 1.0);
   else x.scores = heads * 2.0;  // FP32 log-sum-exp per head: 4 bytes, in 2-byte units
@@ -36,10 +54,11 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
 
 double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
                               const spec::Plan& p) {
-  const double t = p.tp, tokens = double(w.seq_len) * p.micro_batch;
+  const double t = p.tp, tokens = double(w.seq_len) / p.cp * p.micro_batch;  // CP: a sequence's share
   const double e = w.precision == spec::Precision::fp32 ? 4 : 2;
   const double outside_split = p.sp ? t : 1.0;
-  const PerToken x = no_recompute(m, stack, w.seq_len, t);
+  const double imbalance = m.routed_load(w.expert_imbalance);
+  const PerToken x = no_recompute(m, stack, w.seq_len, t, p.etp > 0 ? p.etp : t, imbalance);
   const double all = tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split);
   switch (p.recompute) {
     case spec::Recompute::none: return all;
@@ -77,7 +96,7 @@ double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, con
 }
 
 double logits_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w, const spec::Plan& p) {
-  const double head_tokens = double(w.seq_len) * p.micro_batch * m.head_token_fraction;
+  const double head_tokens = double(w.seq_len) / p.cp * p.micro_batch * m.head_token_fraction;
   return head_tokens * double(m.padded_vocab(p.tp)) / p.tp * stack.loss_bytes_per_logit;
 }
 

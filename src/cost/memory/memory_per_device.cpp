@@ -7,20 +7,26 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
                              const spec::Workload& w, const spec::Plan& p, bool last_stage) {
   const StateBytes state = state_bytes_per_parameter(stack, w.precision);
   const double params = stage_parameters_per_device(m, p, last_stage);
+  // Dense parameters shard over DP x CP, routed experts over their own DP.
+  const spec::Plan dense = sharded_over(p, p.dp * p.cp), experts = sharded_over(p, spec::expert_dp(p));
+  const double expert_params = expert_parameters_per_device(m, p);
   MemoryBreakdown mem;
-  mem.weights_bytes = weights_bytes(state, params, p);
-  mem.master_weights_bytes = master_weights_bytes(state, params, p);
-  mem.gradients_bytes = gradients_bytes(state, params, p);
-  mem.optimizer_states_bytes = optimizer_states_bytes(state, params, p);
+  mem.weights_bytes = weights_bytes(state, params, dense) + weights_bytes(state, expert_params, experts);
+  mem.master_weights_bytes = master_weights_bytes(state, params, dense) + master_weights_bytes(state, expert_params, experts);
+  mem.gradients_bytes = gradients_bytes(state, params, dense) + gradients_bytes(state, expert_params, experts);
+  mem.optimizer_states_bytes =
+      optimizer_states_bytes(state, params, dense) + optimizer_states_bytes(state, expert_params, experts);
   mem.activations_bytes = activations_bytes(m, stack, w, p, last_stage ? p.pp - 1 : 0);
   mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, stack, w, p) : 0.0;
-  mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, p);
-  mem.reduction_buffers_bytes = reduction_buffers_bytes(stack, p);
+  mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, dense);
+  mem.reduction_buffers_bytes = reduction_buffers_bytes(stack, dense);
   const double held = mem.weights_bytes + mem.master_weights_bytes + mem.optimizer_states_bytes + mem.reduction_buffers_bytes;
   mem.tensors_bytes = held + mem.gradients_bytes + mem.activations_bytes + mem.logits_bytes + mem.sharding_buffers_bytes;
   // The other peak: the optimizer step, after backward has freed the activations.
-  const double temporaries = optimizer_temporaries_bytes(stack, state, params, p);
-  const double step_gradients = step_gradients_bytes(stack, state, params, p);
+  const double temporaries = optimizer_temporaries_bytes(stack, state, params, dense) +
+                             optimizer_temporaries_bytes(stack, state, expert_params, experts);
+  const double step_gradients =
+      step_gradients_bytes(stack, state, params, dense) + step_gradients_bytes(stack, state, expert_params, experts);
   if (held + step_gradients + temporaries > mem.tensors_bytes) {
     mem.activations_bytes = mem.logits_bytes = mem.sharding_buffers_bytes = 0;
     mem.gradients_bytes = step_gradients;

@@ -1,0 +1,36 @@
+#include "cost/context_parallel.h"
+
+#include <algorithm>
+
+namespace tp::cost {
+
+double kv_chunk_bytes(const StepContext& ctx) {
+  const spec::ModelSpec& m = ctx.model;
+  return ctx.tokens() * ctx.kv_heads_local() * (m.qk_head_dim() + m.value_head_dim()) * ctx.element_bytes();
+}
+
+ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute& layer) {
+  ContextParallelTime t;
+  const spec::Plan& p = ctx.plan;
+  if (p.cp <= 1) return t;
+  const double bytes = kv_chunk_bytes(ctx);
+  const net::GroupLayout group{p.cp, p.tp};  // CP next to TP in the rank order
+  const spec::CollectiveEfficiency& eff = ctx.calibration.collective;
+  const int steps = p.cp - 1;
+  if (ctx.stack.context_parallel == spec::ContextParallel::all_gather) {
+    const double gather = ctx.cluster.seconds(net::Collective::all_gather, bytes * p.cp, group, p.instances, eff);
+    t.forward_s = gather;
+    t.backward_s = gather + ctx.cluster.seconds(net::Collective::reduce_scatter, bytes * p.cp, group, p.instances, eff);
+  } else {
+    // Every rank sends at once, to its ring neighbour.
+    const double send_fwd = ctx.cluster.seconds(net::Collective::point_to_point, bytes, group, p.instances, eff);
+    const double send_bwd = ctx.cluster.seconds(net::Collective::point_to_point, 2 * bytes, group, p.instances, eff);
+    const double step_fwd = layer.attention_forward_s / p.cp, step_bwd = layer.attention_backward_s / p.cp;
+    t.forward_s = steps * std::max(0.0, send_fwd - step_fwd);
+    t.backward_s = steps * std::max(0.0, send_bwd - step_bwd);
+  }
+  if (p.recompute != spec::Recompute::none) t.recompute_s = t.forward_s;
+  return t;
+}
+
+}  // namespace tp::cost

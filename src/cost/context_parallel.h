@@ -1,0 +1,25 @@
+// Context parallel: the K/V exchange of the attention core when each sequence
+// is split over CP ranks, per layer and micro-batch. Ring (Megatron-Core /
+// Transformer Engine "p2p"): CP-1 steps, each sending this rank's K and V
+// chunk to the next rank while attention runs on the chunk in hand; only what
+// a step's transfer takes beyond its attention shows (backward also returns
+// dK and dV: twice the bytes). All-gather (torchtitan's default): K and V
+// gathered before attention, dK and dV reduce-scattered after; not hidden.
+// Selective (attention-core) and full recompute repeat the forward exchange.
+#pragma once
+#include "cost/layer_compute.h"
+#include "cost/step_context.h"
+
+namespace tp::cost {
+
+struct ContextParallelTime {
+  double forward_s = 0, backward_s = 0;  // exposed, per layer
+  double recompute_s = 0;
+};
+
+// Bytes of one rank's K and V chunk for one micro-batch: 2 chunks' worth of
+// sequence (s / CP) x kv heads on this TP rank x (qk + v head dims) x bytes.
+double kv_chunk_bytes(const StepContext& ctx);
+ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute& layer);
+
+}  // namespace tp::cost

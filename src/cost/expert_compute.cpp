@@ -1,0 +1,63 @@
+#include "cost/expert_compute.h"
+
+namespace tp::cost {
+namespace {
+
+int expert_tp(const spec::Plan& p) { return p.etp > 0 ? p.etp : p.tp; }
+
+}  // namespace
+
+double routed_rows(const StepContext& ctx) {
+  if (!ctx.model.moe()) return 0;
+  return ctx.sp_tokens() * ctx.model.top_k * expert_tp(ctx.plan) * ctx.expert_load();
+}
+
+void mlp_compute(const StepContext& ctx, LayerCompute& l) {
+  const spec::ModelSpec& m = ctx.model;
+  const double t = ctx.plan.tp, h = m.hidden, tokens = ctx.tokens();
+  const bool swiglu = m.mlp == spec::MlpKind::swiglu;
+  const double linear = ctx.linear_peak_flops_per_s();
+  // Up (with the gate for SwiGLU) and down projections of `copies` MLPs of
+  // width ffn_local over `rows` tokens, weighted by the share of layers.
+  auto mlp = [&](double rows, double ffn_local, double copies) {
+    double forward = 0, backward = 0;
+    add_gemm(ctx, linear, rows, ffn_local * (swiglu ? 2 : 1), h, forward, backward);
+    add_gemm(ctx, linear, rows, h, ffn_local, forward, backward);
+    l.gemm_forward_s += copies * forward;
+    l.gemm_backward_s += copies * backward;
+  };
+  const double moe = ctx.moe_share();
+  if (moe < 1) mlp(tokens, m.ffn_hidden / t, 1 - moe);
+  if (moe == 0) return;
+  // The router scores every token against every expert, in BF16 (not FP8).
+  double forward = 0, backward = 0;
+  add_gemm(ctx, ctx.peak_flops_per_s(), ctx.sp_tokens(), m.experts, h, forward, backward);
+  l.gemm_forward_s += moe * forward;
+  l.gemm_backward_s += moe * backward;
+  if (m.shared_expert_ffn_hidden > 0) mlp(tokens, m.shared_expert_ffn_hidden / t, moe);
+  // Routed experts: this rank's experts / EP, each on its share of the rows,
+  // split over expert TP (grouped GEMMs priced as one GEMM per expert).
+  const double local_experts = double(m.experts) / ctx.plan.ep;
+  const double etp = expert_tp(ctx.plan);
+  mlp(routed_rows(ctx) / local_experts, m.expert_ffn_hidden / etp, moe * local_experts);
+}
+
+double mlp_intermediate_elements(const StepContext& ctx) {
+  const spec::ModelSpec& m = ctx.model;
+  const double t = ctx.plan.tp, tokens = ctx.tokens(), moe = ctx.moe_share();
+  double elements = (1 - moe) * tokens * m.ffn_hidden / t;
+  if (moe > 0)
+    elements += moe * (tokens * m.shared_expert_ffn_hidden / t +
+                       routed_rows(ctx) * m.expert_ffn_hidden / expert_tp(ctx.plan));
+  return elements;
+}
+
+double moe_memory_s(const StepContext& ctx) {
+  if (!ctx.model.moe()) return 0;
+  // Permute before the experts and un-permute after: each reads and writes
+  // every routed row of width h.
+  const double bytes = 2 * 2 * routed_rows(ctx) * ctx.model.hidden * ctx.element_bytes();
+  return ctx.moe_share() * ctx.stream_s(ctx.ops.residual, bytes);
+}
+
+}  // namespace tp::cost

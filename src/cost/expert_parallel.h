@@ -1,0 +1,22 @@
+// Expert parallel: the all-to-alls of the MoE layers' token dispatch and
+// combine over the EP group (forward, and again for their gradients in
+// backward; full recompute repeats the forward pair), with the all-gather and
+// reduce-scatter of routed tokens inside an expert-TP group, per average layer
+// and micro-batch, priced on the cluster graph. Megatron-Core's alltoall
+// dispatcher runs them on the compute stream: they are exposed.
+#pragma once
+#include "cost/step_context.h"
+
+namespace tp::cost {
+
+struct ExpertParallelTime {
+  double forward_s = 0, backward_s = 0;  // exposed, per average layer
+  double recompute_s = 0;                // forward pair re-run by full recompute
+};
+
+// Bytes one rank sends into one dispatch (or combine) all-to-all: its routed
+// token copies (tokens after SP x top-k x the busiest rank's load) of h elements.
+double dispatch_bytes(const StepContext& ctx);
+ExpertParallelTime expert_parallel(const StepContext& ctx);
+
+}  // namespace tp::cost

@@ -1,0 +1,149 @@
+// Expert and context parallelism: each formula against a hand-computed figure.
+#include <gtest/gtest.h>
+
+#include "cost/context_parallel.h"
+#include "cost/evaluate.h"
+#include "cost/expert_compute.h"
+#include "cost/expert_parallel.h"
+#include "cost/flops.h"
+#include "cost/memory.h"
+#include "step_fixture.h"
+
+namespace tp::cost {
+namespace {
+
+spec::Plan plan_of(int instances, int tp, int pp, int cp, int ep, bool sp = false) {
+  spec::Plan p;
+  p.instances = instances;
+  p.tp = tp;
+  p.pp = pp;
+  p.cp = cp;
+  p.ep = ep;
+  p.sp = sp;
+  p.zero = 1;
+  return p;
+}
+
+}  // namespace
+
+TEST(ExpertParallel, DispatchBytesPerRank) {
+  // Mixtral 8x7B, TP 1, micro-batch 1, seq 4096: 4096 tokens x top-2 x h 4096
+  // x 2 bytes = 67,108,864 bytes leave for the experts, and as many come back.
+  testing::StepFixture f("mixtral-8x7b", "p5.48xlarge", 4096, 64, spec::Precision::mixed_bf16, plan_of(8, 1, 1, 1, 8));
+  const StepContext ctx = f.context();
+  EXPECT_DOUBLE_EQ(dispatch_bytes(ctx), 4096.0 * 2 * 4096 * 2);
+  // The busiest rank's load scales it: imbalance 1.25.
+  f.workload.expert_imbalance = 1.25;
+  EXPECT_DOUBLE_EQ(dispatch_bytes(f.context()), 1.25 * 4096.0 * 2 * 4096 * 2);
+  // A capacity factor caps it.
+  f.model.capacity_factor = 1.1;
+  EXPECT_DOUBLE_EQ(dispatch_bytes(f.context()), 1.1 * 4096.0 * 2 * 4096 * 2);
+}
+
+TEST(ExpertParallel, AllToAllInsideAndAcrossInstances) {
+  const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
+  const net::Cluster cluster(hw);
+  spec::CollectiveEfficiency ideal;
+  ideal.intra_node = ideal.inter_node = 1;
+  ideal.step_latency_s = 0;
+  // 8 GPUs on NVSwitch (450 GB/s per direction each): every GPU sends 7/8 of
+  // 64 MB, the switch port is the bottleneck: 56e6 / 450e9 s, plus 2 us latency.
+  EXPECT_NEAR(cluster.all_to_all_seconds(64e6, {8, 1}, 1, ideal), 56e6 / 450e9 + 2e-6, 1e-12);
+  // EP 16 over 2 instances: 8 of 16 shares leave the instance over EFA (3200
+  // Gb/s = 400e9 B/s shared by 8 GPUs: 50e9 each): 32e6 / 50e9; the local
+  // 7/16 share on NVSwitch is faster; latency max(15 us, 2 us).
+  EXPECT_NEAR(cluster.all_to_all_seconds(64e6, {16, 1}, 2, ideal), 32e6 / 50e9 + 15e-6, 1e-12);
+}
+
+TEST(ExpertParallel, ExpertsShardedByEpInMemory) {
+  const spec::ModelSpec m = spec::load_model("mixtral-8x7b");
+  spec::Plan p = plan_of(8, 1, 1, 1, 8);
+  p.etp = 1;
+  // 32 x 8 experts x 176,160,768 / EP 8 = 5,637,144,576 routed parameters per GPU.
+  EXPECT_DOUBLE_EQ(expert_parameters_per_device(m, p), 32.0 * 176160768);
+  p.ep = 1;
+  EXPECT_DOUBLE_EQ(expert_parameters_per_device(m, p), 32.0 * 8 * 176160768);
+  // Expert DP: TP 1 x CP 1 x DP 64 / (ETP 1 x EP 8) = 8.
+  p.ep = 8;
+  p.dp = 64;
+  EXPECT_EQ(spec::expert_dp(p), 8);
+}
+
+TEST(ExpertParallel, ModelFlopsCountActiveParameters) {
+  const spec::ModelSpec m = spec::load_model("mixtral-8x7b");
+  // Per token and layer, forward MLP: router 2 x 4096 x 8 + 2 experts x
+  // 2 x 3 x 4096 x 14336 = 65,536 + 704,643,072.
+  const LayerFlops l = layer_forward_flops(m, 1.0, 4096);
+  EXPECT_DOUBLE_EQ(l.mlp, 2.0 * 4096 * 8 + 2 * 2.0 * 3 * 4096 * 14336);
+}
+
+TEST(ExpertParallel, EpMustDivideTheExperts) {
+  const spec::ModelSpec mixtral = spec::load_model("mixtral-8x7b");
+  const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
+  const spec::Workload w{4096, 64, 0, spec::Precision::mixed_bf16};
+  spec::Plan p = plan_of(8, 1, 1, 1, 3);
+  EXPECT_EQ(complete_plan(mixtral, hw, w, p), PlanProblem::ep_not_dividing_experts);
+  EXPECT_NE(explain(PlanProblem::ep_not_dividing_experts, mixtral, hw, w, p).find("does not divide"), std::string::npos);
+  p = plan_of(8, 1, 1, 1, 2);
+  EXPECT_EQ(complete_plan(spec::load_model("llama3-8b"), hw, w, p), PlanProblem::ep_not_dividing_experts);
+  // MoE with TP and no SP: Megatron-Core refuses it.
+  p = plan_of(8, 2, 1, 1, 2);
+  EXPECT_EQ(complete_plan(mixtral, hw, w, p), PlanProblem::moe_tp_needs_sp);
+  // Expert TP 8 x EP 8 = 64 does not divide TP 1 x DP 8 on one instance.
+  p = plan_of(1, 1, 1, 1, 8);
+  p.etp = 8;
+  EXPECT_EQ(complete_plan(mixtral, hw, w, p), PlanProblem::expert_grid_not_dividing);
+}
+
+TEST(ContextParallel, RingChunkBytes) {
+  // Llama 3.1 405B, TP 8, CP 4, seq 131072: a rank holds 32768 tokens; its K
+  // and V chunk: 32768 x 1 kv head (8 over TP 8) x (128 + 128) x 2 bytes = 16,777,216.
+  testing::StepFixture f("llama3.1-405b", "trn2.48xlarge", 131072, 128, spec::Precision::mixed_bf16,
+                         plan_of(64, 8, 2, 4, 1, true));
+  const StepContext ctx = f.context();
+  EXPECT_DOUBLE_EQ(kv_chunk_bytes(ctx), 32768.0 * 1 * 256 * 2);
+  // The exposed ring is CP-1 = 3 steps of what a send takes beyond 1/CP of attention.
+  const LayerCompute layer = layer_compute(ctx);
+  const ContextParallelTime t = context_parallel(ctx, layer);
+  const double send = f.cluster.seconds(net::Collective::point_to_point, kv_chunk_bytes(ctx), {4, 8}, 64,
+                                        f.calibration.collective);
+  EXPECT_DOUBLE_EQ(t.forward_s, 3 * std::max(0.0, send - layer.attention_forward_s / 4));
+}
+
+TEST(ContextParallel, SplitsAttentionAndActivations) {
+  // CP 2 halves a rank's attention FLOPs (load-balanced causal chunks) and its activations.
+  testing::StepFixture one("llama3-8b", "p5.48xlarge", 16384, 64, spec::Precision::mixed_bf16, plan_of(2, 1, 1, 1, 1));
+  testing::StepFixture two("llama3-8b", "p5.48xlarge", 16384, 64, spec::Precision::mixed_bf16, plan_of(2, 1, 1, 2, 1));
+  const StepContext a = one.context(), b = two.context();
+  EXPECT_EQ(b.plan.dp, 8);  // 16 GPUs / CP 2
+  EXPECT_DOUBLE_EQ(b.tokens(), 8192);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(two.model, two.stack, two.workload, b.plan) * 2,
+                   layer_activation_bytes(one.model, one.stack, one.workload, a.plan));
+  EXPECT_LT(layer_compute(b).attention_forward_s, 0.6 * layer_compute(a).attention_forward_s);
+  // The sequence must split into 2 x CP chunks.
+  spec::Plan p = plan_of(2, 1, 1, 4, 1);  // 16388 is not a multiple of 2 x 4
+  EXPECT_EQ(complete_plan(one.model, one.hardware, spec::Workload{16388, 64, 0, spec::Precision::mixed_bf16}, p),
+            PlanProblem::cp_not_dividing_seq);
+}
+
+TEST(ContextParallel, EvaluateReportsTheExposedExchange) {
+  const spec::ModelSpec m = spec::load_model("llama3-8b");
+  const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
+  const spec::Stack stack = spec::load_stack("megatron-lm");
+  const spec::Calibration cal;
+  const spec::Workload w{65536, 16, 0, spec::Precision::mixed_bf16};
+  spec::Plan p = plan_of(2, 2, 1, 8, 1, true);
+  p.recompute = spec::Recompute::selective;
+  const Evaluation ev = evaluate(m, hw, stack, cal, w, p);
+  ASSERT_TRUE(ev.ok()) << to_string(ev.problem);
+  EXPECT_GE(ev.estimate.time.cp_comm_exposed_s, 0);
+  EXPECT_EQ(ev.estimate.time.ep_comm_exposed_s, 0);
+  const auto& t = ev.estimate.time;
+  EXPECT_NEAR(t.step_s,
+              t.forward_compute_s + t.backward_compute_s + t.tp_comm_exposed_s + t.cp_comm_exposed_s +
+                  t.ep_comm_exposed_s + t.pipeline_bubble_s + t.pp_comm_exposed_s + t.dp_comm_exposed_s +
+                  t.grad_accumulation_s + t.optimizer_s + t.overhead_s,
+              1e-12);
+}
+
+}  // namespace tp::cost

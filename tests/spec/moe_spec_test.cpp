@@ -1,0 +1,138 @@
+// MoE and MLA descriptors: parameter counts by hand, HF imports, bad fields.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "expect_spec_error.h"
+#include "spec/load.h"
+
+using namespace tp::spec;
+using tp::spec::test_support::expect_spec_error;
+
+TEST(MoeModel, Mixtral8x7bTotalAndActiveParameters) {
+  const ModelSpec m = load_model("mixtral-8x7b");
+  // Per layer: attention 4096 x (4096 + 2 x 1024) + 4096^2 = 41,943,040;
+  // one SwiGLU expert 3 x 4096 x 14336 = 176,160,768, eight of them
+  // 1,409,286,144; router 4096 x 8 = 32,768; two RMSNorms 8,192.
+  // 32 layers: 32 x 1,451,270,144 = 46,440,644,608; embedding and untied
+  // head 2 x 32000 x 4096 = 262,144,000, final norm 4,096: 46,702,792,704
+  // (Mistral AI: 46.7B total).
+  EXPECT_EQ(m.total_parameters(), 46702792704LL);
+  // A token runs 2 of the 8 experts: 32 x (41,943,040 + 2 x 176,160,768 +
+  // 32,768 + 8,192) + 262,148,096 = 12,879,925,248 (Mistral AI: 12.9B active).
+  EXPECT_EQ(m.active_parameters(), 12879925248LL);
+  EXPECT_EQ(m.routed_expert_parameters(), 32LL * 8 * 176160768);
+}
+
+TEST(MoeModel, DeepSeekV3TotalAndActiveParameters) {
+  const ModelSpec m = load_model("deepseek-v3");
+  // MLA per layer: Q 7168 x 1536 + 1536 + 1536 x 128 x 192 = 48,760,320;
+  // KV 7168 x (512 + 64) + 512 + 512 x 128 x (128 + 128) = 20,906,496;
+  // output 128 x 128 x 7168 = 117,440,512: 187,107,328.
+  EXPECT_EQ(m.attention_parameters(), 187107328LL);
+  // DeepSeek-AI (arXiv:2412.19437): 671B total, 37B activated per token (both
+  // without the 14B multi-token-prediction module, which is left out here).
+  EXPECT_NEAR(m.total_parameters() / 1e9, 671.0, 1.0);
+  EXPECT_NEAR(m.active_parameters() / 1e9, 37.5, 0.6);
+}
+
+TEST(MoeModel, HuggingFaceMixtralMatchesTheDescriptor) {
+  const auto j = nlohmann::json::parse(R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 4096,
+    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 32768,
+    "tie_word_embeddings": false})");
+  const ModelSpec m = model_from_json(j, "config.json");
+  EXPECT_EQ(m.total_parameters(), load_model("mixtral-8x7b").total_parameters());
+  EXPECT_EQ(m.active_parameters(), load_model("mixtral-8x7b").active_parameters());
+}
+
+TEST(MoeModel, HuggingFaceQwen2Moe) {
+  // Qwen1.5-MoE-A2.7B's config.json: 60 experts of 1408, top 4, one shared
+  // expert of 5632 (Qwen's model card: 14.3B total, 2.7B activated). Per layer
+  // attention 3 x 2048^2 + 2048^2 = 16.8M, shared expert 3 x 2048 x 5632 =
+  // 34.6M, 4 routed 4 x 3 x 2048 x 1408 = 34.6M: 24 x 86.1M = 2.07B, and the
+  // untied embedding and head 2 x 151936 x 2048 = 0.62B.
+  const auto j = nlohmann::json::parse(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048,
+    "intermediate_size": 5632, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+    "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "vocab_size": 151936, "max_position_embeddings": 8192, "decoder_sparse_step": 1,
+    "mlp_only_layers": [], "tie_word_embeddings": false})");
+  const ModelSpec m = model_from_json(j, "config.json");
+  EXPECT_NEAR(m.total_parameters() / 1e9, 14.3, 0.05);
+  EXPECT_NEAR(m.active_parameters() / 1e9, 2.7, 0.05);
+}
+
+TEST(MoeModel, HuggingFaceDeepSeekV3MatchesTheDescriptor) {
+  const auto j = nlohmann::json::parse(R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168,
+    "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+    "num_experts_per_tok": 8, "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_hidden_layers": 61,
+    "num_attention_heads": 128, "num_key_value_heads": 128, "q_lora_rank": 1536, "kv_lora_rank": 512,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 129280,
+    "max_position_embeddings": 163840, "num_nextn_predict_layers": 1, "tie_word_embeddings": false})");
+  const ModelSpec m = model_from_json(j, "config.json");
+  EXPECT_EQ(m.total_parameters(), load_model("deepseek-v3").total_parameters());
+  EXPECT_TRUE(m.mla());
+  EXPECT_EQ(m.qk_head_dim(), 192);
+}
+
+namespace {
+
+nlohmann::json mixtral_file() {
+  std::ifstream in(data_root() + "/models/mixtral-8x7b.json");
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST(MoeModel, BadFieldsAreRefusedWithTheirPath) {
+  auto j = mixtral_file();
+  j["moe"]["experts"] = 1;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.experts", "at least 2 routed experts", "m.json");
+  j = mixtral_file();
+  j["moe"]["top_k"] = 9;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.top_k", "at most the experts");
+  j = mixtral_file();
+  j["moe"]["first_dense_layers"] = 32;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.first_dense_layers", "0..31");
+  j = mixtral_file();
+  j["moe"]["capacity_factor"] = 0.5;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.capacity_factor", "dropless");
+  j = mixtral_file();
+  j["moe"]["expertz"] = 8;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.expertz", "experts");
+  j = mixtral_file();
+  j["moe"].erase("top_k");
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.top_k", "");
+}
+
+TEST(MoeModel, HuggingFaceBadFields) {
+  auto j = nlohmann::json::parse(R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 4096,
+    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_local_experts": 8, "num_experts_per_tok": 3, "vocab_size": 32000, "max_position_embeddings": 32768})");
+  j["num_experts_per_tok"] = 9;
+  expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.num_experts_per_tok", "at most the experts");
+  j["num_experts_per_tok"] = 2;
+  j.erase("num_local_experts");
+  expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.num_local_experts", "");
+}
+
+TEST(MoeStack, ContextAndExpertParallelAreOptionalAndRefused) {
+  const Stack megatron = load_stack("megatron-lm");
+  EXPECT_EQ(megatron.context_parallel, ContextParallel::ring);
+  EXPECT_TRUE(megatron.expert_parallel);
+  EXPECT_EQ(load_stack("torchtitan").context_parallel, ContextParallel::all_gather);
+  const Stack ds = load_stack("megatron-deepspeed");  // says nothing of CP or EP
+  EXPECT_EQ(ds.context_parallel, ContextParallel::none);
+  EXPECT_FALSE(ds.expert_parallel);
+  Stack old = megatron;
+  old.context_parallel = ContextParallel::none;
+  old.expert_parallel = false;
+  Plan p;
+  p.cp = 2;
+  EXPECT_NE(stack_refusal(old, p).find("context parallelism"), std::string::npos);
+  EXPECT_EQ(stack_refusal(megatron, p), "");
+  p.cp = 1;
+  p.ep = 4;
+  EXPECT_NE(stack_refusal(old, p).find("expert parallelism"), std::string::npos);
+}
