@@ -49,17 +49,22 @@ double Cluster::intra_p2p_bytes_per_s(GroupLayout g) const {
   return p2p_bytes_per_s_[table_index(g)];
 }
 
-double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int instances,
-                        const spec::CollectiveEfficiency& eff) const {
+void Cluster::check_group(double bytes, GroupLayout group, int instances) const {
   if (group.size < 1 || group.stride < 1)
     throw spec::SpecError(source_file_, "", "a group of at least 1 rank at a stride of at least 1");
   if (instances < 1) throw spec::SpecError(source_file_, "", "at least 1 instance");
   if (!(bytes >= 0)) throw spec::SpecError(source_file_, "", "a non-negative message size");
-  if (group.size == 1) return 0;
   const long long span = static_cast<long long>(group.size) * group.stride;
-  if (span > static_cast<long long>(devices_) * instances)
+  if (group.size > 1 && span > static_cast<long long>(devices_) * instances)
     throw spec::SpecError(source_file_, "", "a group that fits in the cluster's " +
                                                 std::to_string(static_cast<long long>(devices_) * instances) + " devices");
+}
+
+double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int instances,
+                        const spec::CollectiveEfficiency& eff) const {
+  check_group(bytes, group, instances);
+  if (group.size == 1) return 0;
+  const long long span = static_cast<long long>(group.size) * group.stride;
   if (kind == Collective::point_to_point) return p2p_seconds(bytes, group, eff);
   if (span <= devices_) {
     if (devices_ % span != 0)
@@ -74,15 +79,9 @@ double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int in
 
 double Cluster::all_to_all_seconds(double bytes, GroupLayout group, int instances,
                                    const spec::CollectiveEfficiency& eff) const {
-  if (group.size < 1 || group.stride < 1)
-    throw spec::SpecError(source_file_, "", "a group of at least 1 rank at a stride of at least 1");
-  if (instances < 1) throw spec::SpecError(source_file_, "", "at least 1 instance");
-  if (!(bytes >= 0)) throw spec::SpecError(source_file_, "", "a non-negative message size");
+  check_group(bytes, group, instances);
   if (group.size == 1) return 0;
   const long long span = static_cast<long long>(group.size) * group.stride;
-  if (span > static_cast<long long>(devices_) * instances)
-    throw spec::SpecError(source_file_, "", "a group that fits in the cluster's " +
-                                                std::to_string(static_cast<long long>(devices_) * instances) + " devices");
   const double n = group.size;
   if (span <= devices_) {
     if (devices_ % span != 0)

@@ -54,6 +54,8 @@ class Cluster {
   const InstanceGraph& graph() const { return *graph_; }
 
  private:
+  // Refuses a group or message no collective can run (one line naming the descriptor).
+  void check_group(double bytes, GroupLayout group, int instances) const;
   int table_index(GroupLayout group) const { return group.size * (devices_ + 1) + group.stride; }
   double hierarchical_seconds(Collective kind, double bytes, GroupLayout group,
                               const spec::CollectiveEfficiency& efficiency) const;
