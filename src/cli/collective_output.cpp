@@ -6,6 +6,7 @@
 
 #include "calib/bus_bandwidth.h"
 #include "calib/collective_calibration.h"
+#include "report/columns.h"
 #include "report/number_format.h"
 #include "report/table_render.h"
 #include "spec/calibration_lookup.h"
@@ -23,22 +24,14 @@ void add_output_options(CLI::App* c, CollectiveOutput& o, const std::string& bas
 }
 
 using report::Column;
+using report::text_column;
+using report::count_column;
+using report::share_column;
+using report::measure_column;
 using report::NumberStyle;
 
 namespace {
 
-Column text(const std::string& header, const std::string& key) {
-  return {header, "", NumberStyle::fixed, 0, report::Align::automatic, key};
-}
-Column whole(const std::string& header, const std::string& key) {
-  return {header, "", NumberStyle::integer, 0, report::Align::automatic, key};
-}
-Column share(const std::string& header, const std::string& key) {
-  return {header, "", NumberStyle::percent, 1, report::Align::automatic, key};
-}
-Column measure(const std::string& header, const std::string& unit, const std::string& key) {
-  return {header, unit, NumberStyle::engineering, 3, report::Align::automatic, key};
-}
 
 std::string tier_status(const calib::TierFit& t) {
   if (!t.fitted) return "not measured: kept from the base calibration";
@@ -74,16 +67,16 @@ report::Table runs_table(const std::vector<calib::CollectiveRun>& runs, const ne
   report::Table t;
   t.key = "collective_runs";
   t.title = "Collective timings and the fitted model";
-  t.columns = {text("collective", "collective"),
-               whole("ranks", "ranks"),
-               whole("instances", "instances"),
-               measure("size", "B", "size_bytes"),
-               measure("time", "s", "time_s"),
-               measure("algbw", "B/s", "algbw_bytes_per_s"),
-               measure("busbw", "B/s", "busbw_bytes_per_s"),
-               measure("model busbw", "B/s", "model_busbw_bytes_per_s"),
-               share("model error", "model_error"),
-               text("from", "from")};
+  t.columns = {text_column("collective", "collective"),
+               count_column("ranks", "ranks"),
+               count_column("instances", "instances"),
+               measure_column("size", "B", "size_bytes"),
+               measure_column("time", "s", "time_s"),
+               measure_column("algbw", "B/s", "algbw_bytes_per_s"),
+               measure_column("busbw", "B/s", "busbw_bytes_per_s"),
+               measure_column("model busbw", "B/s", "model_busbw_bytes_per_s"),
+               share_column("model error", "model_error"),
+               text_column("from", "from")};
   for (const auto& run : runs) {
     const calib::RunLayout layout = calib::run_layout(run, cluster.devices_per_instance());
     for (const auto& s : run.samples) {
@@ -109,10 +102,10 @@ report::Table fit_table(const calib::CollectiveFit& fit, const std::string& hard
   report::Table t;
   t.key = "collective_fit";
   t.title = "Collective efficiency fitted for " + hardware;
-  t.columns = {text("tier", "tier"),          whole("runs", "runs"),
-               whole("sizes", "sizes"),       share("share of link bandwidth", "share"),
-               share("measured share", "uncapped_share"), measure("step latency", "s", "step_latency_s"),
-               text("status", "status")};
+  t.columns = {text_column("tier", "tier"),          count_column("runs", "runs"),
+               count_column("sizes", "sizes"),       share_column("share of link bandwidth", "share"),
+               share_column("measured share", "uncapped_share"), measure_column("step latency", "s", "step_latency_s"),
+               text_column("status", "status")};
   const calib::TierFit* tiers[] = {&fit.intra, &fit.inter};
   const char* names[] = {"intra_node", "inter_node"};
   const double shares[] = {fit.efficiency.intra_node, fit.efficiency.inter_node};
@@ -138,8 +131,8 @@ report::Table check_table(const std::vector<calib::CollectiveCheck>& checks) {
   report::Table t;
   t.key = "collective_check";
   t.title = "Collective model error on sizes left out of the fit";
-  t.columns = {text("run", "run"), whole("sizes", "sizes"), share("median error held out", "median_error_held_out"),
-               share("max error held out", "max_error_held_out"), share("median error in fit", "median_error_in_fit")};
+  t.columns = {text_column("run", "run"), count_column("sizes", "sizes"), share_column("median error held out", "median_error_held_out"),
+               share_column("max error held out", "max_error_held_out"), share_column("median error in fit", "median_error_in_fit")};
   for (const auto& c : checks)
     t.add_row({c.run, double(c.points), c.median_rel_error, c.max_rel_error, c.median_rel_error_fitted});
   t.notes.push_back("held out: each size predicted by a fit on every other size (leave one size out); "

@@ -1,27 +1,20 @@
 #include "cli/gemm_output.h"
 
+#include "report/columns.h"
 #include "report/number_format.h"
 
 namespace tp::cli {
 namespace {
 
 using report::Column;
+using report::text_column;
+using report::count_column;
+using report::share_column;
+using report::measure_column;
 using report::NumberStyle;
 
-Column text(const std::string& header, const std::string& key) {
-  return {header, "", NumberStyle::fixed, 0, report::Align::automatic, key};
-}
-Column whole(const std::string& header, const std::string& key) {
-  return {header, "", NumberStyle::integer, 0, report::Align::automatic, key};
-}
-Column share(const std::string& header, const std::string& key) {
-  return {header, "", NumberStyle::percent, 1, report::Align::automatic, key};
-}
 Column figure(const std::string& header, int decimals, const std::string& key) {
   return {header, "", NumberStyle::fixed, decimals, report::Align::automatic, key};
-}
-Column measure(const std::string& header, const std::string& unit, const std::string& key) {
-  return {header, unit, NumberStyle::engineering, 3, report::Align::automatic, key};
 }
 
 const char* kErrorNote = "error = |model time / measured time - 1|; held out: the curve refitted without that shape "
@@ -33,17 +26,17 @@ report::Table gemm_timings_table(const calib::GemmFit& fit, const std::string& f
   report::Table t;
   t.key = "gemm_timings";
   t.title = "GEMM timings and the fitted shape-efficiency curve";
-  t.columns = {text("GEMM", "label"),
-               whole("m", "m"),
-               whole("n", "n"),
-               whole("k", "k"),
-               measure("time", "s", "time_s"),
-               measure("achieved", "FLOP/s", "achieved_flops_per_s"),
-               share("efficiency", "efficiency"),
-               share("model efficiency", "model_efficiency"),
-               share("error in fit", "error_in_fit"),
-               share("error held out", "error_held_out"),
-               text("from", "from")};
+  t.columns = {text_column("GEMM", "label"),
+               count_column("m", "m"),
+               count_column("n", "n"),
+               count_column("k", "k"),
+               measure_column("time", "s", "time_s"),
+               measure_column("achieved", "FLOP/s", "achieved_flops_per_s"),
+               share_column("efficiency", "efficiency"),
+               share_column("model efficiency", "model_efficiency"),
+               share_column("error in fit", "error_in_fit"),
+               share_column("error held out", "error_held_out"),
+               text_column("from", "from")};
   for (const calib::GemmShapeFit& s : fit.shapes) {
     const calib::GemmTiming& g = s.timing;
     t.add_row({g.label, g.m, g.n, g.k, g.seconds, g.flops() / g.seconds, s.efficiency, s.model_efficiency,
@@ -60,9 +53,9 @@ report::Table gemm_fit_table(const calib::GemmFit& fit, const std::string& dtype
   report::Table t;
   t.key = "gemm_fit";
   t.title = "GEMM efficiency fitted for " + device;
-  t.columns = {text("dtype", "dtype"),        whole("shapes", "shapes"),   figure("ceiling", 3, "ceiling"),
+  t.columns = {text_column("dtype", "dtype"),        count_column("shapes", "shapes"),   figure("ceiling", 3, "ceiling"),
                figure("m_half", 1, "m_half"), figure("n_half", 1, "n_half"), figure("k_half", 1, "k_half"),
-               measure("peak", "FLOP/s", "peak_flops_per_s"), text("peak from", "peak_from")};
+               measure_column("peak", "FLOP/s", "peak_flops_per_s"), text_column("peak from", "peak_from")};
   const spec::GemmEfficiency& g = fit.efficiency;
   t.add_row({dtype, double(fit.distinct_shapes), g.ceiling, g.m_half, g.n_half, g.k_half, peak.flops_per_s,
              std::string(peak.measured ? "measured" : "hardware descriptor")});
@@ -77,9 +70,9 @@ report::Table gemm_check_table(const calib::GemmFit& fit, const std::string& dty
   report::Table t;
   t.key = "gemm_check";
   t.title = "GEMM curve error on shapes left out of the fit";
-  t.columns = {text("timings", "timings"), whole("shapes", "shapes"),
-               share("median error held out", "median_error_held_out"),
-               share("max error held out", "max_error_held_out"), share("median error in fit", "median_error_in_fit")};
+  t.columns = {text_column("timings", "timings"), count_column("shapes", "shapes"),
+               share_column("median error held out", "median_error_held_out"),
+               share_column("max error held out", "max_error_held_out"), share_column("median error in fit", "median_error_in_fit")};
   t.add_row({dtype + " GEMMs on " + device, double(fit.distinct_shapes), fit.median_held_out, fit.max_held_out,
              fit.median_in_fit});
   t.notes.push_back(std::string(kErrorNote) + " (leave one shape out)");

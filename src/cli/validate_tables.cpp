@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cost/plan_check.h"
+#include "report/columns.h"
 #include "report/number_format.h"
 #include "report/plot.h"
 #include "validate/predictor.h"
@@ -13,13 +14,13 @@
 namespace tp::cli {
 
 using report::Column;
+using report::text_column;
+using report::count_column;
+using report::share_column;
 using report::NumberStyle;
 
 namespace {
 
-Column text(const std::string& header) { return {header, "", NumberStyle::fixed, 0, report::Align::automatic, ""}; }
-Column count(const std::string& header) { return {header, "", NumberStyle::integer, 0, report::Align::automatic, ""}; }
-Column share(const std::string& header) { return {header, "", NumberStyle::percent, 1, report::Align::automatic, ""}; }
 Column number(const std::string& header, const std::string& unit, int decimals = 2) {
   return {header, unit, NumberStyle::fixed, decimals, report::Align::automatic, ""};
 }
@@ -34,10 +35,10 @@ report::Table runs_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "runs";
   t.title = "Measured against predicted throughput";
-  t.columns = {text("run"),          text("source"),         text("stack"),          count("devices"),
-               number("measured", "seq/s"), number("in-sample", "seq/s"), share("error in-sample"),
-               share("error leave-one-run-out"), share("error leave-one-source-out"),
-               share("scaling eff. measured"), share("scaling eff. in-sample")};
+  t.columns = {text_column("run"),          text_column("source"),         text_column("stack"),          count_column("devices"),
+               number("measured", "seq/s"), number("in-sample", "seq/s"), share_column("error in-sample"),
+               share_column("error leave-one-run-out"), share_column("error leave-one-source-out"),
+               share_column("scaling eff. measured"), share_column("scaling eff. in-sample")};
   for (const auto& table : v.tables)
     for (size_t i : table.runs) {
       const auto& r = v.runs[i];
@@ -55,8 +56,8 @@ report::Table mape_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "error_per_table";
   t.title = "Mean absolute percentage error of step time, per table";
-  t.columns = {text("table"), count("runs"), share("MAPE in-sample"), share("MAPE leave-one-run-out"),
-               share("MAPE leave-one-source-out")};
+  t.columns = {text_column("table"), count_column("runs"), share_column("MAPE in-sample"), share_column("MAPE leave-one-run-out"),
+               share_column("MAPE leave-one-source-out")};
   for (const auto& table : v.tables)
     t.add_row({table.table, double(table.runs.size()), table.mape_in_sample, table.mape_loo, table.mape_cross_source});
   t.add_row({std::string("all"), double(v.overall.timed_runs), v.overall.mape_in_sample, v.overall.mape_loo,
@@ -68,13 +69,13 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
   report::Table t;
   t.key = "error_per_" + report::snake_case(what);
   t.title = "Error per " + what + ": step time and memory";
-  t.columns = {text(what),
-               count("timed runs"),
-               share("MAPE in-sample"),
-               share("MAPE leave-one-run-out"),
-               share("MAPE leave-one-source-out"),
-               count("memory runs"),
-               share("memory MAPE")};
+  t.columns = {text_column(what),
+               count_column("timed runs"),
+               share_column("MAPE in-sample"),
+               share_column("MAPE leave-one-run-out"),
+               share_column("MAPE leave-one-source-out"),
+               count_column("memory runs"),
+               share_column("memory MAPE")};
   for (const auto& [name, g] : groups)
     t.add_row({name, double(g.timed_runs), percent_or_blank(g.timed_runs > 0, g.mape_in_sample),
                percent_or_blank(g.timed_runs > 0, g.mape_loo), percent_or_blank(g.timed_runs > 0, g.mape_cross_source),
@@ -88,8 +89,8 @@ report::Table memory_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "memory_runs";
   t.title = "Measured against predicted memory per device";
-  t.columns = {text("run"), text("counter"), number("measured", "GiB", 1), number("predicted", "GiB", 1),
-               share("error"), text("largest component"), text("model says")};
+  t.columns = {text_column("run"), text_column("counter"), number("measured", "GiB", 1), number("predicted", "GiB", 1),
+               share_column("error"), text_column("largest component"), text_column("model says")};
   static const char* counters[] = {"peak allocated", "peak active", "peak reserved", "nvidia-smi"};
   for (const auto& r : v.runs) {
     // Runs with measured memory, published OOMs, and runs that ran but the model refuses.
@@ -119,7 +120,7 @@ report::Table unexpressed_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "runs_left_out";
   t.title = "Runs the model cannot express (left out of every figure)";
-  t.columns = {text("run"), text("why")};
+  t.columns = {text_column("run"), text_column("why")};
   for (const auto& r : v.runs)
     if (r.problem != cost::PlanProblem::none) t.add_row({run_label(r), std::string(cost::to_string(r.problem))});
   return t;
@@ -129,7 +130,7 @@ report::Table fit_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "fitted_factors";
   t.title = "Fitted factors per accelerator family (in-sample; range over the leave-one-source-out fits)";
-  t.columns = {text("family"),          text("parameter"),          number("lower bound", "", 6),
+  t.columns = {text_column("family"),          text_column("parameter"),          number("lower bound", "", 6),
                number("upper bound", "", 6), number("prior centre", "", 6), number("prior sigma", "", 6),
                number("fitted", "", 6),      number("without a source, min", "", 6),
                number("without a source, max", "", 6)};
