@@ -105,14 +105,16 @@ report::Table memory_table(const validate::ValidationResult& v) {
                r.estimate.memory.total_bytes > 0
                    ? report::Cell{(has ? r.memory_predicted_bytes : r.estimate.memory.total_bytes) / 1073741824.0}
                    : report::Cell{},
-               percent_or_blank(has, r.memory_error), std::string(r.estimate.memory.largest_component()),
+               percent_or_blank(has, r.memory_error),
+               has ? r.memory_largest_component : std::string(r.estimate.memory.largest_component()),
                std::string(r.refused_for_memory ? "does not fit" : "fits")});
   }
   t.notes.push_back("fit boundary: " + std::to_string(v.ran_refused) + " of " + std::to_string(v.ran) +
                     " runs that ran are refused as not fitting; " + std::to_string(v.oom_refused) + " of " +
                     std::to_string(v.published_oom) + " published out-of-memory runs are refused");
   t.notes.push_back("predicted as the counter sees it: peak allocated / active = tensors; peak reserved = tensors + "
-                    "allocator reserve; nvidia-smi = + runtime reserve");
+                    "allocator reserve; nvidia-smi = + runtime reserve; the largest component is of the measured stage, among the "
+                    "parts its counter sees");
   return t;
 }
 

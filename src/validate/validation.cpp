@@ -35,6 +35,14 @@ double memory_as_counted(const cost::MemoryBreakdown& m, MemoryCounter counter) 
   return m.total_bytes;
 }
 
+// A counter of allocated tensors sees neither the allocator's reserve nor the
+// runtime's; the caching allocator's reserved counter does not see the runtime's.
+std::string largest_counted_component(cost::MemoryBreakdown m, MemoryCounter counter) {
+  if (counter != MemoryCounter::nvidia_smi) m.runtime_reserve_bytes = 0;
+  if (counter == MemoryCounter::peak_allocated || counter == MemoryCounter::peak_active) m.allocator_bytes = 0;
+  return m.largest_component();
+}
+
 }  // namespace
 
 std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std::string& hardware) {
@@ -117,7 +125,9 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
         rr.estimate = ev.estimate;
         rr.refused_for_memory = ev.problem == cost::PlanProblem::out_of_memory;
         if (rr.run.memory) {
-          rr.memory_predicted_bytes = memory_as_counted(predictor.measured_stage_memory(i), rr.run.memory->counter);
+          rr.measured_stage_memory = predictor.measured_stage_memory(i);
+          rr.memory_predicted_bytes = memory_as_counted(rr.measured_stage_memory, rr.run.memory->counter);
+          rr.memory_largest_component = largest_counted_component(rr.measured_stage_memory, rr.run.memory->counter);
           rr.memory_error = rr.memory_predicted_bytes / rr.run.memory->bytes - 1;
         }
       }

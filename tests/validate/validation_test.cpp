@@ -126,6 +126,24 @@ TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   EXPECT_GE(v.oom_refused, 9);
 }
 
+// The largest component is named among what the run's counter sees, for the
+// stage it measured: a peak-allocated figure holds no allocator or runtime
+// reserve, so neither may be named as its largest part (the tiny Megatron CI
+// models were labelled "runtime reserve" before).
+TEST(Validation, LargestMemoryComponentIsOneTheCounterSees) {
+  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
+  int allocated = 0;
+  for (const auto& r : v.runs) {
+    if (!r.run.memory || r.problem != cost::PlanProblem::none) continue;
+    EXPECT_FALSE(r.memory_largest_component.empty()) << r.run.id;
+    if (r.run.memory->counter != MemoryCounter::peak_allocated) continue;
+    ++allocated;
+    EXPECT_NE(r.memory_largest_component, "runtime reserve") << r.run.id;
+    EXPECT_NE(r.memory_largest_component, "allocator reserve") << r.run.id;
+  }
+  EXPECT_GE(allocated, 50);
+}
+
 TEST(Validation, BertLargeScalingShapeOnDl1) {
   // Seed 000: 98.04 / 95.88 / 90.39% at 2 / 4 / 8 instances; the in-sample model within 3 points.
   const auto v = validate_runs(seed_runs(), spec::Calibration{});
