@@ -125,9 +125,9 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
         rr.estimate = ev.estimate;
         rr.refused_for_memory = ev.problem == cost::PlanProblem::out_of_memory;
         if (rr.run.memory) {
-          rr.measured_stage_memory = predictor.measured_stage_memory(i);
-          rr.memory_predicted_bytes = memory_as_counted(rr.measured_stage_memory, rr.run.memory->counter);
-          rr.memory_largest_component = largest_counted_component(rr.measured_stage_memory, rr.run.memory->counter);
+          const cost::MemoryBreakdown measured_stage = predictor.measured_stage_memory(i);
+          rr.memory_predicted_bytes = memory_as_counted(measured_stage, rr.run.memory->counter);
+          rr.memory_largest_component = largest_counted_component(measured_stage, rr.run.memory->counter);
           rr.memory_error = rr.memory_predicted_bytes / rr.run.memory->bytes - 1;
         }
       }

@@ -29,8 +29,8 @@ struct RunResult {
   double error_in_sample = 0, error_loo = 0, error_cross_source = 0;  // (predicted - measured) / measured
   double efficiency_measured = 0, efficiency_in_sample = 0;
   cost::Estimate estimate;  // in-sample, for the step-time and memory breakdowns
-  cost::MemoryBreakdown measured_stage_memory;  // of the stage the measurement names (the heavier when unnamed)
-  std::string memory_largest_component;         // of that stage, among the parts the run's counter sees
+  // Of the stage the measurement names (the heavier when unnamed), among the parts the run's counter sees.
+  std::string memory_largest_component;
   double memory_predicted_bytes = 0;  // as the run's counter sees it (0 without measured memory)
   double memory_error = 0;            // (predicted - measured) / measured
   bool refused_for_memory = false;    // the model says it does not fit
