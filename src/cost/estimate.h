@@ -44,6 +44,10 @@ struct MemoryBreakdown {
   double allocator_bytes = 0;         // fragmentation and caching reserve
   double runtime_reserve_bytes = 0;   // runtime context and communication buffers
   double total_bytes = 0;
+  // What the caching allocator holds at its peak (tensors, their reserve and
+  // cached free blocks), which a reserved counter or nvidia-smi (with the
+  // runtime's) reads; it frees its cache before failing, so `fits` ignores it.
+  double reserved_bytes = 0;
   double capacity_bytes = 0;
   double margin_bytes = 0;     // capacity - total; negative: does not fit
   bool fits = false;

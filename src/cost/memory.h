@@ -70,6 +70,13 @@ double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s
 // shard where the stack frees the rest first (DeepSpeed ZeRO-1/2).
 double step_gradients_bytes(const spec::Stack& stack, const StateBytes& state, double params,
                             const spec::Plan& plan);
+// What the caching allocator holds through an optimizer step that allocates
+// temporaries: the blocks backward freed (activations, logits, gradients
+// outside the shard) stay cached, and a freed block serves no larger request,
+// so the step's temporaries (DeepSpeed's flat shard copies; a foreach Adam's
+// parameter-sized intermediates, assumed too large for one layer's blocks)
+// take new segments on top. 0 without temporaries.
+double cached_through_step_bytes(const spec::Stack& stack, double backward_tensors_bytes, double temporaries_bytes);
 // A reduction buffer the stack keeps apart from the gradients, across steps.
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and

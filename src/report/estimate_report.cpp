@@ -78,7 +78,8 @@ nlohmann::json to_json(const EstimateView& v) {
                  {"reduction_buffers_bytes", m.reduction_buffers_bytes},
                  {"optimizer_temporaries_bytes", m.optimizer_temporaries_bytes},
                  {"peak_at_optimizer_step", m.peak_at_optimizer_step}, {"tensors_bytes", m.tensors_bytes},
-                 {"allocator_bytes", m.allocator_bytes}, {"runtime_reserve_bytes", m.runtime_reserve_bytes},
+                 {"allocator_bytes", m.allocator_bytes}, {"reserved_bytes", m.reserved_bytes},
+                 {"runtime_reserve_bytes", m.runtime_reserve_bytes},
                  {"total_bytes", m.total_bytes}, {"capacity_bytes", m.capacity_bytes},
                  {"margin_bytes", m.margin_bytes}, {"fits", m.fits}, {"largest_component", m.largest_component()}};
   j["throughput"] = {{"seqs_per_s", e.seqs_per_s}, {"tokens_per_s", e.tokens_per_s},
@@ -160,6 +161,11 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
   summary.notes.push_back(std::string(e.memory.fits ? "fits in HBM with " : "short of HBM by ") +
                           format_human(std::abs(e.memory.margin_bytes), NumberStyle::engineering, 2, "B") +
                           (e.memory.fits ? " per device to spare" : " per device"));
+  if (const double cached = e.memory.reserved_bytes - e.memory.tensors_bytes - e.memory.allocator_bytes; cached > 0)
+    summary.notes.push_back("the caching allocator also keeps " +
+                            format_human(cached, NumberStyle::engineering, 2, "B") +
+                            " of blocks freed in backward through the optimizer step: nvidia-smi and a reserved "
+                            "counter read them; they are freed before an allocation fails, so they do not decide the fit");
   return summary;
 }
 

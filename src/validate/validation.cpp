@@ -29,8 +29,8 @@ double memory_as_counted(const cost::MemoryBreakdown& m, MemoryCounter counter) 
   switch (counter) {
     case MemoryCounter::peak_allocated:
     case MemoryCounter::peak_active: return m.tensors_bytes;
-    case MemoryCounter::peak_reserved: return m.tensors_bytes + m.allocator_bytes;
-    case MemoryCounter::nvidia_smi: return m.total_bytes;
+    case MemoryCounter::peak_reserved: return m.reserved_bytes;
+    case MemoryCounter::nvidia_smi: return m.reserved_bytes + m.runtime_reserve_bytes;
   }
   return m.total_bytes;
 }

@@ -292,3 +292,43 @@ TEST(Memory, DeepSpeedFp16ZeroOneHoldsSixteenBitGradientsAndCopiesTheShardAtTheS
   EXPECT_DOUBLE_EQ(step.tensors_bytes, 22 * P);
   EXPECT_STREQ(step.largest_component(), "optimizer states");
 }
+
+// The caching allocator (PyTorch's CUDACachingAllocator: freed blocks stay
+// reserved until an allocation fails; a cached block serves only requests no
+// larger than itself) keeps backward's freed blocks through the step, and
+// DeepSpeed's flat shard copies take new segments on top. Llama 2 7B under
+// megatron-deepspeed-fp16 at DP 8 (as above, on 80 GiB parts): backward holds 5.5 bytes per
+// parameter, the buffer and the activations; the step adds (2 + 4) / 8 bytes
+// per parameter of copies. Where the sum passes the device the reading stops at
+// capacity less the runtime's reserve (the cache is freed), and the plan fits.
+TEST(Memory, CachedBlocksFromBackwardStayReservedThroughTheStep) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
+  const double P = 6738415616.0, f = ds.allocator_overhead_fraction;
+  const spec::Workload w = workload(128, 8);
+  spec::Plan dp8;
+  dp8.instances = 1;
+  dp8.zero = 1;
+  dp8.recompute = spec::Recompute::full;
+  const spec::HardwareSpec dgx = spec::load_hardware("dgx-a100-80gb");
+  ASSERT_EQ(cost::complete_plan(m, dgx, w, dp8), cost::PlanProblem::none);
+  ASSERT_EQ(dp8.dp, 8);
+  const auto backward = cost::memory_per_device(m, dgx, ds, w, dp8);
+  ASSERT_FALSE(backward.peak_at_optimizer_step);
+  EXPECT_NEAR(backward.reserved_bytes, (1 + f) * backward.tensors_bytes + 6 * P / 8, 1.0);
+  EXPECT_GT(backward.reserved_bytes, backward.tensors_bytes + backward.allocator_bytes);
+  EXPECT_DOUBLE_EQ(backward.total_bytes, backward.tensors_bytes + backward.allocator_bytes + backward.runtime_reserve_bytes);
+
+  // A part 1 GiB larger than the plan needs: the copies' 6 P / 8 bytes pass it.
+  spec::HardwareSpec tight = dgx;
+  tight.hbm_bytes = backward.total_bytes + 1073741824.0;
+  const auto capped = cost::memory_per_device(m, tight, ds, w, dp8);
+  EXPECT_TRUE(capped.fits);
+  EXPECT_DOUBLE_EQ(capped.reserved_bytes, tight.hbm_bytes - capped.runtime_reserve_bytes);
+
+  // Without step temporaries nothing is allocated on top of the cache.
+  const auto fused = cost::memory_per_device(m, dgx, spec::Stack{}, w, dp8);
+  EXPECT_DOUBLE_EQ(fused.reserved_bytes, fused.tensors_bytes + fused.allocator_bytes);
+  EXPECT_DOUBLE_EQ(cost::cached_through_step_bytes(ds, 10.0, 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(cost::cached_through_step_bytes(ds, 10.0, 3.0), (1 + f) * 10.0 + 3.0);
+}

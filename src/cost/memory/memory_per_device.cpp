@@ -27,6 +27,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
                              optimizer_temporaries_bytes(stack, state, expert_params, experts);
   const double step_gradients =
       step_gradients_bytes(stack, state, params, dense) + step_gradients_bytes(stack, state, expert_params, experts);
+  const double backward_tensors = mem.tensors_bytes;
   if (held + step_gradients + temporaries > mem.tensors_bytes) {
     mem.activations_bytes = mem.logits_bytes = mem.sharding_buffers_bytes = 0;
     mem.gradients_bytes = step_gradients;
@@ -38,6 +39,10 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   mem.runtime_reserve_bytes = stack.runtime_reserve_bytes;
   mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
   mem.capacity_bytes = hw.hbm_bytes;
+  // The allocator frees its cache before it lets an allocation fail.
+  mem.reserved_bytes = std::max(mem.tensors_bytes + mem.allocator_bytes,
+                                std::min(cached_through_step_bytes(stack, backward_tensors, temporaries),
+                                         hw.hbm_bytes - mem.runtime_reserve_bytes));
   mem.margin_bytes = mem.capacity_bytes - mem.total_bytes;
   mem.fits = mem.margin_bytes >= 0;
   return mem;

@@ -86,6 +86,11 @@ double step_gradients_bytes(const spec::Stack& stack, const StateBytes& s, doubl
   return params * s.gradients / (p.zero >= 1 ? p.dp : 1);
 }
 
+double cached_through_step_bytes(const spec::Stack& stack, double backward_tensors_bytes, double temporaries_bytes) {
+  if (temporaries_bytes <= 0) return 0;
+  return (1 + stack.allocator_overhead_fraction) * backward_tensors_bytes + temporaries_bytes;
+}
+
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& p) {
   return p.dp > 1 ? stack.dp_bucket_buffer_bytes : 0.0;
 }
