@@ -112,7 +112,7 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. Guards at this commit: 8.2%
+// refused, >= 90% of published OOMs refused. Guards at this commit: 8.3%
 // over 170 runs, every source at most 14.9% (torchtune's one run; ms-swift
 // 13.4%), 1 of 463 runs that ran refused, 9 of 11 OOMs refused. (11.0%, and
 // ms-swift 15.4%, while a reserved or nvidia-smi reading was taken as the
