@@ -77,6 +77,10 @@ double step_gradients_bytes(const spec::Stack& stack, const StateBytes& state, d
 // parameter-sized intermediates, assumed too large for one layer's blocks)
 // take new segments on top. 0 without temporaries.
 double cached_through_step_bytes(const spec::Stack& stack, double backward_tensors_bytes, double temporaries_bytes);
+// What the runtime holds outside the framework's tensors: its context, and one
+// communicator's buffers per parallel group (TP, PP, DP, CP, EP) of more than
+// one rank, where the stack states a communicator's size.
+double runtime_reserve_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // A reduction buffer the stack keeps apart from the gradients, across steps.
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and

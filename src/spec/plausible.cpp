@@ -59,6 +59,7 @@ void check_plausible(const Stack& s) {
   within(f, "$.dp_bucket_buffer_mb.value", s.dp_bucket_buffer_bytes / 1e6, 0, 1e5, "MB");
   within(f, "$.loss_bytes_per_logit.value", s.loss_bytes_per_logit, 1, 64, "bytes");
   within(f, "$.runtime_reserve_gib.value", s.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
+  within(f, "$.communicator_gib.value", s.communicator_bytes / 1073741824.0, 0, 64, "GiB");
   within(f, "$.allocator_overhead_fraction.value", s.allocator_overhead_fraction, 0, 0.9, "");
   within(f, "$.host_overhead_s.value", s.host_overhead_s, 0, 60, "s");
 }

@@ -51,7 +51,10 @@ struct Stack {
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
   StepTemporaries step_temporaries = StepTemporaries::none;
-  double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors
+  double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors (the context, where
+                                        // communicator_bytes is given)
+  double communicator_bytes = 0;        // per communicator, one per parallel group of more than one rank;
+                                        // optional in files (absent: counted in runtime_reserve_bytes)
   double allocator_overhead_fraction = 0;
   double host_overhead_s = 0;
 

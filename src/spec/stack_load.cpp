@@ -72,7 +72,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "context_parallel", "expert_parallel", "attention", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
-                      "allocator_overhead_fraction", "host_overhead_s"});
+                      "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
   s.description = r.string(j, "$", "description");
   const auto& versions = behaviour(r, j, "versions");
@@ -132,6 +132,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                        : temporaries == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
                                                           : StepTemporaries::none;
   s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
+  if (r.has(j, "communicator_gib")) s.communicator_bytes = amount(r, j, "communicator_gib") * 1073741824.0;
   s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
   s.host_overhead_s = amount(r, j, "host_overhead_s");
   check_plausible(s);

@@ -332,3 +332,51 @@ TEST(Memory, CachedBlocksFromBackwardStayReservedThroughTheStep) {
   EXPECT_DOUBLE_EQ(cost::cached_through_step_bytes(ds, 10.0, 0.0), 0.0);
   EXPECT_DOUBLE_EQ(cost::cached_through_step_bytes(ds, 10.0, 3.0), (1 + f) * 10.0 + 3.0);
 }
+
+// The runtime's reserve: the context plus one NCCL communicator per parallel
+// group of more than one rank (stacks/megatron-lm.json: 0.8 GiB, pytorch/pytorch
+// #34323's 781 MB; 0.6 GiB each, NVIDIA/nccl#964's 544-688 MB). BLOOM's L10 row
+// (TP 8 alone on one node) holds 0.8 + 0.6 = 1.4 GiB; a TP x PP x DP plan 2.6.
+TEST(Memory, RuntimeReserveCountsOneCommunicatorPerParallelGroup) {
+  const spec::Stack megatron = spec::load_stack("megatron-lm");
+  const double GiB = 1073741824.0;
+  spec::Plan p;
+  p.tp = 8;
+  p.pp = 1;
+  p.dp = 1;
+  EXPECT_NEAR(cost::runtime_reserve_bytes(megatron, p), 1.4 * GiB, 1.0);
+  p.pp = 12;
+  p.dp = 4;
+  EXPECT_NEAR(cost::runtime_reserve_bytes(megatron, p), 2.6 * GiB, 1.0);
+  p.cp = 2;
+  p.ep = 4;
+  EXPECT_NEAR(cost::runtime_reserve_bytes(megatron, p), 3.8 * GiB, 1.0);
+  p = spec::Plan{};
+  p.tp = p.pp = p.dp = 1;
+  EXPECT_NEAR(cost::runtime_reserve_bytes(megatron, p), 0.8 * GiB, 1.0);  // one device: no communicator
+  spec::Stack whole = megatron;  // a file without communicator_gib
+  whole.communicator_bytes = 0;
+  whole.runtime_reserve_bytes = 2.5 * GiB;
+  p.tp = 8;
+  EXPECT_DOUBLE_EQ(cost::runtime_reserve_bytes(whole, p), 2.5 * GiB);
+}
+
+// DeepSpeed's flat shard copies at the step are single allocations, each its
+// own segment: the allocator's reserve covers the other tensors only. Llama 2
+// 7B at DP 1 (as above): 22 bytes per parameter at the step, of which the
+// copies are 6, so the reserve is 10% of 16 bytes per parameter.
+TEST(Memory, DeepSpeedFlatCopiesCarryNoAllocatorReserve) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
+  const double P = 6738415616.0;
+  spec::Plan dp1;
+  dp1.instances = 1;
+  dp1.zero = 1;
+  dp1.recompute = spec::Recompute::full;
+  const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1");
+  ASSERT_EQ(cost::complete_plan(m, one, workload(128, 8), dp1), cost::PlanProblem::none);
+  const auto step = cost::memory_per_device(m, one, ds, workload(128, 8), dp1);
+  ASSERT_TRUE(step.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(step.optimizer_temporaries_bytes, 6 * P);
+  EXPECT_NEAR(step.allocator_bytes, ds.allocator_overhead_fraction * 16 * P, 1.0);
+}

@@ -66,7 +66,8 @@ TEST(StackLoad, MegatronLmFusesWgradAccumulation) {
   EXPECT_TRUE(s.pipeline_1f1b);
   EXPECT_TRUE(s.pipeline_interleaved);
   EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_DOUBLE_EQ(s.runtime_reserve_bytes, 2.5 * 1073741824.0);  // 2.5 GiB
+  EXPECT_DOUBLE_EQ(s.runtime_reserve_bytes, 0.8 * 1073741824.0);  // the CUDA context, 0.8 GiB
+  EXPECT_DOUBLE_EQ(s.communicator_bytes, 0.6 * 1073741824.0);     // one NCCL communicator, 0.6 GiB
   EXPECT_DOUBLE_EQ(s.allocator_overhead_fraction, 0.1);
 }
 
@@ -267,7 +268,17 @@ TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
   expect_spec_error([&] { from(with("loss_bytes_per_logit", 0)); }, "$.loss_bytes_per_logit.value",
                     "a plausible figure from 1 to 64 bytes, got 0");
   expect_spec_error([&] { from(with("loss_bytes_per_logit", 128)); }, "$.loss_bytes_per_logit.value", "got 128");
+  expect_spec_error([&] { from(with("communicator_gib", 100)); }, "$.communicator_gib.value",
+                    "a plausible figure from 0 to 64 GiB, got 100");
   EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).runtime_reserve_bytes, 1024 * 1073741824.0);
+}
+
+// communicator_gib is optional: a stack file written before it keeps its
+// runtime reserve whole, with no per-communicator term.
+TEST(StackLoad, CommunicatorSizeIsOptional) {
+  json j = shipped("megatron-lm");
+  j.erase("communicator_gib");
+  EXPECT_DOUBLE_EQ(from(j).communicator_bytes, 0);
 }
 
 TEST(StackLoad, NegativeAmount) {

@@ -112,21 +112,23 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. Guards at this commit: 8.3%
+// refused, >= 90% of published OOMs refused. Guards at this commit: 8.2%
 // over 170 runs, every source at most 14.9% (torchtune's one run; ms-swift
-// 13.4%), 1 of 463 runs that ran refused, 9 of 11 OOMs refused. (11.0%, and
-// ms-swift 15.4%, while a reserved or nvidia-smi reading was taken as the
-// heavier phase only, missing backward's blocks that stay cached through a
-// step that allocates temporaries; 8.5% and 3 refused while DeepSpeed's FP16
-// ZeRO-1 was charged 4 bytes of unsharded gradient per parameter.)
+// 13.4%), no run that ran refused, 9 of 11 OOMs refused. (11.0%, ms-swift
+// 15.4%, while a reserved or nvidia-smi reading was taken as the heavier phase
+// only, missing backward's blocks that stay cached through a step that
+// allocates temporaries; BLOOM's L10 row at DP 1, which filled its 80 GB, was
+// refused at 82.1 GiB while the runtime reserve was a fixed 2.5 GiB instead of
+// the context plus one communicator per parallel group, and DeepSpeed's flat
+// shard copies carried the allocator's 10%.)
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 170);
-  EXPECT_LE(v.overall.memory_mape, 0.083);
+  EXPECT_LE(v.overall.memory_mape, 0.082);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
-  EXPECT_LE(v.ran_refused, 1);
+  EXPECT_EQ(v.ran_refused, 0);
   EXPECT_GE(v.published_oom, 11);
   EXPECT_GE(v.oom_refused, 9);
 }

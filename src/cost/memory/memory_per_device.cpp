@@ -35,8 +35,13 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
     mem.peak_at_optimizer_step = true;
     mem.tensors_bytes = held + step_gradients + temporaries;
   }
-  mem.allocator_bytes = stack.allocator_overhead_fraction * mem.tensors_bytes;
-  mem.runtime_reserve_bytes = stack.runtime_reserve_bytes;
+  // DeepSpeed's flat shard copies are single allocations, each its own segment:
+  // nothing of them is split or stranded, so they carry no allocator reserve.
+  const double flat_copies = mem.peak_at_optimizer_step && stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard
+                                 ? temporaries
+                                 : 0.0;
+  mem.allocator_bytes = stack.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
+  mem.runtime_reserve_bytes = runtime_reserve_bytes(stack, p);
   mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
   mem.capacity_bytes = hw.hbm_bytes;
   // The allocator frees its cache before it lets an allocation fail.

@@ -91,6 +91,11 @@ double cached_through_step_bytes(const spec::Stack& stack, double backward_tenso
   return (1 + stack.allocator_overhead_fraction) * backward_tensors_bytes + temporaries_bytes;
 }
 
+double runtime_reserve_bytes(const spec::Stack& stack, const spec::Plan& p) {
+  const int groups = (p.tp > 1) + (p.pp > 1) + (p.dp > 1) + (p.cp > 1) + (p.ep > 1);
+  return stack.runtime_reserve_bytes + groups * stack.communicator_bytes;
+}
+
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& p) {
   return p.dp > 1 ? stack.dp_bucket_buffer_bytes : 0.0;
 }
