@@ -138,18 +138,22 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
     throw spec::SpecError(file, "--num-layers-per-virtual-pipeline-stage",
                           "no virtual stages: DeepSpeed's pipeline engine does not interleave");
   p.sp = args.has("--sequence-parallel") && p.tp > 1;  // the fork switches it off at TP 1
+  // As the pipeline model reads them (gpt_model.py:446-452): --checkpoint-activations first, then the granularity.
   const std::string granularity =
       args.has("--recompute-activations") ? "selective" : args.value("--recompute-granularity").value_or("");
   if (!granularity.empty() && (!spec::parse_recompute(granularity, p.recompute) || p.recompute == spec::Recompute::none))
     throw spec::SpecError(file, "--recompute-granularity", "full or selective, found '" + granularity + "'");
-  if (granularity.empty()) p.recompute = args.has("--checkpoint-activations") ? spec::Recompute::full : spec::Recompute::none;
-  if (granularity == "full" && (args.value("--recompute-method").value_or("") != "uniform" ||
-                                whole("--recompute-num-layers", 1, kBig, 1) != 1))
+  if (granularity.empty()) p.recompute = spec::Recompute::none;
+  if (args.has("--checkpoint-activations")) {
+    p.recompute = spec::Recompute::full;
+    if (whole("--checkpoint-num-layers", 1, kBig, 1) != 1)
+      throw spec::SpecError(file, "--checkpoint-num-layers", "1 (trainplan models no partial recompute)");
+  } else if (p.recompute == spec::Recompute::full && (args.value("--recompute-method").value_or("") != "uniform" ||
+                                                      whole("--recompute-num-layers", 1, kBig, 1) != 1)) {
     throw spec::SpecError(file, "--recompute-method",
                           "uniform with --recompute-num-layers 1 (the pipeline model checkpoints every layer; "
                           "trainplan models no partial recompute)");
-  if (p.recompute == spec::Recompute::full && granularity.empty() && whole("--checkpoint-num-layers", 1, kBig, 1) != 1)
-    throw spec::SpecError(file, "--checkpoint-num-layers", "1 (trainplan models no partial recompute)");
+  }
 
   if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
         args.has("--vocab-size")))

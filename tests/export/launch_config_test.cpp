@@ -417,6 +417,10 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRefusesWhatItCannotExpress) {
                            "--num-layers-per-virtual-pipeline-stage 2\n";
   expect_spec_error([&] { read_launch_config(script.string()); }, "--num-layers-per-virtual-pipeline-stage",
                     "does not interleave", script.string());
+  // Full granularity without the uniform method checkpoints nothing in the pipeline model (gpt_model.py:446-452).
+  std::ofstream(script) << "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json --swiglu "
+                           "--recompute-granularity full\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--recompute-method", "uniform", script.string());
 }
 
 }  // namespace
