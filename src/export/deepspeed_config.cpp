@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "export/deepspeed_ms_args.h"
 #include "export/header.h"
 #include "export/read_values.h"
 #include "export/shell_args.h"
@@ -15,16 +16,20 @@ const char* kWhere = "--emit deepspeed";
 
 [[noreturn]] void cannot(const std::string& option, const std::string& why) { throw spec::SpecError(kWhere, option, why); }
 
-// The ZeRO stage ds_config states for the plan's stage: BF16 shards through the BF16 optimizer at stage 0.
+bool microsoft_fork(const LaunchJob& job) { return job.stack_name == kMicrosoftDeepSpeedStack; }
+
+// The ZeRO stage ds_config states for the plan's stage: BF16 shards through the
+// BF16 optimizer at stage 0 (written so by bigscience's path with PP; always by
+// microsoft's, whose DeepSpeed 0.16.2 takes stage 1 with BF16 to the ZeRO
+// optimizer with BF16 gradients: deepspeed/runtime/engine.py:946-950).
 int ds_stage(const LaunchJob& job) {
   const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
-  if (bf16 && job.plan.zero == 1 && job.plan.pp > 1) return 0;
+  if (bf16 && job.plan.zero == 1 && (job.plan.pp > 1 || microsoft_fork(job))) return 0;
   return job.plan.zero;
 }
 
-}  // namespace
-
-DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name) {
+// bigscience Megatron-DeepSpeed@8387ae17's arguments for the job, through --zero-stage.
+ArgList bigscience_arguments(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
@@ -43,15 +48,6 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   if (!m.tied_embeddings) cannot("--untie-embeddings-and-output-weights", "tied embeddings; untying is not offered");
   if (!m.bias) cannot("--disable-bias-linear", "linear biases; removing them is not offered");
   if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
-
-  const long dp = long(job.instances) * job.devices_per_instance / (long(p.tp) * p.pp);
-  nlohmann::ordered_json ds;
-  ds["train_batch_size"] = job.workload.global_batch_seqs;
-  ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
-  ds["gradient_accumulation_steps"] = dp > 0 ? job.workload.global_batch_seqs / (long(p.micro_batch) * dp) : 1;
-  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm}};
-  ds["bf16"] = {{"enabled", bf16}};
-  ds["fp16"] = {{"enabled", false}};
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };
@@ -78,13 +74,66 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   if (bf16) arg("--bf16");
   if (p.recompute == spec::Recompute::full) arg("--checkpoint-activations");
   num("--zero-stage", ds_stage(job));
-  arg("--deepspeed");
-  arg("--deepspeed_config", config_name);
+  return a;
+}
+
+// bigscience's options: full recompute only, no SP, and (with --pad-vocab-size-to) the architecture.
+void read_bigscience_arguments(const ShellArgs& args, const std::string& file, LaunchJob& job) {
+  constexpr long kBig = 1L << 30;
+  auto whole = [&](const std::string& o, long min, long max, long fallback) { return args.whole(o, min, max, fallback, file); };
+  job.plan.recompute = args.has("--checkpoint-activations") ? spec::Recompute::full : spec::Recompute::none;
+  job.plan.sp = false;
+  if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
+        args.has("--pad-vocab-size-to")))
+    return;
+  spec::ModelSpec& m = job.model;
+  job.has_architecture = true;
+  m.name = "from " + file;
+  m.source_file = file;
+  m.source = file + " (its architecture arguments)";
+  m.layers = int(whole("--num-layers", 1, kBig, 0));
+  m.hidden = int(whole("--hidden-size", 1, kBig, 0));
+  m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
+  m.kv_heads = m.heads;
+  m.mlp = args.value("--glu-activation").value_or("") == "swiglu" ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
+  m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 4L * m.hidden));
+  m.norm = spec::NormKind::layernorm;
+  const std::string position = args.value("--position-embedding-type").value_or("absolute");
+  if (position == "rotary") m.position = spec::PositionKind::rotary, m.rotary_fraction = 1.0;
+  else if (position == "alibi") m.position = spec::PositionKind::alibi;
+  else if (position == "absolute") m.position = spec::PositionKind::learned;
+  else throw spec::SpecError(file, "--position-embedding-type", "absolute, rotary or alibi, found '" + position + "'");
+  m.tied_embeddings = true;
+  m.bias = true;
+  m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
+  m.vocab = int(whole("--pad-vocab-size-to", 1, kBig, 0));
+  m.vocab_pad_multiple = 1;
+  m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+}
+
+}  // namespace
+
+DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name) {
+  const spec::Plan& p = job.plan;
+  const bool microsoft = microsoft_fork(job);
+  ArgList a = microsoft ? microsoft_deepspeed_arguments(job, ds_stage(job)) : bigscience_arguments(job);
+  a.flag("--deepspeed");
+  a.text("--deepspeed_config", config_name);
+
+  const long dp = long(job.instances) * job.devices_per_instance / (long(p.tp) * p.pp);
+  nlohmann::ordered_json ds;
+  ds["train_batch_size"] = job.workload.global_batch_seqs;
+  ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
+  ds["gradient_accumulation_steps"] = dp > 0 ? job.workload.global_batch_seqs / (long(p.micro_batch) * dp) : 1;
+  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm}};
+  ds["bf16"] = {{"enabled", job.workload.precision == spec::Precision::mixed_bf16}};
+  ds["fp16"] = {{"enabled", false}};
 
   std::ostringstream s;
-  s << "#!/usr/bin/env bash\n" << header_comment(job, info(LaunchFormat::deepspeed));
+  s << "#!/usr/bin/env bash\n" << header_comment(job, microsoft ? microsoft_deepspeed_info() : info(LaunchFormat::deepspeed));
   s << "# Run from this folder: --deepspeed_config names " << config_name << " beside this script.\n";
   s << "set -euo pipefail\n";
+  if (microsoft && p.sp) s << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # asserted by Megatron-DeepSpeed with --sequence-parallel\n";
   s << "python -m torch.distributed.run --nnodes " << job.instances << " --nproc_per_node " << job.devices_per_instance
     << " --rdzv_endpoint \"${MASTER_ADDR:-localhost}:${MASTER_PORT:-6000}\" --rdzv_backend c10d \\\n"
     << "  pretrain_gpt.py \\\n";
@@ -148,36 +197,13 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   job.workload.precision = bf16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
   p.zero = bf16 && stage == 0 ? 1 : stage;  // DeepSpeed's BF16 optimizer shards at stage 0
   if (p.pp > 1 && stage >= 2) throw spec::SpecError(config_file, "zero_optimization.stage", "0 or 1 with pipeline parallelism");
-  p.recompute = args.has("--checkpoint-activations") ? spec::Recompute::full : spec::Recompute::none;
   p.overlap_dp_comm = ds_bool(zero, "overlap_comm", "zero_optimization.overlap_comm");
-  p.sp = false;
   p.overlap_tp_comm = false;
-
-  if (args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
-      args.has("--pad-vocab-size-to")) {
-    spec::ModelSpec& m = job.model;
-    job.has_architecture = true;
-    m.name = "from " + script_file;
-    m.source_file = script_file;
-    m.source = script_file + " (its architecture arguments)";
-    m.layers = int(whole("--num-layers", 1, kBig, 0));
-    m.hidden = int(whole("--hidden-size", 1, kBig, 0));
-    m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
-    m.kv_heads = m.heads;
-    m.mlp = args.value("--glu-activation").value_or("") == "swiglu" ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
-    m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 4L * m.hidden));
-    m.norm = spec::NormKind::layernorm;
-    const std::string position = args.value("--position-embedding-type").value_or("absolute");
-    if (position == "rotary") m.position = spec::PositionKind::rotary, m.rotary_fraction = 1.0;
-    else if (position == "alibi") m.position = spec::PositionKind::alibi;
-    else if (position == "absolute") m.position = spec::PositionKind::learned;
-    else throw spec::SpecError(script_file, "--position-embedding-type", "absolute, rotary or alibi, found '" + position + "'");
-    m.tied_embeddings = true;
-    m.bias = true;
-    m.dropout = args.real("--attention-dropout", 0.1, script_file) > 0 || args.real("--hidden-dropout", 0.1, script_file) > 0;
-    m.vocab = int(whole("--pad-vocab-size-to", 1, kBig, 0));
-    m.vocab_pad_multiple = 1;
-    m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+  if (is_microsoft_deepspeed_script(args, script_file)) {
+    read_microsoft_deepspeed_arguments(args, script_file, job);
+    if (job.stack_name.empty()) job.stack_name = kMicrosoftDeepSpeedStack;  // the fork's stack where no header names one
+  } else {
+    read_bigscience_arguments(args, script_file, job);
   }
   return job;
 }

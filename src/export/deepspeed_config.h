@@ -1,9 +1,12 @@
-// DeepSpeed (0.6.5) with bigscience Megatron-DeepSpeed, as BLOOM ran it: a
-// ds_config JSON (batch, gradient accumulation, ZeRO stage, overlap, BF16) and
-// a launch script whose Megatron-DeepSpeed arguments name it with
-// --deepspeed_config. With BF16, DeepSpeed's own BF16 optimizer shards the FP32
-// states over DP (ZeRO-1's memory) under ZeRO stage 0, the only stage it
-// allows with pipeline parallelism; trainplan writes and reads it so.
+// DeepSpeed with Megatron-DeepSpeed: a ds_config JSON (batch, gradient
+// accumulation, ZeRO stage, overlap, BF16) and a launch script whose
+// pretrain_gpt.py arguments name it with --deepspeed_config. The fork follows
+// the job's stack: megatron-deepspeed-ms gets microsoft's maintained fork with
+// DeepSpeed 0.16.2 (deepspeed_ms_args.h); every other stack bigscience's, with
+// DeepSpeed 0.6.5, as BLOOM ran it. With BF16, DeepSpeed's own BF16 optimizer
+// shards the FP32 states over DP (ZeRO-1's memory) under ZeRO stage 0, the only
+// stage it allows with pipeline parallelism; trainplan writes and reads it so.
+// Reading tells the fork from the script's options.
 #pragma once
 #include <string>
 #include <vector>

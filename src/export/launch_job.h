@@ -14,7 +14,8 @@
 namespace tp::exporting {
 
 struct LaunchJob {
-  // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent.
+  // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent,
+  // except a microsoft Megatron-DeepSpeed script's stack (megatron-deepspeed-ms), told by its options.
   std::string model_name, hardware_name, stack_name;
   spec::ModelSpec model;       // the architecture (written from it; read back from the file's fields)
   bool has_architecture = false;  // on reading: the file states layers, hidden, heads and vocabulary

@@ -1,7 +1,8 @@
 // Launcher configs through the CLI (issue 14): `estimate --emit FORMAT` then
 // `estimate --from-config` on the file reproduces the Estimate, for seed 002's
 // plan on trn1 and a Llama 2 70B plan on p5.48xlarge, in every format that can
-// express them; flags that contradict the file are refused naming both;
+// express them (deepspeed: microsoft's Megatron-DeepSpeed, the 70B plan without
+// virtual stages); flags that contradict the file are refused naming both;
 // `export` converts one format into another; `search --like` ranks the file's job.
 #include <gtest/gtest.h>
 
@@ -50,6 +51,9 @@ const std::string kSeed002 =
 const std::string kLlama70bP5 =
     "--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --virtual-stages 2 --sp --seq-len 4096 "
     "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16";
+const std::string kLlama70bP5NoVirtual =
+    "--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --sp --seq-len 4096 "
+    "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16";
 
 TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   expect_round_trip(kSeed002 + " --precision bf16-sr", "nxd", "seed002.yaml");
@@ -61,6 +65,10 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   expect_round_trip("--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 2 "
                     "--seq-len 2048 --global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed",
                     "deepspeed", "bloom.sh");
+  // microsoft Megatron-DeepSpeed (stack megatron-deepspeed-ms): SP, selective recompute and Llama's architecture;
+  // DeepSpeed's pipeline engine does not interleave, so the 70B plan runs without virtual stages.
+  expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack megatron-deepspeed-ms", "deepspeed", "seed002-ds.sh");
+  expect_round_trip(kLlama70bP5NoVirtual + " --stack megatron-deepspeed-ms", "deepspeed", "l70-ds.sh");
 }
 
 TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
@@ -73,6 +81,11 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
               "--emit-to " + scratch("no-ds.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--emit deepspeed: --normalization: LayerNorm; RMSNorm is not offered"), std::string::npos) << r.out;
+  // microsoft's fork writes that plan, but not virtual stages: the stack refuses them before the writer is reached.
+  r = run_cli("estimate " + kLlama70bP5 + " --stack megatron-deepspeed-ms --emit deepspeed --emit-to " + scratch("no-vs.sh"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("megatron-deepspeed-ms"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(scratch("no-vs.sh")));
 }
 
 TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {

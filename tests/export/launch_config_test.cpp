@@ -9,6 +9,7 @@
 #include <regex>
 #include <set>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "../spec/expect_spec_error.h"
@@ -267,6 +268,159 @@ TEST(LaunchConfig, Fp8RoundTripsWhereTheStackOffersIt) {
   job.stack_name = "nemo";
   expect_same_job(job, round_trip(LaunchFormat::nemo, job, "fp8.yaml").job);
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "precision.type", "FP8");
+}
+
+}  // namespace
+}  // namespace tp::exporting
+
+namespace tp::exporting {
+namespace {
+
+// Stack megatron-deepspeed-ms: microsoft's Megatron-DeepSpeed fork. DeepSpeed's
+// pipeline engine does not interleave, so the 70B plan runs without virtual stages.
+LaunchJob llama2_70b_on_p5_microsoft_deepspeed() {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "megatron-deepspeed-ms";
+  job.plan.virtual_stages = 1;
+  return job;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(LaunchConfig, MicrosoftDeepSpeedRoundTripKeepsPlanAndArchitecture) {
+  LaunchJob job = llama2_70b_on_p5_microsoft_deepspeed();
+  const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, "ms.sh");
+  EXPECT_EQ(back.format, LaunchFormat::deepspeed);
+  expect_same_job(job, back.job);
+  ASSERT_TRUE(back.job.has_architecture);
+  const spec::ModelSpec& m = back.job.model;
+  EXPECT_EQ(m.total_parameters(), job.model.total_parameters());
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.norm, spec::NormKind::rmsnorm);
+  EXPECT_EQ(m.mlp, spec::MlpKind::swiglu);
+  EXPECT_EQ(m.position, spec::PositionKind::rotary);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_FALSE(m.bias);
+  EXPECT_FALSE(m.dropout);
+  // BF16 ZeRO-1 is DeepSpeed's BF16 optimizer, ds_config stage 0, even without pipeline parallelism.
+  job.plan.pp = 1;
+  job.plan.recompute = spec::Recompute::full;
+  expect_same_job(job, round_trip(LaunchFormat::deepspeed, job, "ms-full.sh").job);
+  EXPECT_NE(read_text(scratch("ms-full.ds_config.json")).find("\"stage\": 0"), std::string::npos);
+  job.workload.precision = spec::Precision::fp32;
+  job.plan.sp = false;
+  job.plan.recompute = spec::Recompute::none;
+  expect_same_job(job, round_trip(LaunchFormat::deepspeed, job, "ms-fp32.sh").job);
+
+  // Without trainplan's header the fork's own options name the stack.
+  std::string script = read_text(scratch("ms.sh"));
+  script.erase(script.find("# trainplan:"), script.find('\n', script.find("# trainplan:")) + 1 - script.find("# trainplan:"));
+  std::ofstream(scratch("ms-bare.sh")) << script;
+  const ReadLaunch bare = read_launch_config(scratch("ms-bare.sh").string());
+  EXPECT_EQ(bare.job.stack_name, "megatron-deepspeed-ms");
+  EXPECT_EQ(bare.job.model_name, "");
+  EXPECT_TRUE(bare.job.plan.sp);
+  EXPECT_EQ(bare.job.plan.recompute, spec::Recompute::selective);
+}
+
+// Every option written for stack megatron-deepspeed-ms exists at the pinned
+// commits. pretrain_gpt.py arguments: microsoft/Megatron-DeepSpeed@f4157bea
+// megatron/arguments.py, the add_argument line of each; --deepspeed and
+// --deepspeed_config: microsoft/DeepSpeed@v0.16.2 (b344c04d) deepspeed/__init__.py;
+// ds_config keys: the same DeepSpeed's runtime/constants.py and runtime/zero/config.py.
+TEST(LaunchConfig, MicrosoftDeepSpeedOptionsExistAtThePinnedCommits) {
+  const std::set<std::string> known = {
+      "--tensor-model-parallel-size" /*1149*/, "--pipeline-model-parallel-size" /*1154*/, "--sequence-parallel" /*972*/,
+      "--micro-batch-size" /*801*/, "--global-batch-size" /*808*/, "--seq-length" /*1278*/,
+      "--max-position-embeddings" /*630*/, "--num-layers" /*602*/, "--hidden-size" /*616*/, "--ffn-hidden-size" /*618*/,
+      "--num-attention-heads" /*621*/, "--num-key-value-heads" /*623*/, "--use-rotary-position-embeddings" /*633*/,
+      "--rotary-percent" /*638*/, "--swiglu" /*670*/, "--normalization" /*647, choices layernorm, rmsnorm*/,
+      "--untie-embeddings-and-output-weights" /*680*/, "--disable-bias-linear" /*937*/, "--attention-dropout" /*768*/,
+      "--hidden-dropout" /*770*/, "--vocab-size" /*1269*/, "--make-vocab-size-divisible-by" /*644*/, "--bf16" /*1113*/,
+      "--recompute-granularity" /*830, choices full, selective*/, "--recompute-method" /*842*/,
+      "--recompute-num-layers" /*851*/, "--deepspeed-activation-checkpointing" /*1524*/, "--zero-stage" /*1487*/,
+      // DeepSpeed v0.16.2 deepspeed/__init__.py
+      "--deepspeed" /*248*/, "--deepspeed_config" /*253*/,
+      // torch.distributed.run
+      "--nnodes", "--nproc_per_node", "--rdzv_endpoint", "--rdzv_backend"};
+  const std::set<std::string> ds_keys = {
+      "train_batch_size" /*constants.py:17*/, "train_micro_batch_size_per_gpu" /*constants.py:93*/,
+      "gradient_accumulation_steps" /*constants.py:105*/, "zero_optimization.stage" /*zero/config.py:52, 90*/,
+      "zero_optimization.overlap_comm" /*zero/config.py:133*/, "bf16.enabled" /*constants.py:123, 126*/,
+      "fp16.enabled" /*constants.py:151, 153*/};
+  const std::set<std::string> values = {"rmsnorm", "layernorm", "full", "selective", "uniform"};
+  LaunchJob job = llama2_70b_on_p5_microsoft_deepspeed();
+  for (auto precision : {spec::Precision::mixed_bf16, spec::Precision::fp32})
+    for (auto recompute : {spec::Recompute::none, spec::Recompute::selective, spec::Recompute::full})
+      for (int pp : {1, 4}) {
+        job.workload.precision = precision;
+        job.plan.recompute = recompute;
+        job.plan.pp = pp;
+        job.plan.sp = pp == 4;
+        job.model.rotary_fraction = pp == 1 ? 0.25 : 1.0;
+        const auto files = launch_files(LaunchFormat::deepspeed, job, scratch("opts.sh").string());
+        ASSERT_EQ(files.size(), 2u);
+        const ShellArgs args = parse_shell_args(files[0].text, "opts.sh");
+        for (const auto& [option, value] : args.options) {
+          EXPECT_TRUE(known.count(option)) << option << " is not a Megatron-DeepSpeed@f4157bea option";
+          if (option == "--normalization" || option == "--recompute-granularity" || option == "--recompute-method")
+            EXPECT_TRUE(values.count(value)) << option << " " << value;
+        }
+        const auto ds = nlohmann::json::parse(files[1].text);  // loads as JSON
+        for (const auto& [key, value] : ds.items()) {
+          if (value.is_object())
+            for (const auto& [inner, v] : value.items()) EXPECT_TRUE(ds_keys.count(key + "." + inner)) << key << "." << inner;
+          else
+            EXPECT_TRUE(ds_keys.count(key)) << key << " is not a DeepSpeed 0.16.2 key";
+        }
+        // BF16 rides DeepSpeed's BF16 optimizer (ZeRO stage 0 with FP32 gradient accumulation).
+        EXPECT_EQ(ds["zero_optimization"]["stage"], precision == spec::Precision::mixed_bf16 ? 0 : 1);
+      }
+}
+
+TEST(LaunchConfig, MicrosoftDeepSpeedRefusesWhatItCannotExpress) {
+  auto emit = [](const LaunchJob& job) { launch_files(LaunchFormat::deepspeed, job, "x.sh"); };
+  LaunchJob job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.plan.virtual_stages = 2;
+  expect_spec_error([&] { emit(job); }, "--num-layers-per-virtual-pipeline-stage", "does not interleave", "--emit deepspeed");
+  job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.workload.precision = spec::Precision::bf16_sr;
+  expect_spec_error([&] { emit(job); }, "bf16.enabled", "stochastic rounding", "--emit deepspeed");
+  job.workload.precision = spec::Precision::fp8;
+  expect_spec_error([&] { emit(job); }, "--fp8-hybrid", "transformer_engine", "--emit deepspeed");
+  job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.plan.overlap_tp_comm = true;
+  expect_spec_error([&] { emit(job); }, "--tp-comm-overlap", "no async TP");
+  job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.plan.zero = 2;
+  expect_spec_error([&] { emit(job); }, "zero_optimization.stage", "pipeline parallelism");
+  job.plan.pp = 1;
+  expect_spec_error([&] { emit(job); }, "zero_optimization.stage", "--no-pipeline-parallel");
+  job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.plan.tp = 16;  // 8 KV heads cannot be divided over 16 ranks
+  expect_spec_error([&] { emit(job); }, "--num-key-value-heads", "a multiple of TP");
+  job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.plan.tp = 1;
+  expect_spec_error([&] { emit(job); }, "--sequence-parallel", "TP > 1");
+
+  // Reading: one fork's options at a time, and no virtual stages.
+  const fs::path script = scratch("mixed-fork.sh");
+  std::ofstream(scratch("mixed-fork.ds_config.json")) << "{\"train_micro_batch_size_per_gpu\": 1}";
+  std::ofstream(script) << "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json --normalization rmsnorm "
+                           "--pad-vocab-size-to 32000\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--normalization", "--pad-vocab-size-to bigscience's",
+                    script.string());
+  std::ofstream(script) << "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json --swiglu "
+                           "--num-layers-per-virtual-pipeline-stage 2\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--num-layers-per-virtual-pipeline-stage",
+                    "does not interleave", script.string());
+  // Full granularity without the uniform method checkpoints nothing in the pipeline model (gpt_model.py:446-452).
+  std::ofstream(script) << "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json --swiglu "
+                           "--recompute-granularity full\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--recompute-method", "uniform", script.string());
 }
 
 }  // namespace

@@ -94,6 +94,30 @@ TEST(StackLoad, MegatronDeepSpeedAttentionIsUnfused) {
   EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // dp_bucket_mb 2000
 }
 
+// microsoft/Megatron-DeepSpeed@f4157bea with DeepSpeed 0.16.2: the BF16
+// optimizer's memory and reduction as in BLOOM's stack, plus Megatron SP and
+// selective recompute on the unfused attention path; no interleaving, no FP8.
+TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveRecompute) {
+  const Stack s = load_stack("megatron-deepspeed-ms");
+  EXPECT_TRUE(s.sequence_parallel);
+  EXPECT_TRUE(s.offers_recompute(Recompute::selective));
+  EXPECT_TRUE(s.offers_recompute(Recompute::full));
+  EXPECT_EQ(s.selective, SelectiveRecompute::attention_core);
+  EXPECT_EQ(s.attention, AttentionKernel::unfused);
+  EXPECT_TRUE(s.pipeline_1f1b);
+  EXPECT_FALSE(s.pipeline_interleaved);
+  EXPECT_EQ(s.zero_stages, (std::vector<int>{1}));
+  EXPECT_FALSE(s.fp8);
+  EXPECT_FALSE(s.tp_comm_overlap);
+  EXPECT_EQ(s.context_parallel, ContextParallel::none);
+  EXPECT_EQ(s.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 4);  // FP32 accumulation buffer of the BF16 optimizer
+  EXPECT_TRUE(s.keeps_16bit_grads);
+  EXPECT_FALSE(s.dp_overlap_grad_reduce);
+  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
+  EXPECT_DOUBLE_EQ(s.loss_bytes_per_logit, 8);
+}
+
 TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   const Stack s = load_stack("neuronx-distributed");
   EXPECT_FALSE(s.dp_overlap_grad_reduce);

@@ -1,0 +1,196 @@
+#include "export/deepspeed_ms_args.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "spec/error.h"
+
+namespace tp::exporting {
+namespace {
+
+const char* kWhere = "--emit deepspeed";
+
+[[noreturn]] void cannot(const std::string& option, const std::string& why) { throw spec::SpecError(kWhere, option, why); }
+
+// Options only one fork defines (each fork's megatron/arguments.py at the commit named).
+const char* const kBigscienceOnly[] = {"--pad-vocab-size-to", "--position-embedding-type", "--glu-activation"};
+const char* const kMicrosoftOnly[] = {"--vocab-size",
+                                      "--normalization",
+                                      "--swiglu",
+                                      "--num-key-value-heads",
+                                      "--use-rotary-position-embeddings",
+                                      "--no-position-embedding",
+                                      "--untie-embeddings-and-output-weights",
+                                      "--disable-bias-linear",
+                                      "--sequence-parallel",
+                                      "--recompute-granularity",
+                                      "--recompute-activations"};
+
+void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
+  const spec::Plan& p = job.plan;
+  const spec::ModelSpec& m = job.model;
+  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
+  if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (job.workload.precision == spec::Precision::bf16_sr)
+    cannot("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
+  if (job.workload.precision == spec::Precision::fp8)
+    cannot("--fp8-hybrid", "mixed-bf16 or fp32; FP8 needs --transformer-impl transformer_engine, which DeepSpeed's "
+                           "pipeline model (ParallelTransformerLayerPipe) does not use");
+  if (p.virtual_stages > 1)
+    cannot("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
+  if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: Megatron-DeepSpeed has no such option");
+  if (p.uneven_stages) cannot("--pipeline-model-parallel-size", "uneven pipeline stages are not exported yet");
+  if (p.cp > 1) cannot("--ds-sequence-parallel-size", "context parallel 1; DeepSpeed-Ulysses is not the ring CP planned");
+  if (p.ep > 1 || m.moe()) cannot("--num-experts", "a dense model; DeepSpeed-MoE is not exported");
+  if (m.mla()) cannot("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");
+  if (p.sp && p.tp == 1) cannot("--sequence-parallel", "TP > 1 (Megatron-DeepSpeed switches sequence parallelism off at TP 1)");
+  if (p.pp > 1 && p.zero >= 2) cannot("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
+  if (p.zero >= 2)
+    cannot("zero_optimization.stage", "ZeRO 1: ZeRO-2 and -3 need --no-pipeline-parallel and DeepSpeed's ZeRO optimizer "
+                                      "with BF16 gradient accumulation, which stack megatron-deepspeed-ms does not describe");
+  if (bf16 && p.zero == 0)
+    cannot("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
+  if (m.position == spec::PositionKind::alibi) cannot("--use-rotary-position-embeddings", "learned or rotary positions; ALiBi is not offered");
+  if (m.kv_heads % p.tp != 0)
+    cannot("--num-key-value-heads", "a multiple of TP (" + std::to_string(p.tp) + "): the fork divides KV heads over TP, " +
+                                        m.name + " has " + std::to_string(m.kv_heads));
+}
+
+}  // namespace
+
+const FormatInfo& microsoft_deepspeed_info() {
+  static const FormatInfo fork = {
+      LaunchFormat::deepspeed, "deepspeed", kMicrosoftDeepSpeedStack,
+      "DeepSpeed 0.16.2 ds_config with microsoft Megatron-DeepSpeed arguments",
+      "microsoft/DeepSpeed@b344c04df0fdf058617004924a7aaa15055dccce deepspeed/runtime/constants.py, "
+      "microsoft/Megatron-DeepSpeed@f4157bea69f3df8c6cb66f2ebcda66ba03d1288e megatron/arguments.py"};
+  return fork;
+}
+
+ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
+  refuse_what_the_fork_cannot_express(job);
+  const spec::Plan& p = job.plan;
+  const spec::ModelSpec& m = job.model;
+  ArgList a;
+  auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };
+  auto num = [&](const std::string& o, long long v) { a.number(o, v); };
+  num("--tensor-model-parallel-size", p.tp);
+  num("--pipeline-model-parallel-size", p.pp);
+  if (p.sp) arg("--sequence-parallel");
+  num("--micro-batch-size", p.micro_batch);
+  num("--global-batch-size", job.workload.global_batch_seqs);
+  num("--seq-length", job.workload.seq_len);
+  num("--max-position-embeddings", std::max(m.max_positions, job.workload.seq_len));
+  num("--num-layers", m.layers);
+  num("--hidden-size", m.hidden);
+  num("--ffn-hidden-size", m.ffn_hidden);
+  num("--num-attention-heads", m.heads);
+  if (m.kv_heads != m.heads) num("--num-key-value-heads", m.kv_heads);
+  if (m.position == spec::PositionKind::rotary) {
+    arg("--use-rotary-position-embeddings");  // turns the learned position embedding off (arguments.py:316-317)
+    if (m.rotary_fraction > 0 && m.rotary_fraction < 1) {
+      std::ostringstream f;
+      f << m.rotary_fraction;
+      arg("--rotary-percent", f.str());
+    }
+  }
+  if (m.mlp == spec::MlpKind::swiglu) arg("--swiglu");
+  arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm");
+  if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
+  if (!m.bias) arg("--disable-bias-linear");
+  if (!m.dropout) {
+    arg("--attention-dropout", "0.0");
+    arg("--hidden-dropout", "0.0");
+  }
+  num("--vocab-size", m.vocab);
+  num("--make-vocab-size-divisible-by", m.vocab_pad_multiple);
+  if (job.workload.precision == spec::Precision::mixed_bf16) arg("--bf16");
+  if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
+  if (p.recompute == spec::Recompute::full) {  // every layer: the pipeline model's checkpoint interval 1
+    arg("--recompute-granularity", "full");
+    arg("--recompute-method", "uniform");
+    num("--recompute-num-layers", 1);
+    arg("--deepspeed-activation-checkpointing");
+  }
+  num("--zero-stage", ds_stage);
+  return a;
+}
+
+bool is_microsoft_deepspeed_script(const ShellArgs& args, const std::string& file) {
+  std::string bigscience, microsoft;
+  for (const char* o : kBigscienceOnly)
+    if (args.has(o) && bigscience.empty()) bigscience = o;
+  for (const char* o : kMicrosoftOnly)
+    if (args.has(o) && microsoft.empty()) microsoft = o;
+  if (!bigscience.empty() && !microsoft.empty())
+    throw spec::SpecError(file, microsoft,
+                          "the options of one Megatron-DeepSpeed fork; " + microsoft + " is microsoft's, " + bigscience +
+                              " bigscience's");
+  return !microsoft.empty();
+}
+
+void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string& file, LaunchJob& job) {
+  constexpr long kBig = 1L << 30;
+  auto whole = [&](const std::string& o, long min, long max, long fallback) { return args.whole(o, min, max, fallback, file); };
+  spec::Plan& p = job.plan;
+  if (args.has("--num-layers-per-virtual-pipeline-stage"))
+    throw spec::SpecError(file, "--num-layers-per-virtual-pipeline-stage",
+                          "no virtual stages: DeepSpeed's pipeline engine does not interleave");
+  p.sp = args.has("--sequence-parallel") && p.tp > 1;  // the fork switches it off at TP 1
+  // As the pipeline model reads them (gpt_model.py:446-452): --checkpoint-activations first, then the granularity.
+  const std::string granularity =
+      args.has("--recompute-activations") ? "selective" : args.value("--recompute-granularity").value_or("");
+  if (!granularity.empty() && (!spec::parse_recompute(granularity, p.recompute) || p.recompute == spec::Recompute::none))
+    throw spec::SpecError(file, "--recompute-granularity", "full or selective, found '" + granularity + "'");
+  if (granularity.empty()) p.recompute = spec::Recompute::none;
+  if (args.has("--checkpoint-activations")) {
+    p.recompute = spec::Recompute::full;
+    if (whole("--checkpoint-num-layers", 1, kBig, 1) != 1)
+      throw spec::SpecError(file, "--checkpoint-num-layers", "1 (trainplan models no partial recompute)");
+  } else if (p.recompute == spec::Recompute::full && (args.value("--recompute-method").value_or("") != "uniform" ||
+                                                      whole("--recompute-num-layers", 1, kBig, 1) != 1)) {
+    throw spec::SpecError(file, "--recompute-method",
+                          "uniform with --recompute-num-layers 1 (the pipeline model checkpoints every layer; "
+                          "trainplan models no partial recompute)");
+  }
+
+  if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
+        args.has("--vocab-size")))
+    return;
+  spec::ModelSpec& m = job.model;
+  job.has_architecture = true;
+  m.name = "from " + file;
+  m.source_file = file;
+  m.source = file + " (its architecture arguments)";
+  m.layers = int(whole("--num-layers", 1, kBig, 0));
+  m.hidden = int(whole("--hidden-size", 1, kBig, 0));
+  m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
+  m.kv_heads = int(whole("--num-key-value-heads", 1, m.heads, m.heads));
+  m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
+  // The fork's defaults (arguments.py:287-296): 4h, or for SwiGLU 8h/3 rounded down to a multiple of 64.
+  m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig,
+                           m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden));
+  const std::string norm = args.value("--normalization").value_or("layernorm");
+  if (norm != "layernorm" && norm != "rmsnorm")
+    throw spec::SpecError(file, "--normalization", "layernorm or rmsnorm, found '" + norm + "'");
+  m.norm = norm == "rmsnorm" ? spec::NormKind::rmsnorm : spec::NormKind::layernorm;
+  if (args.has("--use-rotary-position-embeddings")) {
+    m.position = spec::PositionKind::rotary;
+    m.rotary_fraction = args.real("--rotary-percent", 1.0, file);
+  } else if (args.has("--no-position-embedding")) {
+    throw spec::SpecError(file, "--no-position-embedding",
+                          "learned or rotary positions (--use-rotary-position-embeddings); trainplan models no "
+                          "position-free model");
+  } else {
+    m.position = spec::PositionKind::learned;
+  }
+  m.tied_embeddings = !args.has("--untie-embeddings-and-output-weights");
+  m.bias = !args.has("--disable-bias-linear");
+  m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
+  m.vocab = int(whole("--vocab-size", 1, kBig, 0));
+  m.vocab_pad_multiple = int(whole("--make-vocab-size-divisible-by", 1, kBig, 128));
+  m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+}
+
+}  // namespace tp::exporting
