@@ -41,6 +41,9 @@ struct Stack {
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   bool sequence_parallel = true;
   bool fp8 = false;  // offers FP8 GEMMs (Precision::fp8)
+  // Under FP8, the linear GEMMs' inputs kept for the weight gradient are FP8
+  // (Transformer Engine), not BF16 (torchao re-casts in backward); optional.
+  bool fp8_saves_gemm_inputs_in_fp8 = false;
   ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
   AttentionKernel attention = AttentionKernel::flash;

@@ -69,6 +69,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
+                      "fp8_saved_gemm_inputs",
                       "context_parallel", "expert_parallel", "attention", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -103,6 +104,8 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
   s.sequence_parallel = flag(r, j, "sequence_parallel");
   s.fp8 = flag(r, j, "fp8");
+  if (r.has(j, "fp8_saved_gemm_inputs"))
+    s.fp8_saves_gemm_inputs_in_fp8 = word(r, j, "fp8_saved_gemm_inputs", {"fp8", "bf16"}) == "fp8";
   // Optional (files written before CP and EP say nothing): absent means not offered.
   if (r.has(j, "context_parallel")) {
     const std::string cp = word(r, j, "context_parallel", {"none", "p2p-ring", "all-gather-kv"});

@@ -66,6 +66,27 @@ TEST(Memory, FlashAttentionStoresNoScoreMatrix) {
   EXPECT_LT(cost::layer_activation_bytes(m, flash, long_seq, p), 4.2 * GiB);
 }
 
+// Under FP8 with Transformer Engine (stacks/megatron-lm.json, TE v2.5
+// linear.py / layernorm_linear.py) the linear GEMMs' saved inputs take one
+// byte: the two norm outputs (2h), the attention output (h) and the SwiGLU
+// output (f). Llama 2 7B as above: (2 x 4096 + 4096 + 11008) x (2 - 1) =
+// 23,296 bytes per token fewer than BF16's 131,584 + 128; a stack that keeps
+// them in BF16 (torchao) saves nothing.
+TEST(Memory, Fp8KeepsTheGemmInputsInOneByteUnderTransformerEngine) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Workload w = workload(4096, 1, spec::Precision::fp8);
+  spec::Plan p;
+  p.recompute = spec::Recompute::none;
+  const spec::Stack te = spec::load_stack("megatron-lm");
+  ASSERT_TRUE(te.fp8_saves_gemm_inputs_in_fp8);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, w, p), 4096.0 * (131584 + 128 - 23296));
+  spec::Stack torchao = te;
+  torchao.fp8_saves_gemm_inputs_in_fp8 = false;
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, torchao, w, p), 4096.0 * (131584 + 128));
+  // BF16 training under the same stack is unchanged.
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1), p), 4096.0 * (131584 + 128));
+}
+
 // torch per-op selective checkpointing (torchtitan): the layer input, the
 // attention kernel's output and every other matmul output. Llama 3 8B (h 4096,
 // kv 1024, f 14336), t 1: h + h + (6144 + 4096 + 2 x 14336 + 4096) / 2 = 29,696

@@ -299,6 +299,12 @@ TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
 
 // communicator_gib is optional: a stack file written before it keeps its
 // runtime reserve whole, with no per-communicator term.
+TEST(StackLoad, Fp8SavedInputsFollowTheFp8Library) {
+  EXPECT_TRUE(load_stack("megatron-lm").fp8_saves_gemm_inputs_in_fp8);  // Transformer Engine
+  EXPECT_TRUE(load_stack("nemo").fp8_saves_gemm_inputs_in_fp8);
+  EXPECT_FALSE(load_stack("torchtitan").fp8_saves_gemm_inputs_in_fp8);  // torchao: field absent
+}
+
 TEST(StackLoad, CommunicatorSizeIsOptional) {
   json j = shipped("megatron-lm");
   j.erase("communicator_gib");

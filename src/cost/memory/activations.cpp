@@ -5,7 +5,11 @@
 // outputs (4h), dropout masks (1 byte each, 2h) when the model uses dropout;
 // inside it Q, K, V, the attention output, the MLP's intermediates (2f GELU,
 // 3f SwiGLU), and for an unfused kernel the softmax output plus (dropout) its
-// mask and output per head and key: 34 s b h + 5 a s^2 b for GPT.
+// mask and output per head and key: 34 s b h + 5 a s^2 b for GPT. Under FP8
+// with Transformer Engine the inputs of the linear GEMMs kept for the weight
+// gradient are FP8, one byte: both norm outputs, the attention output and the
+// dense MLP's activation output (TransformerEngine v2.5 module/linear.py and
+// layernorm_linear.py: the quantized input or ln_out is what they save).
 #include <algorithm>
 
 #include "cost/memory.h"
@@ -18,6 +22,7 @@ struct PerToken {
   double inside = 0;   // elements inside it, already per TP rank
   double bytes_1 = 0;  // one-byte masks outside the region
   double scores = 0;   // elements of attention scores kept per token, per TP rank
+  double outside_gemm_inputs = 0, inside_gemm_inputs = 0;  // of those, the linear GEMMs' saved inputs
 };
 
 // Elements per token inside the TP region for MLA attention (Q and K at the
@@ -45,6 +50,9 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
   if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, t, etp, imbalance);
   if (m.dropout) x.bytes_1 = 2 * h;
+  x.outside_gemm_inputs = 2 * h;  // the norm outputs: QKV's and the MLP's input
+  x.inside_gemm_inputs = m.mla() ? heads * m.value_head_dim() : heads * d;  // the attention output
+  if (!m.moe()) x.inside_gemm_inputs += f / t;  // the dense MLP's activation output
   if (stack.attention == spec::AttentionKernel::unfused) x.scores = heads * seq * (m.dropout ? 2.5 : 1.0);
   else x.scores = heads * 2.0;  // FP32 log-sum-exp per head: 4 bytes, in 2-byte units
   return x;
@@ -59,7 +67,12 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double outside_split = p.sp ? t : 1.0;
   const double imbalance = m.routed_load(w.expert_imbalance);
   const PerToken x = no_recompute(m, stack, w.seq_len, t, p.etp > 0 ? p.etp : t, imbalance);
-  const double all = tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split);
+  // Bytes saved where FP8 stores a GEMM input in one byte instead of e.
+  const double fp8_saving = w.precision == spec::Precision::fp8 && stack.fp8_saves_gemm_inputs_in_fp8
+                                ? tokens * (x.outside_gemm_inputs / outside_split + x.inside_gemm_inputs) * (e - 1)
+                                : 0.0;
+  const double all =
+      tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split) - fp8_saving;
   switch (p.recompute) {
     case spec::Recompute::none: return all;
     case spec::Recompute::selective:
