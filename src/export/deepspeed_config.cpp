@@ -5,6 +5,7 @@
 
 #include "export/deepspeed_ms_args.h"
 #include "export/header.h"
+#include "export/megatron_args.h"
 #include "export/read_values.h"
 #include "export/shell_args.h"
 #include "spec/error.h"
@@ -54,14 +55,8 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   auto num = [&](const std::string& o, long long v) { a.number(o, v); };
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
-  num("--micro-batch-size", p.micro_batch);
-  num("--global-batch-size", job.workload.global_batch_seqs);
-  num("--seq-length", job.workload.seq_len);
-  num("--max-position-embeddings", std::max(m.max_positions, job.workload.seq_len));
-  num("--num-layers", m.layers);
-  num("--hidden-size", m.hidden);
-  num("--ffn-hidden-size", m.ffn_hidden);
-  num("--num-attention-heads", m.heads);
+  write_batch_and_sequence(a, job);
+  write_layer_shape(a, m);
   arg("--position-embedding-type", m.position == spec::PositionKind::rotary ? "rotary"
                                    : m.position == spec::PositionKind::alibi ? "alibi"
                                                                              : "absolute");
@@ -83,17 +78,8 @@ void read_bigscience_arguments(const ShellArgs& args, const std::string& file, L
   auto whole = [&](const std::string& o, long min, long max, long fallback) { return args.whole(o, min, max, fallback, file); };
   job.plan.recompute = args.has("--checkpoint-activations") ? spec::Recompute::full : spec::Recompute::none;
   job.plan.sp = false;
-  if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
-        args.has("--pad-vocab-size-to")))
-    return;
+  if (!read_architecture_head(args, file, "--pad-vocab-size-to", job)) return;
   spec::ModelSpec& m = job.model;
-  job.has_architecture = true;
-  m.name = "from " + file;
-  m.source_file = file;
-  m.source = file + " (its architecture arguments)";
-  m.layers = int(whole("--num-layers", 1, kBig, 0));
-  m.hidden = int(whole("--hidden-size", 1, kBig, 0));
-  m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
   m.kv_heads = m.heads;
   m.mlp = args.value("--glu-activation").value_or("") == "swiglu" ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
   m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 4L * m.hidden));

@@ -1,7 +1,6 @@
 #include "export/deepspeed_ms_args.h"
+#include "export/megatron_args.h"
 
-#include <algorithm>
-#include <sstream>
 
 #include "spec/error.h"
 
@@ -78,33 +77,15 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
   if (p.sp) arg("--sequence-parallel");
-  num("--micro-batch-size", p.micro_batch);
-  num("--global-batch-size", job.workload.global_batch_seqs);
-  num("--seq-length", job.workload.seq_len);
-  num("--max-position-embeddings", std::max(m.max_positions, job.workload.seq_len));
-  num("--num-layers", m.layers);
-  num("--hidden-size", m.hidden);
-  num("--ffn-hidden-size", m.ffn_hidden);
-  num("--num-attention-heads", m.heads);
+  write_batch_and_sequence(a, job);
+  write_layer_shape(a, m);
   if (m.kv_heads != m.heads) num("--num-key-value-heads", m.kv_heads);
   if (m.position == spec::PositionKind::rotary) {
     arg("--use-rotary-position-embeddings");  // turns the learned position embedding off (arguments.py:316-317)
-    if (m.rotary_fraction > 0 && m.rotary_fraction < 1) {
-      std::ostringstream f;
-      f << m.rotary_fraction;
-      arg("--rotary-percent", f.str());
-    }
+    write_rotary_percent(a, m);
   }
-  if (m.mlp == spec::MlpKind::swiglu) arg("--swiglu");
   arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm");
-  if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
-  if (!m.bias) arg("--disable-bias-linear");
-  if (!m.dropout) {
-    arg("--attention-dropout", "0.0");
-    arg("--hidden-dropout", "0.0");
-  }
-  num("--vocab-size", m.vocab);
-  num("--make-vocab-size-divisible-by", m.vocab_pad_multiple);
+  write_shared_architecture(a, m);
   if (job.workload.precision == spec::Precision::mixed_bf16) arg("--bf16");
   if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
   if (p.recompute == spec::Recompute::full) {  // every layer: the pipeline model's checkpoint interval 1
@@ -155,17 +136,8 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
                           "trainplan models no partial recompute)");
   }
 
-  if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
-        args.has("--vocab-size")))
-    return;
+  if (!read_architecture_head(args, file, "--vocab-size", job)) return;
   spec::ModelSpec& m = job.model;
-  job.has_architecture = true;
-  m.name = "from " + file;
-  m.source_file = file;
-  m.source = file + " (its architecture arguments)";
-  m.layers = int(whole("--num-layers", 1, kBig, 0));
-  m.hidden = int(whole("--hidden-size", 1, kBig, 0));
-  m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
   m.kv_heads = int(whole("--num-key-value-heads", 1, m.heads, m.heads));
   m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
   // The fork's defaults (arguments.py:287-296): 4h, or for SwiGLU 8h/3 rounded down to a multiple of 64.
@@ -185,12 +157,7 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
   } else {
     m.position = spec::PositionKind::learned;
   }
-  m.tied_embeddings = !args.has("--untie-embeddings-and-output-weights");
-  m.bias = !args.has("--disable-bias-linear");
-  m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
-  m.vocab = int(whole("--vocab-size", 1, kBig, 0));
-  m.vocab_pad_multiple = int(whole("--make-vocab-size-divisible-by", 1, kBig, 128));
-  m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+  read_shared_architecture(args, file, job);
 }
 
 }  // namespace tp::exporting

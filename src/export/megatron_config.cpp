@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "export/header.h"
+#include "export/megatron_args.h"
 #include "export/shell_args.h"
 #include "spec/error.h"
 
@@ -38,10 +39,7 @@ std::string write_megatron(const LaunchJob& job) {
   num("--pipeline-model-parallel-size", p.pp);
   if (p.virtual_stages > 1) num("--num-virtual-stages-per-pipeline-rank", p.virtual_stages);
   if (p.sp) arg("--sequence-parallel");
-  num("--micro-batch-size", p.micro_batch);
-  num("--global-batch-size", job.workload.global_batch_seqs);
-  num("--seq-length", job.workload.seq_len);
-  num("--max-position-embeddings", std::max(m.max_positions, job.workload.seq_len));
+  write_batch_and_sequence(a, job);
   if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
   if (job.workload.precision == spec::Precision::fp8) arg("--fp8-format", "hybrid");  // E4M3 forward, E5M2 gradients
   if (p.zero == 1) arg("--use-distributed-optimizer");
@@ -60,32 +58,17 @@ std::string write_megatron(const LaunchJob& job) {
     if (p.zero == 1) arg("--overlap-param-gather");
   }
   if (p.overlap_tp_comm) arg("--tp-comm-overlap");
-  num("--num-layers", m.layers);
-  num("--hidden-size", m.hidden);
-  num("--ffn-hidden-size", m.ffn_hidden);
-  num("--num-attention-heads", m.heads);
+  write_layer_shape(a, m);
   if (m.kv_heads != m.heads) {
     arg("--group-query-attention");
     num("--num-query-groups", m.kv_heads);
   }
   if (m.position == spec::PositionKind::rotary) {
     arg("--position-embedding-type", "rope");
-    if (m.rotary_fraction > 0 && m.rotary_fraction < 1) {
-      std::ostringstream f;
-      f << m.rotary_fraction;
-      arg("--rotary-percent", f.str());
-    }
+    write_rotary_percent(a, m);
   }
-  if (m.mlp == spec::MlpKind::swiglu) arg("--swiglu");
   arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "RMSNorm" : "LayerNorm");
-  if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
-  if (!m.bias) arg("--disable-bias-linear");
-  if (!m.dropout) {
-    arg("--attention-dropout", "0.0");
-    arg("--hidden-dropout", "0.0");
-  }
-  num("--vocab-size", m.vocab);
-  num("--make-vocab-size-divisible-by", m.vocab_pad_multiple);
+  write_shared_architecture(a, m);
 
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n" << header_comment(job, info(LaunchFormat::megatron));
@@ -165,15 +148,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(file, "--tp-comm-overlap", "--sequence-parallel as well");
 
   spec::ModelSpec& m = job.model;
-  if (args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
-      args.has("--vocab-size")) {
-    job.has_architecture = true;
-    m.name = "from " + file;
-    m.source_file = file;
-    m.source = file + " (its architecture arguments)";
-    m.layers = int(whole("--num-layers", 1, kBig, 0));
-    m.hidden = int(whole("--hidden-size", 1, kBig, 0));
-    m.heads = int(whole("--num-attention-heads", 1, kBig, 0));
+  if (read_architecture_head(args, file, "--vocab-size", job)) {
     m.kv_heads = args.has("--group-query-attention") ? int(whole("--num-query-groups", 1, m.heads, 1)) : m.heads;
     m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
     m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, m.mlp == spec::MlpKind::swiglu
@@ -191,12 +166,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     } else {
       throw spec::SpecError(file, "--position-embedding-type", "learned_absolute or rope, found '" + position + "'");
     }
-    m.tied_embeddings = !args.has("--untie-embeddings-and-output-weights");
-    m.bias = !args.has("--disable-bias-linear");
-    m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
-    m.vocab = int(whole("--vocab-size", 1, kBig, 0));
-    m.vocab_pad_multiple = int(whole("--make-vocab-size-divisible-by", 1, kBig, 128));
-    m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
+    read_shared_architecture(args, file, job);
   }
   return job;
 }

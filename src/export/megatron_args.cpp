@@ -1,0 +1,69 @@
+#include "export/megatron_args.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tp::exporting {
+
+void write_batch_and_sequence(ArgList& a, const LaunchJob& job) {
+  a.number("--micro-batch-size", job.plan.micro_batch);
+  a.number("--global-batch-size", job.workload.global_batch_seqs);
+  a.number("--seq-length", job.workload.seq_len);
+  a.number("--max-position-embeddings", std::max(job.model.max_positions, job.workload.seq_len));
+}
+
+void write_layer_shape(ArgList& a, const spec::ModelSpec& m) {
+  a.number("--num-layers", m.layers);
+  a.number("--hidden-size", m.hidden);
+  a.number("--ffn-hidden-size", m.ffn_hidden);
+  a.number("--num-attention-heads", m.heads);
+}
+
+void write_rotary_percent(ArgList& a, const spec::ModelSpec& m) {
+  if (m.position != spec::PositionKind::rotary || m.rotary_fraction <= 0 || m.rotary_fraction >= 1) return;
+  std::ostringstream f;
+  f << m.rotary_fraction;
+  a.text("--rotary-percent", f.str());
+}
+
+void write_shared_architecture(ArgList& a, const spec::ModelSpec& m) {
+  if (m.mlp == spec::MlpKind::swiglu) a.flag("--swiglu");
+  if (!m.tied_embeddings) a.flag("--untie-embeddings-and-output-weights");
+  if (!m.bias) a.flag("--disable-bias-linear");
+  if (!m.dropout) {
+    a.text("--attention-dropout", "0.0");
+    a.text("--hidden-dropout", "0.0");
+  }
+  a.number("--vocab-size", m.vocab);
+  a.number("--make-vocab-size-divisible-by", m.vocab_pad_multiple);
+}
+
+void read_shared_architecture(const ShellArgs& args, const std::string& file, LaunchJob& job) {
+  constexpr long kBig = 1L << 30;
+  spec::ModelSpec& m = job.model;
+  m.tied_embeddings = !args.has("--untie-embeddings-and-output-weights");
+  m.bias = !args.has("--disable-bias-linear");
+  m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
+  m.vocab = int(args.whole("--vocab-size", 1, kBig, 0, file));
+  m.vocab_pad_multiple = int(args.whole("--make-vocab-size-divisible-by", 1, kBig, 128, file));
+  m.max_positions = int(args.whole("--max-position-embeddings", 1, kBig, job.workload.seq_len, file));
+}
+
+bool read_architecture_head(const ShellArgs& args, const std::string& file, const std::string& vocab_option,
+                            LaunchJob& job) {
+  if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
+        args.has(vocab_option)))
+    return false;
+  constexpr long kBig = 1L << 30;
+  spec::ModelSpec& m = job.model;
+  job.has_architecture = true;
+  m.name = "from " + file;
+  m.source_file = file;
+  m.source = file + " (its architecture arguments)";
+  m.layers = int(args.whole("--num-layers", 1, kBig, 0, file));
+  m.hidden = int(args.whole("--hidden-size", 1, kBig, 0, file));
+  m.heads = int(args.whole("--num-attention-heads", 1, kBig, 0, file));
+  return true;
+}
+
+}  // namespace tp::exporting

@@ -1,0 +1,29 @@
+// What the Megatron-family pretrain_gpt.py scripts share (Megatron-LM,
+// bigscience and microsoft Megatron-DeepSpeed): the batch, sequence and layer
+// shape options to write, the architecture flags spelled alike, and the
+// architecture's head (layers, hidden, heads) to read back.
+#pragma once
+#include <string>
+
+#include "export/launch_job.h"
+#include "export/shell_args.h"
+
+namespace tp::exporting {
+
+// --micro-batch-size, --global-batch-size, --seq-length, --max-position-embeddings.
+void write_batch_and_sequence(ArgList& args, const LaunchJob& job);
+// --num-layers, --hidden-size, --ffn-hidden-size, --num-attention-heads.
+void write_layer_shape(ArgList& args, const spec::ModelSpec& model);
+// --rotary-percent (a partial rotary only), --swiglu, --untie-embeddings-and-output-weights,
+// --disable-bias-linear, zero dropouts, --vocab-size, --make-vocab-size-divisible-by.
+void write_rotary_percent(ArgList& args, const spec::ModelSpec& model);
+void write_shared_architecture(ArgList& args, const spec::ModelSpec& model);
+// The reverse of write_shared_architecture (less --swiglu) and --max-position-embeddings:
+// the defaults are Megatron's (tied, biased, dropout 0.1, padded to 128).
+void read_shared_architecture(const ShellArgs& args, const std::string& file, LaunchJob& job);
+// When the script states --num-layers, --hidden-size, --num-attention-heads and
+// `vocab_option`, names the model after `file` and reads those three; false otherwise.
+bool read_architecture_head(const ShellArgs& args, const std::string& file, const std::string& vocab_option,
+                            LaunchJob& job);
+
+}  // namespace tp::exporting
