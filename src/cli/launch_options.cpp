@@ -110,8 +110,9 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
   if (job.has_architecture && !s.model_spec) {
     const spec::ModelSpec named = spec::load_model(s.model);
     if (named.layers != job.model.layers || named.hidden != job.model.hidden || named.heads != job.model.heads ||
-        named.kv_heads != job.model.kv_heads || named.ffn_hidden != job.model.ffn_hidden)
-      throw spec::SpecError(file, "--num-layers/--hidden-size/--num-attention-heads/--ffn-hidden-size",
+        named.kv_heads != job.model.kv_heads || named.ffn_hidden != job.model.ffn_hidden ||
+        named.experts != job.model.experts || named.top_k != job.model.top_k)
+      throw spec::SpecError(file, "--num-layers/--hidden-size/--num-attention-heads/--ffn-hidden-size/--num-experts",
                             "the architecture of " + named.name + " (" + std::to_string(named.layers) + " layers, hidden " +
                                 std::to_string(named.hidden) + ", " + std::to_string(named.heads) +
                                 " heads), which the file contradicts");
@@ -138,6 +139,8 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
     agree(c, "--tp", p.tp, plan.tp, file, "TP");
     agree(c, "--pp", p.pp, plan.pp, file, "PP");
     agree(c, "--virtual-stages", p.virtual_stages, plan.virtual_stages, file, "virtual stages");
+    agree(c, "--cp", p.cp, plan.cp, file, "CP");
+    agree(c, "--ep", p.ep, plan.ep, file, "EP");
     agree(c, "--micro-batch", p.micro_batch, plan.micro_batch, file, "micro-batch");
     agree(c, "--zero", p.zero, plan.zero, file, "ZeRO stage");
     agree(c, "--recompute", p.recompute, recompute, file, "recompute");
@@ -145,6 +148,9 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
   p.tp = plan.tp;
   p.pp = plan.pp;
   p.virtual_stages = plan.virtual_stages;
+  p.cp = plan.cp;
+  p.ep = plan.ep;
+  p.etp = plan.etp;
   p.sp = plan.sp;
   p.micro_batch = plan.micro_batch;
   p.zero = plan.zero;

@@ -49,6 +49,8 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   if (!m.tied_embeddings) cannot("--untie-embeddings-and-output-weights", "tied embeddings; untying is not offered");
   if (!m.bias) cannot("--disable-bias-linear", "linear biases; removing them is not offered");
   if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
+  if (p.cp > 1) cannot("--context-parallel-size", "context parallel 1: Megatron-DeepSpeed (bigscience) has none");
+  if (m.moe() || m.mla()) cannot("--num-experts", "a dense model with standard attention: " + m.name + " is not offered");
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };

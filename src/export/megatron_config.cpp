@@ -31,6 +31,9 @@ std::string write_megatron(const LaunchJob& job) {
   if (p.sp && p.tp == 1) cannot("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) cannot("--tp-comm-overlap", "--sequence-parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2) cannot("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
+  if (m.mla()) cannot("--multi-latent-attention", m.name + "'s multi-latent attention is not exported yet");
+  if (m.moe() && m.first_dense_layers > 0)
+    cannot("--moe-layer-freq", "MoE in every layer; " + m.name + "'s leading dense layers are not exported yet");
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };
@@ -38,6 +41,15 @@ std::string write_megatron(const LaunchJob& job) {
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
   if (p.virtual_stages > 1) num("--num-virtual-stages-per-pipeline-rank", p.virtual_stages);
+  if (p.cp > 1) num("--context-parallel-size", p.cp);
+  if (m.moe()) {
+    num("--num-experts", m.experts);
+    num("--moe-router-topk", m.top_k);
+    num("--moe-ffn-hidden-size", m.expert_ffn_hidden);
+    if (m.shared_expert_ffn_hidden > 0) num("--moe-shared-expert-intermediate-size", m.shared_expert_ffn_hidden);
+    if (p.ep > 1) num("--expert-model-parallel-size", p.ep);
+    if (p.etp > 0 && p.etp != p.tp) num("--expert-tensor-parallel-size", p.etp);
+  }
   if (p.sp) arg("--sequence-parallel");
   write_batch_and_sequence(a, job);
   if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
@@ -108,6 +120,9 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
                                 std::to_string(p.pp) + ")");
     p.virtual_stages = int(layers / (per * p.pp));
   }
+  p.cp = int(whole("--context-parallel-size", 1, kBig, 1));
+  p.ep = int(whole("--expert-model-parallel-size", 1, kBig, 1));
+  p.etp = int(whole("--expert-tensor-parallel-size", 1, kBig, 0));  // absent: TP's degree
   p.sp = args.has("--sequence-parallel");
   p.micro_batch = int(required("--micro-batch-size", 1, kBig));
   job.workload.global_batch_seqs = whole("--global-batch-size", 1, kBig, 0);
@@ -167,6 +182,16 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
       throw spec::SpecError(file, "--position-embedding-type", "learned_absolute or rope, found '" + position + "'");
     }
     read_shared_architecture(args, file, job);
+    if (args.has("--multi-latent-attention"))
+      throw spec::SpecError(file, "--multi-latent-attention", "standard attention (MLA is not read yet)");
+    if (args.value("--moe-layer-freq").value_or("1") != "1")
+      throw spec::SpecError(file, "--moe-layer-freq", "1 (MoE in every layer; other patterns are not read yet)");
+    if (args.has("--num-experts")) {  // defaults as arguments.py gives them (topk 2, expert FFN = --ffn-hidden-size)
+      m.experts = int(whole("--num-experts", 1, kBig, 0));
+      m.top_k = int(whole("--moe-router-topk", 1, m.experts, 2));
+      m.expert_ffn_hidden = int(whole("--moe-ffn-hidden-size", 1, kBig, m.ffn_hidden));
+      m.shared_expert_ffn_hidden = int(whole("--moe-shared-expert-intermediate-size", 1, kBig, 0));
+    }
   }
   return job;
 }

@@ -68,6 +68,13 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   // microsoft Megatron-DeepSpeed (stack megatron-deepspeed-ms): SP, selective recompute and Llama's architecture;
   // DeepSpeed's pipeline engine does not interleave, so the 70B plan runs without virtual stages.
   expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack megatron-deepspeed-ms", "deepspeed", "seed002-ds.sh");
+  // Context parallel, and a MoE model with EP and expert TP 1 (Megatron-LM only).
+  expect_round_trip("--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --cp 2 --sp --seq-len 16384 "
+                    "--global-batch 256 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16 --stack megatron-lm",
+                    "megatron", "l70-cp.sh");
+  expect_round_trip("--model mixtral-8x7b --hardware p5.48xlarge --instances 8 --tp 2 --pp 2 --ep 8 --etp 1 --sp --seq-len 4096 "
+                    "--global-batch 512 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16 --stack megatron-lm",
+                    "megatron", "mixtral-ep.sh");
   expect_round_trip(kLlama70bP5NoVirtual + " --stack megatron-deepspeed-ms", "deepspeed", "l70-ds.sh");
 }
 
@@ -81,6 +88,12 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
               "--emit-to " + scratch("no-ds.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--emit deepspeed: --normalization: LayerNorm; RMSNorm is not offered"), std::string::npos) << r.out;
+  // CP is written for Megatron-LM only; the other formats say so rather than drop it.
+  r = run_cli("estimate --model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --cp 2 --sp --seq-len 16384 "
+              "--global-batch 256 --recompute selective --precision mixed-bf16 --stack nemo --emit nemo --emit-to " +
+              scratch("no-cp.yaml"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--emit nemo: model.context_parallel_size"), std::string::npos) << r.out;
   // microsoft's fork writes that plan, but not virtual stages: the stack refuses them before the writer is reached.
   r = run_cli("estimate " + kLlama70bP5 + " --stack megatron-deepspeed-ms --emit deepspeed --emit-to " + scratch("no-vs.sh"));
   EXPECT_EQ(r.code, 2) << r.out;

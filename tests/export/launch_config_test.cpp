@@ -145,6 +145,9 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       "--rotary-percent" /*1402*/, "--swiglu" /*1448*/, "--normalization" /*1430*/,
       "--untie-embeddings-and-output-weights" /*1456*/, "--disable-bias-linear" /*1906*/, "--attention-dropout" /*1665*/,
       "--hidden-dropout" /*1667*/, "--vocab-size" /*2438*/, "--make-vocab-size-divisible-by" /*1427*/, "--fp8-format" /*1179*/,
+      "--context-parallel-size" /*2384*/, "--num-experts" /*2704*/, "--moe-router-topk" /*2753*/,
+      "--moe-ffn-hidden-size" /*2714*/, "--moe-shared-expert-intermediate-size" /*2717*/,
+      "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/,
       // torchrun (torch.distributed.run)
       "--nnodes", "--nproc_per_node", "--node_rank", "--master_addr", "--master_port"};
   LaunchJob job = llama2_70b_on_p5();
@@ -156,6 +159,17 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       const ShellArgs args = parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh");
       for (const auto& [option, value] : args.options) EXPECT_TRUE(known.count(option)) << option << " is not a Megatron-LM option";
     }
+  // CP and a MoE model with EP and its own expert TP.
+  job.plan.cp = 2;
+  job.model = spec::load_model("mixtral-8x7b");
+  job.plan.ep = 8;
+  job.plan.etp = 1;
+  const ShellArgs moe = parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh");
+  for (const auto& [option, value] : moe.options) EXPECT_TRUE(known.count(option)) << option << " is not a Megatron-LM option";
+  EXPECT_EQ(moe.value("--context-parallel-size"), "2");
+  EXPECT_EQ(moe.value("--num-experts"), "8");
+  EXPECT_EQ(moe.value("--expert-model-parallel-size"), "8");
+  EXPECT_EQ(moe.value("--expert-tensor-parallel-size"), "1");
 }
 
 // NeMo 2.0.0's megatron_gpt_config.yaml (NVIDIA/NeMo@e938df32) holds every key
