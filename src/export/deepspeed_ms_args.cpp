@@ -1,7 +1,6 @@
 #include "export/deepspeed_ms_args.h"
+
 #include "export/megatron_args.h"
-
-
 #include "spec/error.h"
 
 namespace tp::exporting {
