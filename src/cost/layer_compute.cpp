@@ -58,9 +58,11 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const double qk = m.qk_head_dim(), v = m.value_head_dim(), s_local = s / cp;
   const double score_flops = b * heads * 2 * s * s * qk * causal / cp;
   const double context_flops = b * heads * 2 * s * s * v * causal / cp;
-  // The attention factor measures fused (flash) kernels; unfused attention runs
-  // as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
-  const double peak = ctx.peak_flops_per_s() * (flash ? ctx.calibration.attention_factor : 1.0);
+  // The attention factor measures FA2-class fused (flash) kernels, which a
+  // stack may outrun on some accelerators (cuDNN's on Hopper); unfused attention
+  // runs as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
+  const double flash_factor = ctx.calibration.attention_factor * ctx.stack.attention_speedup(ctx.hardware.family);
+  const double peak = ctx.peak_flops_per_s() * (flash ? flash_factor : 1.0);
   l.attention_forward_s = score_flops / (peak * ctx.calibration.gemm.at(s_local, s_local, qk)) +
                           context_flops / (peak * ctx.calibration.gemm.at(s_local, v, s_local));
   if (flash) {

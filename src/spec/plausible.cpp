@@ -62,6 +62,8 @@ void check_plausible(const Stack& s) {
   within(f, "$.communicator_gib.value", s.communicator_bytes / 1073741824.0, 0, 64, "GiB");
   within(f, "$.allocator_overhead_fraction.value", s.allocator_overhead_fraction, 0, 0.9, "");
   within(f, "$.host_overhead_s.value", s.host_overhead_s, 0, 60, "s");
+  for (const auto& [family, factor] : s.attention_speedup_by_family)
+    within(f, "$.attention_speedup.value." + family, factor, 0.25, 4, "");
 }
 
 }  // namespace tp::spec

@@ -4,6 +4,11 @@
 
 namespace tp::spec {
 
+double Stack::attention_speedup(const std::string& family) const {
+  const auto it = attention_speedup_by_family.find(family);
+  return it == attention_speedup_by_family.end() ? 1.0 : it->second;
+}
+
 bool Stack::offers_zero(int stage) const {
   return std::find(zero_stages.begin(), zero_stages.end(), stage) != zero_stages.end();
 }

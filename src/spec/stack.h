@@ -3,6 +3,7 @@
 // data: what the stack offers (ZeRO stages, schedules, recompute modes) and how
 // it behaves where stacks differ; every figure in the file carries its source.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct Stack {
   ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
   AttentionKernel attention = AttentionKernel::flash;
+  // Flash-attention speed per accelerator family over the FA2-class kernels
+  // the calibration's attention factor is fitted on (Transformer Engine's cuDNN
+  // fused attention on Hopper); optional, absent families run at 1.
+  std::map<std::string, double> attention_speedup_by_family;
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
   SelectiveRecompute selective = SelectiveRecompute::attention_core;
@@ -61,6 +66,7 @@ struct Stack {
   double allocator_overhead_fraction = 0;
   double host_overhead_s = 0;
 
+  double attention_speedup(const std::string& family) const;
   bool offers_zero(int stage) const;
   bool offers_recompute(Recompute mode) const;
   bool offers_pipeline(int pp, int virtual_stages) const;

@@ -70,7 +70,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs",
-                      "context_parallel", "expert_parallel", "attention", "loss_bytes_per_logit",
+                      "context_parallel", "expert_parallel", "attention", "attention_speedup", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
@@ -116,6 +116,12 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   if (r.has(j, "expert_parallel")) s.expert_parallel = flag(r, j, "expert_parallel");
   s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
                                                                           : AttentionKernel::unfused;
+  if (r.has(j, "attention_speedup")) {
+    const auto& by_family = behaviour(r, j, "attention_speedup");
+    if (!by_family.is_object()) r.fail("$.attention_speedup.value", "expected an object of accelerator family: factor");
+    for (const auto& [family, factor] : by_family.items())
+      s.attention_speedup_by_family[family] = r.positive(by_family, "$.attention_speedup.value", family, false);
+  }
   s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
   s.recompute_modes.clear();
   for (const std::string& mode : words(r, j, "recompute_modes", {"none", "selective", "full"})) {

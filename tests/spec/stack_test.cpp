@@ -311,6 +311,19 @@ TEST(StackLoad, CommunicatorSizeIsOptional) {
   EXPECT_DOUBLE_EQ(from(j).communicator_bytes, 0);
 }
 
+// Transformer Engine stacks run cuDNN's fused attention on Hopper (TE v2.5
+// get_attention_backend); the field is optional and checked per family.
+TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
+  EXPECT_DOUBLE_EQ(from(shipped("nemo")).attention_speedup("h100"), 1.5);
+  EXPECT_DOUBLE_EQ(from(shipped("nemo")).attention_speedup("a100"), 1.0);
+  EXPECT_DOUBLE_EQ(from(shipped("torchtitan")).attention_speedup("h100"), 1.0);
+  json j = shipped("megatron-lm");
+  j["attention_speedup"]["value"]["h100"] = 9;
+  expect_spec_error([&] { from(j); }, "$.attention_speedup.value.h100", "");
+  j["attention_speedup"]["value"] = 1.5;
+  expect_spec_error([&] { from(j); }, "$.attention_speedup.value", "object");
+}
+
 TEST(StackLoad, NegativeAmount) {
   json j = shipped("megatron-lm");
   j["dp_bucket_mb"]["value"] = -25;
