@@ -83,9 +83,9 @@ TEST(FindCalibration, DgxH100MegatronLmServesTheFamilyStackFileExactly) {
 }
 
 TEST(FindCalibration, StackWithoutAFitOnAKnownFamilyUsesTheFamilyFile) {
-  // nemo has no h100+nemo.json: the h100 family fit serves, not exact.
-  ASSERT_FALSE(shipped("h100+nemo.json"));
-  const CalibrationChoice choice = find_calibration(load_hardware("dgx-h100"), "nemo");
+  // megatron-deepspeed has no h100+megatron-deepspeed.json: the h100 family fit serves, not exact.
+  ASSERT_FALSE(shipped("h100+megatron-deepspeed.json"));
+  const CalibrationChoice choice = find_calibration(load_hardware("dgx-h100"), "megatron-deepspeed");
   EXPECT_EQ(choice.file, "data/calibration/h100.json");
   EXPECT_FALSE(choice.exact);
   EXPECT_EQ(choice.calibration.name, "h100-fitted");
@@ -122,8 +122,8 @@ TEST(FindCalibration, OwnFamilyHardwareFileIsNotExact) {
   HardwareSpec hw = load_hardware("dgx-h100");
   hw.name = "h100";
   hw.family = "h100";
-  ASSERT_FALSE(shipped("h100+nemo.json"));
-  const CalibrationChoice choice = find_calibration(hw, "nemo");
+  ASSERT_FALSE(shipped("h100+megatron-deepspeed.json"));
+  const CalibrationChoice choice = find_calibration(hw, "megatron-deepspeed");
   EXPECT_EQ(choice.file, "data/calibration/h100.json");
-  EXPECT_FALSE(choice.exact) << "h100.json is the family-wide fit, not one for nemo";
+  EXPECT_FALSE(choice.exact) << "h100.json is the family-wide fit, not one for megatron-deepspeed";
 }
