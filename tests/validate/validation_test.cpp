@@ -117,9 +117,12 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. Guards at this commit: 8.2%
-// over 170 runs, every source at most 14.9% (torchtune's one run; ms-swift
-// 13.4%), none of 468 runs that ran refused, 9 of 11 OOMs refused. (11.0%, ms-swift
+// refused, >= 90% of published OOMs refused. Guards at this commit: 8.9%
+// over 193 runs, every source at most 14.9% (torchtune's one run; bigscience's
+// 2021 V100 benchmark 14.6%, ms-swift 13.4%), none of 497 runs that ran refused,
+// 12 of 15 OOMs refused. (8.2% over 170 runs and 9 of 11 OOMs before the V100
+// table's 23 runs and 4 OOMs joined: it accepts 32 GB PP 2 MBS 16 at 31.1 GiB.
+// 11.0%, ms-swift
 // 15.4%, while a reserved or nvidia-smi reading was taken as the heavier phase
 // only, missing backward's blocks that stay cached through a step that
 // allocates temporaries; BLOOM's L10 row at DP 1, which filled its 80 GB, was
@@ -128,14 +131,14 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 // shard copies carried the allocator's 10%.)
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.memory_runs, 170);
-  EXPECT_LE(v.overall.memory_mape, 0.082);
+  EXPECT_GE(v.overall.memory_runs, 193);
+  EXPECT_LE(v.overall.memory_mape, 0.090);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
   EXPECT_EQ(v.ran_refused, 0);
-  EXPECT_GE(v.published_oom, 11);
-  EXPECT_GE(v.oom_refused, 9);
+  EXPECT_GE(v.published_oom, 15);
+  EXPECT_GE(v.oom_refused, 12);
 }
 
 // The largest component is named among what the run's counter sees, for the
