@@ -3,13 +3,13 @@
 namespace tp::cost {
 
 LayerFlops layer_forward_flops(const spec::ModelSpec& m, double tokens, int seq_len) {
-  const double h = m.hidden, kv = m.kv_hidden(), heads = m.heads;
+  const double h = m.hidden, q = m.query_hidden(), kv = m.kv_hidden(), heads = m.heads;
   const double causal = m.kind == spec::ModelKind::decoder ? (seq_len + 1.0) / (2.0 * seq_len) : 1.0;
   LayerFlops l;
   l.output_projection = 2 * tokens * heads * m.value_head_dim() * h;
   // MLA: every projection weight but the output's is one multiply-add per token.
   l.qkv = m.mla() ? 2 * tokens * (double(m.attention_parameters()) - heads * m.value_head_dim() * h)
-                  : 2 * tokens * h * (h + 2 * kv);
+                  : 2 * tokens * h * (q + 2 * kv);
   l.attention_scores = 2 * tokens * seq_len * heads * m.qk_head_dim() * causal;
   l.attention_context = 2 * tokens * seq_len * heads * m.value_head_dim() * causal;
   const double matrices = m.mlp == spec::MlpKind::swiglu ? 3 : 2;

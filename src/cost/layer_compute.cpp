@@ -18,7 +18,7 @@ void add_gemm(const StepContext& ctx, double peak, double m, double n, double k,
 
 LayerCompute layer_compute(const StepContext& ctx) {
   const spec::ModelSpec& m = ctx.model;
-  const double t = ctx.plan.tp, s = ctx.workload.seq_len, b = ctx.plan.micro_batch, cp = ctx.plan.cp;
+  const double s = ctx.workload.seq_len, b = ctx.plan.micro_batch, cp = ctx.plan.cp;
   const double h = m.hidden, d = m.head_dim(), e = ctx.element_bytes();
   const double tokens = ctx.tokens(), sp_tokens = ctx.sp_tokens();
   const double heads = ctx.heads_local(), kv = ctx.kv_heads_local();
@@ -43,7 +43,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
     gemm(tokens, h, heads * v);
   } else {
     gemm(tokens, (heads + 2 * kv) * d, h);  // fused QKV
-    gemm(tokens, h, h / t);                 // output projection
+    gemm(tokens, h, heads * d);             // output projection
   }
   mlp_compute(ctx, l);
 

@@ -17,6 +17,8 @@ void write_layer_shape(ArgList& a, const spec::ModelSpec& m) {
   a.number("--hidden-size", m.hidden);
   a.number("--ffn-hidden-size", m.ffn_hidden);
   a.number("--num-attention-heads", m.heads);
+  // Megatron takes hidden / heads unless told (arguments.py: --kv-channels).
+  if (m.explicit_head_dim > 0) a.number("--kv-channels", m.explicit_head_dim);
 }
 
 void write_rotary_percent(ArgList& a, const spec::ModelSpec& m) {
@@ -63,6 +65,10 @@ bool read_architecture_head(const ShellArgs& args, const std::string& file, cons
   m.layers = int(args.whole("--num-layers", 1, kBig, 0, file));
   m.hidden = int(args.whole("--hidden-size", 1, kBig, 0, file));
   m.heads = int(args.whole("--num-attention-heads", 1, kBig, 0, file));
+  if (args.has("--kv-channels")) {
+    const int d = int(args.whole("--kv-channels", 1, kBig, 0, file));
+    if (long(d) * m.heads != m.hidden) m.explicit_head_dim = d;
+  }
   return true;
 }
 

@@ -58,6 +58,7 @@ std::string write_nemo(const LaunchJob& job) {
   model["num_attention_heads"] = m.heads;
   if (m.kv_heads != m.heads) model["num_query_groups"] = m.kv_heads;
   else model["num_query_groups"] = YAML::Node(YAML::NodeType::Null);
+  if (m.explicit_head_dim > 0) model["kv_channels"] = m.explicit_head_dim;
   model["normalization"] = m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm";
   model["activation"] = m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu";
   model["position_embedding_type"] = m.position == spec::PositionKind::rotary ? "rope"

@@ -25,6 +25,8 @@ std::string write_nxd(const LaunchJob& job) {
   if (p.uneven_stages) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.cp > 1) throw spec::SpecError(kWhere, "distributed_strategy.context_parallel_size", "context parallel 1; CP is not exported to NxD yet");
   if (m.moe() || m.mla()) throw spec::SpecError(kWhere, "model", "a dense model with standard attention; " + m.name + " is not exported to NxD yet");
+  if (m.explicit_head_dim > 0)
+    throw spec::SpecError(kWhere, "model.num_attention_heads", "heads of hidden / heads dims; " + m.name + "'s head_dim is not exported to NxD yet");
   if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
     throw spec::SpecError(kWhere, "precision.type", "mixed_precision needs zero1 (NxD keeps FP32 master weights in the ZeRO-1 optimizer)");
 

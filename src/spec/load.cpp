@@ -207,7 +207,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   if (j.contains("architectures")) return model_from_hf_config(j, file);
   ModelSpec m;
   m.source_file = file;
-  r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "mlp", "norm",
+  r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "mlp", "norm",
                       "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "bias", "dropout", "vocab",
                       "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla"});
   m.name = r.string(j, "$", "name");
@@ -217,6 +217,8 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   m.hidden = r.positive_int(j, "$", "hidden");
   m.heads = r.positive_int(j, "$", "heads");
   m.kv_heads = r.positive_int(j, "$", "kv_heads");
+  // Optional: only where a head is not hidden / heads wide.
+  if (r.has(j, "head_dim")) m.explicit_head_dim = r.positive_int(j, "$", "head_dim");
   m.ffn_hidden = r.positive_int(j, "$", "ffn_hidden");
   m.mlp = r.choice(j, "$", "mlp", {"gelu", "swiglu"}) == "gelu" ? MlpKind::gelu : MlpKind::swiglu;
   m.norm = r.choice(j, "$", "norm", {"layernorm", "rmsnorm"}) == "layernorm" ? NormKind::layernorm : NormKind::rmsnorm;
@@ -243,9 +245,9 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   }
   if (r.has(j, "moe")) read_moe(r, j, m);
   if (r.has(j, "mla")) read_mla(r, j, m);
-  if (m.hidden % m.heads != 0 && !m.mla())
+  if (m.hidden % m.heads != 0 && !m.mla() && m.explicit_head_dim == 0)
     r.fail("$.heads", "expected heads to divide hidden (" + std::to_string(m.hidden) + " % " +
-                          std::to_string(m.heads) + " != 0)");
+                          std::to_string(m.heads) + " != 0), or a head_dim");
   if (m.heads % m.kv_heads != 0)
     r.fail("$.kv_heads", "expected kv_heads to divide heads (" + std::to_string(m.heads) + ")");
   check_plausible(m, false);
@@ -282,6 +284,17 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
     m.bias = false;
     check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
                            "shared_expert_intermediate_size", "mlp_only_layers", "num_experts"});
+  } else if (a == "Qwen3MoeForCausalLM") {
+    // transformers' configuration_qwen3_moe.py: routed experts only, no shared expert.
+    if (hf_int(r, j, "decoder_sparse_step", 1, false) != 1)
+      r.fail("$.decoder_sparse_step", "expected 1 (every layer MoE); interleaved dense layers are not modelled");
+    if (r.has(j, "mlp_only_layers") && !(j["mlp_only_layers"].is_array() && j["mlp_only_layers"].empty()))
+      r.fail("$.mlp_only_layers", "expected an empty list; dense layers among MoE layers are not modelled");
+    m.experts = r.positive_int(j, "$", "num_experts");
+    m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
+    m.expert_ffn_hidden = r.positive_int(j, "$", "moe_intermediate_size");
+    check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "moe_intermediate_size",
+                           "mlp_only_layers", "num_experts"});
   } else if (a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM") {
     if (hf_int(r, j, "moe_layer_freq", 1, false) != 1)
       r.fail("$.moe_layer_freq", "expected 1 (every layer after the first dense ones is MoE)");
@@ -320,11 +333,12 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
   const bool deepseek = a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM";
   const bool llama_like = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
-                          a == "Qwen2MoeForCausalLM" || deepseek;
+                          a == "Qwen2MoeForCausalLM" || a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek;
   const bool known = llama_like || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" || a == "BertForMaskedLM";
   if (!known)
     r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                                 "Qwen2MoeForCausalLM, DeepseekV2ForCausalLM, DeepseekV3ForCausalLM, GPTNeoXForCausalLM, "
+                                 "Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
+                                 "DeepseekV3ForCausalLM, GPTNeoXForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
   m.hidden = r.positive_int(j, "$", "hidden_size");
@@ -341,6 +355,12 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.rotary_fraction = 1.0;
     m.tied_embeddings = flag("tie_word_embeddings", false);
     m.bias = flag("attention_bias", false);
+    // Llama-family configs may state head_dim (Qwen3: always; 128 with hidden
+    // 2048 and 32 heads); MLA's head widths come from its own keys.
+    if (!deepseek && r.has(j, "head_dim") && !j["head_dim"].is_null()) {
+      const int d = r.positive_int(j, "$", "head_dim");
+      if (d * m.heads != m.hidden) m.explicit_head_dim = d;
+    }
     read_hf_moe(r, j, a, m);
   } else if (a == "GPTNeoXForCausalLM") {
     m.kind = ModelKind::decoder;
@@ -363,7 +383,8 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.type_vocab = r.positive_int(j, "$", "type_vocab_size");
     m.head_token_fraction = 0.15;  // Devlin et al. 2018: 15% of positions are masked
   }
-  if (m.hidden % m.heads != 0 && !m.mla()) r.fail("$.num_attention_heads", "expected heads to divide hidden_size");
+  if (m.hidden % m.heads != 0 && !m.mla() && m.explicit_head_dim == 0)
+    r.fail("$.num_attention_heads", "expected heads to divide hidden_size, or a head_dim");
   if (m.heads % m.kv_heads != 0) r.fail("$.num_key_value_heads", "expected kv heads to divide num_attention_heads");
   check_plausible(m, true);
   return m;

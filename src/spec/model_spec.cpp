@@ -19,8 +19,8 @@ int64_t ModelSpec::attention_parameters() const {
                        int64_t(kv_lora_rank) * n * (qk_nope_head_dim + v_head_dim);
     return q + kv + n * v_head_dim * h;
   }
-  const int64_t kv = kv_hidden();
-  return h * (h + 2 * kv) + h * h + (bias ? (h + 2 * kv) + h : 0);
+  const int64_t q = query_hidden(), kv = kv_hidden();
+  return h * (q + 2 * kv) + q * h + (bias ? (q + 2 * kv) + h : 0);
 }
 
 int64_t ModelSpec::mlp_parameters(int ffn) const {

@@ -21,6 +21,9 @@ struct ModelSpec {
   int hidden = 0;
   int heads = 0;
   int kv_heads = 0;  // == heads for multi-head attention
+  // Width of one attention head where it is not hidden / heads (Qwen3: 128
+  // with hidden 2048 and 32 heads); 0: hidden / heads.
+  int explicit_head_dim = 0;
   int ffn_hidden = 0;
   MlpKind mlp = MlpKind::gelu;
   NormKind norm = NormKind::layernorm;
@@ -79,7 +82,9 @@ struct ModelSpec {
   // Parameters a token runs through: total less the experts it is not routed to.
   int64_t active_parameters() const;
 
-  int head_dim() const { return hidden / heads; }
+  int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
+  // Widths of the queries (and of the attention output) and of K or V, over all heads.
+  int query_hidden() const { return heads * head_dim(); }
   int kv_hidden() const { return kv_heads * head_dim(); }
   // Megatron pads the vocabulary to a multiple of pad_multiple * tp.
   int64_t padded_vocab(int tp = 1) const;

@@ -48,6 +48,7 @@ void check_plausible(const ModelSpec& m, bool hf) {
   within(f, hf ? "$.num_hidden_layers" : "$.layers", m.layers, 1, 1e4, "");
   within(f, hf ? "$.hidden_size" : "$.hidden", m.hidden, 8, 1e6, "");
   within(f, hf ? "$.num_attention_heads" : "$.heads", m.heads, 1, 1e4, "");
+  if (m.explicit_head_dim > 0) within(f, "$.head_dim", m.explicit_head_dim, 8, 1024, "");
   within(f, hf ? "$.intermediate_size" : "$.ffn_hidden", m.ffn_hidden, 1, 1e7, "");
   within(f, hf ? "$.vocab_size" : "$.vocab", m.vocab, 2, 1e7, "");
   within(f, hf ? "$.max_position_embeddings" : "$.max_positions", m.max_positions, 1, 1e8, "");

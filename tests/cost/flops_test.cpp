@@ -38,6 +38,19 @@ TEST(Flops, GroupedQueryAttentionShrinksQkv) {
   EXPECT_DOUBLE_EQ(l.qkv, 2.0 * 8192 * (8192 + 2 * 1024));
 }
 
+// Heads wider than hidden / heads (Qwen3 30B-A3B: 32 x 128 = 4096 over hidden
+// 2048): QKV 2 x 2048 x (4096 + 2 x 512) and the output projection
+// 2 x 4096 x 2048 FLOPs per token, scores and context 2 x s x 4096 each.
+TEST(Flops, ExplicitHeadDimSetsTheAttentionWidths) {
+  const spec::ModelSpec m = spec::load_model("qwen3-30b-a3b");
+  const cost::LayerFlops l = cost::layer_forward_flops(m, 1, 4096);
+  const double causal = 4097.0 / 8192;
+  EXPECT_DOUBLE_EQ(l.qkv, 2.0 * 2048 * (4096 + 1024));
+  EXPECT_DOUBLE_EQ(l.output_projection, 2.0 * 4096 * 2048);
+  EXPECT_DOUBLE_EQ(l.attention_scores, 2.0 * 4096 * 4096 * causal);
+  EXPECT_DOUBLE_EQ(l.attention_context, 2.0 * 4096 * 4096 * causal);
+}
+
 TEST(Flops, ModelFlopsCloseToSixND) {
   // Kaplan et al. 2020: training FLOPs ~ 6 N D, plus attention; for llama2-7b at
   // s = 4096 the attention share adds about 6 * 2 * l * s * h / 2 per token.

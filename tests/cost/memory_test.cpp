@@ -87,6 +87,23 @@ TEST(Memory, Fp8KeepsTheGemmInputsInOneByteUnderTransformerEngine) {
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1), p), 4096.0 * (131584 + 128));
 }
 
+// The experts' grouped GEMMs save FP8 inputs too (TE v2.5 grouped_linear.py).
+// Qwen3 30B-A3B, t 1, per token: outside 4 x 2048; attention Q, K, V and output
+// (32 + 4 + 4 + 32) x 128 = 9,216; 8 routed copies of the permuted input 2048
+// and SwiGLU's 3 x 768: 34,816; the flash LSE 64 (2-byte units): 52,288
+// elements, 104,576 bytes. FP8 keeps in one byte the two norm outputs 4,096,
+// the attention output 4,096 and each copy's input and activation output
+// 8 x (2048 + 768) = 22,528: 30,720 bytes fewer.
+TEST(Memory, Fp8KeepsTheExpertGemmInputsInOneByte) {
+  const spec::ModelSpec m = spec::load_model("qwen3-30b-a3b");
+  spec::Plan p;
+  p.recompute = spec::Recompute::none;
+  const spec::Stack te = spec::load_stack("megatron-lm");
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1), p), 4096.0 * 104576);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1, spec::Precision::fp8), p),
+                   4096.0 * (104576 - 30720));
+}
+
 // torch per-op selective checkpointing (torchtitan): the layer input, the
 // attention kernel's output and every other matmul output. Llama 3 8B (h 4096,
 // kv 1024, f 14336), t 1: h + h + (6144 + 4096 + 2 x 14336 + 4096) / 2 = 29,696

@@ -63,6 +63,44 @@ TEST(MoeModel, HuggingFaceQwen2Moe) {
   EXPECT_NEAR(m.active_parameters() / 1e9, 2.7, 0.05);
 }
 
+// Qwen3 heads are 128 wide whatever the hidden size (2048 here, 32 heads): Q
+// and the attention output are 4096 wide. Per layer: attention 2048 x (4096 +
+// 2 x 512) + 4096 x 2048 = 18,874,368; 128 experts of 3 x 2048 x 768 =
+// 603,979,776; router 262,144; two RMSNorms 4,096 (QK norm left out). 48 layers:
+// 29,909,778,432 (Qwen3 model card: 29.9B non-embedding); untied embedding and
+// head 2 x 151936 x 2048 and the final norm: 30,532,110,336 (30.5B total). A
+// token runs 8 experts: 48 x 56,889,344 + 622,331,904 = 3,353,020,416 (3.3B).
+TEST(MoeModel, Qwen3MoeHeadsWiderThanHiddenOverHeads) {
+  const ModelSpec m = load_model("qwen3-30b-a3b");
+  EXPECT_EQ(m.head_dim(), 128);
+  EXPECT_EQ(m.query_hidden(), 4096);
+  EXPECT_EQ(m.attention_parameters(), 18874368LL);
+  EXPECT_EQ(m.total_parameters(), 30532110336LL);
+  EXPECT_EQ(m.active_parameters(), 3353020416LL);
+  const auto j = nlohmann::json::parse(R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048,
+    "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
+    "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+    "vocab_size": 151936, "max_position_embeddings": 40960, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    "tie_word_embeddings": false})");
+  const ModelSpec hf = model_from_json(j, "config.json");
+  EXPECT_EQ(hf.total_parameters(), m.total_parameters());
+  EXPECT_EQ(hf.active_parameters(), m.active_parameters());
+  // A head_dim equal to hidden / heads (Llama 3's configs state 128) changes nothing.
+  auto llama = nlohmann::json::parse(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 128, "vocab_size": 128256, "max_position_embeddings": 8192})");
+  EXPECT_EQ(model_from_json(llama, "config.json").explicit_head_dim, 0);
+}
+
+TEST(MoeModel, HeadDimIsCheckedWithItsPath) {
+  auto j = read_json_file(data_root() + "/models/qwen3-30b-a3b.json");
+  j["head_dim"] = 4;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.head_dim", "");
+  j.erase("head_dim");
+  j["heads"] = 30;  // 2048 % 30 != 0 and no head_dim
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.heads", "head_dim");
+}
+
 TEST(MoeModel, HuggingFaceDeepSeekV3MatchesTheDescriptor) {
   const auto j = nlohmann::json::parse(R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168,
     "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,

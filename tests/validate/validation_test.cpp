@@ -96,8 +96,9 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (13.5% overall over 401 runs, worst source
-// BLOOM 20.9%) so no change can quietly make them worse. (14.3% over 395 before
+// the figures reached at this commit (13.6% overall over 402 runs, worst source
+// BLOOM 20.9%) so no change can quietly make them worse. (13.5% over 401 before
+// Megatron-Bridge's Qwen3 30B-A3B EP 8 run joined; 14.3% over 395 before
 // Megatron-Bridge's six FP8 Llama 3 70B runs joined and the Transformer Engine
 // stacks ran cuDNN attention on Hopper at 1.5x the FA2-class kernels the fit
 // sees: Megatron-Bridge 13.4% -> 6.2%, Megatron-LM H100 10.9% -> 7.1%. 15.8% over 390
@@ -107,10 +108,10 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 // reduced FP16 gradients as DeepSpeed's ZeRO-1 does.)
 TEST(Validation, CrossSourceErrorDoesNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.timed_runs, 401);
+  EXPECT_GE(v.overall.timed_runs, 402);
   EXPECT_GE(v.by_source.size(), 12u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.135);
+  EXPECT_LE(v.overall.mape_cross_source, 0.137);
   EXPECT_LE(v.max_source_mape_cross, 0.210);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }

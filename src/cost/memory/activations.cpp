@@ -52,7 +52,17 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   if (m.dropout) x.bytes_1 = 2 * h;
   x.outside_gemm_inputs = 2 * h;  // the norm outputs: QKV's and the MLP's input
   x.inside_gemm_inputs = m.mla() ? heads * m.value_head_dim() : heads * d;  // the attention output
-  if (!m.moe()) x.inside_gemm_inputs += f / t;  // the dense MLP's activation output
+  if (!m.moe()) {
+    x.inside_gemm_inputs += f / t;  // the dense MLP's activation output
+  } else {
+    // Grouped expert GEMMs save their inputs as the dense ones do (TE v2.5
+    // grouped_linear.py: split_quantize, then save_for_backward of the FP8
+    // inputmats): each routed copy's permuted input and activation output, and
+    // the shared experts' activation output.
+    const double share = double(m.moe_layers()) / m.layers;
+    const double routed = m.top_k * imbalance * (etp * m.hidden + m.expert_ffn_hidden) / t;
+    x.inside_gemm_inputs += (1 - share) * f / t + share * (routed + m.shared_expert_ffn_hidden / t);
+  }
   if (stack.attention == spec::AttentionKernel::unfused) x.scores = heads * seq * (m.dropout ? 2.5 : 1.0);
   else x.scores = heads * 2.0;  // FP32 log-sum-exp per head: 4 bytes, in 2-byte units
   return x;
@@ -79,9 +89,9 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
       if (stack.selective == spec::SelectiveRecompute::per_op) {
         // torch per-op checkpointing keeps the layer input, the attention
         // kernel's output and every other matmul output; the rest is re-run.
-        const double h = m.hidden, f = m.ffn_hidden, kvh = m.kv_hidden();
-        const double matmul_outputs = (h + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
-        return tokens * e * (h / outside_split + h / t + 0.5 * matmul_outputs);
+        const double h = m.hidden, f = m.ffn_hidden, q = m.query_hidden(), kvh = m.kv_hidden();
+        const double matmul_outputs = (q + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
+        return tokens * e * (h / outside_split + q / t + 0.5 * matmul_outputs);
       }
       return all - tokens * x.scores * e * (stack.attention == spec::AttentionKernel::unfused ? 1.0 : 0.0);
     case spec::Recompute::full: return tokens * m.hidden * e / outside_split;  // the layer's input
