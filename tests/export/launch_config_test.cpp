@@ -90,6 +90,29 @@ TEST(LaunchConfig, MegatronRoundTripKeepsPlanAndArchitecture) {
   EXPECT_FALSE(back.job.model.dropout);
 }
 
+// Heads wider than hidden / heads travel as Megatron's --kv-channels (NeMo's
+// kv_channels); NxD has no such option and refuses.
+TEST(LaunchConfig, ExplicitHeadDimRoundTripsThroughKvChannels) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.model = spec::load_model("qwen3-30b-a3b");
+  job.model_name = "qwen3-30b-a3b";
+  job.plan.tp = 1;
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  job.plan.sp = false;
+  job.plan.ep = 8;
+  const ReadLaunch back = round_trip(LaunchFormat::megatron, job, "qwen3.sh");
+  ASSERT_TRUE(back.job.has_architecture);
+  EXPECT_EQ(back.job.model.explicit_head_dim, 128);
+  EXPECT_EQ(back.job.model.total_parameters(), job.model.total_parameters());
+
+  LaunchJob dense = llama2_70b_on_p5();
+  dense.model.explicit_head_dim = 160;
+  const std::string yaml = launch_files(LaunchFormat::nemo, dense, "x.yaml").front().text;
+  EXPECT_EQ(YAML::Load(yaml)["model"]["kv_channels"].as<int>(), 160);
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, dense, "x.yaml"); }, "model.num_attention_heads", "head_dim");
+}
+
 TEST(LaunchConfig, NemoNxdAndDeepSpeedRoundTrip) {
   LaunchJob job = llama2_70b_on_p5();
   job.stack_name = "nemo";
@@ -147,7 +170,7 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       "--hidden-dropout" /*1667*/, "--vocab-size" /*2438*/, "--make-vocab-size-divisible-by" /*1427*/, "--fp8-format" /*1179*/,
       "--context-parallel-size" /*2384*/, "--num-experts" /*2704*/, "--moe-router-topk" /*2753*/,
       "--moe-ffn-hidden-size" /*2714*/, "--moe-shared-expert-intermediate-size" /*2717*/,
-      "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/,
+      "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/, "--kv-channels" /*1378*/,
       // torchrun (torch.distributed.run)
       "--nnodes", "--nproc_per_node", "--node_rank", "--master_addr", "--master_port"};
   LaunchJob job = llama2_70b_on_p5();
@@ -186,7 +209,7 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
       "model.share_embeddings_and_output_weights", "model.bias", "model.hidden_dropout", "model.attention_dropout",
       "model.make_vocab_size_divisible_by", "model.megatron_amp_O2", "model.activations_checkpoint_granularity",
       "model.activations_checkpoint_method", "model.activations_checkpoint_num_layers", "model.ub_tp_comm_overlap",
-      "model.fsdp", "model.fsdp_sharding_strategy", "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.optim.name", "model.optim.overlap_grad_sync",
+      "model.fsdp", "model.fsdp_sharding_strategy", "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.kv_channels", "model.optim.name", "model.optim.overlap_grad_sync",
       "model.optim.overlap_param_gather", "model.optim.overlap_param_sync"};
   const std::set<std::string> nxd = {
       "name", "model_source", "trainer.devices", "trainer.num_nodes", "distributed_strategy.tensor_model_parallel_size",
