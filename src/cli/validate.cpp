@@ -92,7 +92,8 @@ int run_validate(const ValidateOptions& o) {
   const report::Table choices = choices_table(
       check_published_choices(validate::load_published_choices(o.choices.empty() ? default_choices_dir() : o.choices), v));
   std::vector<report::Table> tables = {group_table(v.by_source, "source"), group_table(v.by_stack, "stack"),
-                                       group_table(v.by_family, "accelerator family"), mape_table(v), fit_table(v),
+                                       group_table(v.by_family, "accelerator family"), group_table(v.by_kind, "kind of run"),
+                                       mape_table(v), fit_table(v),
                                        memory_table(v), unexpressed_table(v), choices, runs_table(v)};
   report::render_tables(std::cout, tables, o.format, o.document);
   std::vector<std::string> plots, errors;

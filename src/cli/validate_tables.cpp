@@ -82,6 +82,8 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
                double(g.memory_runs), percent_or_blank(g.memory_runs > 0, g.memory_mape)});
   if (what == "source")
     t.notes.push_back("memory has no fitted term: its error is the same whether or not the source is held out");
+  if (what == "kind of run")
+    t.notes.push_back("a run counts in each kind it is; 'moe, long context or fp8' gathers the three");
   return t;
 }
 

@@ -174,10 +174,11 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
     t.mape_cross_source = mean_abs(a.cross);
   }
 
-  std::map<std::string, Accumulator> source, stack, family;
+  std::map<std::string, Accumulator> source, stack, family, kind;
   Accumulator all;
   for (const RunResult& r : result.runs) {
-    Accumulator* groups[] = {&source[r.run.source_id], &stack[r.run.stack], &family[r.family], &all};
+    std::vector<Accumulator*> groups = {&source[r.run.source_id], &stack[r.run.stack], &family[r.family], &all};
+    for (const std::string& k : run_kinds(r)) groups.push_back(&kind[k]);
     for (Accumulator* g : groups) {
       if (r.timed) {
         g->in.push_back(r.error_in_sample);
@@ -202,8 +203,18 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
   }
   for (const auto& [k, a] : stack) result.by_stack[k] = summarise(a);
   for (const auto& [k, a] : family) result.by_family[k] = summarise(a);
+  for (const auto& [k, a] : kind) result.by_kind[k] = summarise(a);
   result.overall = summarise(all);
   return result;
+}
+
+std::vector<std::string> run_kinds(const RunResult& r) {
+  std::vector<std::string> kinds;
+  if (r.estimate.active_parameters < r.estimate.total_parameters) kinds.push_back("mixture of experts");
+  if (r.run.plan.cp > 1 || r.run.workload.seq_len >= 32768) kinds.push_back("long context (CP > 1 or 32k+ tokens)");
+  if (r.run.workload.precision == spec::Precision::fp8) kinds.push_back("fp8");
+  kinds.push_back(kinds.empty() ? "dense 16-bit under 32k tokens" : "moe, long context or fp8");
+  return kinds;
 }
 
 }  // namespace tp::validate

@@ -61,6 +61,8 @@ struct ValidationResult {
   std::vector<TableResult> tables;
   std::vector<FamilyFit> fits;
   std::map<std::string, GroupError> by_source, by_stack, by_family;
+  // By kind of run (run_kinds below): a run counts in each kind it is.
+  std::map<std::string, GroupError> by_kind;
   GroupError overall;
   double max_abs_error_loo = 0;
   double max_source_mape_cross = 0;  // the worst source when held out
@@ -69,6 +71,12 @@ struct ValidationResult {
   int published_oom = 0, oom_refused = 0;
   int not_expressible = 0;               // plans the model cannot run at all (listed per run)
 };
+
+// The kinds a run is, for the error of the models people train now apart
+// from the rest: "mixture of experts", "long context (CP > 1 or 32k+ tokens)",
+// "fp8", each of those also as "moe, long context or fp8", and otherwise
+// "dense 16-bit under 32k tokens".
+std::vector<std::string> run_kinds(const RunResult& r);
 
 // `start` supplies the curve shapes and unfitted fields for every family.
 // leave_one_run_out: the per-run refits (slow on a large corpus).

@@ -116,6 +116,36 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
+// A run counts in every kind it is; the three new kinds also gather together.
+TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
+  RunResult r;
+  r.estimate.total_parameters = r.estimate.active_parameters = 7e9;
+  r.run.workload.seq_len = 4096;
+  EXPECT_EQ(run_kinds(r), std::vector<std::string>{"dense 16-bit under 32k tokens"});
+  r.estimate.active_parameters = 3e9;
+  r.run.plan.cp = 2;
+  r.run.workload.precision = spec::Precision::fp8;
+  EXPECT_EQ(run_kinds(r), (std::vector<std::string>{"mixture of experts", "long context (CP > 1 or 32k+ tokens)", "fp8",
+                                                    "moe, long context or fp8"}));
+  r.run.plan.cp = 1;
+  r.run.workload.seq_len = 32768;
+  EXPECT_EQ(run_kinds(r)[1], "long context (CP > 1 or 32k+ tokens)");
+}
+
+// Issue 15's target: the published MoE, long-context and FP8 runs within 12%
+// held out. Guard at this commit: 18.7% over 38 runs; llm-foundry's 32k and
+// 64k A100 rows are 25-37% slow when llm-foundry is held out (the A100
+// attention factor then rests on torchtitan's runs), the FP8 and MoE runs 6.4%
+// and 7.8%.
+TEST(Validation, NewKindsOfRunDoNotRegress) {
+  const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
+  const GroupError& g = v.by_kind.at("moe, long context or fp8");
+  EXPECT_GE(g.timed_runs, 38);
+  EXPECT_LE(g.mape_cross_source, 0.188);
+  EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 1);
+  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 12);
+}
+
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
 // refused, >= 90% of published OOMs refused. Guards at this commit: 8.9%
