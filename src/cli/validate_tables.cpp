@@ -139,6 +139,10 @@ report::Table fit_table(const validate::ValidationResult& v) {
                number("fitted", "", 6),      number("without a source, min", "", 6),
                number("without a source, max", "", 6)};
   for (const auto& f : v.fits) {
+    if (f.in_sample.fitted_on.empty()) {  // memory-only families: nothing fitted, the priors stand
+      t.notes.push_back(f.family + ": no timed runs; the priors stand, nothing fitted");
+      continue;
+    }
     for (size_t k = 0; k < f.parameters.size(); ++k) {
       double lo = f.in_sample.values[k], hi = lo;
       for (const auto& [source, l] : f.without_source) {
