@@ -271,7 +271,7 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
     m.expert_ffn_hidden = m.ffn_hidden;  // every layer is MoE; intermediate_size is an expert's width
     check_moe(r, m, "$.", {"num_local_experts", "num_experts_per_tok", "intermediate_size", "intermediate_size",
                            "num_hidden_layers", "num_local_experts"});
-  } else if (a == "Qwen2MoeForCausalLM") {
+  } else if (a == "Qwen2MoeForCausalLM" || a == "Qwen3MoeForCausalLM") {
     if (hf_int(r, j, "decoder_sparse_step", 1, false) != 1)
       r.fail("$.decoder_sparse_step", "expected 1 (every layer MoE); interleaved dense layers are not modelled");
     if (r.has(j, "mlp_only_layers") && !(j["mlp_only_layers"].is_array() && j["mlp_only_layers"].empty()))
@@ -279,22 +279,12 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
     m.experts = r.positive_int(j, "$", "num_experts");
     m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
     m.expert_ffn_hidden = r.positive_int(j, "$", "moe_intermediate_size");
-    m.shared_expert_ffn_hidden = hf_int(r, j, "shared_expert_intermediate_size", 0);
+    // Qwen3-MoE has no shared expert (transformers' configuration_qwen3_moe.py).
+    m.shared_expert_ffn_hidden = a == "Qwen2MoeForCausalLM" ? hf_int(r, j, "shared_expert_intermediate_size", 0) : 0;
     // Qwen2-MoE has biases on Q, K and V only; they are left out (under 0.01% of the parameters).
     m.bias = false;
     check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
                            "shared_expert_intermediate_size", "mlp_only_layers", "num_experts"});
-  } else if (a == "Qwen3MoeForCausalLM") {
-    // transformers' configuration_qwen3_moe.py: routed experts only, no shared expert.
-    if (hf_int(r, j, "decoder_sparse_step", 1, false) != 1)
-      r.fail("$.decoder_sparse_step", "expected 1 (every layer MoE); interleaved dense layers are not modelled");
-    if (r.has(j, "mlp_only_layers") && !(j["mlp_only_layers"].is_array() && j["mlp_only_layers"].empty()))
-      r.fail("$.mlp_only_layers", "expected an empty list; dense layers among MoE layers are not modelled");
-    m.experts = r.positive_int(j, "$", "num_experts");
-    m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
-    m.expert_ffn_hidden = r.positive_int(j, "$", "moe_intermediate_size");
-    check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "moe_intermediate_size",
-                           "mlp_only_layers", "num_experts"});
   } else if (a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM") {
     if (hf_int(r, j, "moe_layer_freq", 1, false) != 1)
       r.fail("$.moe_layer_freq", "expected 1 (every layer after the first dense ones is MoE)");
