@@ -1,6 +1,18 @@
 #include "cost/expert_parallel.h"
 
+#include <cmath>
+
 namespace tp::cost {
+
+double instances_reached_per_token(int experts, int top_k, int instances) {
+  if (instances <= 1) return 0;
+  // Experts spread evenly: a token misses one other instance when all top_k
+  // picks fall among the experts elsewhere, C(E - E/N, k) / C(E, k).
+  const double per_instance = double(experts) / instances;
+  double miss = 1;
+  for (int i = 0; i < top_k; ++i) miss *= std::max(0.0, (experts - per_instance - i) / (experts - i));
+  return (instances - 1) * (1 - miss);
+}
 
 double dispatch_bytes(const StepContext& ctx) {
   const spec::ModelSpec& m = ctx.model;
@@ -15,7 +27,19 @@ ExpertParallelTime expert_parallel(const StepContext& ctx) {
   if (!ctx.model.moe() || (p.ep <= 1 && etp <= 1)) return t;
   const double bytes = dispatch_bytes(ctx);
   // The expert grid is ETP innermost, then EP (spec/plan.h).
-  const double a2a = ctx.cluster.all_to_all_seconds(bytes, {p.ep, etp}, p.instances, ctx.calibration.collective);
+  const net::GroupLayout grid{p.ep, etp};
+  const int devices = ctx.cluster.devices_per_instance();
+  const int spanned = p.ep * etp > devices ? p.ep * etp / devices : 1;
+  double a2a = ctx.cluster.all_to_all_seconds(bytes, grid, p.instances, ctx.calibration.collective);
+  if (ctx.stack.dispatch_once_per_instance && spanned > 1) {
+    // Every copy still reaches its expert over the fabric (sent there, or
+    // forwarded by the instance that received it); EFA carries one copy per
+    // token and other instance it reaches.
+    const spec::ModelSpec& m = ctx.model;
+    const double per_copy = bytes / m.top_k;
+    const double efa = per_copy * instances_reached_per_token(m.experts, m.top_k, spanned);
+    a2a = ctx.cluster.all_to_all_seconds(bytes * (p.ep - 1) / p.ep, efa, grid, p.instances, ctx.calibration.collective);
+  }
   // Inside expert TP, each rank gathers its group's routed tokens before the
   // experts and reduce-scatters their outputs after.
   double etp_pair = 0;

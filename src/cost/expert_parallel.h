@@ -17,6 +17,9 @@ struct ExpertParallelTime {
 // Bytes one rank sends into one dispatch (or combine) all-to-all: its routed
 // token copies (tokens after SP x top-k x the busiest rank's load) of h elements.
 double dispatch_bytes(const StepContext& ctx);
+// Other instances a token's top_k experts reach, routing uniform over `experts`
+// spread evenly over `instances`: what a once-per-instance dispatcher sends over EFA.
+double instances_reached_per_token(int experts, int top_k, int instances);
 ExpertParallelTime expert_parallel(const StepContext& ctx);
 
 }  // namespace tp::cost

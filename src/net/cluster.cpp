@@ -90,11 +90,20 @@ double Cluster::all_to_all_seconds(double bytes, GroupLayout group, int instance
            transfer_s(bytes * (n - 1) / n, all_to_all_bytes_per_s_[table_index(group)] * eff.intra_node);
   }
   const int local = members_per_instance(group);
+  return all_to_all_seconds(bytes * (local - 1) / n, bytes * (n - local) / n, group, instances, eff);
+}
+
+double Cluster::all_to_all_seconds(double fabric_bytes, double efa_bytes, GroupLayout group, int instances,
+                                   const spec::CollectiveEfficiency& eff) const {
+  check_group(fabric_bytes + efa_bytes, group, instances);
+  if (group.size == 1) return 0;
+  if (static_cast<long long>(group.size) * group.stride <= devices_)  // inside one instance: no EFA
+    return all_to_all_seconds(fabric_bytes * group.size / (group.size - 1.0), group, instances, eff);
+  const int local = members_per_instance(group);
   const double local_s =
-      local > 1 ? transfer_s(bytes * (local - 1) / n, all_to_all_bytes_per_s_[table_index({local, group.stride})] *
-                                                          eff.intra_node)
+      local > 1 ? transfer_s(fabric_bytes, all_to_all_bytes_per_s_[table_index({local, group.stride})] * eff.intra_node)
                 : 0.0;
-  const double remote_s = transfer_s(bytes * (n - local) / n, efa_bytes_per_s_ * eff.inter_node / devices_);
+  const double remote_s = transfer_s(efa_bytes, efa_bytes_per_s_ * eff.inter_node / devices_);
   return eff.step_latency_s + std::max(efa_latency_s_, fabric_latency_s_) + std::max(local_s, remote_s);
 }
 

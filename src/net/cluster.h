@@ -45,6 +45,11 @@ class Cluster {
   // sends are issued together.
   double all_to_all_seconds(double bytes, GroupLayout group, int instances,
                             const spec::CollectiveEfficiency& efficiency) const;
+  // The same exchange with the bytes a rank moves over the fabric and over EFA
+  // given apart (a dispatcher that sends a token to each remote instance once
+  // and fans it out there moves fewer bytes over EFA than it delivers).
+  double all_to_all_seconds(double fabric_bytes, double efa_bytes, GroupLayout group, int instances,
+                            const spec::CollectiveEfficiency& efficiency) const;
 
   int devices_per_instance() const { return devices_; }
   // Raw (efficiency 1) per-rank bandwidth of the concurrent groups of an

@@ -47,6 +47,10 @@ struct Stack {
   bool fp8_saves_gemm_inputs_in_fp8 = false;
   ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
+  // The MoE dispatcher sends a token once to each other instance that holds
+  // one of its experts and fans it out there (DeepEP / HybridEP), instead of
+  // one copy per expert (a plain all-to-all); optional in files.
+  bool dispatch_once_per_instance = false;
   AttentionKernel attention = AttentionKernel::flash;
   // Flash-attention speed per accelerator family over the FA2-class kernels
   // the calibration's attention factor is fitted on (Transformer Engine's cuDNN

@@ -70,7 +70,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs",
-                      "context_parallel", "expert_parallel", "attention", "attention_speedup", "loss_bytes_per_logit",
+                      "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
@@ -114,6 +114,8 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                                                  : ContextParallel::none;
   }
   if (r.has(j, "expert_parallel")) s.expert_parallel = flag(r, j, "expert_parallel");
+  if (r.has(j, "expert_dispatch"))
+    s.dispatch_once_per_instance = word(r, j, "expert_dispatch", {"all-to-all", "once-per-instance"}) == "once-per-instance";
   s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
                                                                           : AttentionKernel::unfused;
   if (r.has(j, "attention_speedup")) {

@@ -55,6 +55,50 @@ TEST(ExpertParallel, AllToAllInsideAndAcrossInstances) {
   EXPECT_NEAR(cluster.all_to_all_seconds(64e6, {16, 1}, 2, ideal), 32e6 / 50e9 + 15e-6, 1e-12);
 }
 
+// A once-per-instance dispatcher (DeepEP, HybridEP) sends each token over EFA
+// to every other instance holding one of its experts. Mixtral's 8 experts, top
+// 2, over 2 instances: both picks stay home with probability 4/8 x 3/7 = 3/14,
+// so 11/14 of a copy leaves. Qwen3's 128, top 8: 1 - prod (64 - i) / (128 - i).
+TEST(ExpertParallel, OncePerInstanceDispatchSendsOneCopyPerInstanceReached) {
+  EXPECT_DOUBLE_EQ(instances_reached_per_token(8, 2, 2), 11.0 / 14);
+  double miss = 1;
+  for (int i = 0; i < 8; ++i) miss *= (64.0 - i) / (128.0 - i);
+  EXPECT_NEAR(instances_reached_per_token(128, 8, 2), 1 - miss, 1e-12);
+  EXPECT_DOUBLE_EQ(instances_reached_per_token(128, 8, 1), 0.0);
+  // The fabric and EFA parts given apart: EP 16 over 2 p5 instances, ideal
+  // efficiencies, 8e6 bytes over EFA at 50e9 B/s per GPU outlast 14e6 on NVSwitch.
+  const net::Cluster cluster(spec::load_hardware("p5.48xlarge"));
+  spec::CollectiveEfficiency ideal;
+  ideal.intra_node = ideal.inter_node = 1;
+  ideal.step_latency_s = 0;
+  EXPECT_NEAR(cluster.all_to_all_seconds(14e6, 8e6, {16, 1}, 2, ideal), 8e6 / 50e9 + 15e-6, 1e-12);
+}
+
+// Qwen3 30B-A3B, EP 16 over two DGX H100: the nemo stack's dispatcher sends
+// about a quarter of the plain all-to-all's EFA bytes (1 copy against 4 of a
+// token's 8 for the other instance), so its exposed EP time falls.
+TEST(ExpertParallel, NemoDispatchesOncePerInstance) {
+  const spec::ModelSpec m = spec::load_model("qwen3-30b-a3b");
+  const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
+  spec::Stack nemo = spec::load_stack("nemo");
+  ASSERT_TRUE(nemo.dispatch_once_per_instance);
+  spec::Workload w;
+  w.seq_len = 4096;
+  w.global_batch_seqs = 1024;
+  w.precision = spec::Precision::fp8;
+  spec::Plan p;
+  p.instances = 2;
+  p.ep = 16;
+  p.etp = 1;
+  p.recompute = spec::Recompute::none;
+  const spec::Calibration c;
+  const double once = evaluate(m, hw, nemo, c, w, p).estimate.time.ep_comm_exposed_s;
+  nemo.dispatch_once_per_instance = false;
+  const double plain = evaluate(m, hw, nemo, c, w, p).estimate.time.ep_comm_exposed_s;
+  EXPECT_GT(once, 0);
+  EXPECT_LT(once, 0.6 * plain);
+}
+
 TEST(ExpertParallel, ExpertsShardedByEpInMemory) {
   const spec::ModelSpec m = spec::load_model("mixtral-8x7b");
   spec::Plan p = plan_of(8, 1, 1, 1, 8);

@@ -324,6 +324,16 @@ TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
   expect_spec_error([&] { from(j); }, "$.attention_speedup.value", "object");
 }
 
+// Megatron-Bridge's MoE recipes dispatch through DeepEP / HybridEP; the field
+// is optional (a plain all-to-all) and takes two words.
+TEST(StackLoad, ExpertDispatchIsOptional) {
+  EXPECT_TRUE(from(shipped("nemo")).dispatch_once_per_instance);
+  EXPECT_FALSE(from(shipped("megatron-lm")).dispatch_once_per_instance);
+  json j = shipped("nemo");
+  j["expert_dispatch"]["value"] = "deepep";
+  expect_spec_error([&] { from(j); }, "$.expert_dispatch.value", "once-per-instance");
+}
+
 TEST(StackLoad, NegativeAmount) {
   json j = shipped("megatron-lm");
   j["dp_bucket_mb"]["value"] = -25;
