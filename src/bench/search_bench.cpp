@@ -64,7 +64,20 @@ std::vector<int> powers_of_two(int last) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  int threads = 2;
+  if (argc > 2 || (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h"))) {
+    std::printf("Usage: search_bench [threads (1..256, default 2)]\n");
+    return argc > 2 ? 2 : 0;
+  }
+  if (argc == 2) {
+    char* end = nullptr;
+    const long n = std::strtol(argv[1], &end, 10);
+    if (end == argv[1] || *end != '\0' || n < 1 || n > 256) {
+      std::fprintf(stderr, "search_bench: threads: expected a whole number from 1 to 256, got '%s'\n", argv[1]);
+      return 2;
+    }
+    threads = int(n);
+  }
   spec::Stack generic;  // speed does not depend on the behaviours, only on what is offered
   run_case("llama2-70b", "trn1.32xlarge", 4096, 1024, spec::Precision::bf16_sr, generic, powers_of_two(256), threads);
   spec::Stack with_cp_ep = generic;

@@ -28,7 +28,7 @@ double StepContext::linear_peak_flops_per_s() const {
 Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
                      const spec::Calibration& calibration, const spec::Workload& workload)
     : model_(model), hardware_(hardware), stack_(stack), calibration_(calibration), workload_(workload),
-      cluster_(hardware) {
+      cluster_(hardware), attention_speedup_(stack.attention_speedup(hardware.family)) {
   if (const std::string why = spec::precision_refusal(hardware, stack, workload.precision); !why.empty())
     throw spec::SpecError("--precision", "", why);
 }
@@ -45,7 +45,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
                            c.memory_for("softmax"), c.memory_for(model_.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
                            c.memory_for("residual"), c.memory_for("optimizer")};
   const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops,
-                        parameters_per_device(model_, p), expert_parameters_per_device(model_, p)};
+                        parameters_per_device(model_, p), expert_parameters_per_device(model_, p),
+                        attention_speedup_};
 
   const LayerCompute layer = layer_compute(ctx);
   const EdgeCompute edge = edge_compute(ctx);

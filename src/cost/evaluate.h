@@ -46,6 +46,7 @@ class Evaluator {
   const spec::Calibration& calibration_;
   const spec::Workload& workload_;
   net::Cluster cluster_;
+  double attention_speedup_;  // looked up once: the stack and hardware do not change
 };
 
 Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,

@@ -61,7 +61,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // The attention factor measures FA2-class fused (flash) kernels, which a
   // stack may outrun on some accelerators (cuDNN's on Hopper); unfused attention
   // runs as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
-  const double flash_factor = ctx.calibration.attention_factor * ctx.stack.attention_speedup(ctx.hardware.family);
+  const double flash_factor = ctx.calibration.attention_factor * ctx.attention_speedup;
   const double peak = ctx.peak_flops_per_s() * (flash ? flash_factor : 1.0);
   l.attention_forward_s = score_flops / (peak * ctx.calibration.gemm.at(s_local, s_local, qk)) +
                           context_flops / (peak * ctx.calibration.gemm.at(s_local, v, s_local));

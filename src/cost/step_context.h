@@ -28,6 +28,7 @@ struct StepContext {
   const OpEfficiencies& ops;
   double params_per_device;  // of the heaviest stage, before ZeRO, routed experts excepted (cost/memory.h)
   double expert_params_per_device;  // routed experts of that stage on one device (EP x expert TP split)
+  double attention_speedup;  // the stack's flash kernel on this hardware over FA2-class ones (spec::Stack)
 
   double peak_flops_per_s() const;  // BF16 (FP32 in fp32 training): attention, head, and MFU's denominator
   // The transformer layers' linear GEMMs: FP8 under Precision::fp8, else peak_flops_per_s().

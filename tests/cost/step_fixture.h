@@ -30,7 +30,8 @@ struct StepFixture {
     const PlanProblem problem = complete_plan(model, hardware, workload, plan);
     EXPECT_EQ(problem, PlanProblem::none) << to_string(problem);
     return StepContext{model, hardware, stack, calibration, workload, plan, cluster, ops,
-                       parameters_per_device(model, plan), expert_parameters_per_device(model, plan)};
+                       parameters_per_device(model, plan), expert_parameters_per_device(model, plan),
+                       stack.attention_speedup(hardware.family)};
   }
 };
 
