@@ -216,11 +216,20 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     }
     return;
   }
+  // Stored B^T: source row j already holds column j's k pairs side by side, so whole
+  // 16-column x 16-pair blocks are word transposes (AVX-512); the rest goes word by word.
+  const bool vector = nr % 16 == 0 && cpu_has(Isa::avx512);
   for (long jr = 0; jr < nc; jr += nr, out += nr * pairs_pad) {
     const int cols = int(std::min<long>(nr, nc - jr));
+    const long full_pairs = vector ? kc / 32 * 16 : 0, full_cols = vector ? cols / 16 * 16 : 0;
+    for (long j = 0; j < full_cols; j += 16)
+      for (long q = 0; q < full_pairs; q += 16)
+        detail::transpose_16x16_words_avx512(pr.b + (j0 + jr + j) * pr.ldb + p0 + 2 * q, long(sizeof(bf16)) * pr.ldb,
+                                             out + q * nr + j, nr);
     for (int j = 0; j < cols; ++j) {
       const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
-      for (long q = 0; q < pairs; ++q) out[q * nr + j] = pair(src + 2 * q, 2 * q + 1 < kc ? src + 2 * q + 1 : &zero);
+      for (long q = j < full_cols ? full_pairs : 0; q < pairs; ++q)
+        out[q * nr + j] = pair(src + 2 * q, 2 * q + 1 < kc ? src + 2 * q + 1 : &zero);
     }
     for (int j = cols; j < nr; ++j)
       for (long q = 0; q < pairs; ++q) out[q * nr + j] = 0;
@@ -327,6 +336,10 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   float* ws = static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
+  // Untransposed A with even K already holds its k pairs side by side in each row, so
+  // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
+  // cost as much as a third of the GEMM (A re-packed once per NC block).
+  const bool a_in_place = uk.tile && pr.ta == Trans::no && pr.k % 2 == 0;
 
   // One MC block of rows (small M): B's K blocks are packed just before use, so each
   // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
@@ -348,7 +361,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
       if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
       for (long pc = 0; pc < pr.k; pc += uk.kc) {
         const long kc = std::min(uk.kc, pr.k - pc);
-        if (amx) pack_a_amx(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
+        if (a_in_place) {
+        } else if (amx) pack_a_amx(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
         else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
         const float* block = b_just_in_time ? b_pack : b_pack + panel_floats(uk, nc_pad, pc);
@@ -357,7 +371,17 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         for (long jr = 0; jr < nc_pad; jr += uk.nr)
           for (long ir = 0; ir < mc_pad; ir += uk.mr) {
             const float* a_panel = static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc);
-            if (last && uk.final)
+            if (uk.tile) {
+              detail::TileArgs t;
+              t.kc = kc;
+              t.a = a_in_place ? static_cast<const void*>(pr.a + (ic + ir) * pr.lda + pc) : a_panel;
+              t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
+              t.b = block + panel_floats(uk, jr, kc);
+              t.ws = ws + ir * ldws + jr, t.ldws = ldws, t.partial = pc > 0;
+              if (last) t.c = &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
+              t.rows = int(std::min<long>(uk.mr, mc - ir)), t.cols = int(std::min<long>(uk.nr, nc - jr));
+              uk.tile(t);
+            } else if (last && uk.final)
               uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
                        &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
                        int(std::min<long>(uk.mr, mc - ir)), int(std::min<long>(uk.nr, nc - jr)));
@@ -365,7 +389,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
               uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
           }
       }
-      if (uk.final && pr.k > 0) continue;  // C already written
+      if ((uk.final || uk.tile) && pr.k > 0) continue;  // C already written
       for (long i = ic; i < ic + mc; ++i) {
         float* row = ws + (i - ic) * ldws;
         bf16* dst = pr.c + i * pr.ldc + jc;

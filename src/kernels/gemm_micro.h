@@ -20,6 +20,23 @@ using FinalKernelFn = void (*)(long kc, const void* a, const void* b, const floa
 
 enum class Packing { fp32, bf16_pairs, amx };
 
+// One C tile for a tile kernel (BF16 pairs): `rows` x `cols` valid (the rest of the
+// MR x NR tile is neither read from A nor written), over depth kc.
+struct TileArgs {
+  long kc = 0;
+  const void* a = nullptr;  // packed A panel, or with a_row_bytes > 0 op(A)'s first row in place
+  long a_row_bytes = 0;     // in place: distance between rows (kc even: pairs never cross a row)
+  const void* b = nullptr;  // packed B panel
+  float* ws = nullptr;      // FP32 partial sums of the tile, row stride ldws
+  long ldws = 0;
+  bool partial = false;           // ws holds earlier K blocks' sums: add them
+  unsigned short* c = nullptr;    // last K block: round to BF16 into C (row stride ldc) instead of ws
+  long ldc = 0;
+  bool accumulate_c = false;      // ... adding C's old values
+  int rows = 0, cols = 0;
+};
+using TileKernelFn = void (*)(const TileArgs&);
+
 struct MicroKernel {
   int mr = 0, nr = 0;
   MicroKernelFn fn = nullptr;
@@ -29,6 +46,9 @@ struct MicroKernel {
   long kc = 256, mc = 144;
   void (*setup)() = nullptr;  // per-thread state the kernel needs (AMX tile configuration)
   FinalKernelFn final = nullptr;
+  // Optional, replaces fn and final: partial tiles without padding work, op(A) read in
+  // place (no packing) when untransposed with even K, BF16 written straight to C.
+  TileKernelFn tile = nullptr;
 };
 
 MicroKernel portable_micro_kernel();
