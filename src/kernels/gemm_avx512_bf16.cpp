@@ -17,18 +17,10 @@ namespace {
 
 constexpr int kMr = 6, kNr = 64;
 
-// Round to BF16 as tp::kernels::to_bf16 does (nearest even, NaN kept quiet), low halves out.
-TP_BF16_TARGET inline __m256i round_bf16(__m512 x) {
-  const __m512i u = _mm512_castps_si512(x);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
-  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
-  return _mm512_cvtepi32_epi16(r);
-}
-
 // The tile's sums out: to the FP32 workspace, or (last K block) plus earlier partial
-// sums and C's old values, rounded into C under a column mask.
+// sums and C's old values, rounded into C under a column mask. VCVTNE2PS2BF16 rounds to
+// nearest even and keeps NaN quiet like to_bf16, but flushes denormal results to zero
+// (Intel SDM), as VDPBF16PS already does to every product and sum.
 template <int R>
 TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][4]) {
   if (!t.c) {
@@ -41,25 +33,28 @@ TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][4]) {
       }
     return;
   }
-  __mmask16 mask[4];
-  for (int v = 0; v < 4; ++v) {
-    const int n = t.cols - 16 * v;
-    mask[v] = n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-  }
+  const int lo = t.cols < 32 ? t.cols : 32, hi = t.cols - lo;
+  const __mmask32 m0 = lo >= 32 ? ~__mmask32(0) : __mmask32((1u << lo) - 1);
+  const __mmask32 m1 = hi >= 32 ? ~__mmask32(0) : __mmask32((1u << hi) - 1);
+  if (t.partial)
 #pragma GCC unroll 6
-  for (int i = 0; i < R; ++i)
+    for (int i = 0; i < R; ++i)
 #pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) {
-      if (!mask[v]) continue;
-      __m512 x = acc[i][v];
-      if (t.partial) x = _mm512_add_ps(x, _mm512_loadu_ps(t.ws + i * t.ldws + 16 * v));
-      unsigned short* c = t.c + i * t.ldc + 16 * v;
-      if (t.accumulate_c) {
-        const __m512i old = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask[v], c));
-        x = _mm512_add_ps(x, _mm512_castsi512_ps(_mm512_slli_epi32(old, 16)));
-      }
-      _mm256_mask_storeu_epi16(c, mask[v], round_bf16(x));
+      for (int v = 0; v < 4; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(t.ws + i * t.ldws + 16 * v));
+#pragma GCC unroll 6
+  for (int i = 0; i < R; ++i) {
+    unsigned short* c = t.c + i * t.ldc;
+    if (t.accumulate_c) {
+      const __m512i old0 = _mm512_maskz_loadu_epi16(m0, c), old1 = _mm512_maskz_loadu_epi16(m1, c + 32);
+      const __m512i w[4] = {_mm512_cvtepu16_epi32(_mm512_castsi512_si256(old0)),
+                            _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(old0, 1)),
+                            _mm512_cvtepu16_epi32(_mm512_castsi512_si256(old1)),
+                            _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(old1, 1))};
+      for (int v = 0; v < 4; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_castsi512_ps(_mm512_slli_epi32(w[v], 16)));
     }
+    _mm512_mask_storeu_epi16(c, m0, (__m512i)_mm512_cvtne2ps_pbh(acc[i][1], acc[i][0]));
+    _mm512_mask_storeu_epi16(c + 32, m1, (__m512i)_mm512_cvtne2ps_pbh(acc[i][3], acc[i][2]));
+  }
 }
 
 // R rows of A: packed ([pair][kMr] words) or in place (row i at a + i * a_row_bytes).
