@@ -204,8 +204,8 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     for (long q = 0; q < pairs; ++q) {
       const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
-      if (vector && hi && nr == 32) {  // the AMX panel width: all panels of the row in one call
-        detail::interleave_panels_32_avx512(&lo->bits, &hi->bits, full / nr, out + q * nr, nr * pairs_pad);
+      if (vector && hi && nr % 32 == 0) {  // AMX and AVX-512 tile widths: all panels of the row in one call
+        detail::interleave_panels_avx512(&lo->bits, &hi->bits, full / nr, nr, out + q * nr, nr * pairs_pad);
       } else for (long jr = 0; jr < full; jr += nr) {
         std::uint32_t* dst = out + jr * pairs_pad + q * nr;
         if (vector && hi) detail::interleave_pairs_avx512(&(lo + jr)->bits, &(hi + jr)->bits, dst, nr);

@@ -61,10 +61,10 @@ void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
 void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
-// The same for `panels` whole 32-word panels: 32 BF16 of each row per panel, the
-// panel's words at out + p * panel_stride.
-void interleave_panels_32_avx512(const unsigned short* lo, const unsigned short* hi, long panels, unsigned* out,
-                                 long panel_stride);
+// The same for `panels` whole panels of `width` words (a multiple of 32): `width` BF16
+// of each row per panel, the panel's words at out + p * panel_stride.
+void interleave_panels_avx512(const unsigned short* lo, const unsigned short* hi, long panels, int width,
+                              unsigned* out, long panel_stride);
 // out[c * out_stride + r] = word c of input row r, for a 16 x 16 block of 32-bit words
 // (input rows in_stride_bytes apart, any alignment).
 void transpose_16x16_words_avx512(const void* in, long in_stride_bytes, unsigned* out, long out_stride);

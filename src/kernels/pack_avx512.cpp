@@ -68,20 +68,21 @@ TP_BF16_TARGET void transpose_pairs_16x32_avx512(const unsigned short* in, long 
 }
 
 // vpermt2w picks 16-bit elements from two registers by index (0-31: lo, 32-63: hi), so
-// each 32-word panel row is two permutes of one 64-byte load from each source row.
-TP_BF16_TARGET void interleave_panels_32_avx512(const unsigned short* lo, const unsigned short* hi, long panels,
-                                                unsigned* out, long panel_stride) {
+// every 32 words of a panel row are two permutes of one 64-byte load from each source row.
+TP_BF16_TARGET void interleave_panels_avx512(const unsigned short* lo, const unsigned short* hi, long panels,
+                                             int width, unsigned* out, long panel_stride) {
   alignas(64) unsigned short first[32], second[32];
   for (int j = 0; j < 16; ++j) {
     first[2 * j] = (unsigned short)j, first[2 * j + 1] = (unsigned short)(32 + j);
     second[2 * j] = (unsigned short)(16 + j), second[2 * j + 1] = (unsigned short)(48 + j);
   }
   const __m512i idx0 = _mm512_load_si512(first), idx1 = _mm512_load_si512(second);
-  for (long p = 0; p < panels; ++p, lo += 32, hi += 32, out += panel_stride) {
-    const __m512i l = _mm512_loadu_si512(lo), h = _mm512_loadu_si512(hi);
-    _mm512_storeu_si512(out, _mm512_permutex2var_epi16(l, idx0, h));
-    _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi16(l, idx1, h));
-  }
+  for (long p = 0; p < panels; ++p, out += panel_stride)
+    for (int w = 0; w < width; w += 32, lo += 32, hi += 32) {
+      const __m512i l = _mm512_loadu_si512(lo), h = _mm512_loadu_si512(hi);
+      _mm512_storeu_si512(out + w, _mm512_permutex2var_epi16(l, idx0, h));
+      _mm512_storeu_si512(out + w + 16, _mm512_permutex2var_epi16(l, idx1, h));
+    }
 }
 
 }  // namespace tp::kernels::detail
