@@ -12,7 +12,8 @@ namespace tp::kernels::detail {
 
 TP_BF16_TARGET void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1,
                                             unsigned* out, long n) {
-  long j = 0;
+  long j = n / 32 * 32;  // whole 32-word runs by permutes (below), the rest by widening
+  if (j) interleave_panels_avx512(r0, r1, 1, int(j), out, 0);
   // The zero-masking form: the plain one trips GCC 12's -Wmaybe-uninitialized in its own header.
   for (; j + 16 <= n; j += 16) {
     const __m512i lo = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + j)));
