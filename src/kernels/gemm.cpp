@@ -308,6 +308,10 @@ void pack_b_amx(const Problem& pr, long p0, long kc, long j0, long nc, int nr, s
     }
 }
 
+bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
+  return uk.tile && pr.ta == Trans::no && pr.k % 2 == 0;
+}
+
 // Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
 long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
   if (uk.packing == detail::Packing::amx) return rows * (round_up(kc, 32) / 2);
@@ -342,7 +346,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // Untransposed A with even K already holds its k pairs side by side in each row, so
   // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
   // cost as much as a third of the GEMM (A re-packed once per NC block).
-  const bool a_in_place = uk.tile && pr.ta == Trans::no && pr.k % 2 == 0;
+  const bool a_in_place = reads_a_in_place(pr, uk);
 
   // One MC block of rows (small M): B's K blocks are packed just before use, so each
   // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
@@ -425,25 +429,36 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
   // Split C where the threads repeat less packing: every thread packs all of op(B) it
-  // touches, and its rows of op(A) once per NC block. Splitting rows of a wide, short C
-  // (M = 256, N = 4096) would pack the whole of B twice.
+  // touches, and its rows of op(A) once per NC block (unless read in place). Splitting
+  // rows of a wide, short C (M = 256, N = 4096) would pack the whole of B twice.
   const double t_split = std::max(1, std::min(threads, pool.size()));
   const double nc_blocks = std::ceil(double(n) / double(kNcMax)), nc_blocks_split = std::ceil(double(n) / t_split / double(kNcMax));
-  const double pack_rows = double(m) / t_split * double(k) * nc_blocks + double(k) * double(n);
-  const double pack_cols = double(m) * double(k) * nc_blocks_split + double(k) * double(n) / t_split;
+  const double a_packed = reads_a_in_place(pr, uk) ? 0.0 : 1.0;
+  const double pack_rows = a_packed * double(m) / t_split * double(k) * nc_blocks + double(k) * double(n);
+  const double pack_cols = a_packed * double(m) * double(k) * nc_blocks_split + double(k) * double(n) / t_split;
   const bool split_rows = n < 2 * uk.nr || (m >= 2 * uk.mr && pack_rows <= pack_cols);
   const long unit = split_rows ? uk.mr : uk.nr, extent = split_rows ? m : n;
   const long tiles = (extent + unit - 1) / unit;
   threads = int(std::min<long>(threads, tiles));
   // Tiny problems are not worth waking a thread.
   if (2.0 * double(m) * double(n) * double(k) < 2e6) threads = 1;
-  const long per_task = (tiles + threads - 1) / threads * unit;
-  pool.run(threads, [&](int t) {
+  // Up to four tasks per thread, taken one at a time: a thread that starts late (its CPU
+  // busy with another process, or halted and slow to wake) leaves its share to the others
+  // instead of holding up the call. Each task repeats the packing of the operand all tasks
+  // share (op(B) across row tasks, op(A) across column tasks), so a task keeps at least
+  // 32 row tiles (192 rows) or 4 column tiles (256 columns) at 6x64.
+  long tasks = threads;
+  if (threads > 1) {
+    const long task_tiles = split_rows ? std::max(1l, 192l / uk.mr) : std::max(1l, 256l / uk.nr);
+    tasks = std::clamp(tiles / task_tiles, long(threads), 4l * threads);
+  }
+  const long per_task = (tiles + tasks - 1) / tasks * unit;
+  pool.run(int(tasks), [&](int t) {
     const long lo = t * per_task, hi = std::min(extent, lo + per_task);
     if (lo >= hi) return;
     if (split_rows) gemm_block(pr, uk, lo, hi, 0, n);
     else gemm_block(pr, uk, 0, m, lo, hi);
-  });
+  }, threads);
 }
 
 }  // namespace tp::kernels
