@@ -375,26 +375,30 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         const float* block = b_just_in_time ? b_pack : b_pack + panel_floats(uk, nc_pad, pc);
         if (b_just_in_time) pack_b_block(pc, jc, nc, b_pack);
         const bool last = pc + kc >= pr.k;
-        for (long jr = 0; jr < nc_pad; jr += uk.nr)
+        for (long jr = 0; jr < nc_pad; jr += uk.nr) {
+          if (uk.tile) {  // the whole column of tiles in one call
+            detail::TileArgs t;
+            t.kc = kc;
+            t.a = a_in_place ? static_cast<const void*>(pr.a + ic * pr.lda + pc) : a_pack;
+            t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
+            t.a_tile_bytes = a_in_place ? uk.mr * t.a_row_bytes : long(sizeof(float)) * panel_floats(uk, uk.mr, kc);
+            t.b = block + panel_floats(uk, jr, kc);
+            t.ws = ws + jr, t.ldws = ldws, t.partial = pc > 0;
+            if (last) t.c = &(pr.c + ic * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
+            t.rows = int(mc), t.cols = int(std::min<long>(uk.nr, nc - jr));
+            uk.tile(t);
+            continue;
+          }
           for (long ir = 0; ir < mc_pad; ir += uk.mr) {
             const float* a_panel = static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc);
-            if (uk.tile) {
-              detail::TileArgs t;
-              t.kc = kc;
-              t.a = a_in_place ? static_cast<const void*>(pr.a + (ic + ir) * pr.lda + pc) : a_panel;
-              t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
-              t.b = block + panel_floats(uk, jr, kc);
-              t.ws = ws + ir * ldws + jr, t.ldws = ldws, t.partial = pc > 0;
-              if (last) t.c = &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
-              t.rows = int(std::min<long>(uk.mr, mc - ir)), t.cols = int(std::min<long>(uk.nr, nc - jr));
-              uk.tile(t);
-            } else if (last && uk.final)
+            if (last && uk.final)
               uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
                        &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
                        int(std::min<long>(uk.mr, mc - ir)), int(std::min<long>(uk.nr, nc - jr)));
             else
               uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
           }
+        }
       }
       if ((uk.final || uk.tile) && pr.k > 0) continue;  // C already written
       for (long i = ic; i < ic + mc; ++i) {

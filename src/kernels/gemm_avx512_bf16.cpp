@@ -64,6 +64,9 @@ TP_BF16_TARGET void tile(const TileArgs& t) {
   const long rs = kInPlace ? t.a_row_bytes : 4;
   constexpr long step = kInPlace ? 4 : 4 * kMr;
   const __m512i* b = static_cast<const __m512i*>(t.b);
+  if (t.partial)  // the earlier sums come from L2 or beyond: start them on their way now
+    for (int i = 0; i < R; ++i)
+      for (int v = 0; v < 4; ++v) _mm_prefetch(reinterpret_cast<const char*>(t.ws + i * t.ldws + 16 * v), _MM_HINT_T0);
   __m512 acc[R][4];
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = _mm512_setzero_ps();
   const long pairs = (t.kc + 1) / 2;
@@ -99,7 +102,20 @@ void tile_rows(const TileArgs& t) {
   }
 }
 
-void tile_any(const TileArgs& t) { return t.a_row_bytes > 0 ? tile_rows<true>(t) : tile_rows<false>(t); }
+template <bool kInPlace>
+void tile_column(const TileArgs& t) {
+  TileArgs u = t;
+  for (int r = 0; r < t.rows; r += kMr) {
+    u.rows = t.rows - r < kMr ? t.rows - r : kMr;
+    u.a = static_cast<const char*>(t.a) + r / kMr * t.a_tile_bytes;
+    u.ws = t.ws + r * t.ldws;
+    u.c = t.c ? t.c + r * t.ldc : nullptr;
+    if (u.rows == kMr) tile<kMr, kInPlace>(u);
+    else tile_rows<kInPlace>(u);
+  }
+}
+
+void tile_any(const TileArgs& t) { return t.a_row_bytes > 0 ? tile_column<true>(t) : tile_column<false>(t); }
 
 }  // namespace
 

@@ -20,12 +20,14 @@ using FinalKernelFn = void (*)(long kc, const void* a, const void* b, const floa
 
 enum class Packing { fp32, bf16_pairs, amx };
 
-// One C tile for a tile kernel (BF16 pairs): `rows` x `cols` valid (the rest of the
-// MR x NR tile is neither read from A nor written), over depth kc.
+// A column of C tiles for a tile kernel (BF16 pairs): `rows` (any number, MR at a time)
+// x `cols` (<= NR) valid, over depth kc; rows and columns past them are neither read from
+// A nor written.
 struct TileArgs {
   long kc = 0;
-  const void* a = nullptr;  // packed A panel, or with a_row_bytes > 0 op(A)'s first row in place
+  const void* a = nullptr;  // packed A panels, or with a_row_bytes > 0 op(A)'s first row in place
   long a_row_bytes = 0;     // in place: distance between rows (kc even: pairs never cross a row)
+  long a_tile_bytes = 0;    // distance between the A of consecutive MR-row tiles
   const void* b = nullptr;  // packed B panel
   float* ws = nullptr;      // FP32 partial sums of the tile, row stride ldws
   long ldws = 0;
