@@ -446,15 +446,16 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   threads = int(std::min<long>(threads, tiles));
   // Tiny problems are not worth waking a thread.
   if (2.0 * double(m) * double(n) * double(k) < 2e6) threads = 1;
-  // Up to four tasks per thread, taken one at a time: a thread that starts late (its CPU
+  // Up to eight tasks per thread, taken one at a time: a thread that starts late (its CPU
   // busy with another process, or halted and slow to wake) leaves its share to the others
   // instead of holding up the call. Each task repeats the packing of the operand all tasks
-  // share (op(B) across row tasks, op(A) across column tasks), so a task keeps at least
-  // 32 row tiles (192 rows) or 4 column tiles (256 columns) at 6x64.
+  // share (op(B) across row tasks, op(A) across column tasks unless read in place), so a
+  // task keeps at least 32 row tiles (192 rows at 6x64) or, with op(A) packed, 4 column
+  // tiles (256 columns).
   long tasks = threads;
   if (threads > 1) {
-    const long task_tiles = split_rows ? std::max(1l, 192l / uk.mr) : std::max(1l, 256l / uk.nr);
-    tasks = std::clamp(tiles / task_tiles, long(threads), 4l * threads);
+    const long task_tiles = split_rows ? std::max(1l, 192l / uk.mr) : a_packed > 0 ? std::max(1l, 256l / uk.nr) : 1l;
+    tasks = std::clamp(tiles / task_tiles, long(threads), 8l * threads);
   }
   const long per_task = (tiles + tasks - 1) / tasks * unit;
   pool.run(int(tasks), [&](int t) {
