@@ -129,9 +129,18 @@ void pack_a_pairs(const Problem& pr, long i0, long mc, long p0, long kc, int mr,
     zeros.assign(static_cast<size_t>(mc), bf16{});
     const long panel = mr * pairs;
     const bool vector = cpu_has(Isa::avx512_bf16);
+    // Each source row is a short piece (mc BF16) a whole row length from the last, which the
+    // hardware prefetchers do not follow: fetch the pieces a few pairs ahead (a tenth of the
+    // time of TN 4096,1024,512 went to waiting on them).
+    constexpr long kAhead = 8;
     for (long q = 0; q < pairs; ++q) {
       const bf16* lo = pr.a + (p0 + 2 * q) * pr.lda + i0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.lda : zeros.data();
+      if (2 * (q + kAhead) + 1 < kc)
+        for (long i = 0; i < mc; i += 32) {
+          __builtin_prefetch(lo + 2 * kAhead * pr.lda + i);
+          __builtin_prefetch(lo + (2 * kAhead + 1) * pr.lda + i);
+        }
       if (vector) detail::interleave_pairs_avx512(&lo->bits, &hi->bits, row.data(), mc);
       else for (long i = 0; i < mc; ++i) row[static_cast<size_t>(i)] = pair(lo + i, hi + i);
       std::fill(row.begin() + mc, row.end(), 0u);
