@@ -339,16 +339,27 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   const bool amx = uk.packing == detail::Packing::amx;
   // Whole K blocks are multiples of 32, so only the last one pads (to 32 for AMX, to a pair otherwise).
   const long k_pad = round_up(std::max(pr.k, 1l), amx ? 32 : 2);
-  // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
-  const long nc_max = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
-  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
-  const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   // Equal MC blocks (in whole micro-tiles): M = 256 as 192 + 64 left a short block
   // that reused each B panel a third as often.
   const long m_tiles = (m1 - m0 + uk.mr - 1) / uk.mr, blocks = (m_tiles * uk.mr + uk.mc - 1) / uk.mc;
-  const long mc_max = (m_tiles + blocks - 1) / blocks * uk.mr;
+  long mc_max = (m_tiles + blocks - 1) / blocks * uk.mr;
+  // Deep K and at most three MC blocks of rows: all rows as one block instead, so B is
+  // packed one K block at a time (below). Packed whole, k x NC (8 MiB at K = 4096) went
+  // out to memory and came back once per MC block; the price, a rows x NC FP32 workspace
+  // swept once per K block, measured smaller (NT 512,1024,4096: 0.93 -> 0.98 of oneDNN).
+  if (uk.tile && pr.k >= 2048 && blocks <= 3) mc_max = m_tiles * uk.mr;
+  // One MC block of rows (small M): B's K blocks are packed just before use, so each
+  // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
+  // at K = 4096) streaming out to memory and back.
+  const bool b_just_in_time = m1 - m0 <= mc_max;
+  // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
+  const long nc_max =
+      b_just_in_time ? kNcMax : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
+  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
+  const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   void* a_pack = a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
-  float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, k_pad))));
+  const long b_depth = b_just_in_time ? std::min(k_pad, uk.kc) : k_pad;  // packed B: one K block or all
+  float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, b_depth))));
   float* ws = static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
@@ -357,10 +368,6 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // cost as much as a third of the GEMM (A re-packed once per NC block).
   const bool a_in_place = reads_a_in_place(pr, uk);
 
-  // One MC block of rows (small M): B's K blocks are packed just before use, so each
-  // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
-  // at K = 4096) streaming out to memory and back.
-  const bool b_just_in_time = m1 - m0 <= mc_max;
   auto pack_b_block = [&](long pc, long jc, long nc, float* block) {
     const long kc = std::min(uk.kc, pr.k - pc);
     if (amx) pack_b_amx(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));

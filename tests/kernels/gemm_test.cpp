@@ -81,6 +81,9 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
     check_gemm(Trans::no, Trans::yes, 37, 70, 610, isa, 2);
     check_gemm(Trans::yes, Trans::yes, 50, 100, 96, isa, 1);
     check_gemm(Trans::no, Trans::no, 13, 64, 512, isa, 1, true);
+    // K >= 2048 with up to three MC blocks of rows: all rows as one block, B packed per K block.
+    check_gemm(Trans::no, Trans::yes, 400, 100, 2050, isa, 1);
+    check_gemm(Trans::yes, Trans::no, 301, 70, 2048, isa, 1, true);
   }
 }
 
