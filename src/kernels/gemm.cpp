@@ -333,7 +333,10 @@ long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
 // whole K loop and are rounded to BF16 as soon as they are complete. (Sweeping a
 // whole-M FP32 workspace once per KC step, as a first version did, streamed 17 MB
 // through DRAM per step at M = N = 2048 and halved the speed.)
-void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1) {
+// With sums32 (tile kernels only, all rows one MC block and all columns one NC block):
+// the FP32 sums go there (row stride round_up(n1 - n0, NR) + 16) instead of C.
+void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1,
+                float* sums32 = nullptr) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
   if (uk.setup) uk.setup();
   const bool amx = uk.packing == detail::Packing::amx;
@@ -360,7 +363,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   void* a_pack = a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
   const long b_depth = b_just_in_time ? std::min(k_pad, uk.kc) : k_pad;  // packed B: one K block or all
   float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, b_depth))));
-  float* ws = static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
+  float* ws = sums32 ? sums32 : static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
   // Untransposed A with even K already holds its k pairs side by side in each row, so
@@ -400,7 +403,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
             t.a_tile_bytes = a_in_place ? uk.mr * t.a_row_bytes : long(sizeof(float)) * panel_floats(uk, uk.mr, kc);
             t.b = block + panel_floats(uk, jr, kc);
             t.ws = ws + jr, t.ldws = ldws, t.partial = pc > 0;
-            if (last) t.c = &(pr.c + ic * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
+            if (last && !sums32) t.c = &(pr.c + ic * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
             t.rows = int(mc), t.cols = int(std::min<long>(uk.nr, nc - jr));
             uk.tile(t);
             continue;
@@ -416,7 +419,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
           }
         }
       }
-      if ((uk.final || uk.tile) && pr.k > 0) continue;  // C already written
+      if (((uk.final || uk.tile) && pr.k > 0) || sums32) continue;  // C already written, or not ours
       for (long i = ic; i < ic + mc; ++i) {
         float* row = ws + (i - ic) * ldws;
         bf16* dst = pr.c + i * pr.ldc + jc;
@@ -427,6 +430,38 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         to_bf16(row, dst, nc);
       }
     }
+  }
+}
+
+// K split (see gemm_bf16): tasks over K ranges of whole KC blocks, partial sums in FP32.
+void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& pool, int threads, long m, long n) {
+  const long blocks = (pr.k + uk.kc - 1) / uk.kc;
+  const long tasks = threads * std::clamp(blocks / (4l * threads), 1l, 4l);  // slices of >= 4 KC blocks
+  const long ld = round_up(n, uk.nr) + 16;
+  thread_local Scratch sums_scratch;
+  float* sums = static_cast<float*>(sums_scratch.get(sizeof(float) * size_t(tasks * m * ld)));
+  pool.run(int(tasks), [&](int t) {
+    const long p0 = t * blocks / tasks * uk.kc, p1 = std::min(pr.k, (t + 1) * blocks / tasks * uk.kc);
+    Problem sub = pr;
+    sub.k = p1 - p0;
+    sub.a = pr.ta == Trans::no ? pr.a + p0 : pr.a + p0 * pr.lda;
+    sub.b = pr.tb == Trans::no ? pr.b + p0 * pr.ldb : pr.b + p0;
+    gemm_block(sub, uk, 0, m, 0, n, sums + t * m * ld);
+  }, threads);
+  thread_local std::vector<float> c_row;
+  c_row.resize(size_t(n));
+  for (long i = 0; i < m; ++i) {
+    float* row = sums + i * ld;
+    for (long t = 1; t < tasks; ++t) {
+      const float* other = sums + (t * m + i) * ld;
+      for (long j = 0; j < n; ++j) row[j] += other[j];
+    }
+    bf16* dst = pr.c + i * pr.ldc;
+    if (pr.accumulate) {
+      to_float(dst, c_row.data(), n);
+      for (long j = 0; j < n; ++j) row[j] += c_row[size_t(j)];
+    }
+    to_bf16(row, dst, n);
   }
 }
 
@@ -448,6 +483,13 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   const detail::MicroKernel uk = pick_kernel(options.isa);
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
+  // Few rows, deep K and too few columns for every thread to get good column tasks
+  // (narrow tasks pack B in short, scattered pieces): split K instead, each task summing
+  // its K range into FP32, added up and rounded at the end. 32,576,6144 on 2 threads ran
+  // no faster than on 1 as column tasks.
+  if (threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= 4 * uk.kc * threads &&
+      2.0 * double(m) * double(n) * double(k) >= 2e6)
+    return gemm_split_k(pr, uk, pool, threads, m, n);
   // Split C where the threads repeat less packing: every thread packs all of op(B) it
   // touches, and its rows of op(A) once per NC block (unless read in place). Splitting
   // rows of a wide, short C (M = 256, N = 4096) would pack the whole of B twice.

@@ -87,6 +87,17 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
   }
 }
 
+TEST(Gemm, DeepSkinnyShapesSplitK) {
+  // Few rows, K deep against N, 2 threads: the BF16 tile path splits K into FP32 partial sums;
+  // odd K leaves the last slice packing A, and accumulate adds C once, after the sum.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 33, 70, 4100, isa, 2);
+    check_gemm(Trans::yes, Trans::no, 40, 100, 3001, isa, 2, true);
+    check_gemm(Trans::no, Trans::yes, 7, 130, 2304, isa, 2);
+  }
+}
+
 TEST(Gemm, Bf16DotFlushesDenormalInputs) {
   // VDPBF16PS reads denormal BF16 inputs as zero (Intel SDM, "DAZ" semantics, MXCSR ignored);
   // the FP32-FMA kernels keep them. 0x0040 is the BF16 denormal 2^-127 (FP32 bits 0x00400000).
