@@ -4,7 +4,8 @@
 // sgemm on inputs converted to FP32 beforehand, and again paying the conversion
 // every call. Shapes: those `calibrate kernels` measures, and the forward and
 // backward GEMMs of seed models' layers (layer_gemms.h), at 1 and 2 threads.
-// Implementations are timed round-robin (one call each per round), so load from
+// Implementations are timed round-robin (one call each per round, the order rotating
+// from round to round), so load from
 // other users of this shared machine hits all of them alike; each figure is a
 // median. `ratio` = best library's median time / trainplan's: >= 1.00 means
 // trainplan is at least as fast. First, the large square shape per micro-kernel
@@ -96,12 +97,16 @@ double seconds_of(const std::function<void()>& fn) {
 
 // One warm-up call each (page faults, packing buffers, primitive set-up), then `reps`
 // rounds of one call each; a short sleep before every call lets the libraries' spinning
-// worker threads (OpenMP, OpenBLAS) go idle so they do not slow the next call.
+// worker threads (OpenMP, OpenBLAS) go idle so they do not slow the next call. Each round
+// starts one implementation further on: in a fixed order oneDNN always ran just after
+// trainplan, on inputs trainplan had just brought into cache, and trainplan after the
+// OpenBLAS conversions had pushed them out.
 std::vector<double> round_robin_medians(int reps, const std::vector<std::function<void()>>& fns) {
   std::vector<std::vector<double>> t(fns.size());
   for (const auto& fn : fns) fn();
   for (int r = 0; r < reps; ++r)
-    for (size_t i = 0; i < fns.size(); ++i) {
+    for (size_t k = 0; k < fns.size(); ++k) {
+      const size_t i = (k + size_t(r)) % fns.size();
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       t[i].push_back(seconds_of(fns[i]));
     }
