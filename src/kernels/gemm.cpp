@@ -248,6 +248,34 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
   }
 }
 
+// Stored B^T in pair words, every K block (KC deep) of columns [j0, j0+nc) at once, into
+// their blocks of NR-column panels (block pc at out + nc_pad * pc / 2). Sixteen source rows
+// at a time from start to end: block by block, each row went in 512-byte pieces and the
+// transposes waited on memory (6.5% of NT 512,1024,1024).
+void pack_bt_pairs_all(const Problem& pr, long kc_block, long j0, long nc, int nr, std::uint32_t* out) {
+  const long nc_pad = round_up(nc, nr);
+  const bool vector = nr % 16 == 0 && cpu_has(Isa::avx512);
+  const bf16 zero{};
+  for (long g = 0; g < nc_pad; g += 16) {
+    const long cols = std::clamp(nc - g, 0l, 16l);
+    for (long pc = 0; pc < pr.k; pc += kc_block) {
+      const long kc = std::min(kc_block, pr.k - pc), pairs = (kc + 1) / 2;
+      std::uint32_t* dst = out + nc_pad * (pc / 2) + g / nr * nr * pairs + g % nr;
+      const long full_pairs = vector && cols == 16 ? kc / 32 * 16 : 0;
+      for (long q = 0; q < full_pairs; q += 16) {
+        const bf16* src = pr.b + (j0 + g) * pr.ldb + pc + 2 * q;
+        for (long j = 0; j < 16; ++j) __builtin_prefetch(src + j * pr.ldb + 128);  // 4 blocks ahead
+        detail::transpose_16x16_words_avx512(src, long(sizeof(bf16)) * pr.ldb, dst + q * nr, nr);
+      }
+      for (long j = 0; j < std::min(16l, nr - g % nr); ++j) {
+        const bf16* src = pr.b + (j0 + g + j) * pr.ldb + pc;
+        for (long q = j < cols ? full_pairs : 0; q < pairs; ++q)
+          dst[q * nr + j] = j < cols ? pair(src + 2 * q, 2 * q + 1 < kc ? src + 2 * q + 1 : &zero) : 0;
+      }
+    }
+  }
+}
+
 // AMX layout of op(A): rows [i0, i0+mc) x depth [p0, p0+kc) as plain BF16 rows of
 // round_up(kc, 32), mc rounded up to MR rows, all padding zero (row-major [mc_pad][kp]).
 void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, std::uint32_t* out_words) {
@@ -379,7 +407,9 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   };
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
-    if (!b_just_in_time)
+    if (!b_just_in_time && pairs && pr.tb == Trans::yes && uk.nr % 16 == 0)
+      pack_bt_pairs_all(pr, uk.kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(b_pack));
+    else if (!b_just_in_time)
       for (long pc = 0; pc < pr.k; pc += uk.kc)
         pack_b_block(pc, jc, nc, b_pack + panel_floats(uk, nc_pad, pc));  // pc is even: whole pairs before it
     for (long ic = m0; ic < m1; ic += mc_max) {
