@@ -286,7 +286,9 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr) : a_packed > 0 ? std::max(1l, 256l / uk.nr) : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:
     // 22 column tiles as 5 tasks of up to 5 left one thread 3 of them (1.4x on 2 threads).
-    tasks = threads * std::clamp(tiles / task_tiles / threads, 1l, 8l);
+    // Row tasks each pack all of B (6.5% of the time of a 410-row task at 1024 x 512): two
+    // per thread at most.
+    tasks = threads * std::clamp(tiles / task_tiles / threads, 1l, split_rows ? 2l : 8l);
   }
   pool.run(int(tasks), [&](int t) {
     const long lo = t * tiles / tasks * unit, hi = std::min(extent, (t + 1) * tiles / tasks * unit);
