@@ -82,8 +82,10 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads)
   }
   wake_.notify_all();
   drain();
-  // The call is in flight until the workers' last tasks end: spin (bounded) for them.
-  for (long i = 0; i < spin_pauses() && finished_.load(std::memory_order_acquire) != tasks; ++i) cpu_relax();
+  // The workers' last tasks: spin briefly (a tenth of the idle spin), then sleep. A longer
+  // spin holds this CPU while a worker that is runnable but queued behind another process
+  // could have been moved onto it.
+  for (long i = 0; i < spin_pauses() / 10 && finished_.load(std::memory_order_acquire) != tasks; ++i) cpu_relax();
   std::unique_lock lock(mutex_);
   done_.wait(lock, [&] { return finished_ == tasks_; });
   fn_ = nullptr;
