@@ -4,16 +4,26 @@
 // sgemm on inputs converted to FP32 beforehand, and again paying the conversion
 // every call. Shapes: those `calibrate kernels` measures, and the forward and
 // backward GEMMs of seed models' layers (layer_gemms.h), at 1 and 2 threads.
-// Implementations are timed round-robin (one call each per round), so load from
+// Implementations are timed round-robin (one call each per round, the order rotating
+// from round to round), so load from
 // other users of this shared machine hits all of them alike; each figure is a
 // median. `ratio` = best library's median time / trainplan's: >= 1.00 means
 // trainplan is at least as fast. First, the large square shape per micro-kernel
 // ISA against each instruction's measured peak (FP32 FMA, VDPBF16PS, TDPBF16PS).
 //   build/kernels_bench [--quick] [--threads N] [--only TEXT]
 // TRAINPLAN_KERNEL_ISA caps trainplan's ISA (e.g. avx512_bf16), ONEDNN_MAX_CPU_ISA oneDNN's.
+// One waiting policy for every library's idle worker threads, printed in the header: spin
+// about ThreadPool::spin_pauses() PAUSEs (libgomp under oneDNN: GOMP_SPINCOUNT, the same
+// count; OpenBLAS: OPENBLAS_THREAD_TIMEOUT, about as long in TSC cycles), then sleep. The
+// runtimes read these when they load, so the program re-executes itself once with them set.
+// Left at their defaults (libgomp about 7 ms here, OpenBLAS about 60 ms), their spinning
+// workers took a CPU from whichever library ran next.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -87,12 +97,16 @@ double seconds_of(const std::function<void()>& fn) {
 
 // One warm-up call each (page faults, packing buffers, primitive set-up), then `reps`
 // rounds of one call each; a short sleep before every call lets the libraries' spinning
-// worker threads (OpenMP, OpenBLAS) go idle so they do not slow the next call.
+// worker threads (OpenMP, OpenBLAS) go idle so they do not slow the next call. Each round
+// starts one implementation further on: in a fixed order oneDNN always ran just after
+// trainplan, on inputs trainplan had just brought into cache, and trainplan after the
+// OpenBLAS conversions had pushed them out.
 std::vector<double> round_robin_medians(int reps, const std::vector<std::function<void()>>& fns) {
   std::vector<std::vector<double>> t(fns.size());
   for (const auto& fn : fns) fn();
   for (int r = 0; r < reps; ++r)
-    for (size_t i = 0; i < fns.size(); ++i) {
+    for (size_t k = 0; k < fns.size(); ++k) {
+      const size_t i = (k + size_t(r)) % fns.size();
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       t[i].push_back(seconds_of(fns[i]));
     }
@@ -169,7 +183,26 @@ void large_square(const Options& opt, const std::vector<Isa>& isas) {
 
 }  // namespace
 
+// Sets the waiting policy (above) and re-executes; returns only if it is already set or exec fails.
+void set_wait_policy(char** argv) {
+  if (std::getenv("TRAINPLAN_BENCH_WAIT_POLICY")) return;
+  setenv("TRAINPLAN_BENCH_WAIT_POLICY", "1", 1);
+  setenv("GOMP_SPINCOUNT", std::to_string(ThreadPool::spin_pauses()).c_str(), 1);
+  unsetenv("OMP_WAIT_POLICY");          // else it overrides the spin count
+  setenv("OPENBLAS_THREAD_TIMEOUT", "21", 1);  // 2^21 TSC cycles, ~0.5 ms at 4 GHz
+  execv("/proc/self/exe", argv);
+}
+
+std::string wait_policy() {
+  const char* gomp = std::getenv("GOMP_SPINCOUNT");
+  const char* blas = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  return "idle workers spin, then sleep: trainplan " + std::to_string(ThreadPool::spin_pauses()) +
+         " PAUSEs, oneDNN (libgomp) GOMP_SPINCOUNT=" + (gomp ? gomp : "default") +
+         ", OpenBLAS OPENBLAS_THREAD_TIMEOUT=" + (blas ? blas : "default") + "; calls 2 ms apart";
+}
+
 int main(int argc, char** argv) {
+  set_wait_policy(argv);
   Options opt;
   try {
     opt = parse(argc, argv);
@@ -186,6 +219,7 @@ int main(int argc, char** argv) {
 
   std::printf("kernels_bench: BF16 GEMM (FP32 accumulate, BF16 out), medians of %d round-robin runs\n", reps);
   std::printf("trainplan path: %s; load average at start: %s\n", to_string(best), load_average().c_str());
+  std::printf("waiting policy: %s\n", wait_policy().c_str());
   const std::string dnnl_line = onednn_status();
   const bool dnnl = dnnl_line.empty();
   if (dnnl) std::printf("oneDNN: %s\n", OnednnGemm(Trans::no, Trans::no, 256, 256, 256, 256, 256, 256).implementation().c_str());

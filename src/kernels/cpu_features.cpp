@@ -32,10 +32,11 @@ bool cpu_has(Isa isa) {
     case Isa::portable: return true;
     case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case Isa::avx512: return __builtin_cpu_supports("avx512f") && cpu_has(Isa::avx2);
-    case Isa::avx512_bf16:
-      return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") && cpu_has(Isa::avx512);
-    case Isa::amx_bf16:  // packing and rounding use AVX-512 (VL for the masked 256-bit stores)
-      return cpu_has(Isa::avx512_bf16) && __builtin_cpu_supports("avx512vl") && amx_usable();
+    case Isa::avx512_bf16:  // VL for the tile kernel's masked 256-bit stores
+      return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && cpu_has(Isa::avx512);
+    case Isa::amx_bf16:  // packing and rounding use AVX-512 (and VL, as above)
+      return cpu_has(Isa::avx512_bf16) && amx_usable();
   }
   return false;
 }

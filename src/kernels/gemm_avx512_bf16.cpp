@@ -1,125 +1,130 @@
-// AVX512-BF16 micro-kernel, 6x64: VDPBF16PS multiplies BF16 pairs and adds both
-// products into FP32 lanes, so one instruction does twice the FLOPs of an FP32
-// FMA. Numerics (Intel SDM, VDPBF16PS): each BF16 product is exact in FP32;
+// AVX512-BF16 tile kernel, up to 6x64: VDPBF16PS multiplies BF16 pairs and adds
+// both products into FP32 lanes, so one instruction does twice the FLOPs of an
+// FP32 FMA. Numerics (Intel SDM, VDPBF16PS): each BF16 product is exact in FP32;
 // the sums round to nearest even regardless of MXCSR; denormal inputs are read
 // as zero and denormal results flushed to zero. So results differ from the
 // FP32-FMA kernels by FP32 rounding order and by flushed denormals only.
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "kernels/gemm_micro.h"
-#include "kernels/store_tile_avx512.h"
 
 namespace tp::kernels::detail {
 namespace {
 
-#define TP_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
+#define TP_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 
-TP_BF16_TARGET void kernel_6x64(long kc, const void* a_, const void* b_, float* c, long ldc,
-                                bool accumulate) {
-  const unsigned* a = static_cast<const unsigned*>(a_);
-  const __m512i* b = static_cast<const __m512i*>(b_);
-  __m512 acc[6][4];
-  for (int i = 0; i < 6; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = _mm512_setzero_ps();
-  const long pairs = (kc + 1) / 2;
+constexpr int kMr = 6, kNr = 64;
+
+// The tile's sums out: to the FP32 workspace, or (last K block) plus earlier partial
+// sums and C's old values, rounded into C under a column mask. VCVTNE2PS2BF16 rounds to
+// nearest even and keeps NaN quiet like to_bf16, but flushes denormal results to zero
+// (Intel SDM), as VDPBF16PS already does to every product and sum.
+template <int R>
+TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][4]) {
+  if (!t.c) {
+#pragma GCC unroll 6
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        float* w = t.ws + i * t.ldws + 16 * v;
+        _mm512_storeu_ps(w, t.partial ? _mm512_add_ps(acc[i][v], _mm512_loadu_ps(w)) : acc[i][v]);
+      }
+    return;
+  }
+  const int lo = t.cols < 32 ? t.cols : 32, hi = t.cols - lo;
+  const __mmask32 m0 = lo >= 32 ? ~__mmask32(0) : __mmask32((1u << lo) - 1);
+  const __mmask32 m1 = hi >= 32 ? ~__mmask32(0) : __mmask32((1u << hi) - 1);
+  if (t.partial)
+#pragma GCC unroll 6
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(t.ws + i * t.ldws + 16 * v));
+#pragma GCC unroll 6
+  for (int i = 0; i < R; ++i) {
+    unsigned short* c = t.c + i * t.ldc;
+    if (t.accumulate_c) {
+      const __m512i old0 = _mm512_maskz_loadu_epi16(m0, c), old1 = _mm512_maskz_loadu_epi16(m1, c + 32);
+      const __m512i w[4] = {_mm512_cvtepu16_epi32(_mm512_castsi512_si256(old0)),
+                            _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(old0, 1)),
+                            _mm512_cvtepu16_epi32(_mm512_castsi512_si256(old1)),
+                            _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(old1, 1))};
+      for (int v = 0; v < 4; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_castsi512_ps(_mm512_slli_epi32(w[v], 16)));
+    }
+    _mm512_mask_storeu_epi16(c, m0, (__m512i)_mm512_cvtne2ps_pbh(acc[i][1], acc[i][0]));
+    _mm512_mask_storeu_epi16(c + 32, m1, (__m512i)_mm512_cvtne2ps_pbh(acc[i][3], acc[i][2]));
+  }
+}
+
+// R rows of A: packed ([pair][kMr] words) or in place (row i at a + i * a_row_bytes).
+template <int R, bool kInPlace>
+TP_BF16_TARGET void tile(const TileArgs& t) {
+  const char* a = static_cast<const char*>(t.a);
+  const long rs = kInPlace ? t.a_row_bytes : 4;
+  constexpr long step = kInPlace ? 4 : 4 * kMr;
+  const __m512i* b = static_cast<const __m512i*>(t.b);
+  if (t.partial)  // the earlier sums come from L2 or beyond: start them on their way now
+    for (int i = 0; i < R; ++i)
+      for (int v = 0; v < 4; ++v) _mm_prefetch(reinterpret_cast<const char*>(t.ws + i * t.ldws + 16 * v), _MM_HINT_T0);
+  __m512 acc[R][4];
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = _mm512_setzero_ps();
+  const long pairs = (t.kc + 1) / 2;
 #pragma GCC unroll 2
   for (long p = 0; p < pairs; ++p) {
     const __m512bh b0 = (__m512bh)_mm512_load_si512(b), b1 = (__m512bh)_mm512_load_si512(b + 1);
     const __m512bh b2 = (__m512bh)_mm512_load_si512(b + 2), b3 = (__m512bh)_mm512_load_si512(b + 3);
 #pragma GCC unroll 6
-    for (int i = 0; i < 6; ++i) {
-      const __m512bh ai = (__m512bh)_mm512_set1_epi32(int(a[i]));
+    for (int i = 0; i < R; ++i) {
+      int word;
+      std::memcpy(&word, a + i * rs, 4);  // rows in place may sit at any 2-byte offset
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(word);
       acc[i][0] = _mm512_dpbf16_ps(acc[i][0], ai, b0);
       acc[i][1] = _mm512_dpbf16_ps(acc[i][1], ai, b1);
       acc[i][2] = _mm512_dpbf16_ps(acc[i][2], ai, b2);
       acc[i][3] = _mm512_dpbf16_ps(acc[i][3], ai, b3);
     }
-    a += 6;
+    a += step;
     b += 4;
   }
-  store_tile_6x64(c, ldc, acc, accumulate);
+  finish<R>(t, acc);
 }
+
+template <bool kInPlace>
+void tile_rows(const TileArgs& t) {
+  switch (t.rows) {
+    case 1: return tile<1, kInPlace>(t);
+    case 2: return tile<2, kInPlace>(t);
+    case 3: return tile<3, kInPlace>(t);
+    case 4: return tile<4, kInPlace>(t);
+    case 5: return tile<5, kInPlace>(t);
+    default: return tile<6, kInPlace>(t);
+  }
+}
+
+template <bool kInPlace>
+void tile_column(const TileArgs& t) {
+  TileArgs u = t;
+  for (int r = 0; r < t.rows; r += kMr) {
+    u.rows = t.rows - r < kMr ? t.rows - r : kMr;
+    u.a = static_cast<const char*>(t.a) + r / kMr * t.a_tile_bytes;
+    u.ws = t.ws + r * t.ldws;
+    u.c = t.c ? t.c + r * t.ldc : nullptr;
+    if (u.rows == kMr) tile<kMr, kInPlace>(u);
+    else tile_rows<kInPlace>(u);
+  }
+}
+
+void tile_any(const TileArgs& t) { return t.a_row_bytes > 0 ? tile_column<true>(t) : tile_column<false>(t); }
 
 }  // namespace
 
 MicroKernel avx512_bf16_micro_kernel() {
-  MicroKernel k{6, 64, &kernel_6x64, Packing::bf16_pairs};
+  MicroKernel k{kMr, kNr, nullptr, Packing::bf16_pairs};
   k.kc = 256;  // B panel: 128 pairs x 64 words = 32 KiB
   k.mc = 192;  // A block: 192 x 256 BF16 = 96 KiB
+  k.tile = &tile_any;
   return k;
-}
-
-TP_BF16_TARGET void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1,
-                                            unsigned* out, long n) {
-  long j = 0;
-  // The zero-masking form: the plain one trips GCC 12's -Wmaybe-uninitialized in its own header.
-  for (; j + 16 <= n; j += 16) {
-    const __m512i lo = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + j)));
-    const __m512i hi = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + j)));
-    _mm512_storeu_si512(out + j, _mm512_or_si512(lo, _mm512_maskz_slli_epi32(0xffff, hi, 16)));
-  }
-  for (; j < n; ++j) out[j] = unsigned(r0[j]) | unsigned(r1[j]) << 16;
-}
-
-// Four shuffle stages (Intel SDM semantics of each): 32-bit unpacks give pairs of rows,
-// 64-bit unpacks 4x4 blocks inside each 128-bit lane, then two 128-bit lane shuffles
-// move the 4x4 blocks into place. Vector c[g][x] below holds, in lane l, column 4l + x
-// of rows 4g..4g+3.
-__attribute__((target("avx512f"), always_inline)) inline void transpose_store(const __m512i (&r)[16], unsigned* out,
-                                                                             long out_stride) {
-  __m512i t[16], c[4][4];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int g = 0; g < 4; ++g) {
-    c[g][0] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
-    c[g][1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
-    c[g][2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
-    c[g][3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
-  }
-  for (int x = 0; x < 4; ++x) {
-    const __m512i p0 = _mm512_shuffle_i32x4(c[0][x], c[1][x], 0x44), p1 = _mm512_shuffle_i32x4(c[0][x], c[1][x], 0xee);
-    const __m512i p2 = _mm512_shuffle_i32x4(c[2][x], c[3][x], 0x44), p3 = _mm512_shuffle_i32x4(c[2][x], c[3][x], 0xee);
-    _mm512_storeu_si512(out + (0 + x) * out_stride, _mm512_shuffle_i32x4(p0, p2, 0x88));
-    _mm512_storeu_si512(out + (4 + x) * out_stride, _mm512_shuffle_i32x4(p0, p2, 0xdd));
-    _mm512_storeu_si512(out + (8 + x) * out_stride, _mm512_shuffle_i32x4(p1, p3, 0x88));
-    _mm512_storeu_si512(out + (12 + x) * out_stride, _mm512_shuffle_i32x4(p1, p3, 0xdd));
-  }
-}
-
-__attribute__((target("avx512f"))) void transpose_16x16_words_avx512(const void* in, long in_stride_bytes,
-                                                                      unsigned* out, long out_stride) {
-  __m512i r[16];
-  const char* src = static_cast<const char*>(in);
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + i * in_stride_bytes);
-  transpose_store(r, out, out_stride);
-}
-
-TP_BF16_TARGET void transpose_pairs_16x32_avx512(const unsigned short* in, long ld, unsigned* out, long out_stride) {
-  __m512i r[16];
-  for (int q = 0; q < 16; ++q) {
-    const __m512i lo = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 2 * q * ld)));
-    const __m512i hi = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + (2 * q + 1) * ld)));
-    r[q] = _mm512_or_si512(lo, _mm512_maskz_slli_epi32(0xffff, hi, 16));
-  }
-  transpose_store(r, out, out_stride);
-}
-
-// vpermt2w picks 16-bit elements from two registers by index (0-31: lo, 32-63: hi), so
-// each 32-word panel row is two permutes of one 64-byte load from each source row.
-TP_BF16_TARGET void interleave_panels_32_avx512(const unsigned short* lo, const unsigned short* hi, long panels,
-                                                unsigned* out, long panel_stride) {
-  alignas(64) unsigned short first[32], second[32];
-  for (int j = 0; j < 16; ++j) {
-    first[2 * j] = (unsigned short)j, first[2 * j + 1] = (unsigned short)(32 + j);
-    second[2 * j] = (unsigned short)(16 + j), second[2 * j + 1] = (unsigned short)(48 + j);
-  }
-  const __m512i idx0 = _mm512_load_si512(first), idx1 = _mm512_load_si512(second);
-  for (long p = 0; p < panels; ++p, lo += 32, hi += 32, out += panel_stride) {
-    const __m512i l = _mm512_loadu_si512(lo), h = _mm512_loadu_si512(hi);
-    _mm512_storeu_si512(out, _mm512_permutex2var_epi16(l, idx0, h));
-    _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi16(l, idx1, h));
-  }
 }
 
 }  // namespace tp::kernels::detail

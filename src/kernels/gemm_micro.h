@@ -20,6 +20,25 @@ using FinalKernelFn = void (*)(long kc, const void* a, const void* b, const floa
 
 enum class Packing { fp32, bf16_pairs, amx };
 
+// A column of C tiles for a tile kernel (BF16 pairs): `rows` (any number, MR at a time)
+// x `cols` (<= NR) valid, over depth kc; rows and columns past them are neither read from
+// A nor written.
+struct TileArgs {
+  long kc = 0;
+  const void* a = nullptr;  // packed A panels, or with a_row_bytes > 0 op(A)'s first row in place
+  long a_row_bytes = 0;     // in place: distance between rows (kc even: pairs never cross a row)
+  long a_tile_bytes = 0;    // distance between the A of consecutive MR-row tiles
+  const void* b = nullptr;  // packed B panel
+  float* ws = nullptr;      // FP32 partial sums of the tile, row stride ldws
+  long ldws = 0;
+  bool partial = false;           // ws holds earlier K blocks' sums: add them
+  unsigned short* c = nullptr;    // last K block: round to BF16 into C (row stride ldc) instead of ws
+  long ldc = 0;
+  bool accumulate_c = false;      // ... adding C's old values
+  int rows = 0, cols = 0;
+};
+using TileKernelFn = void (*)(const TileArgs&);
+
 struct MicroKernel {
   int mr = 0, nr = 0;
   MicroKernelFn fn = nullptr;
@@ -29,6 +48,9 @@ struct MicroKernel {
   long kc = 256, mc = 144;
   void (*setup)() = nullptr;  // per-thread state the kernel needs (AMX tile configuration)
   FinalKernelFn final = nullptr;
+  // Optional, replaces fn and final: partial tiles without padding work, op(A) read in
+  // place (no packing) when untransposed with even K, BF16 written straight to C.
+  TileKernelFn tile = nullptr;
 };
 
 MicroKernel portable_micro_kernel();
@@ -41,10 +63,10 @@ void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
 void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
-// The same for `panels` whole 32-word panels: 32 BF16 of each row per panel, the
-// panel's words at out + p * panel_stride.
-void interleave_panels_32_avx512(const unsigned short* lo, const unsigned short* hi, long panels, unsigned* out,
-                                 long panel_stride);
+// The same for `panels` whole panels of `width` words (a multiple of 32): `width` BF16
+// of each row per panel, the panel's words at out + p * panel_stride.
+void interleave_panels_avx512(const unsigned short* lo, const unsigned short* hi, long panels, int width,
+                              unsigned* out, long panel_stride);
 // out[c * out_stride + r] = word c of input row r, for a 16 x 16 block of 32-bit words
 // (input rows in_stride_bytes apart, any alignment).
 void transpose_16x16_words_avx512(const void* in, long in_stride_bytes, unsigned* out, long out_stride);

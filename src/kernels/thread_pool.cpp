@@ -3,9 +3,16 @@
 #include <algorithm>
 
 namespace tp::kernels {
+namespace {
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this, i] { worker_loop(i - 1); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -33,26 +40,33 @@ void ThreadPool::drain() {
     }
     (*fn_)(task);
     std::lock_guard lock(mutex_);
-    if (++finished_ == tasks_) done_.notify_all();
+    if (finished_.fetch_add(1) + 1 == tasks_) done_.notify_all();
   }
 }
 
-void ThreadPool::worker_loop() {
+// A short spin before sleeping: a worker that sleeps on the condition variable can take
+// a long time to run again where an idle (virtual) CPU halts, so back-to-back runs would
+// each pay that wake-up; the bound keeps an idle pool off the CPU soon after the last run.
+void ThreadPool::worker_loop(int index) {
   long seen = 0;
   for (;;) {
+    for (long i = 0; i < spin_pauses() && generation_.load(std::memory_order_acquire) == seen && !stop_; ++i) cpu_relax();
+    bool mine;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
+      mine = index < active_workers_;
     }
-    drain();
+    if (mine) drain();
   }
 }
 
-void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
+void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads) {
   if (tasks <= 0) return;
-  if (tasks == 1 || workers_.empty()) {
+  const int workers = std::min({threads > 0 ? threads - 1 : size() - 1, size() - 1, tasks - 1});
+  if (workers <= 0) {
     for (int t = 0; t < tasks; ++t) fn(t);
     return;
   }
@@ -63,10 +77,15 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn) {
     tasks_ = tasks;
     next_ = 0;
     finished_ = 0;
+    active_workers_ = workers;
     ++generation_;
   }
   wake_.notify_all();
   drain();
+  // The workers' last tasks: spin briefly (a tenth of the idle spin), then sleep. A longer
+  // spin holds this CPU while a worker that is runnable but queued behind another process
+  // could have been moved onto it.
+  for (long i = 0; i < spin_pauses() / 10 && finished_.load(std::memory_order_acquire) != tasks; ++i) cpu_relax();
   std::unique_lock lock(mutex_);
   done_.wait(lock, [&] { return finished_ == tasks_; });
   fn_ = nullptr;

@@ -71,6 +71,33 @@ TEST(Gemm, TailsAcrossBlockingBoundaries) {
   }
 }
 
+TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
+  // Even K: the BF16 tile kernel reads untransposed A in place (odd lda here, so pairs sit
+  // at odd offsets), sums several K blocks (512, 1024) and rounds straight into C; 70 and
+  // 100 columns leave partial 16-column blocks of the B^T word transposes, 37 a partial tile.
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 200, 130, 1024, isa, 1);
+    check_gemm(Trans::no, Trans::yes, 37, 70, 610, isa, 2);
+    check_gemm(Trans::yes, Trans::yes, 50, 100, 96, isa, 1);
+    check_gemm(Trans::no, Trans::no, 13, 64, 512, isa, 1, true);
+    // K >= 2048 with up to three MC blocks of rows: all rows as one block, B packed per K block.
+    check_gemm(Trans::no, Trans::yes, 400, 100, 2050, isa, 1);
+    check_gemm(Trans::yes, Trans::no, 301, 70, 2048, isa, 1, true);
+  }
+}
+
+TEST(Gemm, DeepSkinnyShapesSplitK) {
+  // Few rows, K deep against N, 2 threads: the BF16 tile path splits K into FP32 partial sums;
+  // odd K leaves the last slice packing A, and accumulate adds C once, after the sum.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 33, 70, 4100, isa, 2);
+    check_gemm(Trans::yes, Trans::no, 40, 100, 3001, isa, 2, true);
+    check_gemm(Trans::no, Trans::yes, 7, 130, 2304, isa, 2);
+  }
+}
+
 TEST(Gemm, Bf16DotFlushesDenormalInputs) {
   // VDPBF16PS reads denormal BF16 inputs as zero (Intel SDM, "DAZ" semantics, MXCSR ignored);
   // the FP32-FMA kernels keep them. 0x0040 is the BF16 denormal 2^-127 (FP32 bits 0x00400000).
