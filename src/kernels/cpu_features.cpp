@@ -27,7 +27,23 @@ bool amx_usable() {
 
 }  // namespace
 
+// TRAINPLAN_KERNEL_ISA caps every check, so a forced path runs as it would on
+// a CPU without the higher ISAs: packing helpers fall back with the kernels.
+Isa isa_cap() {
+  static const Isa cap = [] {
+    const char* env = std::getenv("TRAINPLAN_KERNEL_ISA");
+    const std::string s = env ? env : "";
+    if (s == "portable") return Isa::portable;
+    if (s == "avx2") return Isa::avx2;
+    if (s == "avx512") return Isa::avx512;
+    if (s == "avx512_bf16") return Isa::avx512_bf16;
+    return Isa::amx_bf16;
+  }();
+  return cap;
+}
+
 bool cpu_has(Isa isa) {
+  if (int(isa) > int(isa_cap())) return false;
   switch (isa) {
     case Isa::portable: return true;
     case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -43,16 +59,8 @@ bool cpu_has(Isa isa) {
 
 Isa best_isa() {
   static const Isa chosen = [] {
-    Isa cap = Isa::amx_bf16;
-    if (const char* env = std::getenv("TRAINPLAN_KERNEL_ISA")) {
-      std::string s = env;
-      if (s == "portable") cap = Isa::portable;
-      else if (s == "avx2") cap = Isa::avx2;
-      else if (s == "avx512") cap = Isa::avx512;
-      else if (s == "avx512_bf16") cap = Isa::avx512_bf16;
-    }
     for (Isa isa : {Isa::amx_bf16, Isa::avx512_bf16, Isa::avx512, Isa::avx2})
-      if (int(isa) <= int(cap) && cpu_has(isa)) return isa;
+      if (cpu_has(isa)) return isa;
     return Isa::portable;
   }();
   return chosen;
