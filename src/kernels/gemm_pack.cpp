@@ -14,6 +14,21 @@ namespace {
 
 std::uint32_t pair(const bf16* lo, const bf16* hi) { return std::uint32_t(lo->bits) | std::uint32_t(hi->bits) << 16; }
 
+// Source rows [first, first+count), `depth` elements each from column p0, widened
+// into panels of `width` rows laid out depth-major, zero-padded: the packing of
+// op(A) or op(B) wherever the operand's rows of the product are the stored rows.
+void pack_rows_as_panels(const bf16* src, long ld, long first, long count, long p0, long depth, int width, float* out) {
+  for (long r0 = 0; r0 < count; r0 += width, out += width * depth) {
+    const int rows = int(std::min<long>(width, count - r0));
+    for (int i = 0; i < rows; ++i) {
+      const bf16* row = src + (first + r0 + i) * ld + p0;
+      for (long p = 0; p < depth; ++p) out[p * width + i] = to_float(row[p]);
+    }
+    for (int i = rows; i < width; ++i)
+      for (long p = 0; p < depth; ++p) out[p * width + i] = 0.f;
+  }
+}
+
 }  // namespace
 
 // Packs rows [i0, i0+mc) x depth [p0, p0+kc) of op(A) into MR-row panels, zero-padded.
@@ -31,15 +46,7 @@ void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float
     }
     return;
   }
-  for (long ir = 0; ir < mc; ir += mr, out += mr * kc) {
-    const int rows = int(std::min<long>(mr, mc - ir));
-    for (int i = 0; i < rows; ++i) {
-      const bf16* src = pr.a + (i0 + ir + i) * pr.lda + p0;
-      for (long p = 0; p < kc; ++p) out[p * mr + i] = to_float(src[p]);
-    }
-    for (int i = rows; i < mr; ++i)
-      for (long p = 0; p < kc; ++p) out[p * mr + i] = 0.f;
-  }
+  pack_rows_as_panels(pr.a, pr.lda, i0, mc, p0, kc, mr, out);
 }
 
 // The same as BF16 pair words: word (p2, i) holds op(A)[i][2 p2] | op(A)[i][2 p2 + 1] << 16.
@@ -112,15 +119,7 @@ void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float
     }
     return;
   }
-  for (long jr = 0; jr < nc; jr += nr, out += nr * kc) {
-    const int cols = int(std::min<long>(nr, nc - jr));
-    for (int j = 0; j < cols; ++j) {
-      const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
-      for (long p = 0; p < kc; ++p) out[p * nr + j] = to_float(src[p]);
-    }
-    for (int j = cols; j < nr; ++j)
-      for (long p = 0; p < kc; ++p) out[p * nr + j] = 0.f;
-  }
+  pack_rows_as_panels(pr.b, pr.ldb, j0, nc, p0, kc, nr, out);  // stored B^T: its rows are op(B)'s columns
 }
 
 // The same as BF16 pair words: word (p2, j) holds op(B)[2 p2][j] | op(B)[2 p2 + 1][j] << 16,
