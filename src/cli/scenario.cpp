@@ -116,6 +116,15 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
                             " (busiest expert-parallel rank's routed tokens over the mean" +
                             (s.model.capacity_factor > 0 ? ", capped by the capacity factor" : "") +
                             "); --expert-imbalance sets it");
+    if (s.stack.dispatch_once_per_instance)
+      s.assumptions.push_back("stack " + s.stack.name + " sends a token across instances once per instance its experts "
+                              "reach (expert_dispatch: DeepEP / HybridEP)");
+  }
+  if (const double speedup = s.stack.attention_speedup(s.hardware.family); speedup != 1.0) {
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%.2f", speedup);
+    s.assumptions.push_back("stack " + s.stack.name + "'s flash attention on " + s.hardware.family + " runs at " + factor +
+                            "x the FA2-class kernels the calibration's attention factor measures (attention_speedup)");
   }
   if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
     throw spec::SpecError("--precision " + o.precision, "", why);

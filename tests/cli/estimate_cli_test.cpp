@@ -120,3 +120,24 @@ TEST(EstimateCli, Fp8ChangesTheEstimateOnP5AndIsRefusedWithoutAnFp8Peak) {
   EXPECT_NE(a100.err.find("trainplan: --precision fp8: fp8 needs an FP8 matrix path, and p4d.24xlarge"),
             std::string::npos) << a100.err;
 }
+
+namespace {
+
+// The stack behaviours that change a step and carry assumed figures are named
+// in the output: TE's attention on Hopper and a once-per-instance MoE dispatch.
+TEST(EstimateCli, StackAttentionAndDispatchAreNamedAsAssumptions) {
+  const CliRun r = run("estimate --model qwen3-30b-a3b --hardware dgx-h100 --stack nemo --instances 2 --ep 16 "
+                       "--recompute none --precision fp8 --seq-len 4096 --global-batch 1024 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::string all;
+  for (const auto& a : j["assumptions"]) all += a.get<std::string>() + "\n";
+  EXPECT_NE(all.find("flash attention on h100 runs at 1.50x"), std::string::npos) << all;
+  EXPECT_NE(all.find("once per instance"), std::string::npos) << all;
+  // A100 under the same stack: no speedup to name.
+  const CliRun a100 = run("estimate --model llama2-7b --hardware p4d.24xlarge --stack nemo --tp 8 --sp --format json");
+  ASSERT_EQ(a100.exit_code, 0) << a100.err;
+  EXPECT_EQ(a100.out.find("attention_speedup"), std::string::npos);
+}
+
+}  // namespace
