@@ -1,6 +1,6 @@
 #include "cost/expert_parallel.h"
 
-#include <cmath>
+#include <algorithm>
 
 namespace tp::cost {
 
@@ -30,15 +30,16 @@ ExpertParallelTime expert_parallel(const StepContext& ctx) {
   const net::GroupLayout grid{p.ep, etp};
   const int devices = ctx.cluster.devices_per_instance();
   const int spanned = p.ep * etp > devices ? p.ep * etp / devices : 1;
-  double a2a = ctx.cluster.all_to_all_seconds(bytes, grid, p.instances, ctx.calibration.collective);
+  double a2a = 0;
   if (ctx.stack.dispatch_once_per_instance && spanned > 1) {
     // Every copy still reaches its expert over the fabric (sent there, or
     // forwarded by the instance that received it); EFA carries one copy per
     // token and other instance it reaches.
     const spec::ModelSpec& m = ctx.model;
-    const double per_copy = bytes / m.top_k;
-    const double efa = per_copy * instances_reached_per_token(m.experts, m.top_k, spanned);
+    const double efa = bytes / m.top_k * instances_reached_per_token(m.experts, m.top_k, spanned);
     a2a = ctx.cluster.all_to_all_seconds(bytes * (p.ep - 1) / p.ep, efa, grid, p.instances, ctx.calibration.collective);
+  } else {
+    a2a = ctx.cluster.all_to_all_seconds(bytes, grid, p.instances, ctx.calibration.collective);
   }
   // Inside expert TP, each rank gathers its group's routed tokens before the
   // experts and reduce-scatters their outputs after.
