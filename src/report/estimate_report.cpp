@@ -161,7 +161,7 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
   summary.notes.push_back(std::string(e.memory.fits ? "fits in HBM with " : "short of HBM by ") +
                           format_human(std::abs(e.memory.margin_bytes), NumberStyle::engineering, 2, "B") +
                           (e.memory.fits ? " per device to spare" : " per device"));
-  if (const double cached = e.memory.reserved_bytes - e.memory.tensors_bytes - e.memory.allocator_bytes; cached > 0)
+  if (const double cached = e.memory.cached_free_bytes(); cached > 0)
     summary.notes.push_back("the caching allocator also keeps " +
                             format_human(cached, NumberStyle::engineering, 2, "B") +
                             " of blocks freed in backward through the optimizer step: nvidia-smi and a reserved "
