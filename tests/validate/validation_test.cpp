@@ -96,8 +96,10 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (13.4% overall over 405 runs, worst source
-// BLOOM 20.9%) so no change can quietly make them worse. (13.6% over 402 while
+// the figures reached at this commit (11.8% overall over 405 runs, worst source
+// SC21 17.8%, BLOOM 15.6%) so no change can quietly make them worse. (13.4%, worst
+// BLOOM 20.9% and SC21 20.2%, while the SC21 runs were charged an FP32 gradient
+// accumulation pass: their --fp16 scripts accumulate into the FP16 .grad. 13.6% over 402 while
 // Qwen3 30B-A3B's EP 16 rows waited for the nemo stack's once-per-instance
 // dispatch; 13.5% over 401 before Megatron-Bridge's Qwen3 30B-A3B runs joined; 14.3% over 395 before
 // Megatron-Bridge's six FP8 Llama 3 70B runs joined and the Transformer Engine
@@ -112,8 +114,8 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_GE(v.overall.timed_runs, 405);
   EXPECT_GE(v.by_source.size(), 12u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.135);
-  EXPECT_LE(v.max_source_mape_cross, 0.210);
+  EXPECT_LE(v.overall.mape_cross_source, 0.119);
+  EXPECT_LE(v.max_source_mape_cross, 0.179);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
@@ -134,7 +136,8 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 16.7% over 41 runs; llm-foundry's 32k and
+// held out. Guard at this commit: 17.0% over 41 runs (16.7% before the SC21
+// runs' FP16 accumulation moved the A100 fit); llm-foundry's 32k and
 // 64k A100 rows are 25-37% slow when llm-foundry is held out (the A100
 // attention factor then rests on torchtitan's runs), the FP8 and MoE runs 5.7%
 // and 4.3%.
@@ -142,7 +145,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
   EXPECT_GE(g.timed_runs, 41);
-  EXPECT_LE(g.mape_cross_source, 0.168);
+  EXPECT_LE(g.mape_cross_source, 0.171);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.05);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 15);
