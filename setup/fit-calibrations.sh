@@ -15,7 +15,7 @@ fit() {
     $T calibrate fit --hardware "$hardware" --stack "$stack" --out "$D/$family+$stack.json" | tail -1
   done
 }
-fit dgx-a100-80gb a100 composer-fsdp megatron-deepspeed megatron-deepspeed-fp16 megatron-lm-2021 torchtitan
-fit dgx-h100 h100 composer-fsdp megatron-lm nemo torchtitan
+fit dgx-a100-80gb a100 composer-fsdp megatron-deepspeed megatron-deepspeed-fp16 megatron-lm-2021 torchtitan torchtitan-fused-rmsnorm
+fit dgx-h100 h100 composer-fsdp megatron-lm nemo torchtitan torchtitan-compile
 fit dl1.24xlarge gaudi1 deepspeed-habana
 fit trn1.32xlarge trainium1 neuronx-nemo-megatron

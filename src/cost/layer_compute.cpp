@@ -77,14 +77,21 @@ LayerCompute layer_compute(const StepContext& ctx) {
     l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 2 * matrix_bytes));
   }
 
-  const double norm_bytes = 2 * sp_tokens * h * e;      // read + write
+  // A fused kernel reads its input once and writes once; a stack that runs the
+  // op as several eager kernels states the bytes it moves (stack elementwise_bytes).
+  const auto op_bytes = [e](double stated, double fused_elements) { return stated > 0 ? stated : fused_elements * e; };
+  const spec::Stack& stack = ctx.stack;
+  const double norm_bytes = sp_tokens * h * op_bytes(stack.norm_bytes_per_element, 2);
   const double residual_bytes = 3 * sp_tokens * h * e;  // two reads, one write
   // The activation runs over each MLP's intermediate: the dense one, or the
   // shared and routed experts' (mlp_intermediate_elements, per device).
-  const double act_bytes = mlp_intermediate_elements(ctx) * e * (swiglu ? 3 : 2);
+  const double act_bytes =
+      mlp_intermediate_elements(ctx) * (swiglu ? op_bytes(stack.swiglu_bytes_per_element, 3) : 2 * e);
   const double softmax_bytes = flash ? 0.0 : b * heads * s * s * e * 2 / cp;  // a flash kernel keeps scores on chip
   const double rotary_bytes =
-      m.position == spec::PositionKind::rotary ? 2 * tokens * (heads + kv) * d * m.rotary_fraction * e : 0.0;
+      m.position == spec::PositionKind::rotary
+          ? tokens * (heads + kv) * d * m.rotary_fraction * op_bytes(stack.rotary_bytes_per_element, 2)
+          : 0.0;
   const double softmax_s = ctx.stream_s(ctx.ops.softmax, softmax_bytes);
   // FP8: Transformer Engine fuses the casts of the QKV and up-projection inputs
   // into their norms, of the down-projection input into the activation, and of

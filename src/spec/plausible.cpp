@@ -63,6 +63,11 @@ void check_plausible(const Stack& s) {
   within(f, "$.communicator_gib.value", s.communicator_bytes / 1073741824.0, 0, 64, "GiB");
   within(f, "$.allocator_overhead_fraction.value", s.allocator_overhead_fraction, 0, 0.9, "");
   within(f, "$.host_overhead_s.value", s.host_overhead_s, 0, 60, "s");
+  // 0 means the fused default; a stated figure is at least one read and one write.
+  const std::pair<const char*, double> elementwise[] = {
+      {"norm", s.norm_bytes_per_element}, {"swiglu", s.swiglu_bytes_per_element}, {"rotary", s.rotary_bytes_per_element}};
+  for (const auto& [op, bytes] : elementwise)
+    if (bytes != 0) within(f, std::string("$.elementwise_bytes.value.") + op, bytes, 2, 256, "bytes");
   for (const auto& [family, factor] : s.attention_speedup_by_family)
     within(f, "$.attention_speedup.value." + family, factor, 0.25, 4, "");
 }

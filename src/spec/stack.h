@@ -56,6 +56,13 @@ struct Stack {
   // the calibration's attention factor is fitted on (Transformer Engine's cuDNN
   // fused attention on Hopper); optional, absent families run at 1.
   std::map<std::string, double> attention_speedup_by_family;
+  // Bytes a memory-bound op moves in forward per element of its tensor, as the
+  // stack's kernels run it; 0: one fused kernel (read the BF16 input(s), write
+  // the output). Eager PyTorch runs an RMSNorm or a rotary embedding as several
+  // kernels through FP32 copies. Optional in files ("elementwise_bytes").
+  double norm_bytes_per_element = 0;    // per hidden element
+  double swiglu_bytes_per_element = 0;  // per MLP intermediate element
+  double rotary_bytes_per_element = 0;  // per rotated query / key element
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
   SelectiveRecompute selective = SelectiveRecompute::attention_core;

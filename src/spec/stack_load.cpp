@@ -70,7 +70,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs",
-                      "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "loss_bytes_per_logit",
+                      "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
@@ -123,6 +123,15 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
     if (!by_family.is_object()) r.fail("$.attention_speedup.value", "expected an object of accelerator family: factor");
     for (const auto& [family, factor] : by_family.items())
       s.attention_speedup_by_family[family] = r.positive(by_family, "$.attention_speedup.value", family, false);
+  }
+  if (r.has(j, "elementwise_bytes")) {
+    const auto& ops = behaviour(r, j, "elementwise_bytes");
+    const std::string path = "$.elementwise_bytes.value";
+    if (!ops.is_object()) r.fail(path, "expected an object of op: forward bytes per element (norm, swiglu, rotary)");
+    r.only_keys(ops, path, {"norm", "swiglu", "rotary"});
+    if (r.has(ops, "norm")) s.norm_bytes_per_element = r.positive(ops, path, "norm");
+    if (r.has(ops, "swiglu")) s.swiglu_bytes_per_element = r.positive(ops, path, "swiglu");
+    if (r.has(ops, "rotary")) s.rotary_bytes_per_element = r.positive(ops, path, "rotary");
   }
   s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
   s.recompute_modes.clear();

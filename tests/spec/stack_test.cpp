@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "expect_spec_error.h"
@@ -32,7 +33,7 @@ Stack from(const json& j) { return stack_from_json(j, "bad-stack.json"); }
 
 TEST(StackLoad, EveryShippedStackLoadsUnderItsOwnName) {
   const auto names = list_stack_names();
-  EXPECT_GE(names.size(), 13u);  // 13 files in stacks/ at this commit
+  EXPECT_GE(names.size(), 18u);  // 18 files in stacks/ at this commit
   for (const auto& name : names) {
     Stack s;
     ASSERT_NO_THROW(s = load_stack(name)) << name;
@@ -322,6 +323,60 @@ TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
   expect_spec_error([&] { from(j); }, "$.attention_speedup.value.h100", "");
   j["attention_speedup"]["value"] = 1.5;
   expect_spec_error([&] { from(j); }, "$.attention_speedup.value", "object");
+}
+
+// torchtitan's eager RMSNorm, SwiGLU and rotary embedding move 36, 10 and 20
+// bytes per element (torchtitan@9dec370a norms.py and llama/model.py, counted
+// kernel by kernel in the file's source); a variant that extends it states only
+// what differs and keeps the rest.
+TEST(StackLoad, ElementwiseBytesAndVariantsThatExtendAStack) {
+  const Stack eager = load_stack("torchtitan");
+  EXPECT_DOUBLE_EQ(eager.norm_bytes_per_element, 36);
+  EXPECT_DOUBLE_EQ(eager.swiglu_bytes_per_element, 10);
+  EXPECT_DOUBLE_EQ(eager.rotary_bytes_per_element, 20);
+  const Stack compiled = load_stack("torchtitan-compile");
+  EXPECT_EQ(compiled.name, "torchtitan-compile");
+  EXPECT_NE(compiled.source_file.find("torchtitan-compile.json"), std::string::npos);
+  EXPECT_DOUBLE_EQ(compiled.norm_bytes_per_element, 0);  // fused by Inductor
+  EXPECT_DOUBLE_EQ(compiled.rotary_bytes_per_element, 0);
+  EXPECT_EQ(compiled.selective, eager.selective);  // inherited
+  EXPECT_DOUBLE_EQ(compiled.loss_bytes_per_logit, eager.loss_bytes_per_logit);
+  const Stack fused_norm = load_stack("torchtitan-fused-rmsnorm");
+  EXPECT_DOUBLE_EQ(fused_norm.norm_bytes_per_element, 0);
+  EXPECT_DOUBLE_EQ(fused_norm.swiglu_bytes_per_element, 10);
+  EXPECT_FALSE(from(shipped("megatron-lm")).norm_bytes_per_element > 0);  // optional: fused
+
+  json j = shipped("torchtitan");
+  j["elementwise_bytes"]["value"]["gelu"] = 8;
+  expect_spec_error([&] { from(j); }, "$.elementwise_bytes.value", "gelu");
+  j = shipped("torchtitan");
+  j["elementwise_bytes"]["value"]["norm"] = 1;
+  expect_spec_error([&] { from(j); }, "$.elementwise_bytes.value.norm", "");
+}
+
+TEST(StackLoad, ExtendsNamesAStackThatExists) {
+  const std::string path = ::testing::TempDir() + "/variant-stack.json";
+  {
+    std::ofstream out(path);
+    out << R"({"extends": "no-such-stack", "name": "variant-stack"})";
+  }
+  try {
+    load_stack(path);
+    FAIL() << "loaded a variant of a missing stack";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown stack"), std::string::npos) << e.what();
+  }
+  {
+    std::ofstream out(path);
+    out << R"({"extends": 7, "name": "variant-stack"})";
+  }
+  try {
+    load_stack(path);
+    FAIL() << "loaded a variant naming no stack";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(std::string(e.what()).find("$.extends"), std::string::npos) << e.what();
+  }
 }
 
 // Megatron-Bridge's MoE recipes dispatch through DeepEP / HybridEP; the field
