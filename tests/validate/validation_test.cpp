@@ -96,9 +96,10 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (11.3% overall over 405 runs, worst source
-// SC21 18.0%, BLOOM 15.8%) so no change can quietly make them worse. (11.8% before
-// torchtitan's eager element-wise kernels were priced as its code runs them. 13.4%, worst
+// the figures reached at this commit (10.9% overall over 405 runs, worst source
+// SC21 18.0%, BLOOM 15.9%) so no change can quietly make them worse. (11.8% before
+// torchtitan's and torchtune's eager element-wise kernels were priced as their code
+// runs them. 13.4%, worst
 // BLOOM 20.9% and SC21 20.2%, while the SC21 runs were charged an FP32 gradient
 // accumulation pass: their --fp16 scripts accumulate into the FP16 .grad. 13.6% over 402 while
 // Qwen3 30B-A3B's EP 16 rows waited for the nemo stack's once-per-instance
@@ -115,7 +116,7 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_GE(v.overall.timed_runs, 405);
   EXPECT_GE(v.by_source.size(), 12u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.114);
+  EXPECT_LE(v.overall.mape_cross_source, 0.109);
   EXPECT_LE(v.max_source_mape_cross, 0.181);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
@@ -137,15 +138,17 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 12.0% over 41 runs (17.0% while torchtitan's
-// eager RMSNorm, SwiGLU and rotary kernels were priced as fused: the A100 fit
-// without llm-foundry then put their cost on the attention factor, 0.29, and
-// llm-foundry's 32k and 64k A100 rows ran 25-37% slow held out); FP8 4.8%, MoE 2.1%.
+// held out. Guard at this commit: 6.6% over 41 runs, long context 7.0% (17.0% while
+// torchtitan's and torchtune's eager RMSNorm, SwiGLU and rotary kernels were priced
+// as fused: the A100 fit without llm-foundry then put their cost on the attention
+// factor, 0.29, and llm-foundry's 32k and 64k A100 rows ran 25-37% slow held out);
+// FP8 4.8%, MoE 2.1%.
 TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
   EXPECT_GE(g.timed_runs, 41);
-  EXPECT_LE(g.mape_cross_source, 0.120);
+  EXPECT_LE(g.mape_cross_source, 0.067);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.071);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 15);
