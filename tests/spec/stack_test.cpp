@@ -377,6 +377,18 @@ TEST(StackLoad, ExtendsNamesAStackThatExists) {
     EXPECT_EQ(e.file(), path);
     EXPECT_NE(std::string(e.what()).find("$.extends"), std::string::npos) << e.what();
   }
+  // Two variants that extend each other: refused, not followed for ever.
+  const std::string other = ::testing::TempDir() + "/variant-other.json";
+  {
+    std::ofstream(path) << R"({"extends": ")" << other << R"(", "name": "variant-stack"})";
+    std::ofstream(other) << R"({"extends": ")" << path << R"(", "name": "variant-other"})";
+  }
+  try {
+    load_stack(path);
+    FAIL() << "followed a cycle of extends";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a cycle"), std::string::npos) << e.what();
+  }
 }
 
 // Megatron-Bridge's MoE recipes dispatch through DeepEP / HybridEP; the field
