@@ -87,6 +87,18 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
   }
 }
 
+TEST(Gemm, ColumnTasksShareOnePackingOfA) {
+  // 2 threads, op(A) packed (transposed, or odd K) and split over column tasks: the tasks
+  // share one packing of A, pieces of 8 tiles' rows by one K block packed by whichever task
+  // gets there first; rows and K both cross pieces and blocks, with tails.
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx_bf16}) {
+    if (isa != Isa::portable && !cpu_has(isa)) continue;
+    check_gemm(Trans::yes, Trans::no, 301, 700, 601, isa, 2);
+    check_gemm(Trans::yes, Trans::yes, 100, 1100, 520, isa, 2, true);
+    check_gemm(Trans::no, Trans::no, 70, 900, 515, isa, 2);
+  }
+}
+
 TEST(Gemm, DeepSkinnyShapesSplitK) {
   // Few rows, K deep against N, 2 threads: the BF16 tile path splits K into FP32 partial sums;
   // odd K leaves the last slice packing A, and accumulate adds C once, after the sum.
