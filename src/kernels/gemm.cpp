@@ -57,7 +57,7 @@ namespace {
 // 256, 512 and 2048, although a 192 x 1024 FP32 block of C (768 KiB) nearly fills L2.
 constexpr long kNcMax = 1024;
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
-constexpr long kSharedMaxFloats = 16l << 20;  // an operand packed once for all tasks: at most 64 MiB
+constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -96,8 +96,8 @@ bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
 // through DRAM per step at M = N = 2048 and halved the speed.)
 // With sums32 (tile kernels only, all rows one MC block and all columns one NC block):
 // the FP32 sums go there (row stride round_up(n1 - n0, NR) + 16) instead of C.
-// With shared_a (tasks over columns, m0 = 0), op(A) is packed once for all tasks
-// (gemm_shared_pack.h), not per block here.
+// With shared_a, op(A) is packed once for the whole call (gemm_shared_pack.h), not per
+// block here.
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1,
                 float* sums32 = nullptr, const SharedA* shared_a = nullptr) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
@@ -264,11 +264,14 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   threads = int(std::min<long>(threads, tiles));
   // Tiny problems are not worth waking a thread.
   if (2.0 * double(m) * double(n) * double(k) < 2e6) threads = 1;
-  // Column tasks that pack op(A) share one packing of it instead, a piece at a time by the
-  // first task to need it: no task repeats it, so tasks can be as small as one tile.
-  // (Row tasks sharing op(B) so measured 0.94-1.01x on 2 threads: B's pieces packed on
-  // the other core came from its cache; each task packing its own B stays in its L2.)
-  const bool share_a = threads > 1 && !split_rows && a_packed > 0 && detail::shared_a_floats(uk, m, pr.k) <= kSharedMaxFloats;
+  // Where op(A) is packed, it is packed once for the whole call, a piece at a time by the
+  // first task to need it: column tasks do not repeat it, so they can be as small as one
+  // tile, and no NC block of columns re-packs it (1024 x 30522 x 512 TN packed all of A 30
+  // times). Not for several row tasks: they never repeat each other's A, and sharing
+  // measured 0.93-0.96x (1024 x 1024 x 512 TN, 2 threads). Nor op(B) across row tasks:
+  // 0.94-1.01x, B's pieces packed on the other core came from its cache.
+  const bool share_a = a_packed > 0 && !(split_rows && threads > 1) &&
+                       detail::shared_a_floats(uk, m, pr.k) <= kSharedMaxFloats;
   // Up to eight tasks per thread, taken one at a time: a thread that starts late (its CPU
   // busy with another process, or halted and slow to wake) leaves its share to the others
   // instead of holding up the call. Each task repeats the packing of the operand all tasks
@@ -292,7 +295,7 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   pool.run(int(tasks), [&](int t) {
     const long lo = t * tiles / tasks * unit, hi = std::min(extent, (t + 1) * tiles / tasks * unit);
     if (lo >= hi) return;
-    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n);
+    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n, nullptr, share_a ? &shared_a : nullptr);
     else gemm_block(pr, uk, 0, m, lo, hi, nullptr, share_a ? &shared_a : nullptr);
   }, threads);
 }

@@ -1,5 +1,5 @@
-// Packing op(A) once for all column tasks of a GEMM (gemm_shared_pack.h): pieces of one
-// K block by a chunk of rows, each claimed by the first task to need it.
+// Packing op(A) once per GEMM call (gemm_shared_pack.h): pieces of one K block by a
+// chunk of rows, each claimed by the first task to need it.
 #include "kernels/gemm_shared_pack.h"
 
 #include <algorithm>

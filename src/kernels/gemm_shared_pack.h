@@ -1,7 +1,7 @@
-// Internal to the GEMM: op(A) packed once for all column tasks of a multi-threaded GEMM,
-// piece by piece by whichever task needs a piece first, so no task repeats packing the
-// others do too (each packed all of op(A)). The layout is the per-block one gemm_block
-// packs, laid end to end. Also the per-block packing dispatch on the kernel's layout.
+// Internal to the GEMM: op(A) packed once per call, for all its tasks and NC blocks,
+// piece by piece by whichever task needs a piece first, so no task repeats packing another
+// task (or its own earlier NC block) did. The layout is the per-block one gemm_block packs,
+// laid end to end. Also the per-block packing dispatch on the kernel's layout.
 #pragma once
 #include <atomic>
 #include <memory>

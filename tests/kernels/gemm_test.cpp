@@ -87,15 +87,16 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
   }
 }
 
-TEST(Gemm, ColumnTasksShareOnePackingOfA) {
-  // 2 threads, op(A) packed (transposed, or odd K) and split over column tasks: the tasks
-  // share one packing of A, pieces of 8 tiles' rows by one K block packed by whichever task
-  // gets there first; rows and K both cross pieces and blocks, with tails.
+TEST(Gemm, OnePackingOfAPerCall) {
+  // op(A) packed (transposed, or odd K) once per call: on 2 threads shared by column tasks,
+  // pieces of 8 tiles' rows by one K block packed by whichever task gets there first (rows
+  // and K both cross pieces and blocks, with tails); on 1 thread reused across NC blocks.
   for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx_bf16}) {
     if (isa != Isa::portable && !cpu_has(isa)) continue;
     check_gemm(Trans::yes, Trans::no, 301, 700, 601, isa, 2);
     check_gemm(Trans::yes, Trans::yes, 100, 1100, 520, isa, 2, true);
     check_gemm(Trans::no, Trans::no, 70, 900, 515, isa, 2);
+    check_gemm(Trans::yes, Trans::no, 50, 2100, 300, isa, 1);
   }
 }
 
