@@ -57,6 +57,8 @@ namespace {
 // 256, 512 and 2048, although a 192 x 1024 FP32 block of C (768 KiB) nearly fills L2.
 constexpr long kNcMax = 1024;
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
+// K split: slices at least this deep (whole KC blocks), one per thread at least.
+constexpr long kSplitKSliceDepth = 1024;
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 
 using detail::pack_bt_pairs_all;
@@ -195,8 +197,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 
 // K split (see gemm_bf16): tasks over K ranges of whole KC blocks, partial sums in FP32.
 void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& pool, int threads, long m, long n) {
-  const long blocks = (pr.k + uk.kc - 1) / uk.kc;
-  const long tasks = threads * std::clamp(blocks / (4l * threads), 1l, 4l);  // slices of >= 4 KC blocks
+  const long blocks = (pr.k + uk.kc - 1) / uk.kc, slice_blocks = std::max(1l, kSplitKSliceDepth / uk.kc);
+  const long tasks = threads * std::clamp(blocks / (slice_blocks * threads), 1l, 4l);
   const long ld = round_up(n, uk.nr) + 16;
   thread_local Scratch sums_scratch;
   float* sums = static_cast<float*>(sums_scratch.get(sizeof(float) * size_t(tasks * m * ld)));
@@ -247,7 +249,7 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   // (narrow tasks pack B in short, scattered pieces): split K instead, each task summing
   // its K range into FP32, added up and rounded at the end. 32,576,6144 on 2 threads ran
   // no faster than on 1 as column tasks.
-  if (threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= 4 * uk.kc * threads &&
+  if (threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= kSplitKSliceDepth * threads &&
       2.0 * double(m) * double(n) * double(k) >= 2e6)
     return gemm_split_k(pr, uk, pool, threads, m, n);
   // Split C where the threads repeat less packing: every thread packs all of op(B) it
