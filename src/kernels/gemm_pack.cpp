@@ -135,9 +135,17 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     static const bf16 zeros[64] = {};
     const long full = nc / nr * nr;
     const bool vector = nr <= 64 && cpu_has(Isa::avx512_bf16);
+    // Each source row is a fresh stream of a few KiB (nc BF16) a row length from the
+    // last, which the prefetchers pick up late: fetch the rows a few pairs ahead.
+    constexpr long kAhead = 4;
     for (long q = 0; q < pairs; ++q) {
       const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
+      if (2 * (q + kAhead) + 1 < kc)
+        for (long j = 0; j < nc; j += 32) {
+          __builtin_prefetch(lo + 2 * kAhead * pr.ldb + j);
+          __builtin_prefetch(lo + (2 * kAhead + 1) * pr.ldb + j);
+        }
       if (vector && hi && nr % 32 == 0) {  // AMX and AVX-512 tile widths: all panels of the row in one call
         detail::interleave_panels_avx512(&lo->bits, &hi->bits, full / nr, nr, out + q * nr, nr * pairs_pad);
       } else for (long jr = 0; jr < full; jr += nr) {
