@@ -100,6 +100,18 @@ TEST(Gemm, OnePackingOfAPerCall) {
   }
 }
 
+TEST(Gemm, ShortRowAndHalfWidthTiles) {
+  // A in place with 7 or 8 rows left (tiles of 4 + 3 or 4 + 4), and last column tiles of
+  // at most 32 columns (half-width tiles), across K blocks and with accumulate.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 32, 96, 130, isa, 1);
+    check_gemm(Trans::no, Trans::no, 37, 20, 1100, isa, 1, true);
+    check_gemm(Trans::no, Trans::yes, 8, 1376, 600, isa, 1);
+    check_gemm(Trans::yes, Trans::no, 14, 800, 64, isa, 1, true);
+  }
+}
+
 TEST(Gemm, DeepSkinnyShapesSplitK) {
   // Few rows, K deep against N, 2 threads: the BF16 tile path splits K into FP32 partial sums;
   // odd K leaves the last slice packing A, and accumulate adds C once, after the sum.
