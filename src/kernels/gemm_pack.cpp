@@ -168,9 +168,11 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     const int cols = int(std::min<long>(nr, nc - jr));
     const long full_pairs = vector ? kc / 32 * 16 : 0, full_cols = vector ? cols / 16 * 16 : 0;
     for (long j = 0; j < full_cols; j += 16)
-      for (long q = 0; q < full_pairs; q += 16)
-        detail::transpose_16x16_words_avx512(pr.b + (j0 + jr + j) * pr.ldb + p0 + 2 * q, long(sizeof(bf16)) * pr.ldb,
-                                             out + q * nr + j, nr);
+      for (long q = 0; q < full_pairs; q += 16) {
+        const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0 + 2 * q;
+        for (long r = 0; r < 16; ++r) __builtin_prefetch(src + r * pr.ldb + 128);  // 4 blocks ahead, as below
+        detail::transpose_16x16_words_avx512(src, long(sizeof(bf16)) * pr.ldb, out + q * nr + j, nr);
+      }
     for (int j = 0; j < cols; ++j) {
       const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
       for (long q = j < full_cols ? full_pairs : 0; q < pairs; ++q)
