@@ -59,6 +59,7 @@ constexpr long kNcMax = 1024;
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
 // K split: slices at least this deep (whole KC blocks), one per thread at least.
 constexpr long kSplitKSliceDepth = 1024;
+constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 
 using detail::pack_bt_pairs_all;
@@ -120,6 +121,14 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
   // at K = 4096) streaming out to memory and back.
   const bool b_just_in_time = m1 - m0 <= mc_max;
+  // ... and untransposed into the BF16-pair tile kernel, by the kernel itself: the first
+  // tile of each column of tiles interleaves its panel from B's rows as it multiplies.
+  // Packed beforehand, the panels' passes through L2 (source in, words out and back) took
+  // 20-25% of 64,1024,1024 NN (1.05-1.10x so, 1 thread). Only where B is small enough to
+  // come from cache: from memory, 128 bytes of a row per panel lost to whole rows
+  // streamed (0.93-0.96x at 3.5 and 6.5 MiB with caches flushed between calls).
+  const bool b_in_kernel = b_just_in_time && uk.tile && uk.packing == detail::Packing::bf16_pairs &&
+                           pr.tb == Trans::no && uk.nr == 64 && pr.k * pr.n <= kBInKernelMaxElements;
   // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
   const long nc_max =
       b_just_in_time ? kNcMax : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
@@ -154,11 +163,15 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         const void* a_block = shared_a ? shared_a->block(ic, mc, pc, kc) : a_pack;
         if (!a_in_place && !shared_a) detail::pack_a_block(pr, uk, ic, mc, pc, kc, a_pack);
         const float* block = b_just_in_time ? b_pack : b_pack + panel_floats(uk, nc_pad, pc);
-        if (b_just_in_time) pack_b_block(pc, jc, nc, b_pack);
+        if (b_just_in_time && !b_in_kernel) pack_b_block(pc, jc, nc, b_pack);
         const bool last = pc + kc >= pr.k;
         for (long jr = 0; jr < nc_pad; jr += uk.nr) {
+          const bool panel_in_kernel = b_in_kernel && kc % 2 == 0 && nc - jr >= uk.nr;
+          if (b_in_kernel && !panel_in_kernel)
+            pack_b_block(pc, jc + jr, std::min<long>(uk.nr, nc - jr), b_pack + panel_floats(uk, jr, kc));
           if (uk.tile) {  // the whole column of tiles in one call
             detail::TileArgs t;
+            if (panel_in_kernel) t.b_src = &(pr.b + pc * pr.ldb + jc + jr)->bits, t.b_src_ld = pr.ldb;
             t.kc = kc;
             t.a = a_in_place ? static_cast<const void*>(pr.a + ic * pr.lda + pc) : a_block;
             t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
@@ -247,7 +260,7 @@ detail::MicroKernel pick_kernel(Isa isa) {
 void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16* a, long lda,
                const bf16* b, long ldb, bf16* c, long ldc, const GemmOptions& options) {
   if (m <= 0 || n <= 0) return;
-  const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate};
+  const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate, n};
   const detail::MicroKernel uk = pick_kernel(options.isa);
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();

@@ -58,9 +58,25 @@ TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][V]) {
   }
 }
 
+// With kPackB, the four vectors of pair words come from two rows of op(B) instead: vpermt2w
+// picks 16-bit elements from two registers by index (0-31: first, 32-63: second).
+TP_BF16_TARGET inline void interleave_rows(const unsigned short* lo, const unsigned short* hi, __m512bh (&bv)[4]) {
+  const __m512i idx0 = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37,
+                                        5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+  const __m512i idx1 = _mm512_add_epi16(idx0, _mm512_set1_epi16(16));
+  const __m512i l0 = _mm512_loadu_si512(lo), h0 = _mm512_loadu_si512(hi);
+  bv[0] = (__m512bh)_mm512_permutex2var_epi16(l0, idx0, h0);
+  bv[1] = (__m512bh)_mm512_permutex2var_epi16(l0, idx1, h0);
+  const __m512i l1 = _mm512_loadu_si512(lo + 32), h1 = _mm512_loadu_si512(hi + 32);
+  bv[2] = (__m512bh)_mm512_permutex2var_epi16(l1, idx0, h1);
+  bv[3] = (__m512bh)_mm512_permutex2var_epi16(l1, idx1, h1);
+}
+
 // R rows of A: packed ([pair][kMr] words) or in place (row i at a + i * a_row_bytes);
-// V vectors of 16 columns of B (the panel's row of pairs is 4 vectors wide either way).
-template <int R, int V, bool kInPlace>
+// V vectors of 16 columns of B (the panel's row of pairs is 4 vectors wide either way),
+// read from the packed panel, or with kPackB (V = 4) made from op(B)'s rows and stored
+// to the panel for the column's other tiles.
+template <int R, int V, bool kInPlace, bool kPackB = false>
 TP_BF16_TARGET void tile(const TileArgs& t) {
   const char* a = static_cast<const char*>(t.a);
   const long rs = kInPlace ? t.a_row_bytes : 4;
@@ -73,10 +89,26 @@ TP_BF16_TARGET void tile(const TileArgs& t) {
   for (int i = 0; i < R; ++i)
     for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
   const long pairs = (t.kc + 1) / 2;
+  const unsigned short* src = t.b_src;
+  // Source rows are 128-byte pieces a row length apart, which the prefetchers do not
+  // follow: fetch them a few pairs ahead.
+  constexpr long kAhead = 24;
 #pragma GCC unroll 2
   for (long p = 0; p < pairs; ++p) {
     __m512bh bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_load_si512(b + v);
+    if constexpr (kPackB) {
+      const unsigned short* ahead = src + 2 * kAhead * t.b_src_ld;
+      _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + 32), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + t.b_src_ld), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + t.b_src_ld + 32), _MM_HINT_T0);
+      interleave_rows(src, src + t.b_src_ld, bv);
+      src += 2 * t.b_src_ld;
+      __m512i* w = const_cast<__m512i*>(b);
+      for (int v = 0; v < 4; ++v) _mm512_store_si512(w + v, (__m512i)bv[v]);
+    } else {
+      for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_load_si512(b + v);
+    }
 #pragma GCC unroll 6
     for (int i = 0; i < R; ++i) {
       int word;
@@ -90,15 +122,15 @@ TP_BF16_TARGET void tile(const TileArgs& t) {
   finish<R, V>(t, acc);
 }
 
-template <int V, bool kInPlace>
+template <int V, bool kInPlace, bool kPackB = false>
 void tile_rows(const TileArgs& t) {
   switch (t.rows) {
-    case 1: return tile<1, V, kInPlace>(t);
-    case 2: return tile<2, V, kInPlace>(t);
-    case 3: return tile<3, V, kInPlace>(t);
-    case 4: return tile<4, V, kInPlace>(t);
-    case 5: return tile<5, V, kInPlace>(t);
-    default: return tile<6, V, kInPlace>(t);
+    case 1: return tile<1, V, kInPlace, kPackB>(t);
+    case 2: return tile<2, V, kInPlace, kPackB>(t);
+    case 3: return tile<3, V, kInPlace, kPackB>(t);
+    case 4: return tile<4, V, kInPlace, kPackB>(t);
+    case 5: return tile<5, V, kInPlace, kPackB>(t);
+    default: return tile<6, V, kInPlace, kPackB>(t);
   }
 }
 
@@ -116,6 +148,11 @@ void tile_column(const TileArgs& t) {
     u.a = static_cast<const char*>(t.a) + (kInPlace ? r * t.a_row_bytes : r / kMr * t.a_tile_bytes);
     u.ws = t.ws + r * t.ldws;
     u.c = t.c ? t.c + r * t.ldc : nullptr;
+    if constexpr (V == 4)
+      if (r == 0 && t.b_src) {  // the first tile packs the panel
+        tile_rows<V, kInPlace, true>(u);
+        continue;
+      }
     if (h == kMr) tile<kMr, V, kInPlace>(u);
     else tile_rows<V, kInPlace>(u);
   }
