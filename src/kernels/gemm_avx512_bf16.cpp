@@ -97,7 +97,10 @@ TP_BF16_TARGET void tile(const TileArgs& t) {
   for (long p = 0; p < pairs; ++p) {
     __m512bh bv[V];
     if constexpr (kPackB) {
-      const unsigned short* ahead = src + 2 * kAhead * t.b_src_ld;
+      // Past the panel's last pair, the next panel's first rows (at K = 64 the fetches went
+      // past B's end).
+      const unsigned short* ahead = p + kAhead < pairs ? src + 2 * kAhead * t.b_src_ld
+                                                       : t.b_src + 64 + 2 * (p + kAhead - pairs) * t.b_src_ld;
       _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(ahead + 32), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(ahead + t.b_src_ld), _MM_HINT_T0);
