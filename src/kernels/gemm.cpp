@@ -1,8 +1,9 @@
 // GEMM driver: BLIS-style blocking (NC columns, KC depth, MC rows) over packed panels
-// (gemm_pack.h: FP32 for the FMA kernels, BF16 pairs for VDPBF16PS, AMX tiles). Partial
-// sums over K live in an FP32 workspace; BF16 rounding happens once, at the end. Threads
-// take tasks of disjoint row or column ranges (several per thread), or for few rows and
-// deep K, ranges of K whose FP32 sums are added at the end.
+// (gemm_pack.h: FP32 for the FMA kernels, BF16 pairs for VDPBF16PS, AMX tiles; a packed
+// op(A) is packed once per call, gemm_shared_pack.h). Partial sums over K live in an FP32
+// workspace; BF16 rounding happens once, at the end. Threads take tasks of disjoint row or
+// column ranges (several per thread), or for few rows and deep K, ranges of K whose FP32
+// sums are added at the end.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

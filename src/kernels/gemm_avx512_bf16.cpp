@@ -3,7 +3,8 @@
 // FP32 FMA. Numerics (Intel SDM, VDPBF16PS): each BF16 product is exact in FP32;
 // the sums round to nearest even regardless of MXCSR; denormal inputs are read
 // as zero and denormal results flushed to zero. So results differ from the
-// FP32-FMA kernels by FP32 rounding order and by flushed denormals only.
+// FP32-FMA kernels by FP32 rounding order and by flushed denormals only. Given op(B)'s
+// rows (TileArgs::b_src), a column's first tile packs the B panel itself as it multiplies.
 #include <immintrin.h>
 
 #include <cstring>
