@@ -1,8 +1,9 @@
 // GEMM driver: BLIS-style blocking (NC columns, KC depth, MC rows) over packed panels
-// (gemm_pack.h: FP32 for the FMA kernels, BF16 pairs for VDPBF16PS, AMX tiles). Partial
-// sums over K live in an FP32 workspace; BF16 rounding happens once, at the end. Threads
-// take tasks of disjoint row or column ranges (several per thread), or for few rows and
-// deep K, ranges of K whose FP32 sums are added at the end.
+// (gemm_pack.h: FP32 for the FMA kernels, BF16 pairs for VDPBF16PS, AMX tiles; a packed
+// op(A) is packed once per call, gemm_shared_pack.h). Partial sums over K live in an FP32
+// workspace; BF16 rounding happens once, at the end. Threads take tasks of disjoint row or
+// column ranges (several per thread), or for few rows and deep K, ranges of K whose FP32
+// sums are added at the end.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "kernels/gemm.h"
 #include "kernels/gemm_micro.h"
 #include "kernels/gemm_pack.h"
+#include "kernels/gemm_shared_pack.h"
 #include "kernels/thread_pool.h"
 
 namespace tp::kernels {
@@ -56,16 +58,16 @@ namespace {
 // 256, 512 and 2048, although a 192 x 1024 FP32 block of C (768 KiB) nearly fills L2.
 constexpr long kNcMax = 1024;
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
+// K split: slices at least this deep (whole KC blocks), one per thread at least.
+constexpr long kSplitKSliceDepth = 1024;
+constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
+constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 
-using detail::pack_a;
-using detail::pack_a_amx;
-using detail::pack_a_pairs;
-using detail::pack_b;
-using detail::pack_b_amx;
-using detail::pack_b_pairs;
 using detail::pack_bt_pairs_all;
+using detail::panel_floats;
 using detail::Problem;
 using detail::round_up;
+using detail::SharedA;
 
 // 64-byte aligned scratch that only grows, so panels start on a cache line.
 class Scratch {
@@ -90,12 +92,6 @@ bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
   return uk.tile && pr.ta == Trans::no && pr.k % 2 == 0;
 }
 
-// Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
-long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
-  if (uk.packing == detail::Packing::amx) return rows * (round_up(kc, 32) / 2);
-  return rows * (uk.packing == detail::Packing::bf16_pairs ? (kc + 1) / 2 : kc);
-}
-
 // C[m0:m1, n0:n1] on the calling thread. Loop order jc (NC) -> ic (MC) -> pc (KC):
 // op(B) for the whole depth is packed once per NC column block (it then lives in
 // L2/L3), so the FP32 partial sums of one MC x NC block of C stay in L2 across the
@@ -104,8 +100,10 @@ long panel_floats(const detail::MicroKernel& uk, long rows, long kc) {
 // through DRAM per step at M = N = 2048 and halved the speed.)
 // With sums32 (tile kernels only, all rows one MC block and all columns one NC block):
 // the FP32 sums go there (row stride round_up(n1 - n0, NR) + 16) instead of C.
+// With shared_a, op(A) is packed once for the whole call (gemm_shared_pack.h), not per
+// block here.
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1,
-                float* sums32 = nullptr) {
+                float* sums32 = nullptr, const SharedA* shared_a = nullptr) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
   if (uk.setup) uk.setup();
   const bool amx = uk.packing == detail::Packing::amx;
@@ -124,27 +122,32 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
   // at K = 4096) streaming out to memory and back.
   const bool b_just_in_time = m1 - m0 <= mc_max;
+  // ... and untransposed into the BF16-pair tile kernel, by the kernel itself: the first
+  // tile of each column of tiles interleaves its panel from B's rows as it multiplies.
+  // Packed beforehand, the panels' passes through L2 (source in, words out and back) took
+  // 20-25% of 64,1024,1024 NN (1.05-1.10x so, 1 thread). Only where B is small enough to
+  // come from cache: from memory, 128 bytes of a row per panel lost to whole rows
+  // streamed (0.93-0.96x at 3.5 and 6.5 MiB with caches flushed between calls).
+  const bool b_in_kernel = b_just_in_time && uk.tile && uk.packing == detail::Packing::bf16_pairs &&
+                           pr.tb == Trans::no && uk.nr == 64 && pr.k * pr.n <= kBInKernelMaxElements;
   // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
   const long nc_max =
       b_just_in_time ? kNcMax : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
   const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
-  void* a_pack = a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
+  // Untransposed A with even K already holds its k pairs side by side in each row, so
+  // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
+  // cost as much as a third of the GEMM (A re-packed once per NC block).
+  const bool a_in_place = reads_a_in_place(pr, uk);
+  void* a_pack = a_in_place || shared_a ? nullptr : a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
   const long b_depth = b_just_in_time ? std::min(k_pad, uk.kc) : k_pad;  // packed B: one K block or all
   float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, b_depth))));
   float* ws = sums32 ? sums32 : static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
-  // Untransposed A with even K already holds its k pairs side by side in each row, so
-  // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
-  // cost as much as a third of the GEMM (A re-packed once per NC block).
-  const bool a_in_place = reads_a_in_place(pr, uk);
 
   auto pack_b_block = [&](long pc, long jc, long nc, float* block) {
-    const long kc = std::min(uk.kc, pr.k - pc);
-    if (amx) pack_b_amx(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
-    else if (pairs) pack_b_pairs(pr, pc, kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(block));
-    else pack_b(pr, pc, kc, jc, nc, uk.nr, block);
+    detail::pack_b_block(pr, uk, pc, std::min(uk.kc, pr.k - pc), jc, nc, block);
   };
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
@@ -158,18 +161,20 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
       if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
       for (long pc = 0; pc < pr.k; pc += uk.kc) {
         const long kc = std::min(uk.kc, pr.k - pc);
-        if (a_in_place) {
-        } else if (amx) pack_a_amx(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
-        else if (pairs) pack_a_pairs(pr, ic, mc, pc, kc, uk.mr, static_cast<std::uint32_t*>(a_pack));
-        else pack_a(pr, ic, mc, pc, kc, uk.mr, static_cast<float*>(a_pack));
+        const void* a_block = shared_a ? shared_a->block(ic, mc, pc, kc) : a_pack;
+        if (!a_in_place && !shared_a) detail::pack_a_block(pr, uk, ic, mc, pc, kc, a_pack);
         const float* block = b_just_in_time ? b_pack : b_pack + panel_floats(uk, nc_pad, pc);
-        if (b_just_in_time) pack_b_block(pc, jc, nc, b_pack);
+        if (b_just_in_time && !b_in_kernel) pack_b_block(pc, jc, nc, b_pack);
         const bool last = pc + kc >= pr.k;
         for (long jr = 0; jr < nc_pad; jr += uk.nr) {
+          const bool panel_in_kernel = b_in_kernel && kc % 2 == 0 && nc - jr >= uk.nr;
+          if (b_in_kernel && !panel_in_kernel)
+            pack_b_block(pc, jc + jr, std::min<long>(uk.nr, nc - jr), b_pack + panel_floats(uk, jr, kc));
           if (uk.tile) {  // the whole column of tiles in one call
             detail::TileArgs t;
+            if (panel_in_kernel) t.b_src = &(pr.b + pc * pr.ldb + jc + jr)->bits, t.b_src_ld = pr.ldb;
             t.kc = kc;
-            t.a = a_in_place ? static_cast<const void*>(pr.a + ic * pr.lda + pc) : a_pack;
+            t.a = a_in_place ? static_cast<const void*>(pr.a + ic * pr.lda + pc) : a_block;
             t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
             t.a_tile_bytes = a_in_place ? uk.mr * t.a_row_bytes : long(sizeof(float)) * panel_floats(uk, uk.mr, kc);
             t.b = block + panel_floats(uk, jr, kc);
@@ -180,7 +185,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
             continue;
           }
           for (long ir = 0; ir < mc_pad; ir += uk.mr) {
-            const float* a_panel = static_cast<const float*>(a_pack) + panel_floats(uk, ir, kc);
+            const float* a_panel = static_cast<const float*>(a_block) + panel_floats(uk, ir, kc);
             if (last && uk.final)
               uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
                        &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
@@ -206,8 +211,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 
 // K split (see gemm_bf16): tasks over K ranges of whole KC blocks, partial sums in FP32.
 void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& pool, int threads, long m, long n) {
-  const long blocks = (pr.k + uk.kc - 1) / uk.kc;
-  const long tasks = threads * std::clamp(blocks / (4l * threads), 1l, 4l);  // slices of >= 4 KC blocks
+  const long blocks = (pr.k + uk.kc - 1) / uk.kc, slice_blocks = std::max(1l, kSplitKSliceDepth / uk.kc);
+  const long tasks = threads * std::clamp(blocks / (slice_blocks * threads), 1l, 4l);
   const long ld = round_up(n, uk.nr) + 16;
   thread_local Scratch sums_scratch;
   float* sums = static_cast<float*>(sums_scratch.get(sizeof(float) * size_t(tasks * m * ld)));
@@ -219,21 +224,27 @@ void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& 
     sub.b = pr.tb == Trans::no ? pr.b + p0 * pr.ldb : pr.b + p0;
     gemm_block(sub, uk, 0, m, 0, n, sums + t * m * ld);
   }, threads);
-  thread_local std::vector<float> c_row;
-  c_row.resize(size_t(n));
-  for (long i = 0; i < m; ++i) {
-    float* row = sums + i * ld;
-    for (long t = 1; t < tasks; ++t) {
-      const float* other = sums + (t * m + i) * ld;
-      for (long j = 0; j < n; ++j) row[j] += other[j];
+  // The sums added up and rounded by all threads too, a few rows per task, rather than by
+  // the calling thread alone: as fast at best, and under load (the caller's CPU shared)
+  // medians 1.0-1.6x faster (64,800,3200, 64,512,5504, 32,1024,4096 NN on 2 threads).
+  const long rows_per_task = std::max(1l, m / (4l * threads));
+  pool.run(int((m + rows_per_task - 1) / rows_per_task), [&](int r) {
+    thread_local std::vector<float> c_row;
+    c_row.resize(size_t(n));
+    for (long i = r * rows_per_task; i < std::min(m, (r + 1) * rows_per_task); ++i) {
+      float* row = sums + i * ld;
+      for (long t = 1; t < tasks; ++t) {
+        const float* other = sums + (t * m + i) * ld;
+        for (long j = 0; j < n; ++j) row[j] += other[j];
+      }
+      bf16* dst = pr.c + i * pr.ldc;
+      if (pr.accumulate) {
+        to_float(dst, c_row.data(), n);
+        for (long j = 0; j < n; ++j) row[j] += c_row[size_t(j)];
+      }
+      to_bf16(row, dst, n);
     }
-    bf16* dst = pr.c + i * pr.ldc;
-    if (pr.accumulate) {
-      to_float(dst, c_row.data(), n);
-      for (long j = 0; j < n; ++j) row[j] += c_row[size_t(j)];
-    }
-    to_bf16(row, dst, n);
-  }
+  }, threads);
 }
 
 detail::MicroKernel pick_kernel(Isa isa) {
@@ -250,7 +261,7 @@ detail::MicroKernel pick_kernel(Isa isa) {
 void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16* a, long lda,
                const bf16* b, long ldb, bf16* c, long ldc, const GemmOptions& options) {
   if (m <= 0 || n <= 0) return;
-  const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate};
+  const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate, n};
   const detail::MicroKernel uk = pick_kernel(options.isa);
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
@@ -258,7 +269,7 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   // (narrow tasks pack B in short, scattered pieces): split K instead, each task summing
   // its K range into FP32, added up and rounded at the end. 32,576,6144 on 2 threads ran
   // no faster than on 1 as column tasks.
-  if (threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= 4 * uk.kc * threads &&
+  if (threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= kSplitKSliceDepth * threads &&
       2.0 * double(m) * double(n) * double(k) >= 2e6)
     return gemm_split_k(pr, uk, pool, threads, m, n);
   // Split C where the threads repeat less packing: every thread packs all of op(B) it
@@ -275,26 +286,39 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   threads = int(std::min<long>(threads, tiles));
   // Tiny problems are not worth waking a thread.
   if (2.0 * double(m) * double(n) * double(k) < 2e6) threads = 1;
+  // Where op(A) is packed, it is packed once for the whole call, a piece at a time by the
+  // first task to need it: column tasks do not repeat it, so they can be as small as one
+  // tile, and no NC block of columns re-packs it (1024 x 30522 x 512 TN packed all of A 30
+  // times). Not for several row tasks: they never repeat each other's A, and sharing
+  // measured 0.93-0.96x (1024 x 1024 x 512 TN, 2 threads). Nor op(B) across row tasks:
+  // 0.94-1.01x, B's pieces packed on the other core came from its cache.
+  const bool share_a = a_packed > 0 && !(split_rows && threads > 1) &&
+                       detail::shared_a_floats(uk, m, pr.k) <= kSharedMaxFloats;
   // Up to eight tasks per thread, taken one at a time: a thread that starts late (its CPU
   // busy with another process, or halted and slow to wake) leaves its share to the others
   // instead of holding up the call. Each task repeats the packing of the operand all tasks
-  // share (op(B) across row tasks, op(A) across column tasks unless read in place), so a
-  // task keeps at least 64 row tiles (384 rows at 6x64: packing all of B costs ~2.5% of
-  // such a task) or, with op(A) packed, 4 column tiles (256 columns).
+  // share unless shared (op(B) across row tasks, op(A) across column tasks unless read in
+  // place), so a task keeps at least 64 row tiles (384 rows at 6x64: packing all of B costs
+  // ~2.5% of such a task) or, with op(A) packed per task, 4 column tiles (256 columns).
   long tasks = threads;
   if (threads > 1) {
-    const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr) : a_packed > 0 ? std::max(1l, 256l / uk.nr) : 1l;
+    const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr) : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr) : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:
     // 22 column tiles as 5 tasks of up to 5 left one thread 3 of them (1.4x on 2 threads).
     // Row tasks each pack all of B (6.5% of the time of a 410-row task at 1024 x 512): two
     // per thread at most.
     tasks = threads * std::clamp(tiles / task_tiles / threads, 1l, split_rows ? 2l : 8l);
   }
+  thread_local Scratch shared_scratch;
+  thread_local detail::PackOnce once;
+  SharedA shared_a;
+  if (share_a)
+    shared_a = detail::shared_a(pr, uk, m, static_cast<float*>(shared_scratch.get(sizeof(float) * size_t(detail::shared_a_floats(uk, m, pr.k)))), once);
   pool.run(int(tasks), [&](int t) {
     const long lo = t * tiles / tasks * unit, hi = std::min(extent, (t + 1) * tiles / tasks * unit);
     if (lo >= hi) return;
-    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n);
-    else gemm_block(pr, uk, 0, m, lo, hi);
+    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n, nullptr, share_a ? &shared_a : nullptr);
+    else gemm_block(pr, uk, 0, m, lo, hi, nullptr, share_a ? &shared_a : nullptr);
   }, threads);
 }
 

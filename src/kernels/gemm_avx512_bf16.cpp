@@ -3,7 +3,8 @@
 // FP32 FMA. Numerics (Intel SDM, VDPBF16PS): each BF16 product is exact in FP32;
 // the sums round to nearest even regardless of MXCSR; denormal inputs are read
 // as zero and denormal results flushed to zero. So results differ from the
-// FP32-FMA kernels by FP32 rounding order and by flushed denormals only.
+// FP32-FMA kernels by FP32 rounding order and by flushed denormals only. Given op(B)'s
+// rows (TileArgs::b_src), a column's first tile packs the B panel itself as it multiplies.
 #include <immintrin.h>
 
 #include <cstring>
@@ -21,13 +22,14 @@ constexpr int kMr = 6, kNr = 64;
 // sums and C's old values, rounded into C under a column mask. VCVTNE2PS2BF16 rounds to
 // nearest even and keeps NaN quiet like to_bf16, but flushes denormal results to zero
 // (Intel SDM), as VDPBF16PS already does to every product and sum.
-template <int R>
-TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][4]) {
+// V vectors of 16 columns per row: 4, or 2 where the tile has at most 32 columns.
+template <int R, int V>
+TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][V]) {
   if (!t.c) {
 #pragma GCC unroll 6
     for (int i = 0; i < R; ++i)
 #pragma GCC unroll 4
-      for (int v = 0; v < 4; ++v) {
+      for (int v = 0; v < V; ++v) {
         float* w = t.ws + i * t.ldws + 16 * v;
         _mm512_storeu_ps(w, t.partial ? _mm512_add_ps(acc[i][v], _mm512_loadu_ps(w)) : acc[i][v]);
       }
@@ -40,7 +42,7 @@ TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][4]) {
 #pragma GCC unroll 6
     for (int i = 0; i < R; ++i)
 #pragma GCC unroll 4
-      for (int v = 0; v < 4; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(t.ws + i * t.ldws + 16 * v));
+      for (int v = 0; v < V; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(t.ws + i * t.ldws + 16 * v));
 #pragma GCC unroll 6
   for (int i = 0; i < R; ++i) {
     unsigned short* c = t.c + i * t.ldc;
@@ -50,15 +52,32 @@ TP_BF16_TARGET inline void finish(const TileArgs& t, __m512 (&acc)[R][4]) {
                             _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(old0, 1)),
                             _mm512_cvtepu16_epi32(_mm512_castsi512_si256(old1)),
                             _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(old1, 1))};
-      for (int v = 0; v < 4; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_castsi512_ps(_mm512_slli_epi32(w[v], 16)));
+      for (int v = 0; v < V; ++v) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_castsi512_ps(_mm512_slli_epi32(w[v], 16)));
     }
     _mm512_mask_storeu_epi16(c, m0, (__m512i)_mm512_cvtne2ps_pbh(acc[i][1], acc[i][0]));
-    _mm512_mask_storeu_epi16(c + 32, m1, (__m512i)_mm512_cvtne2ps_pbh(acc[i][3], acc[i][2]));
+    if constexpr (V == 4) _mm512_mask_storeu_epi16(c + 32, m1, (__m512i)_mm512_cvtne2ps_pbh(acc[i][3], acc[i][2]));
   }
 }
 
-// R rows of A: packed ([pair][kMr] words) or in place (row i at a + i * a_row_bytes).
-template <int R, bool kInPlace>
+// With kPackB, the four vectors of pair words come from two rows of op(B) instead: vpermt2w
+// picks 16-bit elements from two registers by index (0-31: first, 32-63: second).
+TP_BF16_TARGET inline void interleave_rows(const unsigned short* lo, const unsigned short* hi, __m512bh (&bv)[4]) {
+  const __m512i idx0 = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37,
+                                        5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+  const __m512i idx1 = _mm512_add_epi16(idx0, _mm512_set1_epi16(16));
+  const __m512i l0 = _mm512_loadu_si512(lo), h0 = _mm512_loadu_si512(hi);
+  bv[0] = (__m512bh)_mm512_permutex2var_epi16(l0, idx0, h0);
+  bv[1] = (__m512bh)_mm512_permutex2var_epi16(l0, idx1, h0);
+  const __m512i l1 = _mm512_loadu_si512(lo + 32), h1 = _mm512_loadu_si512(hi + 32);
+  bv[2] = (__m512bh)_mm512_permutex2var_epi16(l1, idx0, h1);
+  bv[3] = (__m512bh)_mm512_permutex2var_epi16(l1, idx1, h1);
+}
+
+// R rows of A: packed ([pair][kMr] words) or in place (row i at a + i * a_row_bytes);
+// V vectors of 16 columns of B (the panel's row of pairs is 4 vectors wide either way),
+// read from the packed panel, or with kPackB (V = 4) made from op(B)'s rows and stored
+// to the panel for the column's other tiles.
+template <int R, int V, bool kInPlace, bool kPackB = false>
 TP_BF16_TARGET void tile(const TileArgs& t) {
   const char* a = static_cast<const char*>(t.a);
   const long rs = kInPlace ? t.a_row_bytes : 4;
@@ -66,63 +85,103 @@ TP_BF16_TARGET void tile(const TileArgs& t) {
   const __m512i* b = static_cast<const __m512i*>(t.b);
   if (t.partial)  // the earlier sums come from L2 or beyond: start them on their way now
     for (int i = 0; i < R; ++i)
-      for (int v = 0; v < 4; ++v) _mm_prefetch(reinterpret_cast<const char*>(t.ws + i * t.ldws + 16 * v), _MM_HINT_T0);
-  __m512 acc[R][4];
-  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = _mm512_setzero_ps();
+      for (int v = 0; v < V; ++v) _mm_prefetch(reinterpret_cast<const char*>(t.ws + i * t.ldws + 16 * v), _MM_HINT_T0);
+  __m512 acc[R][V];
+  for (int i = 0; i < R; ++i)
+    for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
   const long pairs = (t.kc + 1) / 2;
+  const unsigned short* src = t.b_src;
+  // Source rows are 128-byte pieces a row length apart, which the prefetchers do not
+  // follow: fetch them a few pairs ahead.
+  constexpr long kAhead = 24;
 #pragma GCC unroll 2
   for (long p = 0; p < pairs; ++p) {
-    const __m512bh b0 = (__m512bh)_mm512_load_si512(b), b1 = (__m512bh)_mm512_load_si512(b + 1);
-    const __m512bh b2 = (__m512bh)_mm512_load_si512(b + 2), b3 = (__m512bh)_mm512_load_si512(b + 3);
+    __m512bh bv[V];
+    if constexpr (kPackB) {
+      // Past the panel's last pair, the next panel's first rows (at K = 64 the fetches went
+      // past B's end).
+      const unsigned short* ahead = p + kAhead < pairs ? src + 2 * kAhead * t.b_src_ld
+                                                       : t.b_src + 64 + 2 * (p + kAhead - pairs) * t.b_src_ld;
+      _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + 32), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + t.b_src_ld), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + t.b_src_ld + 32), _MM_HINT_T0);
+      interleave_rows(src, src + t.b_src_ld, bv);
+      src += 2 * t.b_src_ld;
+      __m512i* w = const_cast<__m512i*>(b);
+      for (int v = 0; v < 4; ++v) _mm512_store_si512(w + v, (__m512i)bv[v]);
+    } else {
+      for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_load_si512(b + v);
+    }
 #pragma GCC unroll 6
     for (int i = 0; i < R; ++i) {
       int word;
       std::memcpy(&word, a + i * rs, 4);  // rows in place may sit at any 2-byte offset
       const __m512bh ai = (__m512bh)_mm512_set1_epi32(word);
-      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], ai, b0);
-      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], ai, b1);
-      acc[i][2] = _mm512_dpbf16_ps(acc[i][2], ai, b2);
-      acc[i][3] = _mm512_dpbf16_ps(acc[i][3], ai, b3);
+      for (int v = 0; v < V; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], ai, bv[v]);
     }
     a += step;
     b += 4;
   }
-  finish<R>(t, acc);
+  finish<R, V>(t, acc);
 }
 
-template <bool kInPlace>
+template <int V, bool kInPlace, bool kPackB = false>
 void tile_rows(const TileArgs& t) {
   switch (t.rows) {
-    case 1: return tile<1, kInPlace>(t);
-    case 2: return tile<2, kInPlace>(t);
-    case 3: return tile<3, kInPlace>(t);
-    case 4: return tile<4, kInPlace>(t);
-    case 5: return tile<5, kInPlace>(t);
-    default: return tile<6, kInPlace>(t);
+    case 1: return tile<1, V, kInPlace, kPackB>(t);
+    case 2: return tile<2, V, kInPlace, kPackB>(t);
+    case 3: return tile<3, V, kInPlace, kPackB>(t);
+    case 4: return tile<4, V, kInPlace, kPackB>(t);
+    case 5: return tile<5, V, kInPlace, kPackB>(t);
+    default: return tile<6, V, kInPlace, kPackB>(t);
   }
 }
 
-template <bool kInPlace>
+// Rows kMr at a time. With A in place, a last 7 or 8 rows go as 4 + 3 or 4 + 4: a 1- or
+// 2-row tile has too few sums in flight to cover VDPBF16PS's latency (M = 32 ran 6 x 5
+// + 2). (Packed A comes in kMr-row panels, which a 4-row tile would straddle.)
+template <int V, bool kInPlace>
 void tile_column(const TileArgs& t) {
   TileArgs u = t;
-  for (int r = 0; r < t.rows; r += kMr) {
-    u.rows = t.rows - r < kMr ? t.rows - r : kMr;
-    u.a = static_cast<const char*>(t.a) + r / kMr * t.a_tile_bytes;
+  for (int r = 0, h = 0; r < t.rows; r += h) {
+    const int left = t.rows - r;
+    h = left < kMr ? left : kMr;
+    if (kInPlace && (left == kMr + 1 || left == kMr + 2)) h = 4;
+    u.rows = h;
+    u.a = static_cast<const char*>(t.a) + (kInPlace ? r * t.a_row_bytes : r / kMr * t.a_tile_bytes);
     u.ws = t.ws + r * t.ldws;
     u.c = t.c ? t.c + r * t.ldc : nullptr;
-    if (u.rows == kMr) tile<kMr, kInPlace>(u);
-    else tile_rows<kInPlace>(u);
+    if constexpr (V == 4)
+      if (r == 0 && t.b_src) {  // the first tile packs the panel
+        tile_rows<V, kInPlace, true>(u);
+        continue;
+      }
+    if (h == kMr) tile<kMr, V, kInPlace>(u);
+    else tile_rows<V, kInPlace>(u);
   }
 }
 
-void tile_any(const TileArgs& t) { return t.a_row_bytes > 0 ? tile_column<true>(t) : tile_column<false>(t); }
+// Columns: a tile of at most 32 (the last of N = 1376 or 800) multiplies half the panel.
+template <bool kInPlace>
+void tile_column_any_width(const TileArgs& t) {
+  return t.cols <= 32 ? tile_column<2, kInPlace>(t) : tile_column<4, kInPlace>(t);
+}
+
+void tile_any(const TileArgs& t) {
+  return t.a_row_bytes > 0 ? tile_column_any_width<true>(t) : tile_column_any_width<false>(t);
+}
 
 }  // namespace
 
 MicroKernel avx512_bf16_micro_kernel() {
   MicroKernel k{kMr, kNr, nullptr, Packing::bf16_pairs};
-  k.kc = 256;  // B panel: 128 pairs x 64 words = 32 KiB
-  k.mc = 192;  // A block: 192 x 256 BF16 = 96 KiB
+  // B panel: 256 pairs x 64 words = 64 KiB, streamed from L2 rather than held in the 48 KiB
+  // L1D, yet 1-2% faster than 128 pairs (32 KiB) on 1 thread (2048^3, 512,1024,1024,
+  // 1024,3072,512 TN, 512,4096,1024): a tile's set-up and partial-sum round trip through
+  // the FP32 workspace are paid half as often.
+  k.kc = 512;
+  k.mc = 192;  // A block: 192 x 512 BF16 = 192 KiB of L2
   k.tile = &tile_any;
   return k;
 }

@@ -36,6 +36,11 @@ struct TileArgs {
   long ldc = 0;
   bool accumulate_c = false;      // ... adding C's old values
   int rows = 0, cols = 0;
+  // Optional (cols = NR, kc even): the panel at b is not packed yet. The column's first
+  // tile interleaves it from op(B)'s rows (row p at b_src + p * b_src_ld), writing it to
+  // b as it multiplies, and the other tiles read it from there.
+  const unsigned short* b_src = nullptr;
+  long b_src_ld = 0;
 };
 using TileKernelFn = void (*)(const TileArgs&);
 

@@ -135,9 +135,17 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     static const bf16 zeros[64] = {};
     const long full = nc / nr * nr;
     const bool vector = nr <= 64 && cpu_has(Isa::avx512_bf16);
+    // Each source row is a fresh stream of a few KiB (nc BF16) a row length from the
+    // last, which the prefetchers pick up late: fetch the rows a few pairs ahead.
+    constexpr long kAhead = 4;
     for (long q = 0; q < pairs; ++q) {
       const bf16* lo = pr.b + (p0 + 2 * q) * pr.ldb + j0;
       const bf16* hi = 2 * q + 1 < kc ? lo + pr.ldb : nullptr;
+      if (2 * (q + kAhead) + 1 < kc)
+        for (long j = 0; j < nc; j += 32) {
+          __builtin_prefetch(lo + 2 * kAhead * pr.ldb + j);
+          __builtin_prefetch(lo + (2 * kAhead + 1) * pr.ldb + j);
+        }
       if (vector && hi && nr % 32 == 0) {  // AMX and AVX-512 tile widths: all panels of the row in one call
         detail::interleave_panels_avx512(&lo->bits, &hi->bits, full / nr, nr, out + q * nr, nr * pairs_pad);
       } else for (long jr = 0; jr < full; jr += nr) {
@@ -160,9 +168,11 @@ void pack_b_pairs(const Problem& pr, long p0, long kc, long j0, long nc, int nr,
     const int cols = int(std::min<long>(nr, nc - jr));
     const long full_pairs = vector ? kc / 32 * 16 : 0, full_cols = vector ? cols / 16 * 16 : 0;
     for (long j = 0; j < full_cols; j += 16)
-      for (long q = 0; q < full_pairs; q += 16)
-        detail::transpose_16x16_words_avx512(pr.b + (j0 + jr + j) * pr.ldb + p0 + 2 * q, long(sizeof(bf16)) * pr.ldb,
-                                             out + q * nr + j, nr);
+      for (long q = 0; q < full_pairs; q += 16) {
+        const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0 + 2 * q;
+        for (long r = 0; r < 16; ++r) __builtin_prefetch(src + r * pr.ldb + 128);  // 4 blocks ahead, as below
+        detail::transpose_16x16_words_avx512(src, long(sizeof(bf16)) * pr.ldb, out + q * nr + j, nr);
+      }
     for (int j = 0; j < cols; ++j) {
       const bf16* src = pr.b + (j0 + jr + j) * pr.ldb + p0;
       for (long q = j < full_cols ? full_pairs : 0; q < pairs; ++q)

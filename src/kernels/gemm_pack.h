@@ -21,6 +21,7 @@ struct Problem {
   bf16* c;
   long ldc;
   bool accumulate;
+  long n = 0;  // op(B)'s columns in the whole GEMM (a task may cover fewer)
 };
 
 inline long round_up(long x, long to) { return (x + to - 1) / to * to; }

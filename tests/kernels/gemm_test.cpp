@@ -87,6 +87,31 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
   }
 }
 
+TEST(Gemm, OnePackingOfAPerCall) {
+  // op(A) packed (transposed, or odd K) once per call: on 2 threads shared by column tasks,
+  // pieces of 8 tiles' rows by one K block packed by whichever task gets there first (rows
+  // and K both cross pieces and blocks, with tails); on 1 thread reused across NC blocks.
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx_bf16}) {
+    if (isa != Isa::portable && !cpu_has(isa)) continue;
+    check_gemm(Trans::yes, Trans::no, 301, 700, 601, isa, 2);
+    check_gemm(Trans::yes, Trans::yes, 100, 1100, 520, isa, 2, true);
+    check_gemm(Trans::no, Trans::no, 70, 900, 515, isa, 2);
+    check_gemm(Trans::yes, Trans::no, 50, 2100, 300, isa, 1);
+  }
+}
+
+TEST(Gemm, ShortRowAndHalfWidthTiles) {
+  // A in place with 7 or 8 rows left (tiles of 4 + 3 or 4 + 4), and last column tiles of
+  // at most 32 columns (half-width tiles), across K blocks and with accumulate.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 32, 96, 130, isa, 1);
+    check_gemm(Trans::no, Trans::no, 37, 20, 1100, isa, 1, true);
+    check_gemm(Trans::no, Trans::yes, 8, 1376, 600, isa, 1);
+    check_gemm(Trans::yes, Trans::no, 14, 800, 64, isa, 1, true);
+  }
+}
+
 TEST(Gemm, DeepSkinnyShapesSplitK) {
   // Few rows, K deep against N, 2 threads: the BF16 tile path splits K into FP32 partial sums;
   // odd K leaves the last slice packing A, and accumulate adds C once, after the sum.
