@@ -80,6 +80,12 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads)
     active_workers_ = workers;
     ++generation_;
   }
+  // A worker asleep (idle past its spin) often wakes on this CPU when the other one is busy
+  // with another process, so the caller and worker share a CPU: 4 tasks of 333 us after 2 ms
+  // idle took 1.40 ms median (serial), 0.74 ms after 0.1 ms idle (2 CPUs, load ~0.6 from
+  // elsewhere). Tried, not kept: a worker refusing tasks on the caller's CPU (sched_getcpu)
+  // halved that toy's time but slowed 32,1024,4096 NN on 2 threads after 2 ms idle from
+  // 0.87-0.97 to 1.55-1.60 ms median; yielding instead of sleeping in the final wait: no change.
   wake_.notify_all();
   drain();
   // The workers' last tasks: spin briefly (a tenth of the idle spin), then sleep. A longer
