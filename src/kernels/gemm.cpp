@@ -60,6 +60,7 @@ constexpr long kNcMax = 1024;
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
 // K split: slices at least this deep (whole KC blocks), one per thread at least.
 constexpr long kSplitKSliceDepth = 1024;
+constexpr long kSplitKChunkColumns = 256;  // where slices cannot share K out evenly: columns per task
 constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 
@@ -99,11 +100,11 @@ bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
 // whole-M FP32 workspace once per KC step, as a first version did, streamed 17 MB
 // through DRAM per step at M = N = 2048 and halved the speed.)
 // With sums32 (tile kernels only, all rows one MC block and all columns one NC block):
-// the FP32 sums go there (row stride round_up(n1 - n0, NR) + 16) instead of C.
+// the FP32 sums go there (row stride sums_ld, or round_up(n1 - n0, NR) + 16) instead of C.
 // With shared_a, op(A) is packed once for the whole call (gemm_shared_pack.h), not per
 // block here.
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1,
-                float* sums32 = nullptr, const SharedA* shared_a = nullptr) {
+                float* sums32 = nullptr, const SharedA* shared_a = nullptr, long sums_ld = 0) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
   if (uk.setup) uk.setup();
   const bool amx = uk.packing == detail::Packing::amx;
@@ -134,7 +135,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   const long nc_max =
       b_just_in_time ? kNcMax : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
-  const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
+  const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   // Untransposed A with even K already holds its k pairs side by side in each row, so
   // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
   // cost as much as a third of the GEMM (A re-packed once per NC block).
@@ -209,27 +210,35 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   }
 }
 
-// K split (see gemm_bf16): tasks over K ranges of whole KC blocks, partial sums in FP32.
+// K split (see gemm_bf16): slices of whole KC blocks, each summed in FP32 into its own
+// buffer, the deepest first (10 blocks as slices of 2, 3, 2, 3 taken one at a time left one
+// thread 4 blocks and the other 6; as 3, 3, 2, 2 each gets 5). Where even so a thread would
+// get over 3% more than its share (3200 as 1536 + 1664), the slices go by
+// kSplitKChunkColumns columns too, so the threads even out (64,800,3200 and 64,512,5504 NN,
+// 2 threads: 1.04-1.10x); not always, as that cost 32,1024,4096 NN ~10%.
 void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& pool, int threads, long m, long n) {
   const long blocks = (pr.k + uk.kc - 1) / uk.kc, slice_blocks = std::max(1l, kSplitKSliceDepth / uk.kc);
-  const long tasks = threads * std::clamp(blocks / (slice_blocks * threads), 1l, 4l);
+  const long slices = threads * std::clamp(blocks / (slice_blocks * threads), 1l, 4l);
   const long ld = round_up(n, uk.nr) + 16;
   thread_local Scratch sums_scratch;
-  float* sums = static_cast<float*>(sums_scratch.get(sizeof(float) * size_t(tasks * m * ld)));
-  // Deepest slices first: taken one at a time, 10 blocks as slices of 2, 3, 2, 3 left one
-  // thread 4 blocks and the other 6; in the order 3, 3, 2, 2 each gets 5.
-  std::vector<long> order(static_cast<size_t>(tasks));
-  for (long t = 0; t < tasks; ++t) order[size_t(t)] = t;
-  auto slice_blocks_of = [&](long t) { return (t + 1) * blocks / tasks - t * blocks / tasks; };
-  std::stable_sort(order.begin(), order.end(), [&](long x, long y) { return slice_blocks_of(x) > slice_blocks_of(y); });
-  pool.run(int(tasks), [&](int task) {
-    const long t = order[size_t(task)];
-    const long p0 = t * blocks / tasks * uk.kc, p1 = std::min(pr.k, (t + 1) * blocks / tasks * uk.kc);
+  float* sums = static_cast<float*>(sums_scratch.get(sizeof(float) * size_t(slices * m * ld)));
+  auto begin = [&](long s) { return std::min(pr.k, s * blocks / slices * uk.kc); };
+  auto depth = [&](long s) { return begin(s + 1) - begin(s); };
+  std::vector<long> order(static_cast<size_t>(slices));
+  for (long s = 0; s < slices; ++s) order[size_t(s)] = s;
+  std::stable_sort(order.begin(), order.end(), [&](long x, long y) { return depth(x) > depth(y); });
+  std::vector<long> load(static_cast<size_t>(threads), 0);  // each thread's depth, slices taken in order
+  for (long s : order) *std::min_element(load.begin(), load.end()) += depth(s);
+  const bool uneven = 100 * *std::max_element(load.begin(), load.end()) * threads > 103 * pr.k;
+  const long chunks = uneven ? (n + kSplitKChunkColumns - 1) / kSplitKChunkColumns : 1;
+  pool.run(int(slices * chunks), [&](int task) {
+    const long s = order[size_t(task / chunks)], j0 = task % chunks * kSplitKChunkColumns;
+    const long j1 = chunks > 1 ? std::min(n, j0 + kSplitKChunkColumns) : n, p0 = begin(s);
     Problem sub = pr;
-    sub.k = p1 - p0;
+    sub.k = depth(s);
     sub.a = pr.ta == Trans::no ? pr.a + p0 : pr.a + p0 * pr.lda;
     sub.b = pr.tb == Trans::no ? pr.b + p0 * pr.ldb : pr.b + p0;
-    gemm_block(sub, uk, 0, m, 0, n, sums + t * m * ld);
+    gemm_block(sub, uk, 0, m, j0, j1, sums + s * m * ld + j0, nullptr, ld);
   }, threads);
   // The sums added up and rounded by all threads too, a few rows per task, rather than by
   // the calling thread alone: as fast at best, and under load (the caller's CPU shared)
@@ -240,7 +249,7 @@ void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& 
     c_row.resize(size_t(n));
     for (long i = r * rows_per_task; i < std::min(m, (r + 1) * rows_per_task); ++i) {
       float* row = sums + i * ld;
-      for (long t = 1; t < tasks; ++t) {
+      for (long t = 1; t < slices; ++t) {
         const float* other = sums + (t * m + i) * ld;
         for (long j = 0; j < n; ++j) row[j] += other[j];
       }

@@ -120,6 +120,10 @@ TEST(Gemm, DeepSkinnyShapesSplitK) {
     check_gemm(Trans::no, Trans::no, 33, 70, 4100, isa, 2);
     check_gemm(Trans::yes, Trans::no, 40, 100, 3001, isa, 2, true);
     check_gemm(Trans::no, Trans::yes, 7, 130, 2304, isa, 2);
+    // Slices of 1536 + 1664 and 1024 + 1280 share K out unevenly: tasks go by columns too,
+    // the last chunk partial.
+    check_gemm(Trans::no, Trans::no, 20, 600, 3200, isa, 2, true);
+    check_gemm(Trans::no, Trans::yes, 9, 300, 2304, isa, 2);
   }
 }
 
