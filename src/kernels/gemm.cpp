@@ -215,7 +215,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 // thread 4 blocks and the other 6; as 3, 3, 2, 2 each gets 5). Where even so a thread would
 // get over 3% more than its share (3200 as 1536 + 1664), the slices go by
 // kSplitKChunkColumns columns too, so the threads even out (64,800,3200 and 64,512,5504 NN,
-// 2 threads: 1.04-1.10x); not always, as that cost 32,1024,4096 NN ~10%.
+// 2 threads: 1.01-1.06x); not always, as that cost 32,1024,4096 NN ~10%.
 void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& pool, int threads, long m, long n) {
   const long blocks = (pr.k + uk.kc - 1) / uk.kc, slice_blocks = std::max(1l, kSplitKSliceDepth / uk.kc);
   const long slices = threads * std::clamp(blocks / (slice_blocks * threads), 1l, 4l);
