@@ -147,6 +147,9 @@ void add_plan_options(CLI::App* c, PlanOptions& o) {
   c->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved 1F1B when > 1)")
       ->capture_default_str()
       ->check(whole_in(1, spec::kMaxVirtualStages));
+  c->add_flag("--uneven-stages", o.uneven_stages,
+              "PP need not divide the layers: the busiest stage holds ceil(layers / PP), as Megatron's first/last-stage\n"
+              "layer counts and DeepSpeed's partition methods allow (1F1B only; every stage is timed as the busiest)");
   c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
   c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's K/V exchange)")
       ->capture_default_str()
@@ -175,6 +178,7 @@ spec::Plan to_plan(const PlanOptions& o) {
   p.tp = o.tp;
   p.pp = o.pp;
   p.virtual_stages = o.virtual_stages;
+  p.uneven_stages = o.uneven_stages;
   p.sp = o.sp;
   p.cp = o.cp;
   p.ep = o.ep;

@@ -79,7 +79,8 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
              " devices of one " + hw.name + " (TP stays inside an instance)";
     case PlanProblem::pp_not_dividing_layers:
       return "PP " + to_string(p.pp) + " x " + to_string(p.virtual_stages) + " virtual stages does not divide " +
-             m.name + "'s " + to_string(m.layers) + " layers";
+             m.name + "'s " + to_string(m.layers) + " layers" +
+             (p.virtual_stages == 1 ? " (uneven stages, the busiest holding ceil(layers / PP), may be asked for)" : "");
     case PlanProblem::devices_not_dividing:
       return "TP " + to_string(p.tp) + " x PP " + to_string(p.pp) + (p.cp > 1 ? " x CP " + to_string(p.cp) : "") +
              " does not divide the " + to_string(devices) + " devices of " + to_string(p.instances) + " x " + hw.name;

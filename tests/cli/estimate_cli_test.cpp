@@ -71,6 +71,7 @@ TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
   r = run("estimate --pp 5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("does not divide llama2-7b's 32 layers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("uneven stages"), std::string::npos) << r.err;
   r = run("estimate --instances 3 --micro-batch 1 --global-batch 1000");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("does not divide into DP"), std::string::npos) << r.err;
@@ -141,3 +142,17 @@ TEST(EstimateCli, StackAttentionAndDispatchAreNamedAsAssumptions) {
 }
 
 }  // namespace
+
+// PP 5 over 32 layers runs as uneven stages when asked: the busiest holds 7
+// layers (ceil(32 / 5)), so the step is slower than PP 4's 8 even layers per
+// stage would suggest per layer; the plan line and the JSON say so.
+TEST(EstimateCli, UnevenStagesRunWhenAsked) {
+  const CliRun r = run("estimate --instances 5 --tp 8 --pp 5 --uneven-stages");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("virtual stages 1 (uneven stages)"), std::string::npos) << r.out;
+  const CliRun j = run("estimate --instances 5 --tp 8 --pp 5 --uneven-stages --format json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_TRUE(nlohmann::json::parse(j.out)["plan"]["uneven_stages"].get<bool>());
+  EXPECT_EQ(run("estimate --instances 5 --tp 8 --pp 5 --uneven-stages --virtual-stages 2").exit_code, 2);
+}
+
