@@ -84,7 +84,8 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads)
   // shared one CPU (the other busy with another process, or its virtual CPU not running):
   // 4 tasks of 333 us after 2 ms idle took 1.40 ms median (serial), 0.74 ms after 0.1 ms
   // idle (2 CPUs, load ~0.6 from elsewhere); in kernels_bench the worker starts within
-  // ~10 us, yet each half of 32,1024,4096 NN takes as long as the whole on 1 thread. Tried, not kept: a worker refusing tasks on the caller's CPU (sched_getcpu)
+  // ~10 us, yet each half of 32,1024,4096 NN takes as long as the whole on 1 thread.
+  // Tried, not kept: a worker refusing tasks on the caller's CPU (sched_getcpu)
   // halved that toy's time but slowed 32,1024,4096 NN on 2 threads after 2 ms idle from
   // 0.87-0.97 to 1.55-1.60 ms median; yielding instead of sleeping in the final wait: no change.
   wake_.notify_all();
