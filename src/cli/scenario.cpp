@@ -8,6 +8,7 @@
 #include "spec/calibration_io.h"
 #include "spec/calibration_lookup.h"
 #include "calib/host_hardware.h"
+#include "cost/layer_compute.h"
 #include "spec/error.h"
 #include "spec/precision_support.h"
 #include "spec/load.h"
@@ -126,6 +127,11 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     s.assumptions.push_back("stack " + s.stack.name + "'s flash attention on " + s.hardware.family + " runs at " + factor +
                             "x the FA2-class kernels the calibration's attention factor measures (attention_speedup)");
   }
+  if (cost::attention_misses_alignment(s.model, s.hardware, s.stack, s.workload.precision))
+    s.assumptions.push_back("head dimension " + std::to_string(s.model.qk_head_dim()) + " misses " + s.hardware.name +
+                            "'s " + std::to_string(int(s.hardware.matrix_alignment_bytes)) +
+                            "-byte matrix alignment: stack " + s.stack.name +
+                            "'s unfused attention runs its batched GEMMs at the FP32 peak (matrix_alignment_bytes)");
   if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
     throw spec::SpecError("--precision " + o.precision, "", why);
   return s;

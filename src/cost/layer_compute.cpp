@@ -1,6 +1,7 @@
 #include "cost/layer_compute.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/expert_compute.h"
 
@@ -10,8 +11,32 @@ double gemm_s(const StepContext& ctx, double peak, double m, double n, double k)
   return 2 * m * n * k / (peak * ctx.calibration.gemm.at(m, n, k));
 }
 
+namespace {
+
+bool row_aligned(const spec::HardwareSpec& hw, double element_bytes, double elements) {
+  return hw.matrix_alignment_bytes <= 0 || std::fmod(elements * element_bytes, hw.matrix_alignment_bytes) == 0;
+}
+
+}  // namespace
+
+double matrix_peak(const StepContext& ctx, double peak, double row_a, double row_b) {
+  const double e = ctx.element_bytes();
+  return row_aligned(ctx.hardware, e, row_a) && row_aligned(ctx.hardware, e, row_b)
+             ? peak
+             : std::min(peak, ctx.hardware.peak_fp32_flops_per_s);
+}
+
+bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
+                                spec::Precision precision) {
+  const double e = precision == spec::Precision::fp32 ? 4 : 2;
+  return stack.attention != spec::AttentionKernel::flash &&
+         !(row_aligned(hw, e, m.qk_head_dim()) && row_aligned(hw, e, m.value_head_dim()));
+}
+
 // Forward GEMM plus its two backward GEMMs: dX = dY W^T (m, k, n) and dW = X^T dY (k, n, m).
+// All three read rows of k and n elements, so one alignment check covers them.
 void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s) {
+  peak = matrix_peak(ctx, peak, n, k);
   forward_s += gemm_s(ctx, peak, m, n, k);
   backward_s += gemm_s(ctx, peak, m, k, n) + gemm_s(ctx, peak, k, n, m);
 }
@@ -62,9 +87,15 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // stack may outrun on some accelerators (cuDNN's on Hopper); unfused attention
   // runs as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
   const double flash_factor = ctx.calibration.attention_factor * ctx.attention_speedup;
+  // Unfused attention multiplies per-head slices of the QKV output: a head
+  // dimension that misses the matrix unit's alignment (BLOOM's 150 at 96 heads
+  // in BF16) leaves cuBLAS no tensor-core kernel. A flash kernel pads the head
+  // dimension in on-chip tiles (flash-attention README: any head dimension up to 256).
   const double peak = ctx.peak_flops_per_s() * (flash ? flash_factor : 1.0);
-  l.attention_forward_s = score_flops / (peak * ctx.calibration.gemm.at(s_local, s_local, qk)) +
-                          context_flops / (peak * ctx.calibration.gemm.at(s_local, v, s_local));
+  const double score_peak = flash ? peak : matrix_peak(ctx, peak, s_local, qk);
+  const double context_peak = flash ? peak : matrix_peak(ctx, peak, s_local, v);
+  l.attention_forward_s = score_flops / (score_peak * ctx.calibration.gemm.at(s_local, s_local, qk)) +
+                          context_flops / (context_peak * ctx.calibration.gemm.at(s_local, v, s_local));
   if (flash) {
     // Backward runs four GEMMs (dV, dP, dQ, dK) and re-forms the scores first:
     // five (Dao et al. 2022, FlashAttention, section 3.1).

@@ -27,6 +27,14 @@ LayerCompute layer_compute(const StepContext& ctx);
 // One GEMM of m x n x k at `peak` and the calibration's efficiency for its shape,
 // and the same with its two backward GEMMs added to forward_s / backward_s.
 double gemm_s(const StepContext& ctx, double peak, double m, double n, double k);
+// The peak a GEMM runs at whose operands have rows of row_a and row_b elements:
+// `peak`, or the FP32 (SIMT) peak where a row misses the hardware's
+// matrix_alignment_bytes (an assumption: cuBLAS then has no tensor-core kernel).
+double matrix_peak(const StepContext& ctx, double peak, double row_a, double row_b);
+// Whether the stack's unfused attention runs its batched GEMMs off the matrix
+// unit: a head dimension whose rows miss the hardware's alignment.
+bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
+                                spec::Precision precision);
 void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
 EdgeCompute edge_compute(const StepContext& ctx);
 

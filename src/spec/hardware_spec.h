@@ -35,6 +35,9 @@ struct HardwareSpec {
   double peak_bf16_flops_per_s = 0;
   double peak_fp32_flops_per_s = 0;
   double peak_fp8_flops_per_s = 0;  // dense; 0: no FP8 matrix path (the descriptor states none)
+  // Matrix-unit kernels need operand rows on multiples of this many bytes;
+  // GEMMs that miss it run at peak_fp32 (0: no such rule stated).
+  double matrix_alignment_bytes = 0;
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
 

@@ -122,7 +122,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   hw.source_file = file;
   r.only_keys(j, "$", {"name", "description", "accelerator", "family", "default_stack", "chips_per_instance",
                       "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip",
-                      "peak_fp8_tflops_per_chip", "hbm_gib_per_chip",
+                      "peak_fp8_tflops_per_chip", "matrix_alignment_bytes", "hbm_gib_per_chip",
                       "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
                       "reliability"});
   hw.name = r.string(j, "$", "name");
@@ -140,6 +140,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   hw.peak_fp32_flops_per_s = r.sourced(j, "$", "peak_fp32_tflops_per_chip") * 1e12 * per_chip;
   if (r.has(j, "peak_fp8_tflops_per_chip"))
     hw.peak_fp8_flops_per_s = r.sourced(j, "$", "peak_fp8_tflops_per_chip") * 1e12 * per_chip;
+  if (r.has(j, "matrix_alignment_bytes")) hw.matrix_alignment_bytes = r.sourced(j, "$", "matrix_alignment_bytes");
   hw.hbm_bytes = bytes_from(r, j, "$", "hbm_gib_per_chip", "hbm_gb_per_chip") * per_chip;
   hw.hbm_bytes_per_s = bytes_from(r, j, "$", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip") * per_chip;
 

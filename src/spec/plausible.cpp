@@ -29,6 +29,7 @@ void check_plausible(const HardwareSpec& hw) {
   within(f, "$.peak_fp32_tflops_per_chip.value", hw.peak_fp32_flops_per_s * per_chip / 1e12, 0.01, 1e5, "TFLOP/s");
   if (hw.peak_fp8_flops_per_s > 0)
     within(f, "$.peak_fp8_tflops_per_chip.value", hw.peak_fp8_flops_per_s * per_chip / 1e12, 0.1, 1e5, "TFLOP/s");
+  if (hw.matrix_alignment_bytes > 0) within(f, "$.matrix_alignment_bytes.value", hw.matrix_alignment_bytes, 1, 1024, "bytes");
   within(f, "$.hbm_gib_per_chip (or hbm_gb_per_chip)", hw.hbm_bytes * per_chip / 1073741824.0, 0.5, 4096, "GiB");
   within(f, "$.hbm_gb_per_s_per_chip (or hbm_gib_per_s_per_chip)", hw.hbm_bytes_per_s * per_chip / 1e9, 10, 1e5, "GB/s");
   if (hw.chips_per_instance > 1) within(f, "$.fabric (per-link bandwidth)", hw.link_bytes_per_s / 1e9, 1, 1e5, "GB/s");

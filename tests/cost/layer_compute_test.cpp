@@ -82,6 +82,44 @@ TEST(LayerCompute, EagerElementwiseKernelsMoveTheBytesTheStackStates) {
   EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
 }
 
+// BLOOM's 200B candidate (hidden 14400, 96 heads: head dimension 150, 300
+// bytes in FP16) on A100s without flash attention: the score and context
+// batched GEMMs read rows that miss the tensor cores' 16-byte alignment
+// (NVIDIA/cutlass#75), so they run at the 19.5 TFLOP/s FP32 peak (A100 data
+// sheet), not the 312 of BF16. 12 heads per TP rank at TP 8, 2048 tokens:
+// 2 x 12 x 2 x 2048^2 x 150 FLOPs at 19.5 TFLOP/s x 0.7 x (2048/2064)^2 x
+// (150/166) (the assumed shape curve) = 2.487 ms forward. The chronicle measured
+// this model 38% slower per step than hidden 13824 (head dimension 144) at the
+// same layout (bigscience@9e64edec chronicles-prequel.md, 'tile and wave quantization').
+TEST(LayerCompute, MisalignedHeadDimensionLeavesTheTensorCores) {
+  spec::Plan p;
+  p.instances = 1;
+  p.tp = 8;
+  p.micro_batch = 1;
+  testing::StepFixture f("bloom-l80-h14400-a96", "jean-zay-a100-80gb", 2048, 8, spec::Precision::mixed_bf16, p);
+  f.stack.attention = spec::AttentionKernel::unfused;
+  const StepContext ctx = f.context();
+  EXPECT_DOUBLE_EQ(matrix_peak(ctx, 312e12, 2048, 150), 19.5e12);
+  EXPECT_DOUBLE_EQ(matrix_peak(ctx, 312e12, 2048, 144), 312e12);
+  EXPECT_DOUBLE_EQ(matrix_peak(ctx, 312e12, 1800, 5400), 312e12);  // the layer's own GEMMs at TP 8 stay aligned
+  const double eff = 0.7 * (2048.0 / 2064) * (2048.0 / 2064) * (150.0 / 166);
+  const double forward_s = 2.0 * 12 * 2 * 2048.0 * 2048 * 150 / (19.5e12 * eff);
+  EXPECT_NEAR(layer_compute(ctx).attention_forward_s, forward_s, forward_s * 1e-9);
+
+  // A flash kernel pads the head dimension on chip: the BF16 peak holds.
+  f.stack.attention = spec::AttentionKernel::flash;
+  EXPECT_LT(layer_compute(f.context()).attention_forward_s, forward_s / 10);
+}
+
+// Hardware that states no alignment rule (Trainium) keeps its peak for any shape.
+TEST(LayerCompute, NoAlignmentRuleKeepsThePeak) {
+  spec::Plan p;
+  p.instances = 1;
+  p.tp = 8;
+  testing::StepFixture f("llama2-7b", "trn1.32xlarge", 4096, 8, spec::Precision::mixed_bf16, p);
+  EXPECT_DOUBLE_EQ(matrix_peak(f.context(), 1e14, 4096, 150), 1e14);
+}
+
 }  // namespace
 }  // namespace tp::cost
 

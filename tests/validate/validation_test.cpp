@@ -96,28 +96,20 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (10.9% overall over 405 runs, worst source
-// SC21 18.0%, BLOOM 15.9%) so no change can quietly make them worse. (11.8% before
-// torchtitan's and torchtune's eager element-wise kernels were priced as their code
-// runs them. 13.4%, worst
-// BLOOM 20.9% and SC21 20.2%, while the SC21 runs were charged an FP32 gradient
-// accumulation pass: their --fp16 scripts accumulate into the FP16 .grad. 13.6% over 402 while
-// Qwen3 30B-A3B's EP 16 rows waited for the nemo stack's once-per-instance
-// dispatch; 13.5% over 401 before Megatron-Bridge's Qwen3 30B-A3B runs joined; 14.3% over 395 before
-// Megatron-Bridge's six FP8 Llama 3 70B runs joined and the Transformer Engine
-// stacks ran cuDNN attention on Hopper at 1.5x the FA2-class kernels the fit
-// sees: Megatron-Bridge 13.4% -> 6.2%, Megatron-LM H100 10.9% -> 7.1%. 15.8% over 390
-// before Megatron-Bridge's five FP8 Llama 3.1 405B runs joined the H100 fit,
-// which moved llm-foundry from 13.8% to 10.9% and Megatron-LM's H100 weak
-// scaling from 8.7% to 16.1% held out. BLOOM's was 17.8% until its FP16 runs
-// reduced FP16 gradients as DeepSpeed's ZeRO-1 does.)
+// the figures reached at this commit (9.0% over 405 runs, worst source
+// torchtune's one run at 12.7%, SC21 12.5%) so no change can quietly make them worse. Before GEMMs whose operand
+// rows miss the tensor cores' 16-byte alignment ran at the FP32 peak (BLOOM's
+// head dimensions 150 and 108): 10.8%, BLOOM 15.9%, SC21 18.0%. The way
+// there, each step held out: 15.8% (before the FP8 Llama 3.1 405B runs joined),
+// 14.3%, 13.4% (SC21 charged an FP32 accumulation pass its --fp16 scripts do
+// not run), 11.8% (torchtitan's eager element-wise kernels priced as fused).
 TEST(Validation, CrossSourceErrorDoesNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.timed_runs, 405);
   EXPECT_GE(v.by_source.size(), 12u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.109);
-  EXPECT_LE(v.max_source_mape_cross, 0.181);
+  EXPECT_LE(v.overall.mape_cross_source, 0.0905);
+  EXPECT_LE(v.max_source_mape_cross, 0.128);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
@@ -138,7 +130,8 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 6.6% over 41 runs, long context 7.0% (17.0% while
+// held out. Guard at this commit: 6.9% over 41 runs, long context 7.3% (6.6% and
+// 7.0% before the alignment rule moved the A100 fit; 17.0% while
 // torchtitan's and torchtune's eager RMSNorm, SwiGLU and rotary kernels were priced
 // as fused: the A100 fit without llm-foundry then put their cost on the attention
 // factor, 0.29, and llm-foundry's 32k and 64k A100 rows ran 25-37% slow held out);
@@ -147,8 +140,8 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
   EXPECT_GE(g.timed_runs, 41);
-  EXPECT_LE(g.mape_cross_source, 0.067);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.071);
+  EXPECT_LE(g.mape_cross_source, 0.069);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.073);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 15);
