@@ -141,6 +141,22 @@ TEST(EstimateCli, StackAttentionAndDispatchAreNamedAsAssumptions) {
   EXPECT_EQ(a100.out.find("attention_speedup"), std::string::npos);
 }
 
+// BLOOM's head dimension 150 (hidden 14400, 96 heads) misses the A100's
+// 16-byte matrix alignment under an unfused-attention stack: the output says
+// its attention GEMMs leave the tensor cores. Flash attention pads on chip.
+TEST(EstimateCli, MisalignedHeadDimensionIsNamedAsAnAssumption) {
+  const std::string plan = "--model bloom-l80-h14400-a96 --hardware jean-zay-a100-80gb --instances 10 --tp 8 --pp 10 "
+                           "--seq-len 2048 --global-batch 2048 --recompute full --precision mixed-bf16 --format json";
+  const CliRun unfused = run("estimate " + plan + " --stack megatron-deepspeed-fp16");
+  ASSERT_EQ(unfused.exit_code, 0) << unfused.err;
+  const std::string text = nlohmann::json::parse(unfused.out)["assumptions"].dump();
+  EXPECT_NE(text.find("head dimension 150 misses jean-zay-a100-80gb's 16-byte matrix alignment"), std::string::npos)
+      << text;
+  const CliRun flash = run("estimate " + plan + " --stack megatron-lm");
+  ASSERT_EQ(flash.exit_code, 0) << flash.err;
+  EXPECT_EQ(flash.out.find("matrix alignment"), std::string::npos);
+}
+
 }  // namespace
 
 // PP 5 over 32 layers runs as uneven stages when asked: the busiest holds 7
