@@ -152,6 +152,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
   p.ep = plan.ep;
   p.etp = plan.etp;
   p.sp = plan.sp;
+  p.edge_layer_slots = p.edge_layer_slots || plan.edge_layer_slots;
   p.micro_batch = plan.micro_batch;
   p.zero = plan.zero;
   p.recompute = recompute;

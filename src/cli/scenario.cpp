@@ -156,6 +156,10 @@ void add_plan_options(CLI::App* c, PlanOptions& o) {
   c->add_flag("--uneven-stages", o.uneven_stages,
               "PP need not divide the layers: the busiest stage holds ceil(layers / PP), as Megatron's first/last-stage\n"
               "layer counts and DeepSpeed's partition methods allow (1F1B only; every stage is timed as the busiest)");
+  c->add_flag("--edge-layer-slots", o.edge_layer_slots,
+              "The embedding and the LM head each take one layer's slot in the pipeline split: PP divides layers + 2\n"
+              "(Megatron-Core --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split,\n"
+              "DeepSpeed partition_method 'type:transformer|embedding'; 1F1B only)");
   c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
   c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's K/V exchange)")
       ->capture_default_str()
@@ -185,6 +189,7 @@ spec::Plan to_plan(const PlanOptions& o) {
   p.pp = o.pp;
   p.virtual_stages = o.virtual_stages;
   p.uneven_stages = o.uneven_stages;
+  p.edge_layer_slots = o.edge_layer_slots;
   p.sp = o.sp;
   p.cp = o.cp;
   p.ep = o.ep;

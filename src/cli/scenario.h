@@ -52,7 +52,7 @@ struct PlanOptions {
   int instances = 1;
   int tp = 1, pp = 1, virtual_stages = 1, micro_batch = 1, zero = 1;
   int cp = 1, ep = 1, etp = 0;  // etp 0: TP's degree
-  bool sp = false, no_overlap_dp = false, overlap_tp = false, uneven_stages = false;
+  bool sp = false, no_overlap_dp = false, overlap_tp = false, uneven_stages = false, edge_layer_slots = false;
   std::string recompute = "selective";
 };
 void add_plan_options(CLI::App* command, PlanOptions& options);

@@ -55,20 +55,26 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const ExpertParallelTime ep = expert_parallel(ctx);
 
   // Per micro-batch: one model chunk, and the busiest rank (the first, with the
-  // embedding, or the last, with the head; both when there is no pipeline).
+  // embedding, the last, with the head, both when there is no pipeline, or a
+  // middle one where the edges take a layer's slot and weigh less than it).
   // Uneven stages are timed as if every stage held the busiest one's layers.
   const double layers_per_chunk = spec::layers_per_stage(model_.layers, p) / p.virtual_stages;
   const double layer_fwd = layer.forward_s() + tp.forward_s + cp.forward_s + ep.forward_s;
   const double layer_bwd = layer.backward_s() + tp.backward_s + tp.recompute_s + cp.backward_s + cp.recompute_s +
                            ep.backward_s + ep.recompute_s;
-  const double first_fwd = edge.embedding_forward_s + tp.embedding_s, first_bwd = edge.embedding_backward_s;
-  const double last_fwd = edge.head_forward_s + tp.head_s, last_bwd = edge.head_backward_s + tp.head_s;
+  const double edge_slot = spec::edge_slots_active(p) ? 1.0 : 0.0;  // the layer an edge's slot displaces
+  const double first_fwd = edge.embedding_forward_s + tp.embedding_s - edge_slot * layer_fwd;
+  const double first_bwd = edge.embedding_backward_s - edge_slot * layer_bwd;
+  const double last_fwd = edge.head_forward_s + tp.head_s - edge_slot * layer_fwd;
+  const double last_bwd = edge.head_backward_s + tp.head_s - edge_slot * layer_bwd;
   const PipelineStep pipe = pipeline_step(ctx, layers_per_chunk * layer_fwd, layers_per_chunk * layer_bwd, first_fwd,
                                           first_bwd, last_fwd, last_bwd, method);
-  const double rank_layers = layers_per_chunk * p.virtual_stages;
-  // Edge work of the busiest rank: compute, then the TP collectives around it.
   const bool last_is_busiest = p.pp > 1 && last_fwd + last_bwd > first_fwd + first_bwd;
-  const bool has_first = p.pp == 1 || !last_is_busiest, has_last = p.pp == 1 || last_is_busiest;
+  const bool middle_is_busiest = p.pp > 2 && std::max(first_fwd + first_bwd, last_fwd + last_bwd) < 0;
+  const int busiest_rank = p.pp == 1 || middle_is_busiest ? (p.pp == 1 ? 0 : 1) : (last_is_busiest ? p.pp - 1 : 0);
+  const double rank_layers = spec::stage_layers(model_.layers, p, busiest_rank);
+  // Edge work of the busiest rank: compute, then the TP collectives around it.
+  const bool has_first = p.pp == 1 || busiest_rank == 0, has_last = p.pp == 1 || busiest_rank == p.pp - 1;
   const double extra_fwd = (has_first ? edge.embedding_forward_s : 0) + (has_last ? edge.head_forward_s : 0);
   const double extra_bwd = (has_first ? edge.embedding_backward_s : 0) + (has_last ? edge.head_backward_s : 0);
   const double extra_tp = (has_first ? tp.embedding_s : 0) + (has_last ? 2 * tp.head_s : 0);

@@ -36,8 +36,9 @@ double expert_parameters_per_device(const spec::ModelSpec& model, const spec::Pl
 // replicated over `replicas` ranks that ZeRO shards over (DP x CP for the
 // dense parameters, the experts' DP for the routed experts).
 spec::Plan sharded_over(const spec::Plan& plan, int replicas);
-// Parameters of the first (embedding) or last (head) stage on one device.
-double stage_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan, bool last_stage);
+// Parameters of pipeline rank `rank` on one device: its layers (spec::stage_layers)
+// plus the embedding on rank 0 and the head on rank PP - 1 (both at PP 1).
+double stage_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan, int rank);
 
 // Components, bytes per device. `params`: this stage's parameters per device.
 double weights_bytes(const StateBytes& state, double params, const spec::Plan& plan);
@@ -87,12 +88,13 @@ double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan)
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);
 
-// One pipeline stage: the first (embedding, PP micro-batches in flight) or the
-// last (head and logits, one in flight); with PP 1 both are the same stage.
+// One pipeline rank: the first (embedding, PP micro-batches in flight), the
+// last (head and logits, one in flight) or, where the edges take a layer's
+// slot, the second (a full stage, PP - 1 in flight); with PP 1 one stage.
 MemoryBreakdown stage_memory(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
                              const spec::Stack& stack, const spec::Workload& workload, const spec::Plan& plan,
-                             bool last_stage);
-// The heavier of the two: what decides whether the plan fits.
+                             int rank);
+// The heaviest of those: what decides whether the plan fits.
 MemoryBreakdown memory_per_device(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
                                   const spec::Stack& stack, const spec::Workload& workload, const spec::Plan& plan);
 

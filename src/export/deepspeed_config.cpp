@@ -57,6 +57,7 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   auto num = [&](const std::string& o, long long v) { a.number(o, v); };
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
+  if (spec::edge_slots_active(p)) arg("--pp-partition-method", "type:transformer|embedding");
   write_batch_and_sequence(a, job);
   write_layer_shape(a, m);
   arg("--position-embedding-type", m.position == spec::PositionKind::rotary ? "rotary"
@@ -177,6 +178,12 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   p.instances = job.instances;
   p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));
   p.pp = int(whole("--pipeline-model-parallel-size", 1, kBig, 1));
+  if (const auto method = args.value("--pp-partition-method")) {
+    if (*method != "type:transformer" && *method != "type:transformer|embedding")
+      throw spec::SpecError(script_file, "--pp-partition-method",
+                            "type:transformer or type:transformer|embedding, found '" + *method + "'");
+    p.edge_layer_slots = *method == "type:transformer|embedding";
+  }
   p.micro_batch = int(ds_whole(ds, "train_micro_batch_size_per_gpu", "train_micro_batch_size_per_gpu",
                                whole("--micro-batch-size", 1, kBig, 1)));
   job.workload.global_batch_seqs = ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0));

@@ -38,6 +38,7 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
     cannot("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
   if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: Megatron-DeepSpeed has no such option");
   if (p.uneven_stages) cannot("--pipeline-model-parallel-size", "uneven pipeline stages are not exported yet");
+  if (p.edge_layer_slots) cannot("--pipeline-model-parallel-size", "edge layer slots are not exported for Microsoft's Megatron-DeepSpeed yet");
   if (p.cp > 1) cannot("--ds-sequence-parallel-size", "context parallel 1; DeepSpeed-Ulysses is not the ring CP planned");
   if (p.ep > 1 || m.moe()) cannot("--num-experts", "a dense model; DeepSpeed-MoE is not exported");
   if (m.mla()) cannot("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");

@@ -41,6 +41,10 @@ std::string write_megatron(const LaunchJob& job) {
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
   if (p.virtual_stages > 1) num("--num-virtual-stages-per-pipeline-rank", p.virtual_stages);
+  if (spec::edge_slots_active(p)) {
+    arg("--account-for-embedding-in-pipeline-split");
+    arg("--account-for-loss-in-pipeline-split");
+  }
   if (p.cp > 1) num("--context-parallel-size", p.cp);
   if (m.moe()) {
     num("--num-experts", m.experts);
@@ -124,6 +128,12 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   p.ep = int(whole("--expert-model-parallel-size", 1, kBig, 1));
   p.etp = int(whole("--expert-tensor-parallel-size", 1, kBig, 0));  // absent: TP's degree
   p.sp = args.has("--sequence-parallel");
+  const bool embedding_slot = args.has("--account-for-embedding-in-pipeline-split");
+  if (embedding_slot != args.has("--account-for-loss-in-pipeline-split"))
+    throw spec::SpecError(file, "--account-for-loss-in-pipeline-split",
+                          "both --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split, "
+                          "or neither (trainplan models the two edge slots together)");
+  p.edge_layer_slots = embedding_slot;
   p.micro_batch = int(required("--micro-batch-size", 1, kBig));
   job.workload.global_batch_seqs = whole("--global-batch-size", 1, kBig, 0);
   job.workload.seq_len = int(required("--seq-length", 1, kBig));

@@ -29,6 +29,7 @@ std::string write_nemo(const LaunchJob& job) {
   if (job.workload.precision == spec::Precision::bf16_sr)
     throw spec::SpecError(kWhere, "trainer.precision", "bf16 (O2) or 32; BF16 with stochastic rounding is not a NeMo precision");
   if (p.uneven_stages) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
+  if (p.edge_layer_slots) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   if (p.cp > 1) throw spec::SpecError(kWhere, "model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use --emit megatron)");
   if (m.moe() || m.mla()) throw spec::SpecError(kWhere, "model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use --emit megatron)");
   if (p.sp && p.tp == 1) throw spec::SpecError(kWhere, "model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");

@@ -23,6 +23,7 @@ std::string write_nxd(const LaunchJob& job) {
   if (p.zero > 1) throw spec::SpecError(kWhere, "distributed_strategy.zero1", "ZeRO 0 or 1; NxD offers no ZeRO-" + std::to_string(p.zero));
   if (p.overlap_tp_comm) throw spec::SpecError(kWhere, "distributed_strategy", "no async TP; NxD offers no TP communication overlap");
   if (p.uneven_stages) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
+  if (p.edge_layer_slots) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   if (p.cp > 1) throw spec::SpecError(kWhere, "distributed_strategy.context_parallel_size", "context parallel 1; CP is not exported to NxD yet");
   if (m.moe() || m.mla()) throw spec::SpecError(kWhere, "model", "a dense model with standard attention; " + m.name + " is not exported to NxD yet");
   if (m.explicit_head_dim > 0)

@@ -34,7 +34,8 @@ std::string plan_line(const spec::Plan& p) {
          (p.cp > 1 ? ", CP " + std::to_string(p.cp) : "") +
          (p.ep > 1 || p.etp != p.tp ? ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.etp) : "") +
          ", SP " + (p.sp ? "on" : "off") + ", virtual stages " + std::to_string(p.virtual_stages) +
-         (p.uneven_stages ? " (uneven stages)" : "") + ", micro-batch " +
+         (p.uneven_stages ? " (uneven stages)" : "") + (spec::edge_slots_active(p) ? " (edge layer slots)" : "") +
+         ", micro-batch " +
          std::to_string(p.micro_batch) + ", gradient accumulation " + std::to_string(p.grad_accum) + ", ZeRO " +
          std::to_string(p.zero) + ", recompute " + spec::to_string(p.recompute) + ", DP overlap " +
          (p.overlap_dp_comm ? "on" : "off");
@@ -65,7 +66,7 @@ nlohmann::json to_json(const EstimateView& v) {
                {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"sp", p.sp}, {"virtual_stages", p.virtual_stages}, {"micro_batch_seqs", p.micro_batch},
                {"grad_accum", p.grad_accum}, {"zero", p.zero}, {"recompute", spec::to_string(p.recompute)},
                {"overlap_dp_comm", p.overlap_dp_comm}, {"overlap_tp_comm", p.overlap_tp_comm},
-               {"uneven_stages", p.uneven_stages}};
+               {"uneven_stages", p.uneven_stages}, {"edge_layer_slots", p.edge_layer_slots}};
   j["time"] = {{"step_s", t.step_s}, {"forward_compute_s", t.forward_compute_s},
                {"backward_compute_s", t.backward_compute_s}, {"recompute_s", t.recompute_s},
                {"memory_bound_s", t.memory_bound_s}, {"tp_comm_exposed_s", t.tp_comm_exposed_s},

@@ -209,7 +209,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   ModelSpec m;
   m.source_file = file;
   r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "mlp", "norm",
-                      "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "bias", "dropout", "vocab",
+                      "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "embedding_norm", "bias", "dropout", "vocab",
                       "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla"});
   m.name = r.string(j, "$", "name");
   m.source = r.string(j, "$", "source");
@@ -233,6 +233,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   }
   m.parallel_residual = r.boolean(j, "$", "parallel_residual");
   m.tied_embeddings = r.boolean(j, "$", "tied_embeddings");
+  if (r.has(j, "embedding_norm")) m.embedding_norm = r.boolean(j, "$", "embedding_norm");
   m.bias = r.boolean(j, "$", "bias");
   // Optional: descriptors say "dropout": true where training used it.
   if (r.has(j, "dropout")) m.dropout = r.boolean(j, "$", "dropout");

@@ -31,6 +31,7 @@ struct ModelSpec {
   double rotary_fraction = 0;  // share of head dims rotated (NeoX: 0.25)
   bool parallel_residual = false;
   bool tied_embeddings = false;
+  bool embedding_norm = false;  // a LayerNorm on the word embeddings (BLOOM's --embed-layernorm)
   bool bias = false;
   bool dropout = false;  // dropout in training (GPT-3, BERT); modern LLM pre-training uses none  // linear layers carry biases (BERT, GPT, NeoX; not Llama)
   int vocab = 0;

@@ -32,7 +32,13 @@ bool parse_precision(std::string_view text, Precision& out) {
   return false;
 }
 double layers_per_stage(int layers, const Plan& p) {
-  return p.uneven_stages ? double((layers + p.pp - 1) / p.pp) : double(layers) / p.pp;
+  const long slots = long(layers) + (edge_slots_active(p) ? 2 : 0);
+  return p.uneven_stages ? double((slots + p.pp - 1) / p.pp) : double(slots) / p.pp;
+}
+
+double stage_layers(int layers, const Plan& p, int rank) {
+  const bool edge = edge_slots_active(p) && (rank == 0 || rank == p.pp - 1);
+  return layers_per_stage(layers, p) - (edge ? 1 : 0);
 }
 
 const char* to_string(Recompute r) {

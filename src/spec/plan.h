@@ -25,6 +25,11 @@ struct Plan {
   bool sp = false;           // sequence parallel inside the TP group
   int virtual_stages = 1;    // interleaved 1F1B chunks per pipeline rank
   bool uneven_stages = false;  // PP need not divide the layers: stages hold ceil(layers / PP) or fewer (no interleaving)
+  // The embedding and the LM head each take one layer's slot in the pipeline
+  // split: PP divides layers + 2, and the first and last stage hold one layer
+  // fewer (Megatron-Core --account-for-embedding/loss-in-pipeline-split,
+  // DeepSpeed partition_method 'type:transformer|embedding'; no interleaving).
+  bool edge_layer_slots = false;
   int micro_batch = 1;       // sequences per micro-batch per DP replica
   int grad_accum = 1;        // micro-batches per step per DP replica
   int zero = 0;              // ZeRO stage 0..3
@@ -45,9 +50,15 @@ inline int expert_dp(const Plan& p) {
   return int(std::max(1L, long(p.tp) * p.cp * p.dp / grid));
 }
 
-// Transformer layers on the busiest pipeline stage: layers / PP, or its ceiling
-// for uneven stages.
+// Layer slots per pipeline stage: layers / PP, or its ceiling for uneven
+// stages; with edge_layer_slots the embedding and the head take a slot each.
+// Every stage is timed as if it held this many (a middle stage's layers).
 double layers_per_stage(int layers, const Plan& plan);
+// Transformer layers on pipeline rank `rank`: layers_per_stage, less the slot
+// the embedding (rank 0) or the head (rank PP - 1) takes under edge_layer_slots.
+double stage_layers(int layers, const Plan& plan, int rank);
+// Whether the first and last stage give a slot to the embedding and the head.
+inline bool edge_slots_active(const Plan& p) { return p.edge_layer_slots && p.pp > 1; }
 
 const char* to_string(Recompute recompute);
 bool parse_recompute(std::string_view text, Recompute& out);

@@ -33,6 +33,9 @@ struct Stack {
   GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
   double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16 or FP16: 2)
   bool keeps_16bit_grads = false;       // the model's 16-bit gradients coexist with the main ones across backward
+  // DeepSpeed's PipelineEngine keeps each in-flight micro-batch's stage output
+  // until its backward, the TP rank's partition of it where TP > 1.
+  bool pipeline_keeps_stage_outputs = false;
   bool dp_overlap_grad_reduce = true;   // gradient reduction streams out during the last backward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
   double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)

@@ -82,7 +82,7 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
     throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr, fp32 or fp8");
   const json& p = need(j, "plan", file, "");
   if (!p.is_object()) throw spec::SpecError(file, pp, "an object");
-  spec::check_known_keys(p, file, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "micro_batch", "grad_accum",
+  spec::check_known_keys(p, file, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "edge_layer_slots", "micro_batch", "grad_accum",
                                        "zero", "recompute", "overlap_dp_comm", "overlap_tp_comm", "cp", "ep", "etp"});
   plan.tp = optional_int(p, "tp", 1, 1, kIntMax, file, pp);
   plan.pp = optional_int(p, "pp", 1, 1, spec::kMaxPipelineStages, file, pp);
@@ -92,6 +92,7 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
   plan.ep = optional_int(p, "ep", 1, 1, kIntMax, file, pp);
   plan.etp = optional_int(p, "etp", 0, 1, kIntMax, file, pp);  // absent: TP's degree
   plan.uneven_stages = optional_bool(p, "uneven_stages", false, file, pp);
+  plan.edge_layer_slots = optional_bool(p, "edge_layer_slots", false, file, pp);
   plan.micro_batch = optional_int(p, "micro_batch", 1, 1, kIntMax, file, pp);
   plan.zero = optional_int(p, "zero", 0, 0, 3, file, pp);
   plan.overlap_dp_comm = optional_bool(p, "overlap_dp_comm", true, file, pp);

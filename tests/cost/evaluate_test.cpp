@@ -222,3 +222,41 @@ TEST(Evaluate, Fp8IsRefusedWithoutAnFp8PathOrStack) {
 
 }  // namespace
 }  // namespace tp::cost
+
+// BLOOM-176B as trained (tr11 README 'Architecture': 70 layers over PP 12 with
+// the embedding and the head in a layer's slot each). Uneven stages without the
+// slots time every rank as the last: 6 = ceil(70 / 12) layers plus the head.
+// With them the last holds 5 layers and the head, which weighs less than a
+// layer with its TP all-reduces and recompute, so a middle rank's 6 layers
+// are the busiest: the same recompute, no head on the critical rank.
+TEST(Evaluate, EdgeSlotsTakeALayerFromTheFirstAndLastStage) {
+  const spec::ModelSpec m = spec::load_model("bloom-176b");
+  const spec::HardwareSpec hw = spec::load_hardware("jean-zay-a100-80gb");
+  const spec::Stack stack = spec::load_stack("megatron-deepspeed");
+  const spec::Calibration calibration;
+  const spec::Workload w{2048, 2048, 1e9, spec::Precision::mixed_bf16};
+  spec::Plan p;
+  p.instances = 48;
+  p.tp = 4;
+  p.pp = 12;
+  p.micro_batch = 2;
+  p.zero = 1;
+  p.recompute = spec::Recompute::full;
+  spec::Plan uneven = p, slots = p;
+  uneven.uneven_stages = true;
+  slots.edge_layer_slots = true;
+  const cost::Evaluator evaluator(m, hw, stack, calibration, w);
+  const auto a = evaluator.evaluate(uneven), b = evaluator.evaluate(slots);
+  ASSERT_EQ(a.problem, cost::PlanProblem::none);
+  ASSERT_EQ(b.problem, cost::PlanProblem::none);
+  EXPECT_NEAR(b.estimate.time.recompute_s, a.estimate.time.recompute_s, a.estimate.time.recompute_s * 1e-12);
+  EXPECT_LT(b.estimate.time.forward_compute_s, a.estimate.time.forward_compute_s);
+  EXPECT_LT(b.estimate.time.step_s, a.estimate.time.step_s);
+  // Without either, PP 12 does not divide 70 layers; with the slots, 72 it does.
+  EXPECT_EQ(evaluator.evaluate(p).problem, cost::PlanProblem::pp_not_dividing_layers);
+  slots.pp = 5;  // 72 slots over 5 stages
+  EXPECT_EQ(evaluator.evaluate(slots).problem, cost::PlanProblem::pp_not_dividing_layers);
+  slots.pp = 12;
+  slots.virtual_stages = 2;  // modelled for 1F1B only
+  EXPECT_EQ(evaluator.evaluate(slots).problem, cost::PlanProblem::pp_not_dividing_layers);
+}

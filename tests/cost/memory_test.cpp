@@ -418,3 +418,44 @@ TEST(Memory, DeepSpeedFlatCopiesCarryNoAllocatorReserve) {
   EXPECT_DOUBLE_EQ(step.optimizer_temporaries_bytes, 6 * P);
   EXPECT_NEAR(step.allocator_bytes, ds.allocator_overhead_fraction * 16 * P, 1.0);
 }
+
+namespace {
+
+// BLOOM-176B's partition (tr11 README 'Architecture', --pp-partition-method
+// 'type:transformer|embedding'): 70 layers + 2 embedding slots over PP 12 give
+// rank 0 [embed | 5 blocks], ranks 1-10 6 blocks, rank 11 [5 blocks | embed].
+// The first stage keeps 12 micro-batches in flight, each with the embedding
+// norm's saved input (2048 x 2 x 14336 x 2 bytes, not split: no SP) and the
+// stage output DeepSpeed's pipeline keeps until backward (its TP 4 partition).
+TEST(Memory, EdgeSlotsEmbeddingNormAndPipelineOutputsOnTheFirstStage) {
+  const spec::ModelSpec m = spec::load_model("bloom-176b");
+  const spec::HardwareSpec hw = spec::load_hardware("jean-zay-a100-80gb");
+  const spec::Stack ds = spec::load_stack("megatron-deepspeed");
+  const spec::Workload w = workload(2048, 2048);
+  spec::Plan p;
+  p.instances = 48;
+  p.tp = 4;
+  p.pp = 12;
+  p.micro_batch = 2;
+  p.zero = 1;
+  p.recompute = spec::Recompute::full;
+  p.edge_layer_slots = true;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, p, 0), 5);
+  EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, p, 1), 6);
+  EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, p, 11), 5);
+  const double hidden = 2048.0 * 2 * 14336 * 2;
+  spec::Plan replay = p;
+  replay.recompute = spec::Recompute::none;
+  const double layers = cost::layer_activation_bytes(m, ds, w, p) * 5 * 12 + cost::layer_activation_bytes(m, ds, w, replay);
+  EXPECT_DOUBLE_EQ(cost::activations_bytes(m, ds, w, p, 0), layers + 12 * (hidden + hidden / 4));
+  // The last stage sends nothing on and has no embedding norm: its layers only.
+  const double last = cost::layer_activation_bytes(m, ds, w, p) * 5 + cost::layer_activation_bytes(m, ds, w, replay);
+  EXPECT_DOUBLE_EQ(cost::activations_bytes(m, ds, w, p, 11), last);
+  // Parameters: 5 blocks plus the tied embedding on each edge, 6 blocks between.
+  EXPECT_DOUBLE_EQ(cost::stage_parameters_per_device(m, p, 1), double(m.layer_parameters()) * 6 / 4);
+  EXPECT_DOUBLE_EQ(cost::stage_parameters_per_device(m, p, 0),
+                   (double(m.layer_parameters()) * 5 + double(m.embedding_parameters())) / 4);
+}
+
+}  // namespace

@@ -171,6 +171,7 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       "--context-parallel-size" /*2384*/, "--num-experts" /*2704*/, "--moe-router-topk" /*2753*/,
       "--moe-ffn-hidden-size" /*2714*/, "--moe-shared-expert-intermediate-size" /*2717*/,
       "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/, "--kv-channels" /*1378*/,
+      "--account-for-embedding-in-pipeline-split" /*2342*/, "--account-for-loss-in-pipeline-split" /*2345*/,
       // torchrun (torch.distributed.run)
       "--nnodes", "--nproc_per_node", "--node_rank", "--master_addr", "--master_port"};
   LaunchJob job = llama2_70b_on_p5();
@@ -458,6 +459,50 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRefusesWhatItCannotExpress) {
   std::ofstream(script) << "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json --swiglu "
                            "--recompute-granularity full\n";
   expect_spec_error([&] { read_launch_config(script.string()); }, "--recompute-method", "uniform", script.string());
+}
+
+}  // namespace
+}  // namespace tp::exporting
+
+namespace tp::exporting {
+namespace {
+
+// Edge layer slots: Megatron-LM writes both --account-for-*-in-pipeline-split
+// options (core_r0.13.0 arguments.py 2342, 2345), the bigscience fork
+// --pp-partition-method 'type:transformer|embedding' (bigscience-workshop/
+// Megatron-DeepSpeed@8387ae17 megatron/arguments.py 578); both read back.
+// NeMo and NxD are refused naming the option.
+TEST(LaunchConfig, EdgeLayerSlotsRoundTrip) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.plan.virtual_stages = 1;
+  job.plan.pp = 2;  // 80 layers + 2 slots over 2 stages
+  job.plan.edge_layer_slots = true;
+  const ShellArgs args = parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh");
+  EXPECT_TRUE(args.has("--account-for-embedding-in-pipeline-split"));
+  EXPECT_TRUE(args.has("--account-for-loss-in-pipeline-split"));
+  EXPECT_TRUE(round_trip(LaunchFormat::megatron, job, "slots.sh").job.plan.edge_layer_slots);
+  job.stack_name = "nemo";
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.pipeline_model_parallel_size",
+                    "edge layer slots");
+
+  LaunchJob bloom;
+  bloom.model = spec::load_model("bloom-176b");
+  bloom.model_name = "bloom-176b";
+  bloom.hardware_name = "jean-zay-a100-80gb";
+  bloom.stack_name = "megatron-deepspeed";
+  bloom.instances = bloom.plan.instances = 48;
+  bloom.devices_per_instance = 8;
+  bloom.plan.tp = 4;
+  bloom.plan.pp = 12;
+  bloom.plan.micro_batch = 2;
+  bloom.plan.zero = 1;
+  bloom.plan.recompute = spec::Recompute::full;
+  bloom.plan.edge_layer_slots = true;
+  bloom.workload = {2048, 2048, 0, spec::Precision::mixed_bf16};
+  const std::string script = launch_files(LaunchFormat::deepspeed, bloom, scratch("bloom-slots.sh").string()).front().text;
+  EXPECT_NE(script.find("--pp-partition-method 'type:transformer|embedding'"), std::string::npos) << script;
+  const ReadLaunch ds = round_trip(LaunchFormat::deepspeed, bloom, "bloom-slots.sh");
+  EXPECT_TRUE(ds.job.plan.edge_layer_slots);
 }
 
 }  // namespace

@@ -96,8 +96,12 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (9.0% over 405 runs, worst source
-// torchtune's one run at 12.7%, SC21 12.5%) so no change can quietly make them worse. Before GEMMs whose operand
+// the figures reached at this commit (8.9% over 405 runs, worst source
+// torchtune's one run at 13.5%, SC21 12.2%) so no change can quietly make them
+// worse. BLOOM's runs with --pp-partition-method 'type:transformer|embedding'
+// now give the embedding and the head a layer's slot (plan edge_layer_slots):
+// BLOOM 9.9% -> 8.8%, in-sample 5.5% -> 5.0%; the A100 fit without llm-foundry
+// then leans on BLOOM, and llm-foundry went from 8.5% to 9.1%. Before GEMMs whose operand
 // rows miss the tensor cores' 16-byte alignment ran at the FP32 peak (BLOOM's
 // head dimensions 150 and 108): 10.8%, BLOOM 15.9%, SC21 18.0%. The way
 // there, each step held out: 15.8% (before the FP8 Llama 3.1 405B runs joined),
@@ -108,8 +112,8 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_GE(v.overall.timed_runs, 405);
   EXPECT_GE(v.by_source.size(), 12u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.0905);
-  EXPECT_LE(v.max_source_mape_cross, 0.128);
+  EXPECT_LE(v.overall.mape_cross_source, 0.0900);
+  EXPECT_LE(v.max_source_mape_cross, 0.136);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
@@ -130,8 +134,10 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 6.9% over 41 runs, long context 7.3% (6.6% and
-// 7.0% before the alignment rule moved the A100 fit; 17.0% while
+// held out. Guard at this commit: 7.8% over 41 runs, long context 8.6% (6.9% and
+// 7.3% before BLOOM's edge layer slots moved the A100 fit, llm-foundry's 32k-64k
+// rows now predicted too fast where they were too slow; 6.6% and 7.0% before the
+// alignment rule; 17.0% while
 // torchtitan's and torchtune's eager RMSNorm, SwiGLU and rotary kernels were priced
 // as fused: the A100 fit without llm-foundry then put their cost on the attention
 // factor, 0.29, and llm-foundry's 32k and 64k A100 rows ran 25-37% slow held out);
@@ -140,8 +146,8 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
   EXPECT_GE(g.timed_runs, 41);
-  EXPECT_LE(g.mape_cross_source, 0.069);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.073);
+  EXPECT_LE(g.mape_cross_source, 0.079);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.086);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 15);
@@ -149,10 +155,12 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. Guards at this commit: 8.9%
+// refused, >= 90% of published OOMs refused. Guards at this commit: 8.5%
 // over 193 runs, every source at most 14.9% (torchtune's one run; bigscience's
-// 2021 V100 benchmark 14.6%, ms-swift 13.4%), none of 497 runs that ran refused,
-// 12 of 15 OOMs refused. (8.2% over 170 runs and 9 of 11 OOMs before the V100
+// 2021 V100 benchmark 14.6%, ms-swift 13.4%, BLOOM 6.8%), none of 501 runs that
+// ran refused, 12 of 15 OOMs refused. (8.9%, BLOOM 7.8%, before BLOOM's stages
+// held the embedding in a layer's slot, its embedding LayerNorm kept its input
+// and DeepSpeed's pipeline its stage outputs; 8.2% over 170 runs and 9 of 11 OOMs before the V100
 // table's 23 runs and 4 OOMs joined: it accepts 32 GB PP 2 MBS 16 at 31.1 GiB.
 // 11.0%, ms-swift
 // 15.4%, while a reserved or nvidia-smi reading was taken as the heavier phase
@@ -164,7 +172,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 193);
-  EXPECT_LE(v.overall.memory_mape, 0.090);
+  EXPECT_LE(v.overall.memory_mape, 0.086);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;

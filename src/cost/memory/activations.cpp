@@ -108,8 +108,18 @@ int chunks_in_flight(const spec::Plan& p, int rank) {
 
 double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
                          const spec::Plan& p, int rank) {
-  const double layers_per_chunk = spec::layers_per_stage(m.layers, p) / p.virtual_stages;
+  const double layers_per_chunk = spec::stage_layers(m.layers, p, rank) / p.virtual_stages;
   double bytes = layer_activation_bytes(m, stack, w, p) * layers_per_chunk * chunks_in_flight(p, rank);
+  // Kept per in-flight micro-batch outside the checkpointed layers: the
+  // embedding norm's input on the first stage (the norm saves it for backward;
+  // split over TP only under SP), and the stage output a DeepSpeed pipeline
+  // keeps until backward (DeepSpeed pipe/engine.py _exec_forward_pass: the TP
+  // rank's PartitionedTensor where TP > 1).
+  const double e = w.precision == spec::Precision::fp32 ? 4 : 2;
+  const double hidden_bytes = double(w.seq_len) / p.cp * p.micro_batch * m.hidden * e;
+  if (m.embedding_norm && rank == 0) bytes += hidden_bytes / (p.sp ? p.tp : 1) * chunks_in_flight(p, rank);
+  if (stack.pipeline_keeps_stage_outputs && p.pp > 1 && rank < p.pp - 1)
+    bytes += hidden_bytes / p.tp * chunks_in_flight(p, rank);
   if (p.recompute == spec::Recompute::full) {
     spec::Plan replay = p;  // backward re-creates one layer's activations at a time
     replay.recompute = spec::Recompute::none;

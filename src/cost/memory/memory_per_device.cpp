@@ -4,9 +4,10 @@
 
 namespace tp::cost {
 MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
-                             const spec::Workload& w, const spec::Plan& p, bool last_stage) {
+                             const spec::Workload& w, const spec::Plan& p, int rank) {
   const StateBytes state = state_bytes_per_parameter(stack, w.precision);
-  const double params = stage_parameters_per_device(m, p, last_stage);
+  const bool last_stage = rank == p.pp - 1;
+  const double params = stage_parameters_per_device(m, p, rank);
   // Dense parameters shard over DP x CP, routed experts over their own DP.
   const spec::Plan dense = sharded_over(p, p.dp * p.cp), experts = sharded_over(p, spec::expert_dp(p));
   const double expert_params = expert_parameters_per_device(m, p);
@@ -16,8 +17,8 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   mem.gradients_bytes = gradients_bytes(state, params, dense) + gradients_bytes(state, expert_params, experts);
   mem.optimizer_states_bytes =
       optimizer_states_bytes(state, params, dense) + optimizer_states_bytes(state, expert_params, experts);
-  mem.activations_bytes = activations_bytes(m, stack, w, p, last_stage ? p.pp - 1 : 0);
-  mem.logits_bytes = last_stage || p.pp == 1 ? logits_bytes(m, stack, w, p) : 0.0;
+  mem.activations_bytes = activations_bytes(m, stack, w, p, rank);
+  mem.logits_bytes = last_stage ? logits_bytes(m, stack, w, p) : 0.0;
   mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, dense);
   mem.reduction_buffers_bytes = reduction_buffers_bytes(stack, dense);
   const double held = mem.weights_bytes + mem.master_weights_bytes + mem.optimizer_states_bytes + mem.reduction_buffers_bytes;
@@ -55,10 +56,15 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
 
 MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                   const spec::Workload& w, const spec::Plan& p) {
-  const MemoryBreakdown first = stage_memory(m, hw, stack, w, p, false);
-  if (p.pp == 1) return first;
-  const MemoryBreakdown last = stage_memory(m, hw, stack, w, p, true);
-  return last.total_bytes > first.total_bytes ? last : first;
+  MemoryBreakdown heaviest = stage_memory(m, hw, stack, w, p, 0);
+  if (p.pp == 1) return heaviest;
+  const MemoryBreakdown last = stage_memory(m, hw, stack, w, p, p.pp - 1);
+  if (last.total_bytes > heaviest.total_bytes) heaviest = last;
+  if (spec::edge_slots_active(p) && p.pp > 2) {
+    const MemoryBreakdown second = stage_memory(m, hw, stack, w, p, 1);
+    if (second.total_bytes > heaviest.total_bytes) heaviest = second;
+  }
+  return heaviest;
 }
 
 }  // namespace tp::cost

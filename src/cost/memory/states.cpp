@@ -37,18 +37,20 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
   return {};
 }
 
-double stage_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p, bool last_stage) {
-  const double layers = double(m.layer_parameters()) * spec::layers_per_stage(m.layers, p);
+double stage_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p, int rank) {
+  const double layers = double(m.layer_parameters()) * spec::stage_layers(m.layers, p, rank);
   const double embedding = double(m.embedding_parameters());
   double head = double(m.head_parameters());
   // A tied LM head on a last stage of its own keeps a copy of the embedding (Megatron).
   if (m.tied_embeddings && p.pp > 1 && m.kind == spec::ModelKind::decoder) head += embedding;
   if (p.pp == 1) return (layers + embedding + head) / p.tp;
-  return (layers + (last_stage ? head : embedding)) / p.tp;
+  return (layers + (rank == 0 ? embedding : 0.0) + (rank == p.pp - 1 ? head : 0.0)) / p.tp;
 }
 
 double parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
-  return std::max(stage_parameters_per_device(m, p, false), stage_parameters_per_device(m, p, true));
+  double most = std::max(stage_parameters_per_device(m, p, 0), stage_parameters_per_device(m, p, p.pp - 1));
+  if (spec::edge_slots_active(p) && p.pp > 2) most = std::max(most, stage_parameters_per_device(m, p, 1));
+  return most;
 }
 
 double weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
