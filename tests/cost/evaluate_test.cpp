@@ -4,6 +4,7 @@
 #include "cost/memory.h"
 #include "spec/error.h"
 #include "spec/load.h"
+#include "step_fixture.h"
 
 using namespace tp;
 
@@ -235,13 +236,7 @@ TEST(Evaluate, EdgeSlotsTakeALayerFromTheFirstAndLastStage) {
   const spec::Stack stack = spec::load_stack("megatron-deepspeed");
   const spec::Calibration calibration;
   const spec::Workload w{2048, 2048, 1e9, spec::Precision::mixed_bf16};
-  spec::Plan p;
-  p.instances = 48;
-  p.tp = 4;
-  p.pp = 12;
-  p.micro_batch = 2;
-  p.zero = 1;
-  p.recompute = spec::Recompute::full;
+  const spec::Plan p = cost::testing::bloom_176b_plan();
   spec::Plan uneven = p, slots = p;
   uneven.uneven_stages = true;
   slots.edge_layer_slots = true;

@@ -3,6 +3,7 @@
 #include "cost/memory.h"
 #include "cost/plan_check.h"
 #include "spec/load.h"
+#include "step_fixture.h"
 
 using namespace tp;
 
@@ -432,13 +433,7 @@ TEST(Memory, EdgeSlotsEmbeddingNormAndPipelineOutputsOnTheFirstStage) {
   const spec::HardwareSpec hw = spec::load_hardware("jean-zay-a100-80gb");
   const spec::Stack ds = spec::load_stack("megatron-deepspeed");
   const spec::Workload w = workload(2048, 2048);
-  spec::Plan p;
-  p.instances = 48;
-  p.tp = 4;
-  p.pp = 12;
-  p.micro_batch = 2;
-  p.zero = 1;
-  p.recompute = spec::Recompute::full;
+  spec::Plan p = cost::testing::bloom_176b_plan();
   p.edge_layer_slots = true;
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
   EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, p, 0), 5);

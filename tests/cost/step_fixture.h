@@ -35,4 +35,17 @@ struct StepFixture {
   }
 };
 
+// BLOOM-176B's layout as trained (tr11 README): 48 nodes, TP 4, PP 12,
+// micro-batch 2, ZeRO 1, full recompute; the caller sets how PP splits 70 layers.
+inline spec::Plan bloom_176b_plan() {
+  spec::Plan p;
+  p.instances = 48;
+  p.tp = 4;
+  p.pp = 12;
+  p.micro_batch = 2;
+  p.zero = 1;
+  p.recompute = spec::Recompute::full;
+  return p;
+}
+
 }  // namespace tp::cost::testing

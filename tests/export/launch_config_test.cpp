@@ -46,6 +46,26 @@ LaunchJob llama2_70b_on_p5() {
   return job;
 }
 
+// BLOOM-176B under the bigscience fork at TP 4: BF16, full recompute,
+// micro-batch 2, global batch 2048 (ZeRO 1 is written as stage 0: DeepSpeed's
+// BF16 optimizer shards with pipeline parallelism).
+LaunchJob bloom_176b_on(int instances, int pp) {
+  LaunchJob job;
+  job.model = spec::load_model("bloom-176b");
+  job.model_name = "bloom-176b";
+  job.hardware_name = "jean-zay-a100-80gb";
+  job.stack_name = "megatron-deepspeed";
+  job.instances = job.plan.instances = instances;
+  job.devices_per_instance = 8;
+  job.plan.tp = 4;
+  job.plan.pp = pp;
+  job.plan.micro_batch = 2;
+  job.plan.zero = 1;
+  job.plan.recompute = spec::Recompute::full;
+  job.workload = {2048, 2048, 0, spec::Precision::mixed_bf16};
+  return job;
+}
+
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "trainplan_export_test";
   fs::create_directories(dir);
@@ -129,19 +149,8 @@ TEST(LaunchConfig, NemoNxdAndDeepSpeedRoundTrip) {
   EXPECT_EQ(nxd.format, LaunchFormat::nxd);
   expect_same_job(job, nxd.job);
 
-  LaunchJob bloom;
-  bloom.model = spec::load_model("bloom-176b");
-  bloom.model_name = "bloom-176b";
-  bloom.hardware_name = "dgx-a100-80gb";
-  bloom.stack_name = "megatron-deepspeed";
-  bloom.instances = bloom.plan.instances = 35;
-  bloom.devices_per_instance = 8;
-  bloom.plan.tp = 4;
-  bloom.plan.pp = 7;
-  bloom.plan.micro_batch = 2;
-  bloom.plan.zero = 1;  // written as ZeRO stage 0: DeepSpeed's BF16 optimizer shards with pipeline parallelism
-  bloom.plan.recompute = spec::Recompute::full;
-  bloom.workload = {2048, 2040, 0, spec::Precision::mixed_bf16};
+  LaunchJob bloom = bloom_176b_on(35, 7);
+  bloom.workload.global_batch_seqs = 2040;
   const ReadLaunch ds = round_trip(LaunchFormat::deepspeed, bloom, "bloom.sh");
   EXPECT_EQ(ds.format, LaunchFormat::deepspeed);
   expect_same_job(bloom, ds.job);
@@ -485,20 +494,8 @@ TEST(LaunchConfig, EdgeLayerSlotsRoundTrip) {
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.pipeline_model_parallel_size",
                     "edge layer slots");
 
-  LaunchJob bloom;
-  bloom.model = spec::load_model("bloom-176b");
-  bloom.model_name = "bloom-176b";
-  bloom.hardware_name = "jean-zay-a100-80gb";
-  bloom.stack_name = "megatron-deepspeed";
-  bloom.instances = bloom.plan.instances = 48;
-  bloom.devices_per_instance = 8;
-  bloom.plan.tp = 4;
-  bloom.plan.pp = 12;
-  bloom.plan.micro_batch = 2;
-  bloom.plan.zero = 1;
-  bloom.plan.recompute = spec::Recompute::full;
+  LaunchJob bloom = bloom_176b_on(48, 12);
   bloom.plan.edge_layer_slots = true;
-  bloom.workload = {2048, 2048, 0, spec::Precision::mixed_bf16};
   const std::string script = launch_files(LaunchFormat::deepspeed, bloom, scratch("bloom-slots.sh").string()).front().text;
   EXPECT_NE(script.find("--pp-partition-method 'type:transformer|embedding'"), std::string::npos) << script;
   const ReadLaunch ds = round_trip(LaunchFormat::deepspeed, bloom, "bloom-slots.sh");
