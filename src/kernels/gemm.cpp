@@ -63,6 +63,7 @@ constexpr long kSplitKSliceDepth = 1024;
 constexpr long kSplitKChunkColumns = 256;  // where slices cannot share K out evenly: columns per task
 constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
+constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -318,7 +319,14 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   // ~2.5% of such a task) or, with op(A) packed per task, 4 column tiles (256 columns).
   long tasks = threads;
   if (threads > 1) {
-    const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr) : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr) : 1l;
+    // Column tasks reading op(A) in place: two tiles each where op(A) outgrows half of L2, so
+    // each K block of it comes in from L3 for two columns of tiles rather than one (2
+    // threads: 512 x 1024 NN at K 1024 and 4096 1.02-1.06x, NT 0.99-1.02x; for small M, where
+    // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x).
+    const bool a_outgrows_l2 = double(m) * double(pr.k) * sizeof(bf16) >= double(kAInPlaceTwoTilesBytes);
+    const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr)
+                            : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr)
+                            : a_packed == 0 && a_outgrows_l2 ? 2l : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:
     // 22 column tiles as 5 tasks of up to 5 left one thread 3 of them (1.4x on 2 threads).
     // Row tasks each pack all of B (6.5% of the time of a 410-row task at 1024 x 512): two
