@@ -57,12 +57,14 @@ namespace {
 // NC cap: 1024 measured best on Zen 5 (single thread, 2048^3 and 256x4096x4096) against
 // 256, 512 and 2048, although a 192 x 1024 FP32 block of C (768 KiB) nearly fills L2.
 constexpr long kNcMax = 1024;
+constexpr long kJustInTimeNc = 512;  // NC where B is packed one K block at a time (just_in_time_nc)
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
 // K split: slices at least this deep (whole KC blocks), one per thread at least.
 constexpr long kSplitKSliceDepth = 1024;
 constexpr long kSplitKChunkColumns = 256;  // where slices cannot share K out evenly: columns per task
 constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
+constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -88,6 +90,15 @@ class Scratch {
   std::unique_ptr<std::byte[], Free> mem_;
   size_t size_ = 0;
 };
+
+// NC where B is packed one K block at a time (gemm_block): blocks of about 512 columns, as
+// equal as whole tiles allow, and up to 640 as one block (576 and 640 as 512 + the rest left
+// a thin block: 32,576,6144 NN 0.95x). The K block's packed B (KC x NC BF16, 1 MiB at 1024
+// columns) then leaves room in the 1 MiB L2 for the A rows and FP32 sums the tiles re-read.
+long just_in_time_nc(long n, long nr) {
+  const long blocks = std::max(1l, (n - 128 + kJustInTimeNc - 1) / kJustInTimeNc);
+  return round_up((n + blocks - 1) / blocks, nr);
+}
 
 bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
   return uk.tile && pr.ta == Trans::no && pr.k % 2 == 0;
@@ -131,9 +142,12 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // streamed (0.93-0.96x at 3.5 and 6.5 MiB with caches flushed between calls).
   const bool b_in_kernel = b_just_in_time && uk.tile && uk.packing == detail::Packing::bf16_pairs &&
                            pr.tb == Trans::no && uk.nr == 64 && pr.k * pr.n <= kBInKernelMaxElements;
-  // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB.
-  const long nc_max =
-      b_just_in_time ? kNcMax : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
+  // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB; B packed
+  // a K block at a time, about 512 columns (1 thread: 1.01-1.10x on 17 of 20 such shapes,
+  // e.g. 32,16384,256 TN 1.10x, 32,5120,640 NN 1.08x, 80,1728,1024 TN 1.06x; the rest
+  // 0.99-1.01x). The K split's sums (sums32) need all columns in one block.
+  const long nc_max = b_just_in_time ? (sums32 ? kNcMax : just_in_time_nc(n1 - n0, uk.nr))
+                                     : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
   const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   // Untransposed A with even K already holds its k pairs side by side in each row, so
@@ -318,7 +332,14 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   // ~2.5% of such a task) or, with op(A) packed per task, 4 column tiles (256 columns).
   long tasks = threads;
   if (threads > 1) {
-    const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr) : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr) : 1l;
+    // Column tasks reading op(A) in place: two tiles each where op(A) outgrows half of L2, so
+    // each K block of it comes in from L3 for two columns of tiles rather than one (2
+    // threads: 512 x 1024 NN at K 1024 and 4096 1.02-1.06x, NT 0.99-1.02x; for small M, where
+    // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x).
+    const bool a_outgrows_l2 = double(m) * double(pr.k) * sizeof(bf16) >= double(kAInPlaceTwoTilesBytes);
+    const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr)
+                            : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr)
+                            : a_packed == 0 && a_outgrows_l2 ? 2l : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:
     // 22 column tiles as 5 tasks of up to 5 left one thread 3 of them (1.4x on 2 threads).
     // Row tasks each pack all of B (6.5% of the time of a 410-row task at 1024 x 512): two
