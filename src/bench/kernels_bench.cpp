@@ -5,7 +5,7 @@
 // every call. Shapes: those `calibrate kernels` measures, and the forward and
 // backward GEMMs of seed models' layers (layer_gemms.h), at 1 and 2 threads.
 // Implementations are timed round-robin (one call each per round, the order rotating
-// from round to round), so load from
+// from round to round, each call after the same cache eviction), so load from
 // other users of this shared machine hits all of them alike; each figure is a
 // median. `ratio` = best library's median time / trainplan's: >= 1.00 means
 // trainplan is at least as fast. First, the large square shape per micro-kernel
@@ -95,18 +95,31 @@ double seconds_of(const std::function<void()>& fn) {
   return std::chrono::duration<double>(Clock::now() - s).count();
 }
 
+// Writes a buffer larger than this host's caches, so every timed call starts from
+// the same cold caches whatever ran before it. Rotating the order alone left each
+// implementation the same predecessor: trainplan always ran after the OpenBLAS
+// conversions had evicted its inputs, oneDNN after trainplan had brought them in
+// (1 thread, 128,16384,64 TN: trainplan 471 GFLOP/s in a random order, 362 there).
+void evict_caches() {
+  static std::vector<char> buffer([] {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);  // 0 or -1 where the C library does not know it
+    return size_t(std::max(l3 > 0 ? 2 * l3 : 0L, 64L << 20));
+  }());
+  static char value = 0;
+  std::memset(buffer.data(), ++value, buffer.size());
+}
+
 // One warm-up call each (page faults, packing buffers, primitive set-up), then `reps`
-// rounds of one call each; a short sleep before every call lets the libraries' spinning
-// worker threads (OpenMP, OpenBLAS) go idle so they do not slow the next call. Each round
-// starts one implementation further on: in a fixed order oneDNN always ran just after
-// trainplan, on inputs trainplan had just brought into cache, and trainplan after the
-// OpenBLAS conversions had pushed them out.
+// rounds of one call each, every one after the same cache eviction and a short sleep
+// that lets the libraries' spinning worker threads (OpenMP, OpenBLAS) go idle so they
+// do not slow the next call. Each round starts one implementation further on.
 std::vector<double> round_robin_medians(int reps, const std::vector<std::function<void()>>& fns) {
   std::vector<std::vector<double>> t(fns.size());
   for (const auto& fn : fns) fn();
   for (int r = 0; r < reps; ++r)
     for (size_t k = 0; k < fns.size(); ++k) {
       const size_t i = (k + size_t(r)) % fns.size();
+      evict_caches();
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       t[i].push_back(seconds_of(fns[i]));
     }
