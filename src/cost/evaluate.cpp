@@ -69,9 +69,10 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const double last_bwd = edge.head_backward_s + tp.head_s - edge_slot * layer_bwd;
   const PipelineStep pipe = pipeline_step(ctx, layers_per_chunk * layer_fwd, layers_per_chunk * layer_bwd, first_fwd,
                                           first_bwd, last_fwd, last_bwd, method);
-  const bool last_is_busiest = p.pp > 1 && last_fwd + last_bwd > first_fwd + first_bwd;
-  const bool middle_is_busiest = p.pp > 2 && std::max(first_fwd + first_bwd, last_fwd + last_bwd) < 0;
-  const int busiest_rank = p.pp == 1 || middle_is_busiest ? (p.pp == 1 ? 0 : 1) : (last_is_busiest ? p.pp - 1 : 0);
+  // Each edge rank's work beyond a middle rank's (negative where its slot's layer outweighs the edge).
+  const double first_extra = first_fwd + first_bwd, last_extra = last_fwd + last_bwd;
+  int busiest_rank = p.pp > 1 && last_extra > first_extra ? p.pp - 1 : 0;
+  if (p.pp > 2 && std::max(first_extra, last_extra) < 0) busiest_rank = 1;
   const double rank_layers = spec::stage_layers(model_.layers, p, busiest_rank);
   // Edge work of the busiest rank: compute, then the TP collectives around it.
   const bool has_first = p.pp == 1 || busiest_rank == 0, has_last = p.pp == 1 || busiest_rank == p.pp - 1;
