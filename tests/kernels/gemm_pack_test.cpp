@@ -1,0 +1,98 @@
+// Packing of stored B^T into BF16 pair words, word for word against the layout written
+// out element by element (gemm_pack.h): odd sizes, offsets and tails, whichever of the
+// vector and scalar paths this CPU takes; and the 16x16 word transpose on its own.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu_features.h"
+#include "kernels/gemm_micro.h"
+#include "kernels/gemm_pack.h"
+
+using namespace tp::kernels;
+using namespace tp::kernels::detail;
+
+namespace {
+
+std::vector<bf16> random_words(long count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<bf16> v(static_cast<size_t>(count));
+  for (auto& x : v) x.bits = static_cast<unsigned short>(rng());
+  return v;
+}
+
+// Word (q, j) of the panel holding column j: op(B)[p0 + 2q][j] | op(B)[p0 + 2q + 1][j] << 16,
+// op(B)[p][j] = b[j][p] (stored B^T), zero past kc and past nc.
+std::uint32_t expected(const std::vector<bf16>& b, long ldb, long p0, long kc, long j0, long nc, long q, long j) {
+  if (j >= nc) return 0;
+  const bf16* row = b.data() + (j0 + j) * ldb + p0;
+  const std::uint32_t lo = 2 * q < kc ? row[2 * q].bits : 0, hi = 2 * q + 1 < kc ? row[2 * q + 1].bits : 0;
+  return lo | hi << 16;
+}
+
+TEST(GemmPack, StoredBtPairsPerBlockMatchLayout) {
+  const int nr = 64;
+  for (long n : {16l, 64l, 97l, 200l})
+    for (long k : {31l, 64l, 515l}) {
+      const long ldb = k + 3;
+      const auto b = random_words(n * ldb, unsigned(n * 1000 + k));
+      Problem pr{Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+      for (long p0 : {0l, 2l}) {
+        const long kc = std::min(k - p0, 480l), pairs = (kc + 1) / 2;
+        for (long j0 : {0l, n / 3}) {
+          const long nc = n - j0, nc_pad = round_up(nc, nr);
+          std::vector<std::uint32_t> out(static_cast<size_t>(nc_pad * pairs), 0xdeadbeef);
+          pack_b_pairs(pr, p0, kc, j0, nc, nr, out.data());
+          for (long jr = 0; jr < nc_pad; jr += nr)
+            for (long q = 0; q < pairs; ++q)
+              for (long j = 0; j < nr; ++j)
+                ASSERT_EQ(out[size_t(jr * pairs + q * nr + j)], expected(b, ldb, p0, kc, j0, nc, q, jr + j))
+                    << "n " << n << " k " << k << " p0 " << p0 << " j0 " << j0 << " q " << q << " col " << jr + j;
+        }
+      }
+    }
+}
+
+TEST(GemmPack, StoredBtPairsWholeDepthMatchLayout) {
+  const int nr = 64;
+  const long kc_block = 512;
+  for (long n : {16l, 80l, 131l})
+    for (long k : {33l, 512l, 1100l}) {
+      const long ldb = k + 1;
+      const auto b = random_words(n * ldb, unsigned(n * 7 + k));
+      Problem pr{Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+      const long j0 = n > 16 ? 16 : 0, nc = n - j0, nc_pad = round_up(nc, nr);
+      std::vector<std::uint32_t> out(static_cast<size_t>(nc_pad * round_up(k, 2) / 2), 0xdeadbeef);
+      pack_bt_pairs_all(pr, kc_block, j0, nc, nr, out.data());
+      for (long pc = 0; pc < k; pc += kc_block) {
+        const long kc = std::min(kc_block, k - pc), pairs = (kc + 1) / 2;
+        const std::uint32_t* block = out.data() + nc_pad * (pc / 2);
+        for (long jr = 0; jr < nc_pad; jr += nr)
+          for (long q = 0; q < pairs; ++q)
+            for (long j = 0; j < nr; ++j)
+              ASSERT_EQ(block[jr * pairs + q * nr + j], expected(b, ldb, pc, kc, j0, nc, q, jr + j))
+                  << "n " << n << " k " << k << " pc " << pc << " q " << q << " col " << jr + j;
+      }
+    }
+}
+
+TEST(GemmPack, Transpose16x16WordsAtAnyOffset) {
+  if (!cpu_has(Isa::avx512)) GTEST_SKIP() << "no AVX-512";
+  for (long offset : {0l, 1l, 2l})  // in 16-bit words: rows of stored B^T start at any BF16
+    for (long ld : {16l * 2, 16l * 2 + 1, 100l}) {
+      const auto in = random_words(16 * ld + offset + 32, unsigned(offset * 10 + ld));
+      const long out_stride = 48;
+      std::vector<unsigned> out(static_cast<size_t>(16 * out_stride), 0xdeadbeef);
+      transpose_16x16_words_avx512(in.data() + offset, long(sizeof(bf16)) * ld, out.data(), out_stride);
+      for (long c = 0; c < 16; ++c)
+        for (long r = 0; r < out_stride; ++r) {
+          const bf16* row = in.data() + offset + r * ld;
+          const unsigned want = r < 16 ? unsigned(row[2 * c].bits) | unsigned(row[2 * c + 1].bits) << 16 : 0xdeadbeef;
+          ASSERT_EQ(out[size_t(c * out_stride + r)], want) << "offset " << offset << " ld " << ld << " word " << c << "," << r;
+        }
+    }
+}
+
+}  // namespace
