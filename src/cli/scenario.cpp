@@ -44,6 +44,11 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
                 "balanced routing), capped by the model's capacity factor")
       ->capture_default_str()
       ->check(non_negative());
+  c->add_option("--document-tokens", o.document_tokens,
+                "Packed sequences: mean tokens per document when attention is masked to each document (torchtune and "
+                "torchtitan block masks, Megatron's packed THD sequences); a flash kernel computes only those tiles. "
+                "Default: one document per sequence")
+      ->check(positive_whole());
   c->add_option("-f,--format", o.format, "Output: text (aligned, for people), markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
@@ -59,6 +64,11 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
     throw spec::SpecError("--expert-imbalance", "", "expected a number from 1 (balanced) to 64, got " +
                                                         std::to_string(o.expert_imbalance));
   w.expert_imbalance = o.expert_imbalance;
+  if (o.document_tokens > o.seq_len)
+    throw spec::SpecError("--document-tokens", "", "expected at most the sequence length (" +
+                                                       std::to_string(o.seq_len) + " tokens), got " +
+                                                       std::to_string(o.document_tokens));
+  w.document_tokens = o.document_tokens;
   return w;
 }
 
@@ -132,6 +142,16 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
                             "'s " + std::to_string(int(s.hardware.matrix_alignment_bytes)) +
                             "-byte matrix alignment: stack " + s.stack.name +
                             "'s unfused attention runs its batched GEMMs at the FP32 peak (matrix_alignment_bytes)");
+  if (s.workload.document_tokens > 0) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%",
+                  100 * cost::attention_score_fraction(s.model, s.workload, s.stack.attention));
+    s.assumptions.push_back(
+        "packed documents of " + std::to_string(s.workload.document_tokens) + " tokens on average, attention masked to each: " +
+        (s.stack.attention == spec::AttentionKernel::flash
+             ? std::string("the flash kernel computes ") + share + " of each score matrix (--document-tokens)"
+             : "stack " + s.stack.name + "'s unfused attention computes the whole score matrix all the same"));
+  }
   if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
     throw spec::SpecError("--precision " + o.precision, "", why);
   return s;

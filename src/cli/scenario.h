@@ -26,6 +26,7 @@ struct ScenarioOptions {
   double tokens = 0;  // 0: 20 tokens per parameter (Hoffmann et al. 2022)
   std::string precision = "bf16-sr";
   double expert_imbalance = 1.0;  // spec::Workload::expert_imbalance
+  int document_tokens = 0;        // spec::Workload::document_tokens
   std::string format = "text";
   // An architecture read from a launcher config (--from-config), used instead of `model` when set.
   std::optional<spec::ModelSpec> model_spec;

@@ -43,7 +43,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const spec::Calibration& c = calibration_;
   const OpEfficiencies ops{c.memory_for(model_.norm == spec::NormKind::layernorm ? "layernorm" : "rmsnorm"),
                            c.memory_for("softmax"), c.memory_for(model_.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
-                           c.memory_for("residual"), c.memory_for("optimizer")};
+                           c.memory_for("residual"), c.memory_for("optimizer"),
+                           c.memory_for("attention_softmax", "softmax")};
   const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops,
                         parameters_per_device(model_, p), expert_parameters_per_device(model_, p),
                         attention_speedup_};

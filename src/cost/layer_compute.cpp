@@ -41,6 +41,21 @@ void add_gemm(const StepContext& ctx, double peak, double m, double n, double k,
   backward_s += gemm_s(ctx, peak, m, k, n) + gemm_s(ctx, peak, k, n, m);
 }
 
+double attention_score_fraction(const spec::ModelSpec& m, const spec::Workload& w, spec::AttentionKernel kernel) {
+  if (kernel != spec::AttentionKernel::flash) return 1.0;
+  const double s = w.seq_len;
+  const double causal = m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
+  if (w.document_tokens <= 0 || w.document_tokens >= w.seq_len) return causal;
+  // A query attends to the earlier tokens of its document, half a document on
+  // average; the tiles on a document's edges are partly masked but computed
+  // whole: about one more tile per query block, taken as FlexAttention's
+  // default BLOCK_SIZE of 128 (torch.nn.attention.flex_attention.create_block_mask);
+  // FlashAttention-2's variable-length kernels use tiles of the same order.
+  constexpr double kTileTokens = 128;
+  const double within_document = m.kind == spec::ModelKind::decoder ? w.document_tokens / 2.0 : w.document_tokens;
+  return std::min(causal, (within_document + kTileTokens) / s);
+}
+
 LayerCompute layer_compute(const StepContext& ctx) {
   const spec::ModelSpec& m = ctx.model;
   const double s = ctx.workload.seq_len, b = ctx.plan.micro_batch, cp = ctx.plan.cp;
@@ -73,16 +88,17 @@ LayerCompute layer_compute(const StepContext& ctx) {
   mlp_compute(ctx, l);
 
   // Attention core as batched GEMMs: scores Q K^T and context P V. A flash
-  // kernel skips the masked half of a causal decoder and keeps the scores on
+  // kernel skips the masked half of a causal decoder (and under document
+  // masking the other documents' tiles) and keeps the scores on
   // chip; an unfused one computes the whole matrix and writes it to HBM, reads
   // it back for P V, and is bound by those bytes when they outweigh its FLOPs.
   // Under CP a rank holds two of 2 x CP chunks (one early, one late: Megatron's
   // load balancing of the causal mask), so it does 1/CP of the work, at the
   // shapes of one chunk pair.
-  const double causal = flash && m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
+  const double score_fraction = attention_score_fraction(m, ctx.workload, ctx.stack.attention);
   const double qk = m.qk_head_dim(), v = m.value_head_dim(), s_local = s / cp;
-  const double score_flops = b * heads * 2 * s * s * qk * causal / cp;
-  const double context_flops = b * heads * 2 * s * s * v * causal / cp;
+  const double score_flops = b * heads * 2 * s * s * qk * score_fraction / cp;
+  const double context_flops = b * heads * 2 * s * s * v * score_fraction / cp;
   // The attention factor measures FA2-class fused (flash) kernels, which a
   // stack may outrun on some accelerators (cuDNN's on Hopper); unfused attention
   // runs as cuBLAS-style batched GEMMs at the GEMM efficiency of their shape.
@@ -104,8 +120,8 @@ LayerCompute layer_compute(const StepContext& ctx) {
     // Score bytes: forward writes S and reads P (the softmax between is priced
     // below); backward writes dP, reads P for dV and dS for dQ and dK.
     const double matrix_bytes = b * heads * s * s * e / cp;
-    l.attention_backward_s = std::max(2 * l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 4 * matrix_bytes));
-    l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(ctx.ops.softmax, 2 * matrix_bytes));
+    l.attention_backward_s = std::max(2 * l.attention_forward_s, ctx.stream_s(ctx.ops.attention_softmax, 4 * matrix_bytes));
+    l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(ctx.ops.attention_softmax, 2 * matrix_bytes));
   }
 
   // A fused kernel reads its input once and writes once; a stack that runs the
@@ -123,7 +139,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
       m.position == spec::PositionKind::rotary
           ? tokens * (heads + kv) * d * m.rotary_fraction * op_bytes(stack.rotary_bytes_per_element, 2)
           : 0.0;
-  const double softmax_s = ctx.stream_s(ctx.ops.softmax, softmax_bytes);
+  const double softmax_s = ctx.stream_s(ctx.ops.attention_softmax, softmax_bytes);
   // FP8: Transformer Engine fuses the casts of the QKV and up-projection inputs
   // into their norms, of the down-projection input into the activation, and of
   // the gradients into their bias-gradient kernels; the attention output is cast

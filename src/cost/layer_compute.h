@@ -35,6 +35,11 @@ double matrix_peak(const StepContext& ctx, double peak, double row_a, double row
 // unit: a head dimension whose rows miss the hardware's alignment.
 bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                 spec::Precision precision);
+// Share of the full s x s score matrix a fused (flash) attention kernel
+// computes: the causal half of a decoder's, or under document masking
+// (Workload::document_tokens) each query's earlier tokens of its own document
+// plus one kernel tile of partly masked blocks. Unfused attention computes all of it.
+double attention_score_fraction(const spec::ModelSpec& m, const spec::Workload& w, spec::AttentionKernel kernel);
 void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
 EdgeCompute edge_compute(const StepContext& ctx);
 

@@ -15,6 +15,7 @@ namespace tp::cost {
 // Per-op streaming efficiencies, pulled out of the Calibration's map once.
 struct OpEfficiencies {
   spec::MemoryEfficiency norm, softmax, activation, residual, optimizer;
+  spec::MemoryEfficiency attention_softmax;  // unfused attention's softmax over the scores
 };
 
 struct StepContext {

@@ -61,7 +61,8 @@ nlohmann::json to_json(const EstimateView& v) {
                    {"global_batch_seqs", v.workload.global_batch_seqs},
                    {"tokens_to_train", v.workload.tokens_to_train},
                    {"precision", spec::to_string(v.workload.precision)},
-                   {"expert_imbalance", v.workload.expert_imbalance}};
+                   {"expert_imbalance", v.workload.expert_imbalance},
+                   {"document_tokens", v.workload.document_tokens}};
   j["plan"] = {{"instances", p.instances}, {"devices", e.devices}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
                {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"sp", p.sp}, {"virtual_stages", p.virtual_stages}, {"micro_batch_seqs", p.micro_batch},
                {"grad_accum", p.grad_accum}, {"zero", p.zero}, {"recompute", spec::to_string(p.recompute)},

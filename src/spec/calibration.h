@@ -49,8 +49,9 @@ struct Calibration {
   // batched GEMMs bound by its score-matrix bytes.
   double attention_factor = 0.8;
   MemoryEfficiency memory;
-  // Optional per-op overrides of `memory`: keys softmax, layernorm, rmsnorm,
-  // gelu, swiglu, optimizer, residual.
+  // Optional per-op overrides of `memory`: keys softmax, attention_softmax
+  // (unfused attention's softmax over the score matrix; softmax serves where
+  // absent), layernorm, rmsnorm, gelu, swiglu, optimizer, residual.
   std::map<std::string, MemoryEfficiency> memory_by_op;
   CollectiveEfficiency collective;
   double step_overhead_s = 0;  // fixed per-step cost: launch, host sync, data loading
@@ -61,6 +62,11 @@ struct Calibration {
   const MemoryEfficiency& memory_for(const std::string& op) const {
     auto it = memory_by_op.find(op);
     return it == memory_by_op.end() ? memory : it->second;
+  }
+  // The op's own efficiency, else the fallback op's, else `memory`.
+  const MemoryEfficiency& memory_for(const std::string& op, const std::string& fallback_op) const {
+    auto it = memory_by_op.find(op);
+    return it == memory_by_op.end() ? memory_for(fallback_op) : it->second;
   }
 };
 

@@ -50,7 +50,7 @@ json memory_to(const MemoryEfficiency& m) { return {{"ceiling", m.ceiling}, {"by
 const std::set<std::string> kKnownKeys = {"name",   "accelerator", "origin",        "description", "gemm",
                                           "attention_factor", "memory", "memory_by_op", "collective",
                                           "step_overhead_s", "origins"};
-const std::set<std::string> kMemoryOps = {"softmax", "layernorm", "rmsnorm", "gelu", "swiglu", "optimizer",
+const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layernorm", "rmsnorm", "gelu", "swiglu", "optimizer",
                                           "residual"};
 
 }  // namespace
@@ -80,7 +80,8 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
     for (const auto& [op, v] : ops.items()) {
       if (!kMemoryOps.count(op))
         throw SpecError(file, "$.memory_by_op." + op,
-                              "an op among softmax, layernorm, rmsnorm, gelu, swiglu, optimizer, residual");
+                              "an op among softmax, attention_softmax, layernorm, rmsnorm, gelu, swiglu, optimizer, "
+                              "residual");
       c.memory_by_op[op] = memory_from(v, "$.memory_by_op." + op, file);
     }
   }

@@ -23,6 +23,10 @@ struct Workload {
   // bias balancing aims for), named in the output of a MoE model; capped by
   // the model's capacity factor when it has one.
   double expert_imbalance = 1.0;
+  // Mean tokens per document where several documents are packed into each
+  // sequence and attention is masked to each one (0: one document per
+  // sequence). Only the attention core depends on it.
+  int document_tokens = 0;
   double tokens_per_step() const { return double(seq_len) * double(global_batch_seqs); }
 };
 

@@ -89,6 +89,38 @@ Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
   return {u, cost, it};
 }
 
+// Whether any run in `use` changes its prediction when the parameter moves
+// (by a tenth of its range), from the calibration's present values.
+bool runs_respond(Predictor& predictor, const FitParameter& p, const std::vector<size_t>& use) {
+  spec::Calibration& c = predictor.calibration();
+  const spec::Calibration before = c;
+  std::vector<double> base;
+  for (size_t i : use) base.push_back(predictor.predict_seqs_per_s(i));
+  double& value = parameter_ref(c, p.name);
+  value = value + 0.1 * (p.upper - p.lower) <= p.upper ? value + 0.1 * (p.upper - p.lower) : value - 0.1 * (p.upper - p.lower);
+  bool responds = false;
+  for (size_t k = 0; k < use.size() && !responds; ++k)
+    responds = std::abs(predictor.predict_seqs_per_s(use[k]) - base[k]) > 1e-9 * std::abs(base[k]);
+  c = before;
+  return responds;
+}
+
+// A parameter no run depends on keeps its assumed value; an op's own memory
+// ceiling is dropped so that the shared one serves it.
+void leave_unfitted(spec::Calibration& c, const FitParameter& p) {
+  if (p.name == "memory.attention_softmax.ceiling")
+    c.memory_by_op.erase("attention_softmax");
+  else
+    parameter_ref(c, p.name) = p.prior_centre;
+}
+
+// The value the calibration prices with: an op without its own ceiling uses the shared one.
+double value_in_use(const spec::Calibration& c, const FitParameter& p) {
+  if (p.name == "memory.attention_softmax.ceiling") return c.memory_for("attention_softmax", "softmax").ceiling;
+  spec::Calibration copy = c;
+  return parameter_ref(copy, p.name);
+}
+
 }  // namespace
 
 // Prior sigmas are assumptions, chosen once and wide: a share may move by 0.3
@@ -104,6 +136,10 @@ std::vector<FitParameter> default_fit_parameters() {
        assumed.attention_factor, 0.3},
       {"memory.ceiling", 0.2, 1.0, "share of HBM bandwidth that memory-bound ops (norms, activations, loss) reach",
        assumed.memory.ceiling, 0.2},
+      {"memory.attention_softmax.ceiling", 0.2, 1.0,
+       "share of HBM bandwidth that unfused attention's softmax over the score matrix reaches (fitted only "
+       "where a run has unfused attention; elsewhere memory.ceiling serves)",
+       assumed.memory.ceiling, 0.2},
       {"collective.intra_node", 0.05, 1.0, "achieved share of the fabric inside an instance (NVLink, NeuronLink, RoCE)",
        assumed.collective.intra_node, 0.3},
       {"collective.inter_node", 0.01, 1.0, "achieved share of EFA bandwidth in collectives between instances",
@@ -117,11 +153,14 @@ double& parameter_ref(spec::Calibration& c, const std::string& name) {
   if (name == "gemm.ceiling") return c.gemm.ceiling;
   if (name == "attention_factor") return c.attention_factor;
   if (name == "memory.ceiling") return c.memory.ceiling;
+  if (name == "memory.attention_softmax.ceiling")  // starts from the efficiency it would fall back to
+    return c.memory_by_op.try_emplace("attention_softmax", c.memory_for("softmax")).first->second.ceiling;
   if (name == "collective.intra_node") return c.collective.intra_node;
   if (name == "collective.inter_node") return c.collective.inter_node;
   if (name == "collective.step_latency_s") return c.collective.step_latency_s;
   if (name == "step_overhead_s") return c.step_overhead_s;
   throw spec::SpecError("fit", name, "a fittable Calibration field (gemm.ceiling, attention_factor, memory.ceiling, "
+                                     "memory.attention_softmax.ceiling, "
                                      "collective.intra_node, collective.inter_node, collective.step_latency_s, step_overhead_s)");
 }
 
@@ -135,14 +174,26 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   FitResult result;
   if (use.empty()) {  // nothing to fit on: every factor stays at its prior centre
     for (const auto& p : parameters) {
-      parameter_ref(predictor.calibration(), p.name) = p.prior_centre;
-      result.values.push_back(p.prior_centre);
+      leave_unfitted(predictor.calibration(), p);
+      result.values.push_back(value_in_use(predictor.calibration(), p));
     }
     result.calibration = predictor.calibration();
     return result;
   }
-  Problem problem{predictor, parameters, use};
-  const Eigen::Index n = Eigen::Index(parameters.size());
+  // A factor no run depends on (the unfused softmax's ceiling where every run
+  // runs flash attention) is left out: only its prior would hold it, and the
+  // optimiser drifts along the flat direction to a bound.
+  std::vector<FitParameter> fitted;
+  std::vector<bool> is_fitted;
+  for (const auto& p : parameters) {
+    is_fitted.push_back(runs_respond(predictor, p, use));
+    if (is_fitted.back())
+      fitted.push_back(p);
+    else
+      leave_unfitted(predictor.calibration(), p);
+  }
+  Problem problem{predictor, fitted, use};
+  const Eigen::Index n = Eigen::Index(fitted.size());
 
   // A grid of starts grows as 3^n; the centre, a high corner and one start per
   // parameter near its lower bound (where overheads and latencies often sit) keep it to n + 2.
@@ -150,7 +201,7 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   if (start == FitStart::current) {  // one start at the calibration's current values
     Eigen::VectorXd here(n);
     for (Eigen::Index k = 0; k < n; ++k) {
-      const FitParameter& p = parameters[size_t(k)];
+      const FitParameter& p = fitted[size_t(k)];
       const double f = (parameter_ref(predictor.calibration(), p.name) - p.lower) / (p.upper - p.lower);
       here[k] = to_free(p, std::clamp(f, 1e-6, 1 - 1e-6));
     }
@@ -158,15 +209,15 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   }
   Eigen::VectorXd centre(n), high(n);
   for (Eigen::Index k = 0; k < n; ++k) {
-    centre[k] = to_free(parameters[size_t(k)], 0.5);
-    high[k] = to_free(parameters[size_t(k)], 0.8);
+    centre[k] = to_free(fitted[size_t(k)], 0.5);
+    high[k] = to_free(fitted[size_t(k)], 0.8);
   }
   if (start == FitStart::grid) {
     starts.push_back(centre);
     starts.push_back(high);
     for (Eigen::Index k = 0; k < n; ++k) {
       Eigen::VectorXd s = centre;
-      s[k] = to_free(parameters[size_t(k)], 0.02);
+      s[k] = to_free(fitted[size_t(k)], 0.02);
       starts.push_back(s);
     }
   }
@@ -179,11 +230,18 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   const double run_cost = r.head(Eigen::Index(use.size())).squaredNorm();
 
   result.calibration = predictor.calibration();
-  for (Eigen::Index k = 0; k < n; ++k) result.values.push_back(to_value(parameters[size_t(k)], best.u[k]));
+  for (size_t k = 0, next = 0; k < parameters.size(); ++k) {
+    if (!is_fitted[k]) {
+      result.values.push_back(value_in_use(result.calibration, parameters[k]));
+      continue;
+    }
+    result.values.push_back(to_value(fitted[next], best.u[Eigen::Index(next)]));
+    ++next;
+  }
   for (size_t i : use) result.fitted_on.push_back(predictor.run(i).id);
   result.rms_log_error = std::sqrt(run_cost / double(use.size()));
   result.iterations = best.iterations;
-  result.residual_dof = int(use.size()) - int(parameters.size());
+  result.residual_dof = int(use.size()) - int(fitted.size());
   return result;
 }
 

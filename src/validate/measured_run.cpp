@@ -75,8 +75,9 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
   const std::string wp = where + "workload", pp = where + "plan";
   const json& w = need(j, "workload", file, "");
   if (!w.is_object()) throw spec::SpecError(file, wp, "an object");
-  spec::check_known_keys(w, file, wp, {"seq_len", "global_batch", "precision"});
+  spec::check_known_keys(w, file, wp, {"seq_len", "global_batch", "precision", "document_tokens"});
   workload.seq_len = need_whole(w, "seq_len", 1, kIntMax, file, wp);
+  workload.document_tokens = optional_int(w, "document_tokens", 0, 1, workload.seq_len, file, wp);
   const std::string precision = need_string(w, "precision", file, wp);
   if (!spec::parse_precision(precision, workload.precision))
     throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr, fp32 or fp8");

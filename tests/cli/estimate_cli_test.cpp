@@ -157,6 +157,26 @@ TEST(EstimateCli, MisalignedHeadDimensionIsNamedAsAnAssumption) {
   EXPECT_EQ(flash.out.find("matrix alignment"), std::string::npos);
 }
 
+// Packed documents: the flash stack computes a share of each score matrix and
+// the step is faster; more tokens per document than per sequence is refused,
+// naming the flag.
+TEST(EstimateCli, DocumentTokensShrinkAttentionAndAreChecked) {
+  const std::string plan = "estimate --model llama3.2-3b --hardware a100-80gb-x1 --stack torchtune --seq-len 4096 "
+                           "--global-batch 2 --micro-batch 2 --zero 0 --recompute none --format json";
+  const CliRun whole = run(plan);
+  const CliRun packed = run(plan + " --document-tokens 256");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  ASSERT_EQ(packed.exit_code, 0) << packed.err;
+  const auto w = nlohmann::json::parse(whole.out), p = nlohmann::json::parse(packed.out);
+  EXPECT_LT(p["time"]["step_s"].get<double>(), w["time"]["step_s"].get<double>());
+  EXPECT_EQ(p["workload"]["document_tokens"], 256);
+  // (128 + 128) / 4096 of each score matrix
+  EXPECT_NE(p["assumptions"].dump().find("computes 6.2% of each score matrix"), std::string::npos) << p["assumptions"];
+  const CliRun too_long = run(plan + " --document-tokens 5000");
+  EXPECT_EQ(too_long.exit_code, 2);
+  EXPECT_NE(too_long.err.find("--document-tokens"), std::string::npos) << too_long.err;
+}
+
 }  // namespace
 
 // PP 5 over 32 layers runs as uneven stages when asked: the busiest holds 7

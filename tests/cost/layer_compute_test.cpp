@@ -62,6 +62,51 @@ TEST(LayerCompute, UnfusedAttentionIsBoundByTheScoreBytes) {
   EXPECT_GT(b.memory_forward_s, a.memory_forward_s);  // the softmax streams through HBM too
 }
 
+// Packed documents with attention masked to each (torchtune's FlexAttention
+// block mask): a query attends to half a document on average plus one 128-token
+// tile. 4096 tokens in documents of 256: (128 + 128) / 4096 = 1/16 of the score
+// matrix, against the causal 4097 / 8192; unfused attention computes all of it.
+TEST(LayerCompute, DocumentMaskingShrinksFlashAttentionOnly) {
+  spec::ModelSpec decoder;
+  decoder.kind = spec::ModelKind::decoder;
+  spec::Workload w;
+  w.seq_len = 4096;
+  EXPECT_DOUBLE_EQ(attention_score_fraction(decoder, w, spec::AttentionKernel::flash), 4097.0 / 8192);
+  w.document_tokens = 256;
+  EXPECT_DOUBLE_EQ(attention_score_fraction(decoder, w, spec::AttentionKernel::flash), 1.0 / 16);
+  EXPECT_DOUBLE_EQ(attention_score_fraction(decoder, w, spec::AttentionKernel::unfused), 1.0);
+  w.document_tokens = 4000;  // long documents: never above plain causal attention
+  EXPECT_DOUBLE_EQ(attention_score_fraction(decoder, w, spec::AttentionKernel::flash), 4097.0 / 8192);
+
+  auto whole = llama(4096, spec::AttentionKernel::flash);
+  auto packed = llama(4096, spec::AttentionKernel::flash);
+  packed.workload.document_tokens = 256;
+  const LayerCompute a = layer_compute(whole.context());
+  const LayerCompute b = layer_compute(packed.context());
+  const double ratio = (1.0 / 16) / (4097.0 / 8192);
+  EXPECT_NEAR(b.attention_forward_s, a.attention_forward_s * ratio, a.attention_forward_s * 1e-12);
+  EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
+}
+
+// Unfused attention's softmax over the scores streams at its own efficiency
+// where the calibration has one (memory_by_op attention_softmax), else at the
+// softmax's: halving it doubles the byte-bound forward of the test above.
+TEST(LayerCompute, UnfusedSoftmaxUsesItsOwnEfficiency) {
+  auto base = llama(4096, spec::AttentionKernel::unfused);
+  auto slow = llama(4096, spec::AttentionKernel::unfused);
+  slow.ops.attention_softmax.ceiling = 0.35;
+  const LayerCompute a = layer_compute(base.context());
+  const LayerCompute b = layer_compute(slow.context());
+  EXPECT_NEAR(b.attention_forward_s, 2 * a.attention_forward_s, a.attention_forward_s * 1e-9);
+  EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
+
+  spec::Calibration c;
+  c.memory_by_op["softmax"].ceiling = 0.5;
+  EXPECT_DOUBLE_EQ(c.memory_for("attention_softmax", "softmax").ceiling, 0.5);
+  c.memory_by_op["attention_softmax"].ceiling = 0.6;
+  EXPECT_DOUBLE_EQ(c.memory_for("attention_softmax", "softmax").ceiling, 0.6);
+}
+
 // Eager element-wise kernels (torchtitan's stated bytes: RMSNorm 36, SwiGLU 10,
 // rotary 20 per element) against the fused defaults (4, 6, 4 at BF16). Llama 2
 // 7B at TP 8, 4096 tokens: two norms over 4096 x 4096, SwiGLU over 4096 x 1376

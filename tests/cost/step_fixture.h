@@ -23,7 +23,8 @@ struct StepFixture {
               spec::Precision precision, spec::Plan p)
       : model(spec::load_model(model_name)), hardware(spec::load_hardware(hardware_name)),
         workload{seq_len, global_batch, 0, precision}, plan(p), cluster(hardware),
-        ops{calibration.memory, calibration.memory, calibration.memory, calibration.memory, calibration.memory} {}
+        ops{calibration.memory, calibration.memory, calibration.memory, calibration.memory, calibration.memory,
+            calibration.memory} {}
 
   // Completes the plan (dp, grad_accum) and returns the context; fails the test on a bad plan.
   StepContext context() {

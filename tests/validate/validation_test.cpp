@@ -54,6 +54,23 @@ TEST(MeasuredRuns, RefusesBothOrNeitherBatchForm) {
   EXPECT_THROW(measured_runs_from_json(j, "t.json"), spec::SpecError);
 }
 
+// A run's packed documents are read and cannot be longer than its sequences.
+TEST(MeasuredRuns, DocumentTokensWithinTheSequence) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "table": "t", "source_id": "test", "stack": "torchtune", "stack_version": "test", "model": "llama3.2-3b",
+    "hardware": "a100-80gb-x1", "workload": {"seq_len": 4096, "precision": "bf16-sr", "document_tokens": 135},
+    "plan": {"micro_batch": 2, "grad_accum": 1},
+    "runs": [{"instances": 1, "measured_tokens_per_s_per_device": 7075, "source": "x"}]})");
+  EXPECT_EQ(measured_runs_from_json(j, "t.json").at(0).workload.document_tokens, 135);
+  j["workload"]["document_tokens"] = 5000;
+  try {
+    measured_runs_from_json(j, "t.json");
+    ADD_FAILURE() << "5000-token documents in 4096-token sequences were accepted";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("document_tokens"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
   const auto runs = runs_on(seed_runs(), "trn1.32xlarge");
   Predictor predictor(runs, spec::Calibration{});
@@ -65,7 +82,41 @@ TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
     EXPECT_LE(f.values[k], parameters[k].upper) << parameters[k].name;
   }
   EXPECT_EQ(f.fitted_on.size(), runs.size());
-  EXPECT_EQ(f.residual_dof, int(runs.size() - parameters.size()));
+  // attention_factor prices flash kernels; seed 001's stack runs unfused attention.
+  EXPECT_EQ(f.residual_dof, int(runs.size()) - int(parameters.size() - 1));
+}
+
+size_t index_of(const std::vector<FitParameter>& parameters, const std::string& name) {
+  size_t k = 0;
+  while (k < parameters.size() && parameters[k].name != name) ++k;
+  return k;
+}
+
+// A factor no run depends on is not fitted: its prior alone would hold it.
+// Seed 001 runs unfused attention: its softmax over the scores gets a ceiling
+// of its own, the flash attention factor stays assumed. Megatron-LM's H100 runs
+// are all flash: no ceiling of its own, the shared memory ceiling serves.
+TEST(Fit, FactorsNoRunDependsOnAreLeftUnfitted) {
+  const auto parameters = default_fit_parameters();
+  const size_t softmax = index_of(parameters, "memory.attention_softmax.ceiling");
+  const size_t flash = index_of(parameters, "attention_factor");
+  const size_t memory = index_of(parameters, "memory.ceiling");
+  ASSERT_LT(softmax, parameters.size());
+
+  Predictor unfused(runs_on(seed_runs(), "trn1.32xlarge"), spec::Calibration{});
+  const FitResult u = fit(unfused, parameters);
+  EXPECT_EQ(u.values[flash], parameters[flash].prior_centre);
+  ASSERT_TRUE(u.calibration.memory_by_op.count("attention_softmax"));
+  EXPECT_EQ(u.calibration.memory_by_op.at("attention_softmax").ceiling, u.values[softmax]);
+
+  auto runs = load_measured_dir(measured_dir());
+  std::erase_if(runs, [](const MeasuredRun& r) { return r.source_id != "megatron-lm-h100"; });
+  ASSERT_GE(runs.size(), 9u);
+  Predictor all_flash(runs, spec::Calibration{});
+  const FitResult a = fit(all_flash, parameters);
+  EXPECT_FALSE(a.calibration.memory_by_op.count("attention_softmax"));
+  EXPECT_EQ(a.values[softmax], a.values[memory]);
+  EXPECT_EQ(a.residual_dof, int(runs.size()) - int(parameters.size() - 1));
 }
 
 // A factor the runs cannot see keeps its prior: Pythia x1 runs inside one
@@ -96,9 +147,14 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (8.9% over 405 runs, worst source
-// torchtune's one run at 13.5%, SC21 12.2%) so no change can quietly make them
-// worse. BLOOM's runs with --pp-partition-method 'type:transformer|embedding'
+// the figures reached at this commit (8.35% over 405 runs, worst source SC21 at
+// 14.9%) so no change can quietly make them worse. Unfused attention's softmax
+// got a fitted ceiling of its own (memory.attention_softmax.ceiling): BLOOM's
+// score-matrix bytes had set the A100's one memory ceiling, and without BLOOM
+// llm-foundry's norms ran too fast; torchtune's packed row runs FlexAttention
+// within its documents (workload document_tokens). From 8.9% (torchtune 13.5%,
+// SC21 12.2%): llm-foundry 9.1% -> 7.9%, torchtune 13.5% -> 1.5%, SC21 12.2% ->
+// 14.9% (held out, the softmax ceiling comes from BLOOM alone). BLOOM's runs with --pp-partition-method 'type:transformer|embedding'
 // now give the embedding and the head a layer's slot (plan edge_layer_slots):
 // BLOOM 9.9% -> 8.8%, in-sample 5.5% -> 5.0%; the A100 fit without llm-foundry
 // then leans on BLOOM, and llm-foundry went from 8.5% to 9.1%. Before GEMMs whose operand
@@ -112,8 +168,8 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_GE(v.overall.timed_runs, 405);
   EXPECT_GE(v.by_source.size(), 12u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.0900);
-  EXPECT_LE(v.max_source_mape_cross, 0.136);
+  EXPECT_LE(v.overall.mape_cross_source, 0.0840);
+  EXPECT_LE(v.max_source_mape_cross, 0.150);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
@@ -134,7 +190,8 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 7.8% over 41 runs, long context 8.6% (6.9% and
+// held out. Guard at this commit: 6.7% over 41 runs, long context 7.1% (7.8% and
+// 8.6% before unfused attention's softmax got its own ceiling; 6.9% and
 // 7.3% before BLOOM's edge layer slots moved the A100 fit, llm-foundry's 32k-64k
 // rows now predicted too fast where they were too slow; 6.6% and 7.0% before the
 // alignment rule; 17.0% while
@@ -146,8 +203,8 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
   EXPECT_GE(g.timed_runs, 41);
-  EXPECT_LE(g.mape_cross_source, 0.079);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.086);
+  EXPECT_LE(g.mape_cross_source, 0.068);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.072);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 15);
