@@ -71,8 +71,8 @@ void agree(const CLI::App& c, const std::string& flag, const T& flag_value, cons
            const std::string& what) {
   if (given(c, flag) && !(flag_value == file_value)) {
     std::ostringstream s;
-    s << what << " as the file states (" << file_value << "), or no " << flag << "; " << flag << " " << flag_value
-      << " contradicts it";
+    s << std::boolalpha << what << " as the file states (" << file_value << "), or no " << flag << "; " << flag << " "
+      << flag_value << " contradicts it";
     throw spec::SpecError(file, flag, s.str());
   }
 }
@@ -144,6 +144,8 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
     agree(c, "--micro-batch", p.micro_batch, plan.micro_batch, file, "micro-batch");
     agree(c, "--zero", p.zero, plan.zero, file, "ZeRO stage");
     agree(c, "--recompute", p.recompute, recompute, file, "recompute");
+    agree(c, "--sp", p.sp, plan.sp, file, "sequence parallelism");
+    agree(c, "--edge-layer-slots", p.edge_layer_slots, plan.edge_layer_slots, file, "edge layer slots");
   }
   p.tp = plan.tp;
   p.pp = plan.pp;

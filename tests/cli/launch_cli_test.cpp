@@ -113,6 +113,10 @@ TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {
   r = run_cli("estimate --from-config " + path + " --hardware trn1.32xlarge");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("devices per instance: 32 on trn1.32xlarge, found 8"), std::string::npos) << r.out;
+  // The file splits the pipeline its own way and states whether SP runs: a flag saying otherwise is refused.
+  r = run_cli("estimate --from-config " + path + " --edge-layer-slots");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--edge-layer-slots: edge layer slots as the file states (false)"), std::string::npos) << r.out;
 }
 
 TEST(LaunchCli, ExportConvertsOneFormatIntoAnother) {
