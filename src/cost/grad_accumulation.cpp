@@ -11,7 +11,7 @@ double grad_accumulation_s(const StepContext& ctx) {
                                    : ctx.params_per_device + ctx.expert_params_per_device;
   // The new gradient arrives in the compute dtype (the 16-bit parameters' .grad
   // under mixed precision) and is added into the accumulator in its own dtype.
-  const double new_gradient_bytes = ctx.workload.precision == spec::Precision::fp32 ? 4 : 2;
+  const double new_gradient_bytes = ctx.element_bytes();
   const double bytes = local * (new_gradient_bytes + 2 * gradient_element_bytes(ctx.stack, ctx.workload.precision));
   return (p.grad_accum - 1) * ctx.stream_s(ctx.ops.residual, bytes);
 }

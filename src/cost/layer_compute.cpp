@@ -28,7 +28,7 @@ double matrix_peak(const StepContext& ctx, double peak, double row_a, double row
 
 bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                 spec::Precision precision) {
-  const double e = precision == spec::Precision::fp32 ? 4 : 2;
+  const double e = spec::element_bytes(precision);
   return stack.attention != spec::AttentionKernel::flash &&
          !(row_aligned(hw, e, m.qk_head_dim()) && row_aligned(hw, e, m.value_head_dim()));
 }

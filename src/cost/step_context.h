@@ -34,7 +34,7 @@ struct StepContext {
   double peak_flops_per_s() const;  // BF16 (FP32 in fp32 training): attention, head, and MFU's denominator
   // The transformer layers' linear GEMMs: FP8 under Precision::fp8, else peak_flops_per_s().
   double linear_peak_flops_per_s() const;
-  double element_bytes() const { return workload.precision == spec::Precision::fp32 ? 4 : 2; }
+  double element_bytes() const { return spec::element_bytes(workload.precision); }
   // One micro-batch's tokens on one device: its sequences' share under CP.
   double tokens() const { return double(workload.seq_len) / plan.cp * plan.micro_batch; }
   double seq_local() const { return double(workload.seq_len) / plan.cp; }

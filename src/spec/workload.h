@@ -30,6 +30,10 @@ struct Workload {
   double tokens_per_step() const { return double(seq_len) * double(global_batch_seqs); }
 };
 
+// Bytes of one activation (and of the compute copy of a weight): FP32 runs in
+// FP32, every other precision computes in 16-bit (FP8 GEMM operands are cast on the fly).
+inline double element_bytes(Precision precision) { return precision == Precision::fp32 ? 4 : 2; }
+
 const char* to_string(Precision precision);
 bool parse_precision(const std::string_view text, Precision& out);
 

@@ -73,7 +73,7 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
 double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
                               const spec::Plan& p) {
   const double t = p.tp, tokens = double(w.seq_len) / p.cp * p.micro_batch;  // CP: a sequence's share
-  const double e = w.precision == spec::Precision::fp32 ? 4 : 2;
+  const double e = spec::element_bytes(w.precision);
   const double outside_split = p.sp ? t : 1.0;
   const double imbalance = m.routed_load(w.expert_imbalance);
   const PerToken x = no_recompute(m, stack, w.seq_len, t, p.etp > 0 ? p.etp : t, imbalance);
@@ -115,7 +115,7 @@ double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, con
   // split over TP only under SP), and the stage output a DeepSpeed pipeline
   // keeps until backward (DeepSpeed pipe/engine.py _exec_forward_pass: the TP
   // rank's PartitionedTensor where TP > 1).
-  const double e = w.precision == spec::Precision::fp32 ? 4 : 2;
+  const double e = spec::element_bytes(w.precision);
   const double hidden_bytes = double(w.seq_len) / p.cp * p.micro_batch * m.hidden * e;
   if (m.embedding_norm && rank == 0) bytes += hidden_bytes / (p.sp ? p.tp : 1) * chunks_in_flight(p, rank);
   if (stack.pipeline_keeps_stage_outputs && p.pp > 1 && rank < p.pp - 1)
