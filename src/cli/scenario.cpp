@@ -147,7 +147,8 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     std::snprintf(share, sizeof share, "%.1f%%",
                   100 * cost::attention_score_fraction(s.model, s.workload, s.stack.attention));
     s.assumptions.push_back(
-        "packed documents of " + std::to_string(s.workload.document_tokens) + " tokens on average, attention masked to each: " +
+        "packed documents of " + std::to_string(s.workload.document_tokens) +
+        " tokens on average, attention masked to each: " +
         (s.stack.attention == spec::AttentionKernel::flash
              ? std::string("the flash kernel computes ") + share + " of each score matrix (--document-tokens)"
              : "stack " + s.stack.name + "'s unfused attention computes the whole score matrix all the same"));

@@ -120,8 +120,9 @@ LayerCompute layer_compute(const StepContext& ctx) {
     // Score bytes: forward writes S and reads P (the softmax between is priced
     // below); backward writes dP, reads P for dV and dS for dQ and dK.
     const double matrix_bytes = b * heads * s * s * e / cp;
-    l.attention_backward_s = std::max(2 * l.attention_forward_s, ctx.stream_s(ctx.ops.attention_softmax, 4 * matrix_bytes));
-    l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(ctx.ops.attention_softmax, 2 * matrix_bytes));
+    const spec::MemoryEfficiency& softmax = ctx.ops.attention_softmax;
+    l.attention_backward_s = std::max(2 * l.attention_forward_s, ctx.stream_s(softmax, 4 * matrix_bytes));
+    l.attention_forward_s = std::max(l.attention_forward_s, ctx.stream_s(softmax, 2 * matrix_bytes));
   }
 
   // A fused kernel reads its input once and writes once; a stack that runs the

@@ -50,8 +50,8 @@ json memory_to(const MemoryEfficiency& m) { return {{"ceiling", m.ceiling}, {"by
 const std::set<std::string> kKnownKeys = {"name",   "accelerator", "origin",        "description", "gemm",
                                           "attention_factor", "memory", "memory_by_op", "collective",
                                           "step_overhead_s", "origins"};
-const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layernorm", "rmsnorm", "gelu", "swiglu", "optimizer",
-                                          "residual"};
+const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layernorm", "rmsnorm",
+                                          "gelu",    "swiglu",            "optimizer", "residual"};
 
 }  // namespace
 

@@ -97,7 +97,8 @@ bool runs_respond(Predictor& predictor, const FitParameter& p, const std::vector
   std::vector<double> base;
   for (size_t i : use) base.push_back(predictor.predict_seqs_per_s(i));
   double& value = parameter_ref(c, p.name);
-  value = value + 0.1 * (p.upper - p.lower) <= p.upper ? value + 0.1 * (p.upper - p.lower) : value - 0.1 * (p.upper - p.lower);
+  const double step = 0.1 * (p.upper - p.lower);
+  value = value + step <= p.upper ? value + step : value - step;
   bool responds = false;
   for (size_t k = 0; k < use.size() && !responds; ++k)
     responds = std::abs(predictor.predict_seqs_per_s(use[k]) - base[k]) > 1e-9 * std::abs(base[k]);
