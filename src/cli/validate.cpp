@@ -1,5 +1,6 @@
 // `trainplan validate` and `trainplan calibrate fit`: the step model against published
 // runs (data/measured/), and the per-accelerator calibration fitted on them.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -138,10 +139,13 @@ int run_fit(const FitOptions& o) {
                                  "); GEMM, memory and intra-instance shapes are the assumed defaults";
   file.extra["fitted_on"] = fit.fitted_on;
   nlohmann::json params = nlohmann::json::array();
-  for (size_t k = 0; k < parameters.size(); ++k)
-    params.push_back({{"name", parameters[k].name}, {"value", fit.values[k]}, {"lower", parameters[k].lower},
-                      {"upper", parameters[k].upper}, {"prior_centre", parameters[k].prior_centre},
-                      {"prior_sigma", parameters[k].prior_sigma}, {"meaning", parameters[k].meaning}});
+  for (size_t k = 0; k < parameters.size(); ++k) {
+    const bool fitted = std::find(fit.unfitted.begin(), fit.unfitted.end(), parameters[k].name) == fit.unfitted.end();
+    params.push_back({{"name", parameters[k].name}, {"value", fit.values[k]}, {"fitted", fitted},
+                      {"lower", parameters[k].lower}, {"upper", parameters[k].upper},
+                      {"prior_centre", parameters[k].prior_centre}, {"prior_sigma", parameters[k].prior_sigma},
+                      {"meaning", parameters[k].meaning}});
+  }
   file.extra["fit"] = {{"method", std::string("Levenberg-Marquardt on log(predicted/measured seq/s), numeric derivatives, logistic bounds, ") +
                                   "Gaussian prior per parameter (MAP) with runs weighted by an assumed " +
                                   std::to_string(int(validate::kRunNoiseLog * 100)) + "% scatter"},
@@ -151,7 +155,12 @@ int run_fit(const FitOptions& o) {
   const bool replaces = std::filesystem::exists(o.out);
   spec::save_calibration(file, o.out);
   if (replaces) std::cout << "replaced " << o.out << "\n";
-  for (size_t k = 0; k < parameters.size(); ++k) std::cout << parameters[k].name << " = " << fit.values[k] << "\n";
+  for (size_t k = 0; k < parameters.size(); ++k)
+    std::cout << parameters[k].name << " = " << fit.values[k]
+              << (std::find(fit.unfitted.begin(), fit.unfitted.end(), parameters[k].name) == fit.unfitted.end()
+                      ? ""
+                      : " (not fitted: no run depends on it)")
+              << "\n";
   std::cout << "rms log error " << fit.rms_log_error << " over " << fit.fitted_on.size() << " runs; wrote " << o.out << "\n";
   return 0;
 }

@@ -152,9 +152,15 @@ report::Table fit_table(const validate::ValidationResult& v) {
       const validate::FitParameter& p = f.parameters[k];
       t.add_row({f.family, p.name, p.lower, p.upper, p.prior_centre, p.prior_sigma, f.in_sample.values[k], lo, hi});
     }
+    std::string unfitted;
+    for (const std::string& name : f.in_sample.unfitted)
+      unfitted += (unfitted.empty() ? "" : ", ") + name +
+                  (name == "memory.attention_softmax.ceiling" ? " (memory.ceiling serves)" : " (its prior centre)");
     t.notes.push_back(f.family + ": " + std::to_string(f.in_sample.fitted_on.size()) + " runs, " +
-                      std::to_string(f.parameters.size()) + " parameters; rms log error " +
-                      std::to_string(f.in_sample.rms_log_error).substr(0, 6));
+                      std::to_string(f.parameters.size() - f.in_sample.unfitted.size()) + " of " +
+                      std::to_string(f.parameters.size()) + " parameters fitted; rms log error " +
+                      std::to_string(f.in_sample.rms_log_error).substr(0, 6) +
+                      (unfitted.empty() ? "" : "; not fitted, no run depends on them: " + unfitted));
   }
   t.notes.push_back("prior: the assumed default each factor is pulled towards; a run missed by " +
                     std::to_string(int(validate::kRunNoiseLog * 100)) +

@@ -188,10 +188,12 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
   std::vector<bool> is_fitted;
   for (const auto& p : parameters) {
     is_fitted.push_back(runs_respond(predictor, p, use));
-    if (is_fitted.back())
+    if (is_fitted.back()) {
       fitted.push_back(p);
-    else
+    } else {
       leave_unfitted(predictor.calibration(), p);
+      result.unfitted.push_back(p.name);
+    }
   }
   Problem problem{predictor, fitted, use};
   const Eigen::Index n = Eigen::Index(fitted.size());

@@ -40,7 +40,8 @@ struct FitResult {
   std::vector<std::string> fitted_on;  // run ids
   double rms_log_error = 0;         // over the fitted runs
   int iterations = 0;
-  int residual_dof = 0;             // runs - parameters
+  int residual_dof = 0;             // runs - fitted parameters
+  std::vector<std::string> unfitted;  // parameters no run depends on: they keep their assumed values
 };
 
 // grid: n + 2 fixed starts (deterministic, slower); current: one start at the

@@ -106,6 +106,7 @@ TEST(Fit, FactorsNoRunDependsOnAreLeftUnfitted) {
   Predictor unfused(runs_on(seed_runs(), "trn1.32xlarge"), spec::Calibration{});
   const FitResult u = fit(unfused, parameters);
   EXPECT_EQ(u.values[flash], parameters[flash].prior_centre);
+  EXPECT_EQ(u.unfitted, std::vector<std::string>{"attention_factor"});
   ASSERT_TRUE(u.calibration.memory_by_op.count("attention_softmax"));
   EXPECT_EQ(u.calibration.memory_by_op.at("attention_softmax").ceiling, u.values[softmax]);
 
@@ -115,6 +116,7 @@ TEST(Fit, FactorsNoRunDependsOnAreLeftUnfitted) {
   Predictor all_flash(runs, spec::Calibration{});
   const FitResult a = fit(all_flash, parameters);
   EXPECT_FALSE(a.calibration.memory_by_op.count("attention_softmax"));
+  EXPECT_EQ(a.unfitted, std::vector<std::string>{"memory.attention_softmax.ceiling"});
   EXPECT_EQ(a.values[softmax], a.values[memory]);
   EXPECT_EQ(a.residual_dof, int(runs.size()) - int(parameters.size() - 1));
 }
