@@ -146,14 +146,22 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // a K block at a time, about 512 columns (1 thread: 1.01-1.10x on 17 of 20 such shapes,
   // e.g. 32,16384,256 TN 1.10x, 32,5120,640 NN 1.08x, 80,1728,1024 TN 1.06x; the rest
   // 0.99-1.01x). The K split's sums (sums32) need all columns in one block.
-  const long nc_max = b_just_in_time ? (sums32 ? kNcMax : just_in_time_nc(n1 - n0, uk.nr))
-                                     : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
-  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
-  const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   // Untransposed A with even K already holds its k pairs side by side in each row, so
   // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
   // cost as much as a third of the GEMM (A re-packed once per NC block).
   const bool a_in_place = reads_a_in_place(pr, uk);
+  // B packed whole for up to three MC blocks of rows whose A is not packed per NC block:
+  // about 512 columns as well. At 1024, the FP32 sums of an MC block (724 KiB at 174 rows)
+  // left too little of L2 to the A block and B panels the tiles re-read; reading A once
+  // more per call costs less (1 thread: 512,1024,1024 NN 1.02x). With more row blocks,
+  // all of A again lost: 4096,1024,512 TN 0.98x.
+  const bool narrow_whole_b = uk.tile && blocks <= 3 && (a_in_place || shared_a);
+  const long nc_packed = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
+  const long nc_max = b_just_in_time ? (sums32 ? kNcMax : just_in_time_nc(n1 - n0, uk.nr))
+                      : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
+                                       : nc_packed;
+  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
+  const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   void* a_pack = a_in_place || shared_a ? nullptr : a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
   const long b_depth = b_just_in_time ? std::min(k_pad, uk.kc) : k_pad;  // packed B: one K block or all
   float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, b_depth))));
