@@ -345,7 +345,16 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     // threads: 512 x 1024 NN at K 1024 and 4096 1.02-1.06x, NT 0.99-1.02x; for small M, where
     // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x).
     const bool a_outgrows_l2 = double(m) * double(pr.k) * sizeof(bf16) >= double(kAInPlaceTwoTilesBytes);
+    // Few rows, so B is packed one K block at a time by the task, from untransposed rows too
+    // many for the tile kernel to pack: a task of one tile packed 128-byte pieces of each
+    // row, waiting on memory once per K block. Three tiles each (192 columns; 2 threads,
+    // medians: 128,1376,1024 TN 1.17-1.22x, 80,1728,1024 TN 1.10-1.11x, 64,1792,1024 TN
+    // 1.01-1.12x, 32,5120,640 NN 1.01-1.06x; four lost 0.96x on 32,5120,640 NN). One K
+    // block (K <= 512) gained nothing: 96,6144,256 TN 0.97-0.98x.
+    const bool b_in_short_pieces = uk.tile && m <= uk.mc && pr.k > uk.kc && pr.tb == Trans::no &&
+                                   pr.k * n > kBInKernelMaxElements;
     const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr)
+                            : b_in_short_pieces ? 3l
                             : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr)
                             : a_packed == 0 && a_outgrows_l2 ? 2l : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:

@@ -111,6 +111,17 @@ TEST(Gemm, WholeBInNarrowBlocksForFewRowBlocks) {
   }
 }
 
+TEST(Gemm, FewRowsWideColumnTasksOnTwoThreads) {
+  // Few rows, B packed per K block by each task from too many rows for the tile kernel:
+  // column tasks of three tiles (1400 columns: 22 tiles, the last partial), A packed once
+  // and shared or read in place.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::yes, Trans::no, 100, 1400, 1100, isa, 2);
+    check_gemm(Trans::no, Trans::no, 50, 1300, 1030, isa, 2, true);
+  }
+}
+
 TEST(Gemm, ShortRowAndHalfWidthTiles) {
   // A in place with 7 or 8 rows left (tiles of 4 + 3 or 4 + 4), and last column tiles of
   // at most 32 columns (half-width tiles), across K blocks and with accumulate.
