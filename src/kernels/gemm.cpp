@@ -65,6 +65,7 @@ constexpr long kSplitKChunkColumns = 256;  // where slices cannot share K out ev
 constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
+constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this many rows
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -343,7 +344,11 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     // Column tasks reading op(A) in place: two tiles each where op(A) outgrows half of L2, so
     // each K block of it comes in from L3 for two columns of tiles rather than one (2
     // threads: 512 x 1024 NN at K 1024 and 4096 1.02-1.06x, NT 0.99-1.02x; for small M, where
-    // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x).
+    // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x). From 1024 rows,
+    // four (2 threads, medians: 2048^3 NN 1.03-1.07x, 4096,4096,1024 NN 1.00-1.06x, 1024^3
+    // NN and 2048,1024,4096 NT 1.00-1.01x; beside a busy loop 0.96-1.07x). Eight gained a
+    // little more when idle (2048^3 1.04-1.07x) but lost beside a busy loop (0.88-0.98x):
+    // two or four tasks left nothing to balance a slow worker.
     const bool a_outgrows_l2 = double(m) * double(pr.k) * sizeof(bf16) >= double(kAInPlaceTwoTilesBytes);
     // Few rows, so B is packed one K block at a time by the task, from untransposed rows too
     // many for the tile kernel to pack: a task of one tile packed 128-byte pieces of each
@@ -356,7 +361,7 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr)
                             : b_in_short_pieces ? 3l
                             : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr)
-                            : a_packed == 0 && a_outgrows_l2 ? 2l : 1l;
+                            : a_packed == 0 && a_outgrows_l2 ? (m >= kAInPlaceFourTilesRows ? 4l : 2l) : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:
     // 22 column tiles as 5 tasks of up to 5 left one thread 3 of them (1.4x on 2 threads).
     // Row tasks each pack all of B (6.5% of the time of a 410-row task at 1024 x 512): two

@@ -122,6 +122,16 @@ TEST(Gemm, FewRowsWideColumnTasksOnTwoThreads) {
   }
 }
 
+TEST(Gemm, ManyRowsColumnTasksOfFourTiles) {
+  // From 1024 rows with A in place (over 512 KiB of it), 2 threads: column tasks of four
+  // tiles (600 columns: ten tiles as two tasks of five), and a partial last tile.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 1030, 600, 300, isa, 2);
+    check_gemm(Trans::no, Trans::yes, 1100, 700, 330, isa, 2, true);
+  }
+}
+
 TEST(Gemm, ShortRowAndHalfWidthTiles) {
   // A in place with 7 or 8 rows left (tiles of 4 + 3 or 4 + 4), and last column tiles of
   // at most 32 columns (half-width tiles), across K blocks and with accumulate.
