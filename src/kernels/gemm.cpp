@@ -65,6 +65,7 @@ constexpr long kSplitKChunkColumns = 256;  // where slices cannot share K out ev
 constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
+constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this many rows
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -146,14 +147,22 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // a K block at a time, about 512 columns (1 thread: 1.01-1.10x on 17 of 20 such shapes,
   // e.g. 32,16384,256 TN 1.10x, 32,5120,640 NN 1.08x, 80,1728,1024 TN 1.06x; the rest
   // 0.99-1.01x). The K split's sums (sums32) need all columns in one block.
-  const long nc_max = b_just_in_time ? (sums32 ? kNcMax : just_in_time_nc(n1 - n0, uk.nr))
-                                     : std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
-  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
-  const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   // Untransposed A with even K already holds its k pairs side by side in each row, so
   // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
   // cost as much as a third of the GEMM (A re-packed once per NC block).
   const bool a_in_place = reads_a_in_place(pr, uk);
+  // B packed whole for up to three MC blocks of rows whose A is not packed per NC block:
+  // about 512 columns as well. At 1024, the FP32 sums of an MC block (724 KiB at 174 rows)
+  // left too little of L2 to the A block and B panels the tiles re-read; reading A once
+  // more per call costs less (1 thread: 512,1024,1024 NN 1.02x). With more row blocks,
+  // all of A again lost: 4096,1024,512 TN 0.98x.
+  const bool narrow_whole_b = uk.tile && blocks <= 3 && (a_in_place || shared_a);
+  const long nc_packed = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
+  const long nc_max = b_just_in_time ? (sums32 ? kNcMax : just_in_time_nc(n1 - n0, uk.nr))
+                      : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
+                                       : nc_packed;
+  // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
+  const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   void* a_pack = a_in_place || shared_a ? nullptr : a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
   const long b_depth = b_just_in_time ? std::min(k_pad, uk.kc) : k_pad;  // packed B: one K block or all
   float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, b_depth))));
@@ -335,11 +344,24 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     // Column tasks reading op(A) in place: two tiles each where op(A) outgrows half of L2, so
     // each K block of it comes in from L3 for two columns of tiles rather than one (2
     // threads: 512 x 1024 NN at K 1024 and 4096 1.02-1.06x, NT 0.99-1.02x; for small M, where
-    // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x).
+    // A stays in L2, fewer tasks only lost balance: 64,512,1024 NN 0.96x). From 1024 rows,
+    // four (2 threads, medians: 2048^3 NN 1.03-1.07x, 4096,4096,1024 NN 1.00-1.06x, 1024^3
+    // NN and 2048,1024,4096 NT 1.00-1.01x; beside a busy loop 0.96-1.07x). Eight gained a
+    // little more when idle (2048^3 1.04-1.07x) but lost beside a busy loop (0.88-0.98x):
+    // two or four tasks left nothing to balance a slow worker.
     const bool a_outgrows_l2 = double(m) * double(pr.k) * sizeof(bf16) >= double(kAInPlaceTwoTilesBytes);
+    // Few rows, so B is packed one K block at a time by the task, from untransposed rows too
+    // many for the tile kernel to pack: a task of one tile packed 128-byte pieces of each
+    // row, waiting on memory once per K block. Three tiles each (192 columns; 2 threads,
+    // medians: 128,1376,1024 TN 1.17-1.22x, 80,1728,1024 TN 1.10-1.11x, 64,1792,1024 TN
+    // 1.01-1.12x, 32,5120,640 NN 1.01-1.06x; four lost 0.96x on 32,5120,640 NN). One K
+    // block (K <= 512) gained nothing: 96,6144,256 TN 0.97-0.98x.
+    const bool b_in_short_pieces = uk.tile && m <= uk.mc && pr.k > uk.kc && pr.tb == Trans::no &&
+                                   pr.k * n > kBInKernelMaxElements;
     const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr)
+                            : b_in_short_pieces ? 3l
                             : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr)
-                            : a_packed == 0 && a_outgrows_l2 ? 2l : 1l;
+                            : a_packed == 0 && a_outgrows_l2 ? (m >= kAInPlaceFourTilesRows ? 4l : 2l) : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:
     // 22 column tiles as 5 tasks of up to 5 left one thread 3 of them (1.4x on 2 threads).
     // Row tasks each pack all of B (6.5% of the time of a 410-row task at 1024 x 512): two

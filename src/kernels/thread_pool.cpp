@@ -1,5 +1,8 @@
 #include "kernels/thread_pool.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 
 namespace tp::kernels {
@@ -9,9 +12,23 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 #endif
 }
+
+// A waiting thread's PAUSE loop gives its CPU up every this many PAUSEs (~3 us on Zen 5)
+// where another thread is runnable there: under load the worker often shares a CPU with
+// the caller, and spinning held the caller off it (16 x 20 us tasks after 2 ms idle with
+// a busy second CPU: 795 us median, the worker's whole spin after the tasks; 333 us so).
+constexpr long kPausesPerYield = 128;
+inline void pause_or_yield(long i) {
+  cpu_relax();
+  if (i % kPausesPerYield == kPausesPerYield - 1) sched_yield();
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) cpus_.push_back(c);
   for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this, i] { worker_loop(i - 1); });
 }
 
@@ -50,7 +67,7 @@ void ThreadPool::drain() {
 void ThreadPool::worker_loop(int index) {
   long seen = 0;
   for (;;) {
-    for (long i = 0; i < spin_pauses() && generation_.load(std::memory_order_acquire) == seen && !stop_; ++i) cpu_relax();
+    for (long i = 0; i < spin_pauses() && generation_.load(std::memory_order_acquire) == seen && !stop_; ++i) pause_or_yield(i);
     bool mine;
     {
       std::unique_lock lock(mutex_);
@@ -63,6 +80,25 @@ void ThreadPool::worker_loop(int index) {
   }
 }
 
+// A worker woken while the other CPU ran another process came up on the caller's CPU and
+// took it over (the caller preempted until the worker slept again), so a 2-thread call ran
+// slower than on 1 thread. Kept off the caller's CPU, it competes for the others instead.
+// With the yielding spin, 2-thread GEMMs after 2 ms idle, medians: beside a busy loop
+// 1.25-1.65x on 12 shapes (64,1024,1024 NN 1.27x, 512,1024,256 TN 1.60x; either change
+// alone 0.86-1.53x); at load 4.5 from a build, with kernels_bench's waiting policy,
+// 1.1-4.3x on 8 shapes (512,1024,1024 NT 402 -> 773 GFLOP/s). A syscall per worker, and
+// only where the caller has moved.
+void ThreadPool::keep_workers_off(int cpu) {
+  if (cpu < 0 || cpu == workers_off_ || cpus_.size() < 2) return;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int c : cpus_)
+    if (c != cpu) CPU_SET(c, &mask);
+  if (CPU_COUNT(&mask) == 0) return;  // the caller's CPU is the pool's only one
+  for (auto& w : workers_) pthread_setaffinity_np(w.native_handle(), sizeof mask, &mask);
+  workers_off_ = cpu;
+}
+
 void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads) {
   if (tasks <= 0) return;
   const int workers = std::min({threads > 0 ? threads - 1 : size() - 1, size() - 1, tasks - 1});
@@ -71,6 +107,7 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads)
     return;
   }
   std::lock_guard serial(run_mutex_);
+  keep_workers_off(sched_getcpu());
   {
     std::lock_guard lock(mutex_);
     fn_ = &fn;
@@ -93,7 +130,7 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads)
   // The workers' last tasks: spin briefly (a tenth of the idle spin), then sleep. A longer
   // spin holds this CPU while a worker that is runnable but queued behind another process
   // could have been moved onto it.
-  for (long i = 0; i < spin_pauses() / 10 && finished_.load(std::memory_order_acquire) != tasks; ++i) cpu_relax();
+  for (long i = 0; i < spin_pauses() / 10 && finished_.load(std::memory_order_acquire) != tasks; ++i) pause_or_yield(i);
   std::unique_lock lock(mutex_);
   done_.wait(lock, [&] { return finished_ == tasks_; });
   fn_ = nullptr;

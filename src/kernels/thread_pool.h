@@ -2,7 +2,9 @@
 // calls fn(0..tasks-1) spread over at most `threads` threads (workers and the calling
 // thread; 0: all), tasks taken one at a time, and returns when all are done. One run
 // at a time (callers are serialized). Between runs a worker spins at most
-// spin_pauses() PAUSEs, then sleeps. shared() is sized to the host's hardware threads.
+// spin_pauses() PAUSEs (yielding its CPU to other runnable threads now and then), then
+// sleeps. Workers run on the process's CPUs other than the one the caller last ran a
+// run() on (where there are others). shared() is sized to the host's hardware threads.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -31,6 +33,10 @@ class ThreadPool {
  private:
   void worker_loop(int index);
   void drain();
+  void keep_workers_off(int cpu);
+
+  std::vector<int> cpus_;  // the CPUs the pool was created on (the workers' first mask)
+  int workers_off_ = -1;   // the CPU the workers' mask leaves out now (-1: none)
 
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // serializes callers of run()

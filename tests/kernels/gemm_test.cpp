@@ -100,6 +100,38 @@ TEST(Gemm, OnePackingOfAPerCall) {
   }
 }
 
+TEST(Gemm, WholeBInNarrowBlocksForFewRowBlocks) {
+  // Two or three MC blocks of rows with B packed whole: NC blocks of about 512 columns
+  // (1100 as 576 + 524, 700 as 384 + 316), A in place or packed once, K blocks with tails.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 400, 1100, 1030, isa, 1);
+    check_gemm(Trans::no, Trans::yes, 250, 1100, 600, isa, 1, true);
+    check_gemm(Trans::yes, Trans::no, 300, 700, 600, isa, 1);
+  }
+}
+
+TEST(Gemm, FewRowsWideColumnTasksOnTwoThreads) {
+  // Few rows, B packed per K block by each task from too many rows for the tile kernel:
+  // column tasks of three tiles (1400 columns: 22 tiles, the last partial), A packed once
+  // and shared or read in place.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::yes, Trans::no, 100, 1400, 1100, isa, 2);
+    check_gemm(Trans::no, Trans::no, 50, 1300, 1030, isa, 2, true);
+  }
+}
+
+TEST(Gemm, ManyRowsColumnTasksOfFourTiles) {
+  // From 1024 rows with A in place (over 512 KiB of it), 2 threads: column tasks of four
+  // tiles (600 columns: ten tiles as two tasks of five), and a partial last tile.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::no, 1030, 600, 300, isa, 2);
+    check_gemm(Trans::no, Trans::yes, 1100, 700, 330, isa, 2, true);
+  }
+}
+
 TEST(Gemm, ShortRowAndHalfWidthTiles) {
   // A in place with 7 or 8 rows left (tiles of 4 + 3 or 4 + 4), and last column tiles of
   // at most 32 columns (half-width tiles), across K blocks and with accumulate.
