@@ -16,7 +16,7 @@ namespace tp::cost {
 // Bytes per parameter held before sharding, by what holds them.
 struct StateBytes {
   double weights = 0;         // the compute copy (BF16, or FP32 in fp32 training)
-  double master_weights = 0;  // FP32 master copy under mixed precision; 0 when none is kept
+  double master_weights = 0;  // FP32 master copy under mixed precision (2: its low 16 bits beside BF16 weights); 0: none
   double gradients = 0;       // as accumulated and reduced
   double gradients_16bit = 0; // the model's own 16-bit gradients when they coexist with the main ones (unsharded)
   double optimizer = 0;       // Adam's two moments
@@ -41,7 +41,11 @@ spec::Plan sharded_over(const spec::Plan& plan, int replicas);
 double stage_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan, int rank);
 
 // Components, bytes per device. `params`: this stage's parameters per device.
-double weights_bytes(const StateBytes& state, double params, const spec::Plan& plan);
+// The part of stage_parameters_per_device in transformer layers: the weights
+// FP8 GEMMs keep FP8 copies of (the embedding and the LM head have none).
+double stage_layer_parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan, int rank);
+// `params` of one parameter group, `layer_params` of them in the layers' GEMMs.
+double weights_bytes(const StateBytes& state, double params, double layer_params, const spec::Plan& plan);
 double master_weights_bytes(const StateBytes& state, double params, const spec::Plan& plan);
 double gradients_bytes(const StateBytes& state, double params, const spec::Plan& plan);
 double optimizer_states_bytes(const StateBytes& state, double params, const spec::Plan& plan);

@@ -69,7 +69,10 @@ struct Stack {
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
   SelectiveRecompute selective = SelectiveRecompute::attention_core;
-  bool fp32_master_weights = true;      // mixed precision keeps FP32 master weights
+  // Mixed precision's master weights per parameter: FP32 (4), the low 16 bits
+  // of each FP32 value beside the BF16 weights (2: Apex DistributedFusedAdam's
+  // store_param_remainders), or none (0: BF16 with stochastic rounding).
+  double master_weight_bytes = 4;
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
   StepTemporaries step_temporaries = StepTemporaries::none;

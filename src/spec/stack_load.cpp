@@ -146,7 +146,8 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.selective = word(r, j, "selective_recompute", {"attention-core", "per-op"}) == "per-op"
                     ? SelectiveRecompute::per_op
                     : SelectiveRecompute::attention_core;
-  s.fp32_master_weights = word(r, j, "master_weights_dtype", {"fp32", "none"}) == "fp32";
+  const std::string master = word(r, j, "master_weights_dtype", {"fp32", "fp32-remainders", "none"});
+  s.master_weight_bytes = master == "fp32" ? 4.0 : master == "fp32-remainders" ? 2.0 : 0.0;
   s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
   s.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
   const std::string temporaries = word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard"});

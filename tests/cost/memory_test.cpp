@@ -185,6 +185,41 @@ TEST(Memory, ZeroShardsTheRightState) {
   EXPECT_DOUBLE_EQ(z3.sharding_buffers_bytes, 202383360.0 / 8 * 6);
 }
 
+// NeMo 24.07's FP8 performance runs (stacks/nemo-24.07.json), Llama 3 8B on
+// one DGX-H100 at TP 1, CP 2 (DP 4, so states shard over DP x CP = 8).
+// Llama 3 8B: 32 layers of 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336
+// + 2 x 4096 = 218,112,000 parameters, the embedding and the untied head
+// 128,256 x 4096 each, the final norm 4096: 8,030,261,248 in all.
+// - Transformer Engine keeps an FP8 copy and its transpose only of the layers'
+//   GEMM weights; Megatron-Core builds the embedding and the LM head outside
+//   TE, in BF16: 2 x 8,030,261,248 + 2 x 32 x 218,112,000 bytes of weights.
+// - Apex DistributedFusedAdam with store_param_remainders keeps the low 16
+//   bits of each FP32 master (apex distributed_fused_adam.py docstring):
+//   2 bytes per parameter over 8 shards, beside FP32 moments, 8 bytes.
+TEST(Memory, Fp8CopiesOfLayerWeightsOnlyAndApexMasterRemainders) {
+  const spec::ModelSpec m = spec::load_model("llama3-8b");
+  const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
+  const spec::Stack nemo = spec::load_stack("nemo-24.07");
+  ASSERT_DOUBLE_EQ(nemo.master_weight_bytes, 2);
+  const spec::Workload w = workload(8192, 128, spec::Precision::fp8);
+  spec::Plan p;
+  p.instances = 1;
+  p.cp = 2;
+  p.zero = 1;  // the optimizer's sharding; its gradient buffer is whole
+  p.recompute = spec::Recompute::none;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 4);
+  const double all = 8030261248.0, layers = 32 * 218112000.0;
+  EXPECT_DOUBLE_EQ(m.total_parameters(), all);
+  const auto mem = cost::memory_per_device(m, hw, nemo, w, p);
+  EXPECT_DOUBLE_EQ(mem.weights_bytes, 2 * all + 2 * layers);
+  EXPECT_DOUBLE_EQ(mem.master_weights_bytes, all * 2 / 8);
+  EXPECT_DOUBLE_EQ(mem.optimizer_states_bytes, all * 8 / 8);
+  EXPECT_DOUBLE_EQ(mem.gradients_bytes, all * 2);  // the BF16 contiguous gradient buffer, whole
+  // BF16 training keeps no FP8 copies at all.
+  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, nemo, workload(8192, 128), p).weights_bytes, 2 * all);
+}
+
 TEST(Memory, PipelineStagesDifferFirstHoldsMicroBatchesLastHoldsLogits) {
   const spec::ModelSpec m = spec::load_model("gpt-neox-20b");
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");

@@ -61,7 +61,7 @@ TEST(StackLoad, MegatronLmFusesWgradAccumulation) {
   EXPECT_DOUBLE_EQ(s.main_grad_bytes, 4);        // main_grad_dtype fp32
   EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 160e6);    // dp_bucket_mb 160 (40 M params x 4 bytes)
   EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);  // two FP32 Adam moments
-  EXPECT_TRUE(s.fp32_master_weights);
+  EXPECT_DOUBLE_EQ(s.master_weight_bytes, 4);
   EXPECT_TRUE(s.tp_comm_overlap);
   EXPECT_TRUE(s.sequence_parallel);
   EXPECT_TRUE(s.pipeline_1f1b);
@@ -124,7 +124,7 @@ TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   EXPECT_FALSE(s.dp_overlap_grad_reduce);
   EXPECT_FALSE(s.dp_overlap_param_gather);
   EXPECT_FALSE(s.tp_comm_overlap);
-  EXPECT_FALSE(s.fp32_master_weights);            // master_weights_dtype none (BF16 + stochastic rounding)
+  EXPECT_DOUBLE_EQ(s.master_weight_bytes, 0);     // master_weights_dtype none (BF16 + stochastic rounding)
   EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);         // main_grad_dtype bf16
   EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);   // optimizer_state_dtype fp32: 2 x 4
   EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 136.3e6);   // dp_bucket_mb 136.3

@@ -149,8 +149,11 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (8.35% over 405 runs, worst source SC21 at
-// 14.9%) so no change can quietly make them worse. Unfused attention's softmax
+// the figures reached at this commit (8.07% over 412 runs, worst source SC21 at
+// 14.9%) so no change can quietly make them worse. NeMo 24.07's DGX-H100 FP8
+// summary joined with 7 of its 8 rows (6.6% held out; its GPT-3 20B row is
+// refused on memory and waits in data/measured-pending): with more H100 stacks
+// in the fit, llm-foundry 7.9% -> 7.5%. From 8.35% over 405 runs: unfused attention's softmax
 // got a fitted ceiling of its own (memory.attention_softmax.ceiling): BLOOM's
 // score-matrix bytes had set the A100's one memory ceiling, and without BLOOM
 // llm-foundry's norms ran too fast; torchtune's packed row runs FlexAttention
@@ -167,10 +170,10 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 // not run), 11.8% (torchtitan's eager element-wise kernels priced as fused).
 TEST(Validation, CrossSourceErrorDoesNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.timed_runs, 405);
-  EXPECT_GE(v.by_source.size(), 12u);
+  EXPECT_GE(v.overall.timed_runs, 412);
+  EXPECT_GE(v.by_source.size(), 13u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.0840);
+  EXPECT_LE(v.overall.mape_cross_source, 0.0812);
   EXPECT_LE(v.max_source_mape_cross, 0.150);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
@@ -192,7 +195,8 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 6.7% over 41 runs, long context 7.1% (7.8% and
+// held out. Guard at this commit: 6.8% over 48 runs, long context 7.1% (6.7% over
+// 41 runs before NeMo 24.07's seven FP8 rows, two with CP 2, joined at 6.6%; 7.8% and
 // 8.6% before unfused attention's softmax got its own ceiling; 6.9% and
 // 7.3% before BLOOM's edge layer slots moved the A100 fit, llm-foundry's 32k-64k
 // rows now predicted too fast where they were too slow; 6.6% and 7.0% before the
@@ -200,16 +204,17 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 // torchtitan's and torchtune's eager RMSNorm, SwiGLU and rotary kernels were priced
 // as fused: the A100 fit without llm-foundry then put their cost on the attention
 // factor, 0.29, and llm-foundry's 32k and 64k A100 rows ran 25-37% slow held out);
-// FP8 4.8%, MoE 2.1%.
+// FP8 5.4% over 22 runs (4.8% over 15 before NeMo 24.07), MoE 2.0%.
 TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
-  EXPECT_GE(g.timed_runs, 41);
-  EXPECT_LE(g.mape_cross_source, 0.068);
+  EXPECT_GE(g.timed_runs, 48);
+  EXPECT_LE(g.mape_cross_source, 0.069);
   EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.072);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
-  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 15);
+  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 22);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.055);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue

@@ -12,7 +12,8 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   const spec::Plan dense = sharded_over(p, p.dp * p.cp), experts = sharded_over(p, spec::expert_dp(p));
   const double expert_params = expert_parameters_per_device(m, p);
   MemoryBreakdown mem;
-  mem.weights_bytes = weights_bytes(state, params, dense) + weights_bytes(state, expert_params, experts);
+  mem.weights_bytes = weights_bytes(state, params, stage_layer_parameters_per_device(m, p, rank), dense) +
+                      weights_bytes(state, expert_params, expert_params, experts);
   mem.master_weights_bytes = master_weights_bytes(state, params, dense) + master_weights_bytes(state, expert_params, experts);
   mem.gradients_bytes = gradients_bytes(state, params, dense) + gradients_bytes(state, expert_params, experts);
   mem.optimizer_states_bytes =

@@ -17,15 +17,16 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // DeepSpeed ZeRO-1/2 in FP16 or BF16: at the step the shard is flattened
     // (2 bytes) and cast to FP32 (4 bytes) for the wrapped Adam.
     {
-      StateBytes b{2, stack.fp32_master_weights ? 4.0 : 0.0, stack.main_grad_bytes,
+      StateBytes b{2, stack.master_weight_bytes, stack.main_grad_bytes,
                    stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
       if (stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
       return b;
     }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
     // FP8 GEMMs (Transformer Engine): the BF16 weights plus an FP8 copy and its
-    // transpose, cached across micro-batches (an assumption: TE's
-    // is_first_microbatch cache keeps both on Hopper), over mixed BF16.
+    // transpose, cached across micro-batches (TE's is_first_microbatch cache
+    // keeps both on Hopper), over mixed BF16; only the layers' GEMM weights
+    // have them (weights_bytes).
     case spec::Precision::fp8: {
       StateBytes b = state_bytes_per_parameter(stack, spec::Precision::mixed_bf16);
       b.fp8_weight_cache = 2;
@@ -53,12 +54,18 @@ double parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
   return most;
 }
 
-double weights_bytes(const StateBytes& s, double params, const spec::Plan& p) {
+double stage_layer_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p, int rank) {
+  return double(m.layer_parameters()) * spec::stage_layers(m.layers, p, rank) / p.tp;
+}
+
+double weights_bytes(const StateBytes& s, double params, double layer_params, const spec::Plan& p) {
   // Fully sharded with FP32 masters (FSDP mixed precision): the shard is the
   // master copy; the 16-bit weights exist only for the gathered layers
   // (sharding_buffers_bytes).
   const double shards = p.zero >= 3 ? p.dp : 1;
-  const double cache = params * s.fp8_weight_cache / shards;
+  // The embedding and the LM head run in BF16 (Megatron-Core builds them
+  // outside Transformer Engine): no FP8 copies of them.
+  const double cache = layer_params * s.fp8_weight_cache / shards;
   if (p.zero >= 3 && s.master_weights > 0 && !s.sharded_16bit_copy) return cache;
   return params * s.weights / shards + cache;
 }
