@@ -340,6 +340,15 @@ TEST(MeasuredRunFile, MemoryStageAndCounter) {
 namespace tp::validate {
 namespace {
 
+// A run's packed documents are read and cannot be longer than its sequences.
+TEST(MeasuredRunFile, DocumentTokensWithinTheSequence) {
+  json j = table();
+  j["workload"]["document_tokens"] = 135;
+  EXPECT_EQ(only_run(j).workload.document_tokens, 135);
+  j["workload"]["document_tokens"] = 5000;  // sequences of 2048 tokens
+  expect_refused(j, "document_tokens", "2048");
+}
+
 TEST(MeasuredRunFile, MisspeltPlanKeyIsRefusedWithASuggestion) {
   json j = table();
   j["plan"]["micro_batchs"] = 2;

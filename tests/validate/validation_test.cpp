@@ -54,23 +54,6 @@ TEST(MeasuredRuns, RefusesBothOrNeitherBatchForm) {
   EXPECT_THROW(measured_runs_from_json(j, "t.json"), spec::SpecError);
 }
 
-// A run's packed documents are read and cannot be longer than its sequences.
-TEST(MeasuredRuns, DocumentTokensWithinTheSequence) {
-  nlohmann::json j = nlohmann::json::parse(R"({
-    "table": "t", "source_id": "test", "stack": "torchtune", "stack_version": "test", "model": "llama3.2-3b",
-    "hardware": "a100-80gb-x1", "workload": {"seq_len": 4096, "precision": "bf16-sr", "document_tokens": 135},
-    "plan": {"micro_batch": 2, "grad_accum": 1},
-    "runs": [{"instances": 1, "measured_tokens_per_s_per_device": 7075, "source": "x"}]})");
-  EXPECT_EQ(measured_runs_from_json(j, "t.json").at(0).workload.document_tokens, 135);
-  j["workload"]["document_tokens"] = 5000;
-  try {
-    measured_runs_from_json(j, "t.json");
-    ADD_FAILURE() << "5000-token documents in 4096-token sequences were accepted";
-  } catch (const spec::SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("document_tokens"), std::string::npos) << e.what();
-  }
-}
-
 TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
   const auto runs = runs_on(seed_runs(), "trn1.32xlarge");
   Predictor predictor(runs, spec::Calibration{});
