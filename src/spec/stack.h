@@ -76,6 +76,10 @@ struct Stack {
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
   StepTemporaries step_temporaries = StepTemporaries::none;
+  // DeepSpeed ZeRO-3 steps the optimizer one sub-group of the rank's shard at
+  // a time (sub_group_size), so fp32-grad-shard temporaries cover at most this
+  // many parameters; 0: the whole shard at once (ZeRO-1/2). Optional in files.
+  double optimizer_sub_group_parameters = 0;
   double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors (the context, where
                                         // communicator_bytes is given)
   double communicator_bytes = 0;        // per communicator, one per parallel group of more than one rank;

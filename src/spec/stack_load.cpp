@@ -72,7 +72,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "fp8_saved_gemm_inputs", "pipeline_keeps_stage_outputs",
                       "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
-                      "optimizer_step_temporaries", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
+                      "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
   s.description = r.string(j, "$", "description");
@@ -154,6 +154,11 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.step_temporaries = temporaries == "foreach"           ? StepTemporaries::foreach
                        : temporaries == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
                                                           : StepTemporaries::none;
+  if (r.has(j, "optimizer_sub_group_parameters")) {
+    if (s.step_temporaries != StepTemporaries::fp32_grad_shard)
+      r.fail("$.optimizer_sub_group_parameters", "only with optimizer_step_temporaries fp32-grad-shard, which it bounds");
+    s.optimizer_sub_group_parameters = amount(r, j, "optimizer_sub_group_parameters");
+  }
   s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
   if (r.has(j, "communicator_gib")) s.communicator_bytes = amount(r, j, "communicator_gib") * 1073741824.0;
   s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");

@@ -370,6 +370,44 @@ TEST(Memory, DeepSpeedFp16ZeroOneHoldsSixteenBitGradientsAndCopiesTheShardAtTheS
 // The caching allocator (PyTorch's CUDACachingAllocator: freed blocks stay
 // reserved until an allocation fails; a cached block serves only requests no
 // larger than itself) keeps backward's freed blocks through the step, and
+// DeepSpeed ZeRO-3 in BF16 (microsoft/DeepSpeed@v0.12.3, as
+// stacks/hf-trainer-deepspeed.json describes it): with ZeRO on, engine.py
+// get_data_types keeps gradients in the model's BF16 (2 bytes per shard
+// element), and stage3.py steps the optimizer one sub-group of at most
+// sub_group_size = 1e9 elements (Qwen's ds_config_zero3.json) at a time over
+// a flat BF16 copy cast to FP32 (2 + 4 bytes each). Llama 2 7B
+// (P = 6,738,415,616) at DP 8 on a p4d: the shard, P / 8 = 0.84e9, is one
+// sub-group; alone on one A100 the 6.7e9-element shard is split, so the
+// step's copies stay at 6e9 bytes, not 6 x P.
+TEST(Memory, DeepSpeedZeroThreeStepsOneSubGroupOverBf16GradientPartitions) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack ds = spec::load_stack("hf-trainer-deepspeed");
+  ASSERT_DOUBLE_EQ(ds.main_grad_bytes, 2);
+  ASSERT_DOUBLE_EQ(ds.optimizer_sub_group_parameters, 1e9);
+  const double P = 6738415616.0;
+  const spec::Workload w = workload(128, 8);
+  spec::Plan p;
+  p.instances = 1;
+  p.zero = 3;
+  p.recompute = spec::Recompute::full;
+  const spec::HardwareSpec p4d = spec::load_hardware("p4d.24xlarge");
+  ASSERT_EQ(cost::complete_plan(m, p4d, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 8);
+  const auto dp8 = cost::memory_per_device(m, p4d, ds, w, p);
+  ASSERT_TRUE(dp8.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(dp8.gradients_bytes, 2 * P / 8);
+  EXPECT_DOUBLE_EQ(dp8.optimizer_temporaries_bytes, 6 * P / 8);
+  spec::Plan one = p;
+  one.dp = 0;
+  const spec::HardwareSpec a100 = spec::load_hardware("a100-80gb-x1");
+  ASSERT_EQ(cost::complete_plan(m, a100, w, one), cost::PlanProblem::none);
+  ASSERT_EQ(one.dp, 1);
+  const auto dp1 = cost::memory_per_device(m, a100, ds, w, one);
+  ASSERT_TRUE(dp1.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(dp1.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(dp1.optimizer_temporaries_bytes, 6e9);
+}
+
 // DeepSpeed's flat shard copies take new segments on top. Llama 2 7B under
 // megatron-deepspeed-fp16 at DP 8 (as above, on 80 GiB parts): backward holds 5.5 bytes per
 // parameter, the buffer and the activations; the step adds (2 + 4) / 8 bytes

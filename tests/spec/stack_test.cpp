@@ -306,6 +306,15 @@ TEST(StackLoad, Fp8SavedInputsFollowTheFp8Library) {
   EXPECT_FALSE(load_stack("torchtitan").fp8_saves_gemm_inputs_in_fp8);  // torchao: field absent
 }
 
+// The sub-group bound (DeepSpeed ZeRO-3's sub_group_size) only bounds the
+// flat FP32 gradient copies of fp32-grad-shard; beside another kind it is an error.
+TEST(StackLoad, OptimizerSubGroupBoundsOnlyFlatGradientCopies) {
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").optimizer_sub_group_parameters, 0);
+  json j = shipped("torchtitan");
+  j["optimizer_sub_group_parameters"] = {{"value", 1e9}, {"source", "a test"}};
+  expect_spec_error([&] { from(j); }, "$.optimizer_sub_group_parameters", "fp32-grad-shard");
+}
+
 TEST(StackLoad, CommunicatorSizeIsOptional) {
   json j = shipped("megatron-lm");
   j.erase("communicator_gib");

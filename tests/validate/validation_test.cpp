@@ -215,17 +215,23 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 // allocates temporaries; BLOOM's L10 row at DP 1, which filled its 80 GB, was
 // refused at 82.1 GiB while the runtime reserve was a fixed 2.5 GiB instead of
 // the context plus one communicator per parallel group, and DeepSpeed's flat
-// shard copies carried the allocator's 10%.)
+// shard copies carried the allocator's 10%.) Now 8.4% and 10 of 15 OOMs: Qwen's
+// ZeRO-3 fine-tunes keep BF16 gradient partitions and copy one 1e9-element
+// sub-group to FP32 at the step (DeepSpeed v0.12.3), not FP32 gradients, so
+// Qwen-7B on 2 A100s at 4,096 and 8,192 tokens, refused while gradients were
+// counted in FP32, are accepted at 72.7 and 79.4 GiB: the README's rows that ran
+// grow about 11 GB per GPU from 256 to 1,024 tokens, which no modelled
+// component does.
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 193);
-  EXPECT_LE(v.overall.memory_mape, 0.086);
+  EXPECT_LE(v.overall.memory_mape, 0.085);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
   EXPECT_EQ(v.ran_refused, 0);
   EXPECT_GE(v.published_oom, 15);
-  EXPECT_GE(v.oom_refused, 12);
+  EXPECT_GE(v.oom_refused, 10);
 }
 
 // The largest component is named among what the run's counter sees, for the

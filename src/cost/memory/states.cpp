@@ -14,8 +14,9 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // gradient and the Adam moments in the stack's dtypes (Megatron-LM: FP32
     // main grads and moments, 2 + 4 + 4 + 8 = 18 bytes per parameter).
     case spec::Precision::mixed_bf16:
-    // DeepSpeed ZeRO-1/2 in FP16 or BF16: at the step the shard is flattened
-    // (2 bytes) and cast to FP32 (4 bytes) for the wrapped Adam.
+    // DeepSpeed ZeRO in FP16 or BF16: at the step the shard (ZeRO-3: one
+    // sub-group of it at a time) is flattened (2 bytes) and cast to FP32 (4
+    // bytes) for the wrapped Adam.
     {
       StateBytes b{2, stack.master_weight_bytes, stack.main_grad_bytes,
                    stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
@@ -85,7 +86,10 @@ double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s
   switch (stack.step_temporaries) {
     case spec::StepTemporaries::none: return 0;
     case spec::StepTemporaries::foreach: return params * (s.master_weights > 0 ? s.master_weights : s.weights) / shards;
-    case spec::StepTemporaries::fp32_grad_shard: return params * s.step_grad_shard_copy / shards;
+    case spec::StepTemporaries::fp32_grad_shard: {
+      const double shard = params / shards, group = stack.optimizer_sub_group_parameters;
+      return (group > 0 ? std::min(shard, group) : shard) * s.step_grad_shard_copy;
+    }
   }
   return 0;
 }
