@@ -151,6 +151,17 @@ LayerCompute layer_compute(const StepContext& ctx) {
                        ctx.stream_s(ctx.ops.activation, act_bytes) + softmax_s +
                        ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;
+  // Dropout, where the model trained with it: an unfused attention drops the
+  // probabilities in a kernel of its own that reads them and writes them and a
+  // one-byte mask, and backward reads the gradient and the mask and writes the
+  // gradient (torch's fused dropout); a flash kernel drops on chip. The two
+  // hidden dropouts ride in the bias-dropout-add kernels: one mask byte per
+  // element written forward and read backward. Each pass moves its bytes once.
+  const double attention_dropout_s =
+      m.dropout && !flash ? ctx.stream_s(ctx.ops.attention_softmax, b * heads * s * s * (2 * e + 1) / cp) : 0.0;
+  const double dropout_s = m.dropout ? attention_dropout_s + 2 * ctx.stream_s(ctx.ops.residual, sp_tokens * h) : 0.0;
+  l.memory_forward_s += dropout_s;
+  l.memory_backward_s += dropout_s;
 
   switch (ctx.plan.recompute) {
     case spec::Recompute::none: break;
@@ -159,7 +170,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
       // other matmul output and re-runs the rest with the cheap ops.
       l.recompute_s = ctx.stack.selective == spec::SelectiveRecompute::per_op
                           ? 0.5 * l.gemm_forward_s + l.memory_forward_s
-                          : l.attention_forward_s + softmax_s;
+                          : l.attention_forward_s + softmax_s + attention_dropout_s;
       break;
     case spec::Recompute::full: l.recompute_s = l.forward_s(); break;
   }

@@ -62,7 +62,7 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   expect_round_trip(kLlama70bP5 + " --stack megatron-lm", "megatron", "l70.sh");
   expect_round_trip(kLlama70bP5 + " --stack nemo", "nemo", "l70.yaml");
   expect_round_trip(kLlama70bP5 + " --stack neuronx-distributed", "nxd", "l70-nxd.yaml");
-  expect_round_trip("--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 2 "
+  expect_round_trip("--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 1 "
                     "--seq-len 2048 --global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed",
                     "deepspeed", "bloom.sh");
   // microsoft Megatron-DeepSpeed (stack megatron-deepspeed-ms): SP, selective recompute and Llama's architecture;

@@ -107,6 +107,30 @@ TEST(LayerCompute, UnfusedSoftmaxUsesItsOwnEfficiency) {
   EXPECT_DOUBLE_EQ(c.memory_for("attention_softmax", "softmax").ceiling, 0.6);
 }
 
+// Dropout (Megatron's default 0.1, which SC21's and BLOOM's runs kept): unfused
+// attention drops the probabilities in a kernel of its own, reading and
+// writing them (2 + 2 bytes) and writing a one-byte mask; backward moves as
+// much; the hidden dropouts add a mask byte per element to the two
+// bias-dropout-adds. Llama 2 7B at TP 8 (4 heads), micro-batch 1, 4096 tokens:
+// 4 x 4096^2 x 5 = 335,544,320 score bytes and 2 x 4096 x 4096 = 33,554,432 mask
+// bytes each way, at 3350 GB/s x 0.7. Megatron's selective recompute re-runs
+// the attention dropout with the core; a flash kernel drops on chip.
+TEST(LayerCompute, DropoutStreamsItsMasksAndUnfusedAttentionsProbabilities) {
+  const double bandwidth = 3350e9 * 0.7, scores = 335544320.0, masks = 33554432.0;
+  for (auto kernel : {spec::AttentionKernel::unfused, spec::AttentionKernel::flash}) {
+    auto plain = llama(4096, kernel), dropped = llama(4096, kernel);
+    plain.plan.recompute = dropped.plan.recompute = spec::Recompute::selective;
+    dropped.model.dropout = true;
+    const LayerCompute a = layer_compute(plain.context()), b = layer_compute(dropped.context());
+    const double extra_s = ((kernel == spec::AttentionKernel::unfused ? scores : 0.0) + masks) / bandwidth;
+    EXPECT_NEAR(b.memory_forward_s - a.memory_forward_s, extra_s, extra_s * 1e-9);
+    EXPECT_NEAR(b.memory_backward_s - a.memory_backward_s, extra_s, extra_s * 1e-9);
+    const double recomputed_s = kernel == spec::AttentionKernel::unfused ? scores / bandwidth : 0.0;
+    EXPECT_NEAR(b.recompute_s - a.recompute_s, recomputed_s, 1e-15 + recomputed_s * 1e-9);
+    EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
+  }
+}
+
 // Eager element-wise kernels (torchtitan's stated bytes: RMSNorm 36, SwiGLU 10,
 // rotary 20 per element) against the fused defaults (4, 6, 4 at BF16). Llama 2
 // 7B at TP 8, 4096 tokens: two norms over 4096 x 4096, SwiGLU over 4096 x 1376

@@ -132,8 +132,12 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (8.07% over 412 runs, worst source SC21 at
-// 14.9%) so no change can quietly make them worse. NeMo 24.07's DGX-H100 FP8
+// the figures reached at this commit (7.62% over 412 runs, worst source SC21 at
+// 13.5%) so no change can quietly make them worse. From 8.07%: SC21's and
+// BLOOM's runs trained with Megatron's default dropout of 0.1, and unfused
+// attention's dropout kernel streams the score matrix again (SC21 14.9% ->
+// 13.5%, its 1.7B row +24% -> +14%; BLOOM 8.8% -> 8.4%; llm-foundry, through the
+// A100 fit, 7.4% -> 6.9%). NeMo 24.07's DGX-H100 FP8
 // summary joined with 7 of its 8 rows (6.6% held out; its GPT-3 20B row is
 // refused on memory and waits in data/measured-pending): with more H100 stacks
 // in the fit, llm-foundry 7.9% -> 7.5%. From 8.35% over 405 runs: unfused attention's softmax
@@ -156,8 +160,8 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_GE(v.overall.timed_runs, 412);
   EXPECT_GE(v.by_source.size(), 13u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.0812);
-  EXPECT_LE(v.max_source_mape_cross, 0.150);
+  EXPECT_LE(v.overall.mape_cross_source, 0.077);
+  EXPECT_LE(v.max_source_mape_cross, 0.140);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
@@ -178,7 +182,8 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 6.8% over 48 runs, long context 7.1% (6.7% over
+// held out. Guard at this commit: 5.4% over 48 runs, long context 5.0% (6.8% and
+// 7.1% before BLOOM's and SC21's dropout moved the A100 fit; 6.7% over
 // 41 runs before NeMo 24.07's seven FP8 rows, two with CP 2, joined at 6.6%; 7.8% and
 // 8.6% before unfused attention's softmax got its own ceiling; 6.9% and
 // 7.3% before BLOOM's edge layer slots moved the A100 fit, llm-foundry's 32k-64k
@@ -192,8 +197,8 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
   EXPECT_GE(g.timed_runs, 48);
-  EXPECT_LE(g.mape_cross_source, 0.069);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.072);
+  EXPECT_LE(g.mape_cross_source, 0.058);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.055);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 22);
@@ -205,7 +210,8 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 // refused, >= 90% of published OOMs refused. Guards at this commit: 8.5%
 // over 193 runs, every source at most 14.9% (torchtune's one run; bigscience's
 // 2021 V100 benchmark 14.6%, ms-swift 13.4%, BLOOM 6.8%), none of 501 runs that
-// ran refused, 12 of 15 OOMs refused. (8.9%, BLOOM 7.8%, before BLOOM's stages
+// ran refused, 12 of 15 OOMs refused; 8.0% since BLOOM's models carry their
+// dropout masks (BLOOM 6.8% -> 6.0%). (8.9%, BLOOM 7.8%, before BLOOM's stages
 // held the embedding in a layer's slot, its embedding LayerNorm kept its input
 // and DeepSpeed's pipeline its stage outputs; 8.2% over 170 runs and 9 of 11 OOMs before the V100
 // table's 23 runs and 4 OOMs joined: it accepts 32 GB PP 2 MBS 16 at 31.1 GiB.
@@ -225,7 +231,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 193);
-  EXPECT_LE(v.overall.memory_mape, 0.085);
+  EXPECT_LE(v.overall.memory_mape, 0.081);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
