@@ -39,7 +39,7 @@ struct MemoryBreakdown {
   double sharding_buffers_bytes = 0;  // ZeRO-3 / FSDP gathered weights and unsharded gradients
   double reduction_buffers_bytes = 0;  // a DP reduction buffer kept apart from the gradients
   double optimizer_temporaries_bytes = 0;  // a tensor-list Adam's intermediates, during the step
-  bool peak_at_optimizer_step = false;     // the step, not the start of backward, is the peak
+  bool peak_at_optimizer_step = false;     // after backward (the reduction or the step), not its start, is the peak
   double tensors_bytes = 0;
   double allocator_bytes = 0;         // fragmentation and caching reserve
   double runtime_reserve_bytes = 0;   // runtime context and communication buffers

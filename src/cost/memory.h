@@ -88,6 +88,12 @@ double cached_through_step_bytes(const spec::Stack& stack, double backward_tenso
 double runtime_reserve_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // A reduction buffer the stack keeps apart from the gradients, across steps.
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan);
+// After backward, before the step: the flat copy of one gradient bucket that a
+// buffered all-reduce makes (stack dp_reduction_copy), at least the largest
+// single gradient of pipeline rank `rank` (a bucket closes once it passes its
+// size: BLOOM's embedding shard goes alone), at most all of them. 0 at DP 1.
+double reduction_copy_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const StateBytes& state,
+                            double params, const spec::Plan& plan, int rank);
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);

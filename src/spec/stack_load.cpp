@@ -67,7 +67,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   Stack s;
   s.source_file = file;
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
-                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_overlap_param_gather",
+                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "pipeline_keeps_stage_outputs",
                       "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "loss_bytes_per_logit",
@@ -90,6 +90,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
   s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
+  if (r.has(j, "dp_reduction_copy_mb")) s.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
   s.dp_overlap_param_gather = flag(r, j, "dp_overlap_param_gather");
   s.tp_comm_overlap = flag(r, j, "tp_comm_overlap");
 

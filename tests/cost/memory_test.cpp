@@ -408,6 +408,47 @@ TEST(Memory, DeepSpeedZeroThreeStepsOneSubGroupOverBf16GradientPartitions) {
   EXPECT_DOUBLE_EQ(dp1.optimizer_temporaries_bytes, 6e9);
 }
 
+// DeepSpeed's buffered all-reduce after the last backward (microsoft/DeepSpeed@v0.6.5
+// engine.py allreduce_no_retain / allreduce_bucket, as stacks/megatron-deepspeed.json
+// describes BLOOM's BF16 runs): a bucket closes once it passes 5e8 elements and
+// is flattened whole, so BLOOM-176B's first stage at TP 4 copies its embedding
+// shard alone, 250,880 x 14,336 / 4 = 899,153,920 FP32 gradients = 3,596,615,680
+// bytes; a middle stage copies one 2e9-byte bucket; DP 1 reduces nothing. The
+// copy takes a new segment above the blocks backward left cached: nvidia-smi
+// reads it, the fit (decided at backward's peak) does not change.
+TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
+  const spec::ModelSpec m = spec::load_model("bloom-176b");
+  const spec::HardwareSpec hw = spec::load_hardware("jean-zay-a100-80gb");
+  spec::Stack ds = spec::load_stack("megatron-deepspeed");
+  ASSERT_DOUBLE_EQ(ds.dp_reduction_copy_bytes, 2e9);
+  const spec::Workload w = workload(2048, 2048);
+  spec::Plan p;
+  p.instances = 48;
+  p.tp = 4;
+  p.pp = 12;
+  p.edge_layer_slots = true;
+  p.micro_batch = 2;
+  p.zero = 1;
+  p.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 8);
+  const cost::StateBytes s = cost::state_bytes_per_parameter(ds, w.precision);
+  ASSERT_DOUBLE_EQ(s.gradients, 4);
+  const double first = cost::stage_parameters_per_device(m, p, 0), middle = cost::stage_parameters_per_device(m, p, 5);
+  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, first, p, 0), 3596615680.0);
+  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, middle, p, 5), 2e9);
+  spec::Plan alone = p;
+  alone.dp = 1;
+  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, first, alone, 0), 0);
+
+  const auto with_copy = cost::stage_memory(m, hw, ds, w, p, 0);
+  ds.dp_reduction_copy_bytes = 0;
+  const auto without = cost::stage_memory(m, hw, ds, w, p, 0);
+  EXPECT_FALSE(with_copy.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(with_copy.total_bytes, without.total_bytes);
+  EXPECT_NEAR(with_copy.reserved_bytes - without.reserved_bytes, 3596615680.0, 1.0);
+}
+
 // DeepSpeed's flat shard copies take new segments on top. Llama 2 7B under
 // megatron-deepspeed-fp16 at DP 8 (as above, on 80 GiB parts): backward holds 5.5 bytes per
 // parameter, the buffer and the activations; the step adds (2 + 4) / 8 bytes

@@ -30,25 +30,36 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   const double step_gradients =
       step_gradients_bytes(stack, state, params, dense) + step_gradients_bytes(stack, state, expert_params, experts);
   const double backward_tensors = mem.tensors_bytes;
-  if (held + step_gradients + temporaries > mem.tensors_bytes) {
+  // Between backward and the step a buffered all-reduce flattens one bucket of
+  // the gradients, all still held.
+  const double reduction_copy = reduction_copy_bytes(m, stack, state, params, dense, rank);
+  const double reduction_peak = held + mem.gradients_bytes + reduction_copy;
+  const double step_peak = held + step_gradients + temporaries;
+  // DeepSpeed's flat copies (the reduction's bucket, the step's gradient shard)
+  // are single allocations, each its own segment: nothing of them is split or
+  // stranded, so they carry no allocator reserve.
+  double flat_copies = 0;
+  if (std::max(reduction_peak, step_peak) > mem.tensors_bytes) {
     mem.activations_bytes = mem.logits_bytes = mem.sharding_buffers_bytes = 0;
-    mem.gradients_bytes = step_gradients;
-    mem.optimizer_temporaries_bytes = temporaries;
     mem.peak_at_optimizer_step = true;
-    mem.tensors_bytes = held + step_gradients + temporaries;
+    if (reduction_peak > step_peak) {
+      mem.reduction_buffers_bytes += reduction_copy;
+      mem.tensors_bytes = reduction_peak;
+      flat_copies = reduction_copy;
+    } else {
+      mem.gradients_bytes = step_gradients;
+      mem.optimizer_temporaries_bytes = temporaries;
+      mem.tensors_bytes = step_peak;
+      if (stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard) flat_copies = temporaries;
+    }
   }
-  // DeepSpeed's flat shard copies are single allocations, each its own segment:
-  // nothing of them is split or stranded, so they carry no allocator reserve.
-  const double flat_copies = mem.peak_at_optimizer_step && stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard
-                                 ? temporaries
-                                 : 0.0;
   mem.allocator_bytes = stack.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
   mem.runtime_reserve_bytes = runtime_reserve_bytes(stack, p);
   mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
   mem.capacity_bytes = hw.hbm_bytes;
   // The allocator frees its cache before it lets an allocation fail.
   mem.reserved_bytes = std::max(mem.tensors_bytes + mem.allocator_bytes,
-                                std::min(cached_through_step_bytes(stack, backward_tensors, temporaries),
+                                std::min(cached_through_step_bytes(stack, backward_tensors, std::max(temporaries, reduction_copy)),
                                          hw.hbm_bytes - mem.runtime_reserve_bytes));
   mem.margin_bytes = mem.capacity_bytes - mem.total_bytes;
   mem.fits = mem.margin_bytes >= 0;

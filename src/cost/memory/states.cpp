@@ -113,6 +113,17 @@ double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& p) {
   return p.dp > 1 ? stack.dp_bucket_buffer_bytes : 0.0;
 }
 
+double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const StateBytes& s, double params,
+                            const spec::Plan& p, int rank) {
+  if (p.dp <= 1 || stack.dp_reduction_copy_bytes <= 0) return 0;
+  // The edge stages hold the embedding or the head (or the tied copy): vocabulary x hidden.
+  const bool edge = rank == 0 || rank == p.pp - 1;
+  const double embedding = edge ? double(m.embedding_parameters()) / p.tp : 0.0;
+  const double layer_matrix = double(m.hidden) * std::max(m.ffn_hidden, 3 * m.hidden) / p.tp;
+  const double largest = std::max(embedding, layer_matrix) * s.gradients;
+  return std::min(params * s.gradients, std::max(stack.dp_reduction_copy_bytes, largest));
+}
+
 double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, const spec::Plan& p) {
   if (p.zero < 3) return 0;
   const double layer = double(m.layer_parameters()) / p.tp;
