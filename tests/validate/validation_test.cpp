@@ -132,8 +132,10 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 
 // The whole corpus, each source predicted by factors fitted on the others.
 // Issue 11's target is 8% overall and no source above 15%; these guards hold
-// the figures reached at this commit (7.62% over 412 runs, worst source SC21 at
-// 13.5%) so no change can quietly make them worse. From 8.07%: SC21's and
+// the figures reached at this commit (7.58% over 413 runs, worst source SC21 at
+// 13.5%) so no change can quietly make them worse. Megatron-Bridge's DeepSeek-V3
+// row joined from data/measured-pending at 22.6% slow (7.62% over 412 before;
+// Megatron-LM H100 7.4% -> 6.3% with it in the H100 fit). From 8.07%: SC21's and
 // BLOOM's runs trained with Megatron's default dropout of 0.1, and unfused
 // attention's dropout kernel streams the score matrix again (SC21 14.9% ->
 // 13.5%, its 1.7B row +24% -> +14%; BLOOM 8.8% -> 8.4%; llm-foundry, through the
@@ -157,10 +159,10 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 // not run), 11.8% (torchtitan's eager element-wise kernels priced as fused).
 TEST(Validation, CrossSourceErrorDoesNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.timed_runs, 412);
+  EXPECT_GE(v.overall.timed_runs, 413);
   EXPECT_GE(v.by_source.size(), 13u);
   EXPECT_EQ(v.not_expressible, 0);
-  EXPECT_LE(v.overall.mape_cross_source, 0.077);
+  EXPECT_LE(v.overall.mape_cross_source, 0.0765);
   EXPECT_LE(v.max_source_mape_cross, 0.140);
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
@@ -182,7 +184,9 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 }
 
 // Issue 15's target: the published MoE, long-context and FP8 runs within 12%
-// held out. Guard at this commit: 5.4% over 48 runs, long context 5.0% (6.8% and
+// held out. Guard at this commit: 4.8% over 49 runs, long context 3.7%, FP8 6.1%
+// over 23, MoE 6.2% over 5 (DeepSeek-V3 joined at 22.6% slow; before it 5.4%,
+// 5.0%, 5.3% and 2.0%; 6.8% and
 // 7.1% before BLOOM's and SC21's dropout moved the A100 fit; 6.7% over
 // 41 runs before NeMo 24.07's seven FP8 rows, two with CP 2, joined at 6.6%; 7.8% and
 // 8.6% before unfused attention's softmax got its own ceiling; 6.9% and
@@ -196,13 +200,13 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
-  EXPECT_GE(g.timed_runs, 48);
-  EXPECT_LE(g.mape_cross_source, 0.058);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.055);
-  EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 4);
-  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.03);
-  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 22);
-  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.055);
+  EXPECT_GE(g.timed_runs, 49);
+  EXPECT_LE(g.mape_cross_source, 0.050);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.040);
+  EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 5);
+  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.065);
+  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 23);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.063);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
