@@ -59,6 +59,8 @@ void check_plausible(const Stack& s) {
   const std::string& f = s.source_file;
   within(f, "$.dp_bucket_mb.value", s.dp_bucket_bytes / 1e6, 0, 1e5, "MB");
   within(f, "$.dp_bucket_buffer_mb.value", s.dp_bucket_buffer_bytes / 1e6, 0, 1e5, "MB");
+  within(f, "$.dp_reduction_copy_mb.value", s.dp_reduction_copy_bytes / 1e6, 0, 1e5, "MB");
+  within(f, "$.optimizer_sub_group_parameters.value", s.optimizer_sub_group_parameters, 0, 1e13, "parameters");
   within(f, "$.loss_bytes_per_logit.value", s.loss_bytes_per_logit, 1, 64, "bytes");
   within(f, "$.runtime_reserve_gib.value", s.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
   within(f, "$.communicator_gib.value", s.communicator_bytes / 1073741824.0, 0, 64, "GiB");

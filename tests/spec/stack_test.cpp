@@ -296,6 +296,9 @@ TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
   expect_spec_error([&] { from(with("communicator_gib", 100)); }, "$.communicator_gib.value",
                     "a plausible figure from 0 to 64 GiB, got 100");
   EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).runtime_reserve_bytes, 1024 * 1073741824.0);
+  json copy = shipped("megatron-deepspeed");
+  copy["dp_reduction_copy_mb"]["value"] = 2e5;
+  expect_spec_error([&] { from(copy); }, "$.dp_reduction_copy_mb.value", "a plausible figure from 0 to 100000 MB, got 2e+05");
 }
 
 // communicator_gib is optional: a stack file written before it keeps its
