@@ -217,7 +217,9 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 // ran refused, 12 of 15 OOMs refused; 8.0% since BLOOM's models carry their
 // dropout masks (BLOOM 6.8% -> 6.0%), 7.6% since DeepSpeed's buffered
 // all-reduce flattens a 2 GB bucket (the first stage: its 3.6 GB embedding
-// gradient) above backward's cached blocks (BLOOM's BF16 runs -12% -> -7%). (8.9%, BLOOM 7.8%, before BLOOM's stages
+// gradient) above backward's cached blocks (BLOOM's BF16 runs -12% -> -7%),
+// 7.0% since Megatron's cross entropy is counted as it runs, in place over one
+// FP32 copy of the logits (6 bytes per logit; Megatron-LM CI 8.0% -> 6.1%). (8.9%, BLOOM 7.8%, before BLOOM's stages
 // held the embedding in a layer's slot, its embedding LayerNorm kept its input
 // and DeepSpeed's pipeline its stage outputs; 8.2% over 170 runs and 9 of 11 OOMs before the V100
 // table's 23 runs and 4 OOMs joined: it accepts 32 GB PP 2 MBS 16 at 31.1 GiB.
@@ -237,7 +239,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 193);
-  EXPECT_LE(v.overall.memory_mape, 0.077);
+  EXPECT_LE(v.overall.memory_mape, 0.0715);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
