@@ -21,6 +21,16 @@ spec::Stack unfused() {
   return s;
 }
 constexpr double GiB = 1073741824.0;
+// The DeepSpeed tests' plan: Llama 2 7B on one instance of `hw` (DP = its
+// devices), ZeRO `zero`, full recompute, micro-batch 1 at 128 tokens.
+spec::Plan llama7b_on_one_instance(const spec::HardwareSpec& hw, int zero) {
+  spec::Plan p;
+  p.instances = 1;
+  p.zero = zero;
+  p.recompute = spec::Recompute::full;
+  EXPECT_EQ(cost::complete_plan(spec::load_model("llama2-7b"), hw, workload(128, 8), p), cost::PlanProblem::none);
+  return p;
+}
 }  // namespace
 
 // Korthikanti et al. 2022, section 4, Table 2, per layer for GPT-3 175B (s 2048,
@@ -337,11 +347,7 @@ TEST(Memory, DeepSpeedFp16ZeroOneHoldsSixteenBitGradientsAndCopiesTheShardAtTheS
   const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
   const double P = 6738415616.0;
   const spec::Workload w = workload(128, 8);
-  spec::Plan dp8;
-  dp8.instances = 1;
-  dp8.zero = 1;
-  dp8.recompute = spec::Recompute::full;
-  ASSERT_EQ(cost::complete_plan(m, spec::load_hardware("p4d.24xlarge"), w, dp8), cost::PlanProblem::none);
+  const spec::Plan dp8 = llama7b_on_one_instance(spec::load_hardware("p4d.24xlarge"), 1);
   ASSERT_EQ(dp8.dp, 8);
   // DP 8: backward holds 2 + 2 + (4 + 8) / 8 = 5.5 bytes per parameter and the
   // buffer; the step would hold 2 + (4 + 8 + 2 + 6) / 8 = 4.5: backward is the peak.
@@ -352,11 +358,8 @@ TEST(Memory, DeepSpeedFp16ZeroOneHoldsSixteenBitGradientsAndCopiesTheShardAtTheS
   EXPECT_DOUBLE_EQ(backward.tensors_bytes - backward.activations_bytes - backward.logits_bytes, 5.5 * P + 1e9);
   // DP 1: no reduction buffer; the step holds 2 + 4 + 8 + 2 + 6 = 22 bytes per
   // parameter, above backward's 16 and its activations.
-  spec::Plan dp1 = dp8;
-  dp1.instances = 1;
-  dp1.dp = 0;
   const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1");
-  ASSERT_EQ(cost::complete_plan(m, one, w, dp1), cost::PlanProblem::none);
+  const spec::Plan dp1 = llama7b_on_one_instance(one, 1);
   ASSERT_EQ(dp1.dp, 1);
   const auto step = cost::memory_per_device(m, one, ds, w, dp1);
   EXPECT_TRUE(step.peak_at_optimizer_step);
@@ -386,21 +389,15 @@ TEST(Memory, DeepSpeedZeroThreeStepsOneSubGroupOverBf16GradientPartitions) {
   ASSERT_DOUBLE_EQ(ds.optimizer_sub_group_parameters, 1e9);
   const double P = 6738415616.0;
   const spec::Workload w = workload(128, 8);
-  spec::Plan p;
-  p.instances = 1;
-  p.zero = 3;
-  p.recompute = spec::Recompute::full;
   const spec::HardwareSpec p4d = spec::load_hardware("p4d.24xlarge");
-  ASSERT_EQ(cost::complete_plan(m, p4d, w, p), cost::PlanProblem::none);
+  const spec::Plan p = llama7b_on_one_instance(p4d, 3);
   ASSERT_EQ(p.dp, 8);
   const auto dp8 = cost::memory_per_device(m, p4d, ds, w, p);
   ASSERT_TRUE(dp8.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(dp8.gradients_bytes, 2 * P / 8);
   EXPECT_DOUBLE_EQ(dp8.optimizer_temporaries_bytes, 6 * P / 8);
-  spec::Plan one = p;
-  one.dp = 0;
   const spec::HardwareSpec a100 = spec::load_hardware("a100-80gb-x1");
-  ASSERT_EQ(cost::complete_plan(m, a100, w, one), cost::PlanProblem::none);
+  const spec::Plan one = llama7b_on_one_instance(a100, 3);
   ASSERT_EQ(one.dp, 1);
   const auto dp1 = cost::memory_per_device(m, a100, ds, w, one);
   ASSERT_TRUE(dp1.peak_at_optimizer_step);
@@ -459,12 +456,8 @@ TEST(Memory, CachedBlocksFromBackwardStayReservedThroughTheStep) {
   const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
   const double P = 6738415616.0, f = ds.allocator_overhead_fraction;
   const spec::Workload w = workload(128, 8);
-  spec::Plan dp8;
-  dp8.instances = 1;
-  dp8.zero = 1;
-  dp8.recompute = spec::Recompute::full;
   const spec::HardwareSpec dgx = spec::load_hardware("dgx-a100-80gb");
-  ASSERT_EQ(cost::complete_plan(m, dgx, w, dp8), cost::PlanProblem::none);
+  const spec::Plan dp8 = llama7b_on_one_instance(dgx, 1);
   ASSERT_EQ(dp8.dp, 8);
   const auto backward = cost::memory_per_device(m, dgx, ds, w, dp8);
   ASSERT_FALSE(backward.peak_at_optimizer_step);
@@ -522,12 +515,8 @@ TEST(Memory, DeepSpeedFlatCopiesCarryNoAllocatorReserve) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
   const double P = 6738415616.0;
-  spec::Plan dp1;
-  dp1.instances = 1;
-  dp1.zero = 1;
-  dp1.recompute = spec::Recompute::full;
   const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1");
-  ASSERT_EQ(cost::complete_plan(m, one, workload(128, 8), dp1), cost::PlanProblem::none);
+  const spec::Plan dp1 = llama7b_on_one_instance(one, 1);
   const auto step = cost::memory_per_device(m, one, ds, workload(128, 8), dp1);
   ASSERT_TRUE(step.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(step.optimizer_temporaries_bytes, 6 * P);
