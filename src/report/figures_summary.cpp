@@ -52,7 +52,7 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   add(memory, "headroom", e.memory.margin_bytes);
   Summary summary{title, {time, memory}, {}};
   if (e.memory.peak_at_optimizer_step)
-    summary.notes.push_back("memory peaks at the optimizer step (the activations are freed by then)");
+    summary.notes.push_back("memory peaks after backward, at the gradient reduction or the optimizer step (the activations are freed by then)");
   if (!e.memory.fits)
     summary.notes.push_back(std::string("does not fit: memory exceeds device capacity; largest component: ") +
                             e.memory.largest_component());
