@@ -66,6 +66,9 @@ constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
 constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this many rows
+// Deep K (from kDeepK) over many rows (from kDeepKRows): K blocks of kDeepKc, and B packed
+// just in time in blocks of at most kAllRowsNc columns (gemm_block, gemm_bf16).
+constexpr long kDeepK = 2048, kDeepKRows = 256, kDeepKc = 1024, kAllRowsNc = 256;
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -130,7 +133,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // packed one K block at a time (below). Packed whole, k x NC (8 MiB at K = 4096) went
   // out to memory and came back once per MC block; the price, a rows x NC FP32 workspace
   // swept once per K block, measured smaller (NT 512,1024,4096: 0.93 -> 0.98 of oneDNN).
-  if (uk.tile && pr.k >= 2048 && blocks <= 3) mc_max = m_tiles * uk.mr;
+  if (uk.tile && pr.k >= kDeepK && blocks <= 3) mc_max = m_tiles * uk.mr;
   // One MC block of rows (small M): B's K blocks are packed just before use, so each
   // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
   // at K = 4096) streaming out to memory and back.
@@ -158,7 +161,12 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // all of A again lost: 4096,1024,512 TN 0.98x.
   const bool narrow_whole_b = uk.tile && blocks <= 3 && (a_in_place || shared_a);
   const long nc_packed = std::clamp(kPackedBFloats / k_pad / uk.nr * uk.nr, long(uk.nr), kNcMax);
-  const long nc_max = b_just_in_time ? (sums32 ? kNcMax : just_in_time_nc(n1 - n0, uk.nr))
+  // More rows than an MC block (all rows of a deep K, above): at most kAllRowsNc columns, so
+  // their FP32 sums stay in L2 across the K blocks (516 x 528 floats, 1.1 MiB at 512 columns,
+  // went out to L3 and back once per K block; 1 thread, NT 512,1024,3072-30522 ~1% faster).
+  const long nc_max = b_just_in_time ? (sums32                ? kNcMax
+                                        : m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), kAllRowsNc)
+                                                          : just_in_time_nc(n1 - n0, uk.nr))
                       : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
                                        : nc_packed;
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
@@ -301,7 +309,13 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
                const bf16* b, long ldb, bf16* c, long ldc, const GemmOptions& options) {
   if (m <= 0 || n <= 0) return;
   const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate, n};
-  const detail::MicroKernel uk = pick_kernel(options.isa);
+  detail::MicroKernel uk = pick_kernel(options.isa);
+  // Deep K over many rows (the NT data gradients 512 x 1024 x 3072..30522, the 512 x 1024 x
+  // 4096 NN forward): K blocks of 1024, so each tile's set-up, finish and FP32 partial-sum
+  // round trip come half as often. The B panel (128 KiB) streams from L2 as the 64 KiB one
+  // already did. Not for few rows: the tile kernel's own packing of B lost ~15% at
+  // 32,576,6144 and 32,1024,4096 NN (1 thread, with kAllRowsNc: NT 512,1024,K 1-3% faster).
+  if (uk.tile && uk.packing == detail::Packing::bf16_pairs && pr.k >= kDeepK && m >= kDeepKRows) uk.kc = kDeepKc;
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
   // Few rows, deep K and too few columns for every thread to get good column tasks

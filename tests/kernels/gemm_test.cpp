@@ -87,6 +87,18 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
   }
 }
 
+TEST(Gemm, DeepKManyRowsInDeepBlocks) {
+  // K >= 2048 over at least 256 rows: K blocks of 1024 (with a short last one), all rows as
+  // one block with B packed per K block in blocks of at most 256 columns (600 as 256 + 256 +
+  // 88, a partial last tile), on 1 thread and as column tasks on 2.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::yes, 300, 600, 2100, isa, 1);
+    check_gemm(Trans::no, Trans::no, 260, 300, 3000, isa, 2, true);
+    check_gemm(Trans::yes, Trans::yes, 400, 330, 2050, isa, 1);
+  }
+}
+
 TEST(Gemm, OnePackingOfAPerCall) {
   // op(A) packed (transposed, or odd K) once per call: on 2 threads shared by column tasks,
   // pieces of 8 tiles' rows by one K block packed by whichever task gets there first (rows
