@@ -66,9 +66,11 @@ constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
 constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this many rows
-// Deep K (from kDeepK) over many rows (from kDeepKRows): K blocks of kDeepKc, and B packed
-// just in time in blocks of at most kAllRowsNc columns (gemm_block, gemm_bf16).
-constexpr long kDeepK = 2048, kDeepKRows = 256, kDeepKc = 1024, kAllRowsNc = 256;
+// Deep K (from kDeepK): all of up to three MC blocks of rows as one, B packed just in time
+// in blocks of at most kAllRowsNc columns (gemm_block). From kLongKcDepth over at least
+// kLongKcRows rows of op(A) read in place: K blocks of kLongKc (gemm_bf16).
+constexpr long kDeepK = 2048, kAllRowsNc = 256;
+constexpr long kLongKcDepth = 1024, kLongKcRows = 256, kLongKc = 1024;
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -310,12 +312,17 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   if (m <= 0 || n <= 0) return;
   const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate, n};
   detail::MicroKernel uk = pick_kernel(options.isa);
-  // Deep K over many rows (the NT data gradients 512 x 1024 x 3072..30522, the 512 x 1024 x
-  // 4096 NN forward): K blocks of 1024, so each tile's set-up, finish and FP32 partial-sum
-  // round trip come half as often. The B panel (128 KiB) streams from L2 as the 64 KiB one
-  // already did. Not for few rows: the tile kernel's own packing of B lost ~15% at
-  // 32,576,6144 and 32,1024,4096 NN (1 thread, with kAllRowsNc: NT 512,1024,K 1-3% faster).
-  if (uk.tile && uk.packing == detail::Packing::bf16_pairs && pr.k >= kDeepK && m >= kDeepKRows) uk.kc = kDeepKc;
+  // K from 1024 over many rows (BERT's 512-row forward and data gradients, 1024^3): K blocks
+  // of 1024, so each tile's set-up, finish and FP32 partial-sum round trip come half as
+  // often, and at K = 1024 not at all. The B panel (128 KiB) streams from L2 as the 64 KiB
+  // one already did. Interleaved against oneDNN, medians: 1 thread NT 512,1024,K 1-3% faster
+  // at K 3072-30522 (with kAllRowsNc), 512,1024,1024 NN and NT 3-4%, 512,3072,1024 NN 4%;
+  // 2 threads 512,1024,1024 NN and 512,4096,1024 NT 2-8%. Not for few rows: the tile
+  // kernel's own packing of B lost ~15% at 32,576,6144 and 32,1024,4096 NN. Only with op(A)
+  // read in place: packed, its blocks would double too, and that is not measured.
+  if (uk.packing == detail::Packing::bf16_pairs && reads_a_in_place(pr, uk) && pr.k >= kLongKcDepth &&
+      m >= kLongKcRows)
+    uk.kc = kLongKc;
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
   // Few rows, deep K and too few columns for every thread to get good column tasks

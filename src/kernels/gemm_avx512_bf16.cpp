@@ -191,7 +191,8 @@ MicroKernel avx512_bf16_micro_kernel() {
   // B panel: 256 pairs x 64 words = 64 KiB, streamed from L2 rather than held in the 48 KiB
   // L1D, yet 1-2% faster than 128 pairs (32 KiB) on 1 thread (2048^3, 512,1024,1024,
   // 1024,3072,512 TN, 512,4096,1024): a tile's set-up and partial-sum round trip through
-  // the FP32 workspace are paid half as often.
+  // the FP32 workspace are paid half as often. (The driver doubles it from K 1024 over
+  // many rows, gemm_bf16.)
   k.kc = 512;
   k.mc = 192;  // A block: 192 x 512 BF16 = 192 KiB of L2
   k.tile = &tile_any;
