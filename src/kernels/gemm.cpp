@@ -12,6 +12,7 @@
 #include <memory>
 #include <new>
 #include <vector>
+#include <cstdlib>
 
 #include "kernels/gemm.h"
 #include "kernels/gemm_micro.h"
@@ -116,8 +117,8 @@ bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
 // whole K loop and are rounded to BF16 as soon as they are complete. (Sweeping a
 // whole-M FP32 workspace once per KC step, as a first version did, streamed 17 MB
 // through DRAM per step at M = N = 2048 and halved the speed.)
-// With sums32 (tile kernels only, all rows one MC block and all columns one NC block):
-// the FP32 sums go there (row stride sums_ld, or round_up(n1 - n0, NR) + 16) instead of C.
+// With sums32 (tile kernels only, all rows one MC block): the FP32 sums of columns n0..n1
+// go there (row stride sums_ld, or round_up(n1 - n0, NR) + 16) instead of C.
 // With shared_a, op(A) is packed once for the whole call (gemm_shared_pack.h), not per
 // block here.
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1,
@@ -151,7 +152,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // NC: as wide as L2 allows for the C block, and packed B (k x NC) at most ~16 MB; B packed
   // a K block at a time, about 512 columns (1 thread: 1.01-1.10x on 17 of 20 such shapes,
   // e.g. 32,16384,256 TN 1.10x, 32,5120,640 NN 1.08x, 80,1728,1024 TN 1.06x; the rest
-  // 0.99-1.01x). The K split's sums (sums32) need all columns in one block.
+  // 0.99-1.01x).
   // Untransposed A with even K already holds its k pairs side by side in each row, so
   // a tile kernel reads it in place: no packing, which at large K and narrow NC blocks
   // cost as much as a third of the GEMM (A re-packed once per NC block).
@@ -166,8 +167,10 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // More rows than an MC block (all rows of a deep K, above): at most kAllRowsNc columns, so
   // their FP32 sums stay in L2 across the K blocks (516 x 528 floats, 1.1 MiB at 512 columns,
   // went out to L3 and back once per K block; 1 thread, NT 512,1024,3072-30522 ~1% faster).
-  const long nc_max = b_just_in_time ? (sums32                ? kNcMax
-                                        : m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), kAllRowsNc)
+  // The K split's sums (sums32) take blocks of columns the same way: as one 1024-column block,
+  // its packed K block (1 MiB) filled L2 (2 threads, medians: 32,1024,4096 NN 0.96-1.02x ->
+  // 1.01-1.05x, 32,576,6144 NN 1.00-1.09x -> 1.09-1.16x).
+  const long nc_max = b_just_in_time ? (m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), kAllRowsNc)
                                                           : just_in_time_nc(n1 - n0, uk.nr))
                       : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
                                        : nc_packed;
@@ -185,6 +188,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   };
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
+    float* const ws_blk = sums32 ? sums32 + (jc - n0) : ws;
     if (!b_just_in_time && pairs && pr.tb == Trans::yes && uk.nr % 16 == 0)
       pack_bt_pairs_all(pr, uk.kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(b_pack));
     else if (!b_just_in_time)
@@ -192,7 +196,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         pack_b_block(pc, jc, nc, b_pack + panel_floats(uk, nc_pad, pc));  // pc is even: whole pairs before it
     for (long ic = m0; ic < m1; ic += mc_max) {
       const long mc = std::min(mc_max, m1 - ic), mc_pad = round_up(mc, uk.mr);
-      if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
+      if (pr.k == 0) std::fill(ws_blk, ws_blk + mc_pad * ldws, 0.f);
       for (long pc = 0; pc < pr.k; pc += uk.kc) {
         const long kc = std::min(uk.kc, pr.k - pc);
         const void* a_block = shared_a ? shared_a->block(ic, mc, pc, kc) : a_pack;
@@ -212,7 +216,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
             t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
             t.a_tile_bytes = a_in_place ? uk.mr * t.a_row_bytes : long(sizeof(float)) * panel_floats(uk, uk.mr, kc);
             t.b = block + panel_floats(uk, jr, kc);
-            t.ws = ws + jr, t.ldws = ldws, t.partial = pc > 0;
+            t.ws = ws_blk + jr, t.ldws = ldws, t.partial = pc > 0;
             if (last && !sums32) t.c = &(pr.c + ic * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
             t.rows = int(mc), t.cols = int(std::min<long>(uk.nr, nc - jr));
             uk.tile(t);
@@ -221,11 +225,11 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
           for (long ir = 0; ir < mc_pad; ir += uk.mr) {
             const float* a_panel = static_cast<const float*>(a_block) + panel_floats(uk, ir, kc);
             if (last && uk.final)
-              uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
+              uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws_blk + ir * ldws + jr, ldws, pc > 0,
                        &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
                        int(std::min<long>(uk.mr, mc - ir)), int(std::min<long>(uk.nr, nc - jr)));
             else
-              uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
+              uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws_blk + ir * ldws + jr, ldws, pc > 0);
           }
         }
       }
@@ -329,7 +333,7 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   // (narrow tasks pack B in short, scattered pieces): split K instead, each task summing
   // its K range into FP32, added up and rounded at the end. 32,576,6144 on 2 threads ran
   // no faster than on 1 as column tasks.
-  if (threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= kSplitKSliceDepth * threads &&
+  if (!getenv("X_NOSK") && threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= kSplitKSliceDepth * threads &&
       2.0 * double(m) * double(n) * double(k) >= 2e6)
     return gemm_split_k(pr, uk, pool, threads, m, n);
   // Split C where the threads repeat less packing: every thread packs all of op(B) it

@@ -171,6 +171,9 @@ TEST(Gemm, DeepSkinnyShapesSplitK) {
     // the last chunk partial.
     check_gemm(Trans::no, Trans::no, 20, 600, 3200, isa, 2, true);
     check_gemm(Trans::no, Trans::yes, 9, 300, 2304, isa, 2);
+    // Over 640 columns a slice goes in column blocks, each summing into its part of the buffer.
+    check_gemm(Trans::no, Trans::no, 32, 1000, 4096, isa, 2, true);
+    check_gemm(Trans::yes, Trans::no, 17, 700, 2048, isa, 2);
   }
 }
 
