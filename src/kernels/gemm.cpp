@@ -2,8 +2,7 @@
 // (gemm_pack.h: FP32 for the FMA kernels, BF16 pairs for VDPBF16PS, AMX tiles; a packed
 // op(A) is packed once per call, gemm_shared_pack.h). Partial sums over K live in an FP32
 // workspace; BF16 rounding happens once, at the end. Threads take tasks of disjoint row or
-// column ranges (several per thread), or for few rows and deep K, ranges of K whose FP32
-// sums are added at the end.
+// column ranges (several per thread).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -12,7 +11,6 @@
 #include <memory>
 #include <new>
 #include <vector>
-#include <cstdlib>
 
 #include "kernels/gemm.h"
 #include "kernels/gemm_micro.h"
@@ -60,9 +58,6 @@ namespace {
 constexpr long kNcMax = 1024;
 constexpr long kJustInTimeNc = 512;  // NC where B is packed one K block at a time (just_in_time_nc)
 constexpr long kPackedBFloats = 4l << 20;  // packed k x NC panel of B: at most 16 MiB
-// K split: slices at least this deep (whole KC blocks), one per thread at least.
-constexpr long kSplitKSliceDepth = 1024;
-constexpr long kSplitKChunkColumns = 256;  // where slices cannot share K out evenly: columns per task
 constexpr long kBInKernelMaxElements = 1l << 20;  // B packed by the tile kernel: up to 2 MiB of it
 constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole call: at most 16 MiB
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
@@ -117,12 +112,10 @@ bool reads_a_in_place(const Problem& pr, const detail::MicroKernel& uk) {
 // whole K loop and are rounded to BF16 as soon as they are complete. (Sweeping a
 // whole-M FP32 workspace once per KC step, as a first version did, streamed 17 MB
 // through DRAM per step at M = N = 2048 and halved the speed.)
-// With sums32 (tile kernels only, all rows one MC block): the FP32 sums of columns n0..n1
-// go there (row stride sums_ld, or round_up(n1 - n0, NR) + 16) instead of C.
 // With shared_a, op(A) is packed once for the whole call (gemm_shared_pack.h), not per
 // block here.
 void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long m1, long n0, long n1,
-                float* sums32 = nullptr, const SharedA* shared_a = nullptr, long sums_ld = 0) {
+                const SharedA* shared_a = nullptr) {
   thread_local Scratch a_scratch, b_scratch, ws_scratch, row_scratch;
   if (uk.setup) uk.setup();
   const bool amx = uk.packing == detail::Packing::amx;
@@ -167,19 +160,16 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // More rows than an MC block (all rows of a deep K, above): at most kAllRowsNc columns, so
   // their FP32 sums stay in L2 across the K blocks (516 x 528 floats, 1.1 MiB at 512 columns,
   // went out to L3 and back once per K block; 1 thread, NT 512,1024,3072-30522 ~1% faster).
-  // The K split's sums (sums32) take blocks of columns the same way: as one 1024-column block,
-  // its packed K block (1 MiB) filled L2 (2 threads, medians: 32,1024,4096 NN 0.96-1.02x ->
-  // 1.01-1.05x, 32,576,6144 NN 1.00-1.09x -> 1.09-1.16x).
   const long nc_max = b_just_in_time ? (m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), kAllRowsNc)
                                                           : just_in_time_nc(n1 - n0, uk.nr))
                       : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
                                        : nc_packed;
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
-  const long ldws = sums32 && sums_ld > 0 ? sums_ld : round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
+  const long ldws = round_up(std::min(nc_max, n1 - n0), uk.nr) + 16;
   void* a_pack = a_in_place || shared_a ? nullptr : a_scratch.get(sizeof(float) * size_t(panel_floats(uk, mc_max, uk.kc)));
   const long b_depth = b_just_in_time ? std::min(k_pad, uk.kc) : k_pad;  // packed B: one K block or all
   float* b_pack = static_cast<float*>(b_scratch.get(sizeof(float) * size_t(panel_floats(uk, ldws, b_depth))));
-  float* ws = sums32 ? sums32 : static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
+  float* ws = static_cast<float*>(ws_scratch.get(sizeof(float) * size_t(mc_max * ldws)));
   float* c_row = static_cast<float*>(row_scratch.get(sizeof(float) * size_t(ldws)));
   const bool pairs = uk.packing == detail::Packing::bf16_pairs;
 
@@ -188,7 +178,6 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   };
   for (long jc = n0; jc < n1; jc += nc_max) {
     const long nc = std::min(nc_max, n1 - jc), nc_pad = round_up(nc, uk.nr);
-    float* const ws_blk = sums32 ? sums32 + (jc - n0) : ws;
     if (!b_just_in_time && pairs && pr.tb == Trans::yes && uk.nr % 16 == 0)
       pack_bt_pairs_all(pr, uk.kc, jc, nc, uk.nr, reinterpret_cast<std::uint32_t*>(b_pack));
     else if (!b_just_in_time)
@@ -196,7 +185,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
         pack_b_block(pc, jc, nc, b_pack + panel_floats(uk, nc_pad, pc));  // pc is even: whole pairs before it
     for (long ic = m0; ic < m1; ic += mc_max) {
       const long mc = std::min(mc_max, m1 - ic), mc_pad = round_up(mc, uk.mr);
-      if (pr.k == 0) std::fill(ws_blk, ws_blk + mc_pad * ldws, 0.f);
+      if (pr.k == 0) std::fill(ws, ws + mc_pad * ldws, 0.f);
       for (long pc = 0; pc < pr.k; pc += uk.kc) {
         const long kc = std::min(uk.kc, pr.k - pc);
         const void* a_block = shared_a ? shared_a->block(ic, mc, pc, kc) : a_pack;
@@ -216,8 +205,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
             t.a_row_bytes = a_in_place ? long(sizeof(bf16)) * pr.lda : 0;
             t.a_tile_bytes = a_in_place ? uk.mr * t.a_row_bytes : long(sizeof(float)) * panel_floats(uk, uk.mr, kc);
             t.b = block + panel_floats(uk, jr, kc);
-            t.ws = ws_blk + jr, t.ldws = ldws, t.partial = pc > 0;
-            if (last && !sums32) t.c = &(pr.c + ic * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
+            t.ws = ws + jr, t.ldws = ldws, t.partial = pc > 0;
+            if (last) t.c = &(pr.c + ic * pr.ldc + jc + jr)->bits, t.ldc = pr.ldc, t.accumulate_c = pr.accumulate;
             t.rows = int(mc), t.cols = int(std::min<long>(uk.nr, nc - jr));
             uk.tile(t);
             continue;
@@ -225,15 +214,15 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
           for (long ir = 0; ir < mc_pad; ir += uk.mr) {
             const float* a_panel = static_cast<const float*>(a_block) + panel_floats(uk, ir, kc);
             if (last && uk.final)
-              uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws_blk + ir * ldws + jr, ldws, pc > 0,
+              uk.final(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0,
                        &(pr.c + (ic + ir) * pr.ldc + jc + jr)->bits, pr.ldc, pr.accumulate,
                        int(std::min<long>(uk.mr, mc - ir)), int(std::min<long>(uk.nr, nc - jr)));
             else
-              uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws_blk + ir * ldws + jr, ldws, pc > 0);
+              uk.fn(kc, a_panel, block + panel_floats(uk, jr, kc), ws + ir * ldws + jr, ldws, pc > 0);
           }
         }
       }
-      if (((uk.final || uk.tile) && pr.k > 0) || sums32) continue;  // C already written, or not ours
+      if ((uk.final || uk.tile) && pr.k > 0) continue;  // C already written
       for (long i = ic; i < ic + mc; ++i) {
         float* row = ws + (i - ic) * ldws;
         bf16* dst = pr.c + i * pr.ldc + jc;
@@ -245,59 +234,6 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
       }
     }
   }
-}
-
-// K split (see gemm_bf16): slices of whole KC blocks, each summed in FP32 into its own
-// buffer, the deepest first (10 blocks as slices of 2, 3, 2, 3 taken one at a time left one
-// thread 4 blocks and the other 6; as 3, 3, 2, 2 each gets 5). Where even so a thread would
-// get over 3% more than its share (3200 as 1536 + 1664), the slices go by
-// kSplitKChunkColumns columns too, so the threads even out (64,800,3200 and 64,512,5504 NN,
-// 2 threads: 1.01-1.06x); not always, as that cost 32,1024,4096 NN ~10%.
-void gemm_split_k(const Problem& pr, const detail::MicroKernel& uk, ThreadPool& pool, int threads, long m, long n) {
-  const long blocks = (pr.k + uk.kc - 1) / uk.kc, slice_blocks = std::max(1l, kSplitKSliceDepth / uk.kc);
-  const long slices = threads * std::clamp(blocks / (slice_blocks * threads), 1l, 4l);
-  const long ld = round_up(n, uk.nr) + 16;
-  thread_local Scratch sums_scratch;
-  float* sums = static_cast<float*>(sums_scratch.get(sizeof(float) * size_t(slices * m * ld)));
-  auto begin = [&](long s) { return std::min(pr.k, s * blocks / slices * uk.kc); };
-  auto depth = [&](long s) { return begin(s + 1) - begin(s); };
-  std::vector<long> order(static_cast<size_t>(slices));
-  for (long s = 0; s < slices; ++s) order[size_t(s)] = s;
-  std::stable_sort(order.begin(), order.end(), [&](long x, long y) { return depth(x) > depth(y); });
-  std::vector<long> load(static_cast<size_t>(threads), 0);  // each thread's depth, slices taken in order
-  for (long s : order) *std::min_element(load.begin(), load.end()) += depth(s);
-  const bool uneven = 100 * *std::max_element(load.begin(), load.end()) * threads > 103 * pr.k;
-  const long chunks = uneven ? (n + kSplitKChunkColumns - 1) / kSplitKChunkColumns : 1;
-  pool.run(int(slices * chunks), [&](int task) {
-    const long s = order[size_t(task / chunks)], j0 = task % chunks * kSplitKChunkColumns;
-    const long j1 = chunks > 1 ? std::min(n, j0 + kSplitKChunkColumns) : n, p0 = begin(s);
-    Problem sub = pr;
-    sub.k = depth(s);
-    sub.a = pr.ta == Trans::no ? pr.a + p0 : pr.a + p0 * pr.lda;
-    sub.b = pr.tb == Trans::no ? pr.b + p0 * pr.ldb : pr.b + p0;
-    gemm_block(sub, uk, 0, m, j0, j1, sums + s * m * ld + j0, nullptr, ld);
-  }, threads);
-  // The sums added up and rounded by all threads too, a few rows per task, rather than by
-  // the calling thread alone: as fast at best, and under load (the caller's CPU shared)
-  // medians 1.0-1.6x faster (64,800,3200, 64,512,5504, 32,1024,4096 NN on 2 threads).
-  const long rows_per_task = std::max(1l, m / (4l * threads));
-  pool.run(int((m + rows_per_task - 1) / rows_per_task), [&](int r) {
-    thread_local std::vector<float> c_row;
-    c_row.resize(size_t(n));
-    for (long i = r * rows_per_task; i < std::min(m, (r + 1) * rows_per_task); ++i) {
-      float* row = sums + i * ld;
-      for (long t = 1; t < slices; ++t) {
-        const float* other = sums + (t * m + i) * ld;
-        for (long j = 0; j < n; ++j) row[j] += other[j];
-      }
-      bf16* dst = pr.c + i * pr.ldc;
-      if (pr.accumulate) {
-        to_float(dst, c_row.data(), n);
-        for (long j = 0; j < n; ++j) row[j] += c_row[size_t(j)];
-      }
-      to_bf16(row, dst, n);
-    }
-  }, threads);
 }
 
 detail::MicroKernel pick_kernel(Isa isa) {
@@ -329,13 +265,6 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     uk.kc = kLongKc;
   ThreadPool& pool = options.pool ? *options.pool : ThreadPool::shared();
   int threads = options.threads > 0 ? std::min(options.threads, pool.size()) : pool.size();
-  // Few rows, deep K and too few columns for every thread to get good column tasks
-  // (narrow tasks pack B in short, scattered pieces): split K instead, each task summing
-  // its K range into FP32, added up and rounded at the end. 32,576,6144 on 2 threads ran
-  // no faster than on 1 as column tasks.
-  if (!getenv("X_NOSK") && threads > 1 && uk.tile && m <= uk.mc && n <= kNcMax && k >= 2 * n && k >= kSplitKSliceDepth * threads &&
-      2.0 * double(m) * double(n) * double(k) >= 2e6)
-    return gemm_split_k(pr, uk, pool, threads, m, n);
   // Split C where the threads repeat less packing: every thread packs all of op(B) it
   // touches, and its rows of op(A) once per NC block (unless read in place). Splitting
   // rows of a wide, short C (M = 256, N = 4096) would pack the whole of B twice.
@@ -398,11 +327,18 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   SharedA shared_a;
   if (share_a)
     shared_a = detail::shared_a(pr, uk, m, static_cast<float*>(shared_scratch.get(sizeof(float) * size_t(detail::shared_a_floats(uk, m, pr.k)))), once);
+  // The larger tasks first (tile counts differ by one at most): threads taking them in turn
+  // then even out, where 3, 4, 3, 4 tiles left one thread 6 and the other 8. So ordered,
+  // column tasks beat splitting K into FP32 partial sums added at the end, which an earlier
+  // version did for few rows and deep K (2 threads, medians of 3 against oneDNN: 32,1024,4096
+  // NN 0.92x -> 1.18x, 32,896,4096 1.06x -> 1.11x, 32,640,5120 1.06x -> 1.23x, 64,768,3072
+  // 0.97x -> 1.01x).
+  auto first_tile = [&](long t) { return t * (tiles / tasks) + std::min(t, tiles % tasks); };
   pool.run(int(tasks), [&](int t) {
-    const long lo = t * tiles / tasks * unit, hi = std::min(extent, (t + 1) * tiles / tasks * unit);
+    const long lo = first_tile(t) * unit, hi = std::min(extent, first_tile(t + 1) * unit);
     if (lo >= hi) return;
-    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n, nullptr, share_a ? &shared_a : nullptr);
-    else gemm_block(pr, uk, 0, m, lo, hi, nullptr, share_a ? &shared_a : nullptr);
+    if (split_rows) gemm_block(pr, uk, lo, hi, 0, n, share_a ? &shared_a : nullptr);
+    else gemm_block(pr, uk, 0, m, lo, hi, share_a ? &shared_a : nullptr);
   }, threads);
 }
 

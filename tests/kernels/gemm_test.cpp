@@ -159,19 +159,17 @@ TEST(Gemm, ShortRowAndHalfWidthTiles) {
   }
 }
 
-TEST(Gemm, DeepSkinnyShapesSplitK) {
-  // Few rows, K deep against N, 2 threads: the BF16 tile path splits K into FP32 partial sums;
-  // odd K leaves the last slice packing A, and accumulate adds C once, after the sum.
+TEST(Gemm, DeepSkinnyShapesInColumnTasks) {
+  // Few rows, K deep against N, 2 threads: column tasks of unequal tile counts, B packed a
+  // K block at a time; odd K packs A, and accumulate adds C once, after the last K block.
   for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
     if (!cpu_has(isa)) continue;
     check_gemm(Trans::no, Trans::no, 33, 70, 4100, isa, 2);
     check_gemm(Trans::yes, Trans::no, 40, 100, 3001, isa, 2, true);
     check_gemm(Trans::no, Trans::yes, 7, 130, 2304, isa, 2);
-    // Slices of 1536 + 1664 and 1024 + 1280 share K out unevenly: tasks go by columns too,
-    // the last chunk partial.
     check_gemm(Trans::no, Trans::no, 20, 600, 3200, isa, 2, true);
     check_gemm(Trans::no, Trans::yes, 9, 300, 2304, isa, 2);
-    // Over 640 columns a slice goes in column blocks, each summing into its part of the buffer.
+    // Four tasks of 4 tiles, and 11 tiles as 6 + 5.
     check_gemm(Trans::no, Trans::no, 32, 1000, 4096, isa, 2, true);
     check_gemm(Trans::yes, Trans::no, 17, 700, 2048, isa, 2);
   }
