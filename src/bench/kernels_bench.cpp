@@ -10,7 +10,10 @@
 // median. `ratio` = best library's median time / trainplan's: >= 1.00 means
 // trainplan is at least as fast. First, the large square shape per micro-kernel
 // ISA against each instruction's measured peak (FP32 FMA, VDPBF16PS, TDPBF16PS).
-//   build/kernels_bench [--quick] [--threads N] [--only TEXT]
+//   build/kernels_bench [--quick] [--threads N] [--only TEXT] [--repeat N]
+// --repeat N sweeps the shapes N times, one after another, and the summary takes each
+// shape's median ratio over the sweeps: a burst of load then spoils one sweep's figure
+// for a shape, not its verdict.
 // TRAINPLAN_KERNEL_ISA caps trainplan's ISA (e.g. avx512_bf16), ONEDNN_MAX_CPU_ISA oneDNN's.
 // One waiting policy for every library's idle worker threads, printed in the header: spin
 // about ThreadPool::spin_pauses() PAUSEs (libgomp under oneDNN: GOMP_SPINCOUNT, the same
@@ -27,6 +30,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -58,6 +62,7 @@ struct Options {
   bool quick = false;
   int threads_max = 2;
   std::string only;  // run only shapes whose label contains this
+  int repeat = 1;    // sweeps of the shapes; the summary takes each shape's median over them
 };
 
 Options parse(int argc, char** argv) {
@@ -66,17 +71,19 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--quick") o.quick = true;
-    else if ((arg == "--threads" || arg == "--only") && i + 1 < argc) {
+    else if ((arg == "--threads" || arg == "--only" || arg == "--repeat") && i + 1 < argc) {
       const std::string value = argv[++i];
       if (arg == "--only") { o.only = value; continue; }
+      const long most = arg == "--threads" ? ThreadPool::shared().size() : 99;
       char* end = nullptr;
       const long t = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || t < 1 || t > ThreadPool::shared().size())
-        throw std::invalid_argument("--threads must be a whole number from 1 to " +
-                                    std::to_string(ThreadPool::shared().size()) + ", not '" + value + "'");
-      o.threads_max = int(t);
+      if (*end != '\0' || t < 1 || t > most)
+        throw std::invalid_argument(arg + " must be a whole number from 1 to " + std::to_string(most) + ", not '" +
+                                    value + "'");
+      (arg == "--threads" ? o.threads_max : o.repeat) = int(t);
     } else {
-      throw std::invalid_argument("unknown or incomplete argument '" + arg + "' (use --quick, --threads N, --only TEXT)");
+      throw std::invalid_argument("unknown or incomplete argument '" + arg +
+                                  "' (use --quick, --threads N, --only TEXT, --repeat N)");
     }
   }
   return o;
@@ -268,49 +275,55 @@ int main(int argc, char** argv) {
   std::printf("%-36s %-18s %-2s %3s %10s %10s %10s %10s %6s\n", "shape", "m,n,k", "AB", "thr", "trainplan", "oneDNN",
               "OpenBLAS", "OB+conv", "ratio");
   std::mt19937 rng(11);
-  std::vector<std::vector<std::pair<double, std::string>>> ratios(size_t(opt.threads_max) + 1);
-  for (const LayerGemm& g : shapes) {
-    Case c = make_case(g, rng);
-    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
-    std::unique_ptr<OnednnGemm> mm;
-    if (dnnl) mm = std::make_unique<OnednnGemm>(g.ta, g.tb, g.m, g.n, g.k, c.lda, c.ldb, c.ldc);
-#ifdef TRAINPLAN_HAVE_OPENBLAS
-    convert_inputs(c);
-#endif
-    char dims[48];
-    std::snprintf(dims, sizeof dims, "%ld,%ld,%ld", g.m, g.n, g.k);
-    const char ab[3] = {g.ta == Trans::yes ? 'T' : 'N', g.tb == Trans::yes ? 'T' : 'N', 0};
-    for (int t = 1; t <= opt.threads_max; ++t) {
-      std::vector<std::function<void()>> fns = {[&] { run_trainplan(c, t, best); }};
-      int i_dnnl = -1, i_blas = -1;
-      if (mm) {
-        i_dnnl = int(fns.size());
-        fns.push_back([&] { mm->run(c.a.data(), c.b.data(), c.c.data(), t); });
+  // Per thread count: "label (m,n,k)" -> its ratio in each sweep.
+  std::vector<std::map<std::string, std::vector<double>>> ratios(size_t(opt.threads_max) + 1);
+  for (int sweep = 1; sweep <= opt.repeat; ++sweep) {
+    if (opt.repeat > 1) std::printf("sweep %d of %d (load average %s)\n", sweep, opt.repeat, load_average().c_str());
+    for (const LayerGemm& g : shapes) {
+      Case c = make_case(g, rng);
+      const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+      std::unique_ptr<OnednnGemm> mm;
+      if (dnnl) mm = std::make_unique<OnednnGemm>(g.ta, g.tb, g.m, g.n, g.k, c.lda, c.ldb, c.ldc);
+  #ifdef TRAINPLAN_HAVE_OPENBLAS
+      convert_inputs(c);
+  #endif
+      char dims[48];
+      std::snprintf(dims, sizeof dims, "%ld,%ld,%ld", g.m, g.n, g.k);
+      const char ab[3] = {g.ta == Trans::yes ? 'T' : 'N', g.tb == Trans::yes ? 'T' : 'N', 0};
+      for (int t = 1; t <= opt.threads_max; ++t) {
+        std::vector<std::function<void()>> fns = {[&] { run_trainplan(c, t, best); }};
+        int i_dnnl = -1, i_blas = -1;
+        if (mm) {
+          i_dnnl = int(fns.size());
+          fns.push_back([&] { mm->run(c.a.data(), c.b.data(), c.c.data(), t); });
+        }
+  #ifdef TRAINPLAN_HAVE_OPENBLAS
+        openblas_set_num_threads(t);
+        i_blas = int(fns.size());
+        fns.push_back([&] { run_sgemm(c); });
+        fns.push_back([&] {
+          convert_inputs(c);
+          run_sgemm(c);
+          to_bf16(c.cf.data(), c.c.data(), long(c.c.size()));
+        });
+  #endif
+        const std::vector<double> sec = round_robin_medians(reps, fns);
+        double best_lib = 1e30;
+        for (size_t i = 1; i < sec.size(); ++i) best_lib = std::min(best_lib, sec[i]);
+        auto rate = [&](int i) { return i < 0 ? std::string("-") : std::to_string(int(flops / sec[size_t(i)] / 1e9 + 0.5)); };
+        const double ratio = sec.size() > 1 ? best_lib / sec[0] : 0;
+        std::printf("%-36s %-18s %-2s %3d %10s %10s %10s %10s %6.2f\n", g.label.c_str(), dims, ab, t, rate(0).c_str(),
+                    rate(i_dnnl).c_str(), rate(i_blas).c_str(), rate(i_blas < 0 ? -1 : i_blas + 1).c_str(), ratio);
+        std::fflush(stdout);
+        if (sec.size() > 1) ratios[size_t(t)][g.label + " (" + dims + ")"].push_back(ratio);
       }
-#ifdef TRAINPLAN_HAVE_OPENBLAS
-      openblas_set_num_threads(t);
-      i_blas = int(fns.size());
-      fns.push_back([&] { run_sgemm(c); });
-      fns.push_back([&] {
-        convert_inputs(c);
-        run_sgemm(c);
-        to_bf16(c.cf.data(), c.c.data(), long(c.c.size()));
-      });
-#endif
-      const std::vector<double> sec = round_robin_medians(reps, fns);
-      double best_lib = 1e30;
-      for (size_t i = 1; i < sec.size(); ++i) best_lib = std::min(best_lib, sec[i]);
-      auto rate = [&](int i) { return i < 0 ? std::string("-") : std::to_string(int(flops / sec[size_t(i)] / 1e9 + 0.5)); };
-      const double ratio = sec.size() > 1 ? best_lib / sec[0] : 0;
-      std::printf("%-36s %-18s %-2s %3d %10s %10s %10s %10s %6.2f\n", g.label.c_str(), dims, ab, t, rate(0).c_str(),
-                  rate(i_dnnl).c_str(), rate(i_blas).c_str(), rate(i_blas < 0 ? -1 : i_blas + 1).c_str(), ratio);
-      std::fflush(stdout);
-      if (sec.size() > 1) ratios[size_t(t)].push_back({ratio, g.label});
     }
   }
-  std::printf("\nsummary (load average now %s):\n", load_average().c_str());
+  std::printf("\nsummary (load average now %s)%s:\n", load_average().c_str(),
+              opt.repeat > 1 ? (", each shape's median ratio over " + std::to_string(opt.repeat) + " sweeps").c_str() : "");
   for (int t = 1; t <= opt.threads_max; ++t) {
-    auto& r = ratios[size_t(t)];
+    std::vector<std::pair<double, std::string>> r;  // (median ratio, shape), lowest first
+    for (const auto& [shape, per_sweep] : ratios[size_t(t)]) r.push_back({tp::bench::median(per_sweep), shape});
     if (r.empty()) continue;
     std::sort(r.begin(), r.end());
     std::vector<double> values;
@@ -319,6 +332,12 @@ int main(int argc, char** argv) {
     for (double v : values) below += v < 1.0;
     std::printf("  %d thread(s): %zu shapes, ratio min %.2f (%s), median %.2f; %d below 1.00\n", t, r.size(), r[0].first,
                 r[0].second.c_str(), tp::bench::median(values), below);
+    for (const auto& [v, shape] : r) {
+      if (v >= 1.0 || opt.repeat == 1) break;
+      std::printf("    below: %s, sweeps", shape.c_str());
+      for (double x : ratios[size_t(t)][shape]) std::printf(" %.2f", x);
+      std::printf("\n");
+    }
   }
   return 0;
 }
