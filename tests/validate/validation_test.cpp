@@ -211,41 +211,25 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. Guards at this commit: 8.5%
-// over 193 runs, every source at most 14.9% (torchtune's one run; bigscience's
-// 2021 V100 benchmark 14.6%, ms-swift 13.4%, BLOOM 6.8%), none of 501 runs that
-// ran refused, 12 of 15 OOMs refused; 8.0% since BLOOM's models carry their
-// dropout masks (BLOOM 6.8% -> 6.0%), 7.6% since DeepSpeed's buffered
-// all-reduce flattens a 2 GB bucket (the first stage: its 3.6 GB embedding
-// gradient) above backward's cached blocks (BLOOM's BF16 runs -12% -> -7%),
-// 7.0% since Megatron's cross entropy is counted as it runs, in place over one
-// FP32 copy of the logits (6 bytes per logit; Megatron-LM CI 8.0% -> 6.1%). (8.9%, BLOOM 7.8%, before BLOOM's stages
-// held the embedding in a layer's slot, its embedding LayerNorm kept its input
-// and DeepSpeed's pipeline its stage outputs; 8.2% over 170 runs and 9 of 11 OOMs before the V100
-// table's 23 runs and 4 OOMs joined: it accepts 32 GB PP 2 MBS 16 at 31.1 GiB.
-// 11.0%, ms-swift
-// 15.4%, while a reserved or nvidia-smi reading was taken as the heavier phase
-// only, missing backward's blocks that stay cached through a step that
-// allocates temporaries; BLOOM's L10 row at DP 1, which filled its 80 GB, was
-// refused at 82.1 GiB while the runtime reserve was a fixed 2.5 GiB instead of
-// the context plus one communicator per parallel group, and DeepSpeed's flat
-// shard copies carried the allocator's 10%.) Now 8.4% and 10 of 15 OOMs: Qwen's
-// ZeRO-3 fine-tunes keep BF16 gradient partitions and copy one 1e9-element
-// sub-group to FP32 at the step (DeepSpeed v0.12.3), not FP32 gradients, so
-// Qwen-7B on 2 A100s at 4,096 and 8,192 tokens, refused while gradients were
-// counted in FP32, are accepted at 72.7 and 79.4 GiB: the README's rows that ran
-// grow about 11 GB per GPU from 256 to 1,024 tokens, which no modelled
-// component does.
+// refused, >= 90% of published OOMs refused. At this commit: 7.1% over 199
+// runs, every source at most 14.9% (torchtune's one run; bigscience's 2021 V100
+// benchmark 14.6%, ms-swift 12.7% with its Qwen3-30B-A3B Megatron run 26% under),
+// none of 516 runs that ran refused, 15 of 20 OOMs refused. The five accepted
+// have no modelled cause: BLOOM L82 H14336 at 60.2 GiB (its neighbours ran at
+// 60-67 GB), V100 32 GB PP 2 MBS 16 at 31.1 GiB, and Qwen-7B on 2 A100s at 2,048
+// to 8,192 tokens (70.3-79.4 GiB; the README's rows that ran grow about 11 GB
+// per GPU from 256 to 1,024 tokens, as if neither checkpointing nor flash
+// attention held, though its scripts set both).
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.memory_runs, 193);
+  EXPECT_GE(v.overall.memory_runs, 199);
   EXPECT_LE(v.overall.memory_mape, 0.0715);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
   EXPECT_EQ(v.ran_refused, 0);
-  EXPECT_GE(v.published_oom, 15);
-  EXPECT_GE(v.oom_refused, 10);
+  EXPECT_GE(v.published_oom, 20);
+  EXPECT_GE(v.oom_refused, 15);
 }
 
 // The largest component is named among what the run's counter sees, for the
