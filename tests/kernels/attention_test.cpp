@@ -49,6 +49,10 @@ TEST(Attention, MatchesNaiveReferenceOnOddShapes) {
   check(1, 1, 1, 1, true);
   check(3, 7, 130, 33, true);  // fewer queries than keys: mask shifted to the end
   check(1, 130, 70, 16, false);
+  // Several causal query blocks per head, taken last block first; diagonal blocks end
+  // each row's scores at its last visible key.
+  check(3, 200, 200, 16, true);
+  check(2, 130, 190, 8, true);
 }
 
 TEST(Attention, FlopsCountCausalHalf) {
