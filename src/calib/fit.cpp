@@ -100,9 +100,9 @@ MemoryEfficiency fit_memory(const std::vector<Measurement>& pts, double bw) {
 
 double predict_seconds(const Calibration& c, double peak, double bw, const Measurement& m) {
   if (m.op == "gemm") return m.flops / (peak * c.gemm.at(m.m, m.n, m.k));
-  // The cost model prices attention's backward with the forward's factor too.
   if (m.op == "attention" || m.op == "attention_backward")
-    return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor);
+    return m.flops / (peak * c.gemm.at(m.m, m.n, m.k) * c.attention_factor *
+                      (m.op == "attention_backward" ? c.attention_backward_factor : 1.0));
   return m.bytes / (bw * c.memory_for(m.op).at(m.bytes));
 }
 
@@ -121,12 +121,15 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
   c.accelerator = "host CPU (" + sw.host.cpu + ")";
   c.origin = "measured";
   c.gemm = fit_gemm(fit_set["gemm"], peak);
-  std::vector<double> log_ratio;
-  for (const Measurement& m : fit_set["attention"])
-    log_ratio.push_back(std::log(m.flops / m.median_s / peak / c.gemm.at(m.m, m.n, m.k)));
-  double mean = 0;
-  for (double v : log_ratio) mean += v / double(log_ratio.size());
-  c.attention_factor = log_ratio.empty() ? 0.8 : std::exp(mean);
+  // Each factor: the geometric mean, over its fit points, of the efficiency against the
+  // GEMM of the attention's shape (the backward's against the forward's factor).
+  auto geometric_mean_efficiency = [&](const std::vector<Measurement>& pts, double base, double none) {
+    double log_sum = 0;
+    for (const Measurement& m : pts) log_sum += std::log(m.flops / m.median_s / peak / c.gemm.at(m.m, m.n, m.k) / base);
+    return pts.empty() ? none : std::exp(log_sum / double(pts.size()));
+  };
+  c.attention_factor = geometric_mean_efficiency(fit_set["attention"], 1.0, 0.8);
+  c.attention_backward_factor = geometric_mean_efficiency(fit_set["attention_backward"], c.attention_factor, 1.0);
   std::vector<Measurement> all_mem;
   for (auto& [op, pts] : fit_set)
     if (is_memory_op(op)) {
@@ -172,7 +175,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
   x["date"] = date;
   x["fitted_on"] = "measurements not marked held_out (every fourth grid point is held out for `calibrate check`)";
   x["model_note"] = "model: per-call overheads and L2/L3/DRAM per-byte tiers, scored by `calibrate check`; the "
-                    "cost model reads only the fields above (gemm, attention_factor, memory_by_op)";
+                    "cost model reads only the fields above (gemm, attention_factor, attention_backward_factor, memory_by_op)";
   x["measurements"] = nlohmann::json::array();
   for (const Measurement& m : sw.measurements) x["measurements"].push_back(to_json(m));
   // Fit error on the points the fit saw; held-out error comes from `calibrate check`.

@@ -44,7 +44,7 @@ void print_check(const std::vector<calib::CheckRow>& rows) {
     std::printf("%-18s %7d %13.1f%% %11.1f%% %21.1f%%\n", r.op.c_str(), r.points, 100 * r.median_rel_error,
                 100 * r.max_rel_error, 100 * r.median_rel_error_fields);
   std::printf("(error of the file's kernel model: per-call overheads, L2/L3/DRAM tiers; \"fields only\": the\n"
-              " gemm / attention_factor / memory_by_op fields alone, as the cost model reads them)\n");
+              " gemm / attention factors / memory_by_op fields alone, as the cost model reads them)\n");
 }
 
 }  // namespace
@@ -53,8 +53,9 @@ void add_calibrate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "calibrate",
       "Measure this host's BF16 kernels and fit the efficiency model the cost model reads\n"
-      "(GEMM efficiency by shape, memory-bound ops by size, attention factor); time collectives over\n"
-      "MPI or import vendor benchmark logs for the collective part (share of link bandwidth, step latency);\n"
+      "(GEMM efficiency by shape, memory-bound ops by size, attention factors forward and backward);\n"
+      "time collectives over MPI or import vendor benchmark logs for the collective part (share of\n"
+      "link bandwidth, step latency);\n"
       "import GEMM timings from your accelerator (tools/measure_gemm.py) for the GEMM curve.");
   cmd->require_subcommand(1);
 
@@ -62,7 +63,8 @@ void add_calibrate_command(CLI::App& app) {
       "kernels",
       "Run the kernel sweep: FMA peak and memory bandwidth, GEMMs on shapes drawn from real model\n"
       "layers (M = tokens per micro-batch, N and K from hidden / ffn / heads divided by TP 1..8,\n"
-      "scaled to fit this host), flash attention forward and backward, softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
+      "scaled to fit this host), flash attention forward and backward (each its own factor: the\n"
+      "backward's efficiency over the forward's), softmax / layernorm / rmsnorm / GELU / SwiGLU over\n"
       "sizes. Fits the model, writes the file, prints the fit error. Run on a quiet machine: an FMA\n"
       "check before and after flags noise in the file (host.noisy). On a VM whose vCPUs may share a\n"
       "core (this project's build host), --threads 1 gives reproducible figures.\n"
@@ -111,8 +113,9 @@ void add_calibrate_command(CLI::App& app) {
     std::printf("FMA peak %.1f GFLOP/s, stream %.1f GB/s, FMA check %.1f -> %.1f GFLOP/s, median spread %.1f%%%s\n",
                 h.fma_peak_flops_per_s / 1e9, h.stream_bytes_per_s / 1e9, h.fma_check_before / 1e9,
                 h.fma_check_after / 1e9, 100 * h.median_spread, h.noisy ? "  NOISY: rerun on a quiet machine" : "");
-    std::printf("gemm: ceiling %.3f, m_half %.1f, n_half %.1f, k_half %.1f; attention factor %.3f\n", g.ceiling,
-                g.m_half, g.n_half, g.k_half, file.calibration.attention_factor);
+    std::printf("gemm: ceiling %.3f, m_half %.1f, n_half %.1f, k_half %.1f; attention factor %.3f, backward %.3f of it\n",
+                g.ceiling, g.m_half, g.n_half, g.k_half, file.calibration.attention_factor,
+                file.calibration.attention_backward_factor);
     std::printf("error on every point (fitted and held out):\n");
     print_check(calib::check_calibration(file, true));
     std::printf("held-out error (shapes not in the fit):\n");

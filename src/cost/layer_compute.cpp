@@ -114,8 +114,8 @@ LayerCompute layer_compute(const StepContext& ctx) {
                           context_flops / (context_peak * ctx.calibration.gemm.at(s_local, v, s_local));
   if (flash) {
     // Backward runs four GEMMs (dV, dP, dQ, dK) and re-forms the scores first:
-    // five (Dao et al. 2022, FlashAttention, section 3.1).
-    l.attention_backward_s = 2.5 * l.attention_forward_s;
+    // five (Dao et al. 2022, FlashAttention, section 3.1), at its own efficiency.
+    l.attention_backward_s = 2.5 * l.attention_forward_s / ctx.calibration.attention_backward_factor;
   } else {
     // Score bytes: forward writes S and reads P (the softmax between is priced
     // below); backward writes dP, reads P for dV and dS for dQ and dK.

@@ -48,6 +48,10 @@ struct Calibration {
   // factor multiplies gemm.at() for it. Unfused attention is priced as plain
   // batched GEMMs bound by its score-matrix bytes.
   double attention_factor = 0.8;
+  // The flash backward's efficiency over the forward's (the backward runs 2.5x the
+  // forward's FLOPs). 1 where nothing measured it apart: end-to-end fits cannot tell
+  // the two; `calibrate kernels` times both on the host.
+  double attention_backward_factor = 1.0;
   MemoryEfficiency memory;
   // Optional per-op overrides of `memory`: keys softmax, attention_softmax
   // (unfused attention's softmax over the score matrix; softmax serves where

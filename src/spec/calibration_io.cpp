@@ -48,7 +48,7 @@ MemoryEfficiency memory_from(const json& j, const std::string& path, const std::
 json memory_to(const MemoryEfficiency& m) { return {{"ceiling", m.ceiling}, {"bytes_half", m.bytes_half}}; }
 
 const std::set<std::string> kKnownKeys = {"name",   "accelerator", "origin",        "description", "gemm",
-                                          "attention_factor", "memory", "memory_by_op", "collective",
+                                          "attention_factor", "attention_backward_factor", "memory", "memory_by_op", "collective",
                                           "step_overhead_s", "origins"};
 const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layernorm", "rmsnorm",
                                           "gelu",    "swiglu",            "optimizer", "residual"};
@@ -73,6 +73,8 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   c.gemm.n_half = number(g, "n_half", "$.gemm", file, 0, 1e9, true);
   c.gemm.k_half = number(g, "k_half", "$.gemm", file, 0, 1e9, true);
   c.attention_factor = number(j, "attention_factor", "$", file, 0, 4, false);
+  if (j.contains("attention_backward_factor"))  // optional: files before it priced backward at the forward's
+    c.attention_backward_factor = number(j, "attention_backward_factor", "$", file, 0, 4, false);
   c.memory = memory_from(field(j, "memory", "$", file), "$.memory", file);
   if (j.contains("memory_by_op")) {
     const json& ops = j["memory_by_op"];
@@ -107,6 +109,7 @@ json calibration_to_json(const CalibrationFile& file) {
             {"gemm", {{"ceiling", c.gemm.ceiling}, {"m_half", c.gemm.m_half}, {"n_half", c.gemm.n_half},
                       {"k_half", c.gemm.k_half}}},
             {"attention_factor", c.attention_factor},
+            {"attention_backward_factor", c.attention_backward_factor},
             {"memory", memory_to(c.memory)},
             {"memory_by_op", json::object()},
             {"collective", {{"intra_node", c.collective.intra_node}, {"inter_node", c.collective.inter_node},

@@ -30,6 +30,7 @@ TEST(CalibrationIo, RoundTripKeepsExtraSections) {
   // Written back, the file also says where each part came from: a fitted file that names no fit
   // parameters fitted every part (spec/calibration_origins.h).
   nlohmann::json expected = valid();
+  expected["attention_backward_factor"] = 1.0;  // absent: the backward at the forward's efficiency
   expected["origins"] = {{"gemm_ceiling", "fitted"}, {"gemm_shape", "fitted"}, {"attention_factor", "fitted"},
                          {"memory", "fitted"},       {"collective", "fitted"}, {"step_overhead_s", "fitted"}};
   EXPECT_EQ(calibration_to_json(f), expected);
@@ -61,6 +62,9 @@ TEST(CalibrationIo, BadFilesNameTheField) {
   j = valid();
   j["memory_by_op"]["matmul"] = {{"ceiling", 0.5}, {"bytes_half", 0}};
   expect_error(j, "$.memory_by_op.matmul");
+  j = valid();
+  j["attention_backward_factor"] = 0;
+  expect_error(j, "$.attention_backward_factor");
   EXPECT_THROW(load_calibration("/nonexistent/file.json"), tp::spec::SpecError);
 }
 

@@ -125,6 +125,40 @@ TEST(KernelModel, CheckScoresHeldOutPointsWithTheModel) {
   EXPECT_GT(rows[0].max_rel_error + rows[0].median_rel_error_fields, 0.0);
 }
 
+TEST(KernelModel, AttentionBackwardGetsItsOwnFactor) {
+  // Flash forward at 0.6 of the GEMM of its shape, backward (2.5x the FLOPs) at 0.3: the
+  // fit gives attention_factor 0.6 and the backward half of it, and the fields alone
+  // then predict both (they priced the backward at the forward's 0.6 before: 50% fast).
+  Sweep sw;
+  sw.host.cpu = "test", sw.host.isa = "avx2", sw.host.threads = 1;
+  sw.host.fma_peak_flops_per_s = 1e11, sw.host.stream_bytes_per_s = 2e10;
+  sw.host.l2_bytes = 1 << 20, sw.host.l3_bytes = 32 << 20;
+  for (double m : {64., 256., 1024., 4096.})
+    for (double n : {64., 1024.})
+      for (double k : {64., 2048.}) {
+        Measurement x;
+        x.op = "gemm", x.m = m, x.n = n, x.k = k, x.flops = 2 * m * n * k, x.bytes = 2 * (m * k + k * n + m * n);
+        x.median_s = x.flops / 1e11 / 0.8;  // flat 0.8: every shape at the ceiling
+        sw.measurements.push_back(x);
+      }
+  int i = 0;
+  for (double s : {128., 256., 512., 1024.})
+    for (const char* op : {"attention", "attention_backward"}) {
+      Measurement x;
+      const bool backward = op == std::string("attention_backward");
+      x.op = op, x.m = s, x.n = s, x.k = 64, x.flops = 4.0 * s * s * 64 * (backward ? 2.5 : 1.0);
+      x.bytes = 8 * s * 64;
+      x.median_s = x.flops / (1e11 * 0.8 * (backward ? 0.3 : 0.6));
+      x.held_out = i++ % 4 >= 2;
+      sw.measurements.push_back(x);
+    }
+  const CalibrationFile f = fit_calibration(sw, "t", "2026-01-01");
+  EXPECT_NEAR(f.calibration.attention_factor, 0.6, 1e-3);
+  EXPECT_NEAR(f.calibration.attention_backward_factor, 0.5, 1e-3);
+  for (const auto& row : check_calibration(f))
+    if (row.op == "attention_backward") EXPECT_LT(row.median_rel_error_fields, 0.01);
+}
+
 TEST(Timing, StopsAtTheCapAndReportsMedian) {
   int calls = 0;
   const Timing t = time_op([&] { ++calls; }, 0.0, 5, 9);

@@ -28,6 +28,12 @@ TEST(LayerCompute, FlashAttentionIsCausalAndRecomputesInBackward) {
   const double eff = 0.8 * 0.7 * (4096.0 / 4112) * (4096.0 / 4112) * (128.0 / 144);
   const double gemm = 2.0 * 4 * 4096.0 * 4096 * 128 * (4097.0 / 8192) / (989e12 * eff);
   EXPECT_NEAR(l.attention_forward_s, 2 * gemm, 2 * gemm * 1e-9);
+  // A calibration that measured the backward apart (calibrate kernels) runs it at its own
+  // efficiency: at half the forward's, twice the time; the forward is unchanged.
+  f.calibration.attention_backward_factor = 0.5;
+  const LayerCompute slow = layer_compute(f.context());
+  EXPECT_DOUBLE_EQ(slow.attention_forward_s, l.attention_forward_s);
+  EXPECT_NEAR(slow.attention_backward_s, 5.0 * l.attention_forward_s, l.attention_forward_s * 1e-12);
 }
 
 // A stack's attention speedup on the hardware's family divides the flash time
