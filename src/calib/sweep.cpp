@@ -95,9 +95,7 @@ std::string gemm_backend_unavailable(GemmBackend backend) {
   if (!k::onednn_built())
     return "this trainplan was built without oneDNN; install the Debian package libdnnl-dev (setup/install-deps.sh) "
            "and rebuild";
-  const k::OnednnGemm probe(k::Trans::no, k::Trans::no, 256, 256, 256, 256, 256, 256);
-  if (!probe.native())
-    return "oneDNN has no native BF16 matmul on this CPU (it chose " + probe.implementation() + "); use --backend own";
+  if (const std::string why = k::onednn_bf16_unavailable(); !why.empty()) return why + "; use --backend own";
   return "";
 }
 

@@ -36,8 +36,12 @@ OnednnGemm::OnednnGemm(Trans ta, Trans tb, long m, long n, long k, long lda, lon
   impl_->a = matrix(m, k, lda, ta == Trans::yes);
   impl_->b = matrix(k, n, ldb, tb == Trans::yes);
   impl_->c = matrix(m, n, ldc, false);
-  impl_->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(impl_->a, impl_->b, impl_->c), impl_->engine);
-  impl_->primitive = dnnl::matmul(impl_->pd);
+  try {
+    impl_->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(impl_->a, impl_->b, impl_->c), impl_->engine);
+    impl_->primitive = dnnl::matmul(impl_->pd);
+  } catch (const dnnl::error& e) {
+    throw std::runtime_error(std::string("oneDNN offers no BF16 matmul on this CPU (") + e.what() + ")");
+  }
 }
 
 OnednnGemm::~OnednnGemm() = default;
@@ -53,6 +57,16 @@ void OnednnGemm::run(const bf16* a, const bf16* b, bf16* c, int threads) const {
 
 std::string OnednnGemm::implementation() const { return impl_->pd.impl_info_str(); }
 
+std::string onednn_bf16_unavailable() {
+  try {
+    const OnednnGemm probe(Trans::no, Trans::no, 64, 64, 64, 64, 64, 64);
+    if (!probe.native()) return "oneDNN has only reference code for a BF16 matmul on this CPU (" + probe.implementation() + ")";
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 #else
 
 bool onednn_built() { return false; }
@@ -66,6 +80,8 @@ OnednnGemm::OnednnGemm(Trans, Trans, long, long, long, long, long, long) {
 OnednnGemm::~OnednnGemm() = default;
 void OnednnGemm::run(const bf16*, const bf16*, bf16*, int) const {}
 std::string OnednnGemm::implementation() const { return "none"; }
+
+std::string onednn_bf16_unavailable() { return "oneDNN is not in this build"; }
 
 #endif
 

@@ -14,7 +14,12 @@ namespace tp::kernels {
 
 bool onednn_built();
 
-// One matmul primitive, created once for its shape (creation is the slow part).
+// "" where oneDNN is built in and has a native BF16 matmul on this CPU; else why not, in
+// words (not built; no BF16 matmul at all, as under ONEDNN_MAX_CPU_ISA=avx2; reference code only).
+std::string onednn_bf16_unavailable();
+
+// One matmul primitive, created once for its shape (creation is the slow part). Where
+// oneDNN cannot create it, the constructor throws std::runtime_error saying so.
 class OnednnGemm {
  public:
   OnednnGemm(Trans trans_a, Trans trans_b, long m, long n, long k, long lda, long ldb, long ldc);
