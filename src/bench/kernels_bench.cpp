@@ -282,9 +282,9 @@ int main(int argc, char** argv) {
       const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
       std::unique_ptr<OnednnGemm> mm;
       if (dnnl) mm = std::make_unique<OnednnGemm>(g.ta, g.tb, g.m, g.n, g.k, c.lda, c.ldb, c.ldc);
-  #ifdef TRAINPLAN_HAVE_OPENBLAS
+#ifdef TRAINPLAN_HAVE_OPENBLAS
       convert_inputs(c);
-  #endif
+#endif
       char dims[48];
       std::snprintf(dims, sizeof dims, "%ld,%ld,%ld", g.m, g.n, g.k);
       const char ab[3] = {g.ta == Trans::yes ? 'T' : 'N', g.tb == Trans::yes ? 'T' : 'N', 0};
@@ -295,7 +295,7 @@ int main(int argc, char** argv) {
           i_dnnl = int(fns.size());
           fns.push_back([&] { mm->run(c.a.data(), c.b.data(), c.c.data(), t); });
         }
-  #ifdef TRAINPLAN_HAVE_OPENBLAS
+#ifdef TRAINPLAN_HAVE_OPENBLAS
         openblas_set_num_threads(t);
         i_blas = int(fns.size());
         fns.push_back([&] { run_sgemm(c); });
@@ -304,7 +304,7 @@ int main(int argc, char** argv) {
           run_sgemm(c);
           to_bf16(c.cf.data(), c.c.data(), long(c.c.size()));
         });
-  #endif
+#endif
         const std::vector<double> sec = round_robin_medians(reps, fns);
         double best_lib = 1e30;
         for (size_t i = 1; i < sec.size(); ++i) best_lib = std::min(best_lib, sec[i]);

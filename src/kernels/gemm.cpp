@@ -161,7 +161,7 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // their FP32 sums stay in L2 across the K blocks (516 x 528 floats, 1.1 MiB at 512 columns,
   // went out to L3 and back once per K block; 1 thread, NT 512,1024,3072-30522 ~1% faster).
   const long nc_max = b_just_in_time ? (m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), kAllRowsNc)
-                                                          : just_in_time_nc(n1 - n0, uk.nr))
+                                                        : just_in_time_nc(n1 - n0, uk.nr))
                       : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
                                        : nc_packed;
   // The extra cache line keeps a tile's rows off one L1 set when widths are powers of two.
