@@ -108,8 +108,13 @@ void pack_a_pairs(const Problem& pr, long i0, long mc, long p0, long kc, int mr,
 void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float* out) {
   if (pr.tb == Trans::no) {
     const long full = nc / nr * nr;
+    // As in pack_b_pairs: each source row is a fresh stream a row length from the last, which
+    // the prefetchers pick up late, so the rows are fetched a few ahead.
+    constexpr long kAhead = 4;
     for (long p = 0; p < kc; ++p) {
       const bf16* src = pr.b + (p0 + p) * pr.ldb + j0;
+      if (p + kAhead < kc)
+        for (long j = 0; j < nc; j += 32) __builtin_prefetch(src + kAhead * pr.ldb + j);
       for (long jr = 0; jr < full; jr += nr) to_float(src + jr, out + jr * kc + p * nr, nr);
       if (full < nc) {
         float* dst = out + full * kc + p * nr;
