@@ -61,6 +61,35 @@ void to_float_avx2(const unsigned short* in, float* out, long n) {
   }
 }
 
+void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride) {
+  long p = 0;
+  for (; p + 8 <= depth; p += 8) {
+    __m256 r[8];  // row i's 8 values, widened to FP32
+    for (int i = 0; i < 8; ++i)
+      r[i] = _mm256_castsi256_ps(_mm256_slli_epi32(
+          _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i * ld + p))), 16));
+    // 8 x 8 transpose: pairs of rows interleaved, then pairs of pairs, then the 128-bit halves.
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    const __m256 c[8] = {_mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
+                         _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
+                         _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
+                         _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
+    for (int q = 0; q < 8; ++q) _mm256_storeu_ps(out + (p + q) * out_stride, c[q]);
+  }
+  for (; p < depth; ++p)
+    for (int i = 0; i < 8; ++i) {
+      const unsigned u = unsigned(in[i * ld + p]) << 16;
+      __builtin_memcpy(out + p * out_stride + i, &u, 4);
+    }
+}
+
 void to_bf16_avx2(const float* in, unsigned short* out, long n) {
   const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
   const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1);

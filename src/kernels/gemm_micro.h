@@ -66,6 +66,8 @@ MicroKernel amx_bf16_micro_kernel();     // valid only where cpu_has(Isa::amx_bf
 
 void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
+// out[p * out_stride + i] = row i's value p, as FP32, for 8 BF16 rows ld apart and p < depth.
+void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.
 void interleave_pairs_avx512(const unsigned short* r0, const unsigned short* r1, unsigned* out, long n);
 // The same for `panels` whole panels of `width` words (a multiple of 32): `width` BF16

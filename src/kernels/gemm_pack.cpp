@@ -20,7 +20,13 @@ std::uint32_t pair(const bf16* lo, const bf16* hi) { return std::uint32_t(lo->bi
 void pack_rows_as_panels(const bf16* src, long ld, long first, long count, long p0, long depth, int width, float* out) {
   for (long r0 = 0; r0 < count; r0 += width, out += width * depth) {
     const int rows = int(std::min<long>(width, count - r0));
-    for (int i = 0; i < rows; ++i) {
+    // Eight rows at a time as a vector transpose: one value per scalar load and strided
+    // store took a quarter of a 512 x 1024 x 30522 NT GEMM on the AVX2 path.
+    int i0 = 0;
+    if (cpu_has(Isa::avx2))
+      for (; i0 + 8 <= rows; i0 += 8)
+        rows_to_float_columns_avx2(&(src + (first + r0 + i0) * ld + p0)->bits, ld, depth, out + i0, width);
+    for (int i = i0; i < rows; ++i) {
       const bf16* row = src + (first + r0 + i) * ld + p0;
       for (long p = 0; p < depth; ++p) out[p * width + i] = to_float(row[p]);
     }

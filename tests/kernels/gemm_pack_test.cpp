@@ -1,6 +1,6 @@
-// Packing of stored B^T into BF16 pair words, word for word against the layout written
-// out element by element (gemm_pack.h): odd sizes, offsets and tails, whichever of the
-// vector and scalar paths this CPU takes; and the 16x16 word transpose on its own.
+// Packing of stored B^T into BF16 pair words and into FP32 panels, against the layout
+// written out element by element (gemm_pack.h): odd sizes, offsets and tails, whichever of
+// the vector and scalar paths this CPU takes; and the 16x16 word transpose on its own.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -51,6 +51,32 @@ TEST(GemmPack, StoredBtPairsPerBlockMatchLayout) {
                 ASSERT_EQ(out[size_t(jr * pairs + q * nr + j)], expected(b, ldb, p0, kc, j0, nc, q, jr + j))
                     << "n " << n << " k " << k << " p0 " << p0 << " j0 " << j0 << " q " << q << " col " << jr + j;
         }
+      }
+    }
+}
+
+TEST(GemmPack, StoredBtAsFp32PanelsMatchLayout) {
+  // FP32 panels of NR columns (the AVX2 kernel's 24), value (p, j) = op(B)[p0 + p][j0 + j]
+  // = b[j0 + j][p0 + p], zero past nc: eight stored rows at a time by a vector transpose
+  // where the CPU has AVX2, the rest one by one; depths off a multiple of 8, partial panels.
+  const int nr = 24;
+  for (long n : {8l, 24l, 45l, 70l})
+    for (long k : {7l, 64l, 131l}) {
+      const long ldb = k + 5;
+      const auto b = random_words(n * ldb, unsigned(n * 100 + k));
+      Problem pr{Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+      for (long p0 : {0l, 3l}) {
+        const long kc = k - p0, j0 = n / 4, nc = n - j0, nc_pad = round_up(nc, nr);
+        std::vector<float> out(static_cast<size_t>(nc_pad * kc), -1.f);
+        pack_b(pr, p0, kc, j0, nc, nr, out.data());
+        for (long jr = 0; jr < nc_pad; jr += nr)
+          for (long p = 0; p < kc; ++p)
+            for (long j = 0; j < nr; ++j) {
+              const float want = jr + j < nc ? to_float(b[size_t((j0 + jr + j) * ldb + p0 + p)]) : 0.f;
+              const float got = out[size_t(jr * kc + p * nr + j)];
+              ASSERT_TRUE(got == want || (got != got && want != want))
+                  << "n " << n << " k " << k << " p0 " << p0 << " p " << p << " col " << jr + j;
+            }
       }
     }
 }
