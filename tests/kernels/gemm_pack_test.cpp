@@ -23,6 +23,15 @@ std::vector<bf16> random_words(long count, unsigned seed) {
   return v;
 }
 
+// A random stored B^T, n rows of k values ldb = k + pad apart, and the Problem reading it as op(B).
+struct StoredBt {
+  long n, k, ldb;
+  std::vector<bf16> b;
+  Problem problem() const { return {Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n}; }
+};
+
+StoredBt stored_bt(long n, long k, long pad, unsigned seed) { return {n, k, k + pad, random_words(n * (k + pad), seed)}; }
+
 // Word (q, j) of the panel holding column j: op(B)[p0 + 2q][j] | op(B)[p0 + 2q + 1][j] << 16,
 // op(B)[p][j] = b[j][p] (stored B^T), zero past kc and past nc.
 std::uint32_t expected(const std::vector<bf16>& b, long ldb, long p0, long kc, long j0, long nc, long q, long j) {
@@ -36,9 +45,8 @@ TEST(GemmPack, StoredBtPairsPerBlockMatchLayout) {
   const int nr = 64;
   for (long n : {16l, 64l, 97l, 200l})
     for (long k : {31l, 64l, 515l}) {
-      const long ldb = k + 3;
-      const auto b = random_words(n * ldb, unsigned(n * 1000 + k));
-      Problem pr{Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+      const StoredBt bt = stored_bt(n, k, 3, unsigned(n * 1000 + k));
+      const Problem pr = bt.problem();
       for (long p0 : {0l, 2l}) {
         const long kc = std::min(k - p0, 480l), pairs = (kc + 1) / 2;
         for (long j0 : {0l, n / 3}) {
@@ -48,7 +56,7 @@ TEST(GemmPack, StoredBtPairsPerBlockMatchLayout) {
           for (long jr = 0; jr < nc_pad; jr += nr)
             for (long q = 0; q < pairs; ++q)
               for (long j = 0; j < nr; ++j)
-                ASSERT_EQ(out[size_t(jr * pairs + q * nr + j)], expected(b, ldb, p0, kc, j0, nc, q, jr + j))
+                ASSERT_EQ(out[size_t(jr * pairs + q * nr + j)], expected(bt.b, bt.ldb, p0, kc, j0, nc, q, jr + j))
                     << "n " << n << " k " << k << " p0 " << p0 << " j0 " << j0 << " q " << q << " col " << jr + j;
         }
       }
@@ -62,9 +70,8 @@ TEST(GemmPack, StoredBtAsFp32PanelsMatchLayout) {
   const int nr = 24;
   for (long n : {8l, 24l, 45l, 70l})
     for (long k : {7l, 64l, 131l}) {
-      const long ldb = k + 5;
-      const auto b = random_words(n * ldb, unsigned(n * 100 + k));
-      Problem pr{Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+      const StoredBt bt = stored_bt(n, k, 5, unsigned(n * 100 + k));
+      const Problem pr = bt.problem();
       for (long p0 : {0l, 3l}) {
         const long kc = k - p0, j0 = n / 4, nc = n - j0, nc_pad = round_up(nc, nr);
         std::vector<float> out(static_cast<size_t>(nc_pad * kc), -1.f);
@@ -72,7 +79,7 @@ TEST(GemmPack, StoredBtAsFp32PanelsMatchLayout) {
         for (long jr = 0; jr < nc_pad; jr += nr)
           for (long p = 0; p < kc; ++p)
             for (long j = 0; j < nr; ++j) {
-              const float want = jr + j < nc ? to_float(b[size_t((j0 + jr + j) * ldb + p0 + p)]) : 0.f;
+              const float want = jr + j < nc ? to_float(bt.b[size_t((j0 + jr + j) * bt.ldb + p0 + p)]) : 0.f;
               const float got = out[size_t(jr * kc + p * nr + j)];
               ASSERT_TRUE(got == want || (got != got && want != want))
                   << "n " << n << " k " << k << " p0 " << p0 << " p " << p << " col " << jr + j;
@@ -86,9 +93,8 @@ TEST(GemmPack, StoredBtPairsWholeDepthMatchLayout) {
   const long kc_block = 512;
   for (long n : {16l, 80l, 131l})
     for (long k : {33l, 512l, 1100l}) {
-      const long ldb = k + 1;
-      const auto b = random_words(n * ldb, unsigned(n * 7 + k));
-      Problem pr{Trans::no, Trans::yes, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+      const StoredBt bt = stored_bt(n, k, 1, unsigned(n * 7 + k));
+      const Problem pr = bt.problem();
       const long j0 = n > 16 ? 16 : 0, nc = n - j0, nc_pad = round_up(nc, nr);
       std::vector<std::uint32_t> out(static_cast<size_t>(nc_pad * round_up(k, 2) / 2), 0xdeadbeef);
       pack_bt_pairs_all(pr, kc_block, j0, nc, nr, out.data());
@@ -98,7 +104,7 @@ TEST(GemmPack, StoredBtPairsWholeDepthMatchLayout) {
         for (long jr = 0; jr < nc_pad; jr += nr)
           for (long q = 0; q < pairs; ++q)
             for (long j = 0; j < nr; ++j)
-              ASSERT_EQ(block[jr * pairs + q * nr + j], expected(b, ldb, pc, kc, j0, nc, q, jr + j))
+              ASSERT_EQ(block[jr * pairs + q * nr + j], expected(bt.b, bt.ldb, pc, kc, j0, nc, q, jr + j))
                   << "n " << n << " k " << k << " pc " << pc << " q " << q << " col " << jr + j;
       }
     }
