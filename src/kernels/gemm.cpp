@@ -63,9 +63,9 @@ constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole 
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
 constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this many rows
 // Deep K (from kDeepK): all of up to three MC blocks of rows as one, B packed just in time
-// in blocks of at most kAllRowsNc columns (gemm_block). From kLongKcDepth over at least
+// in blocks of at most kAllRowsNc columns (kAllRowsNcFp32 for FP32 panels; gemm_block). From kLongKcDepth over at least
 // kLongKcRows rows of op(A) read in place: K blocks of kLongKc (gemm_bf16).
-constexpr long kDeepK = 2048, kAllRowsNc = 256;
+constexpr long kDeepK = 2048, kAllRowsNc = 256, kAllRowsNcFp32 = 512;
 constexpr long kLongKcDepth = 1024, kLongKcRows = 256, kLongKc = 1024;
 
 using detail::pack_bt_pairs_all;
@@ -129,7 +129,10 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // packed one K block at a time (below). Packed whole, k x NC (8 MiB at K = 4096) went
   // out to memory and came back once per MC block; the price, a rows x NC FP32 workspace
   // swept once per K block, measured smaller (NT 512,1024,4096: 0.93 -> 0.98 of oneDNN).
-  if (uk.tile && pr.k >= kDeepK && blocks <= 3) mc_max = m_tiles * uk.mr;
+  // The same for FP32 panels (AVX2), whose whole packed B is twice as large: 1 thread
+  // against OpenBLAS sgemm, medians of 4: 512,1024,K NN and NT 0.92-0.94x -> 0.98-1.01x at
+  // K 3072-4096, 512,1024,30522 NT 0.82x -> 1.00x.
+  if (pr.k >= kDeepK && blocks <= 3) mc_max = m_tiles * uk.mr;
   // One MC block of rows (small M): B's K blocks are packed just before use, so each
   // stays in L2 for the micro-kernels instead of the whole packed K x NC panel (many MiB
   // at K = 4096) streaming out to memory and back.
@@ -160,7 +163,10 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
   // More rows than an MC block (all rows of a deep K, above): at most kAllRowsNc columns, so
   // their FP32 sums stay in L2 across the K blocks (516 x 528 floats, 1.1 MiB at 512 columns,
   // went out to L3 and back once per K block; 1 thread, NT 512,1024,3072-30522 ~1% faster).
-  const long nc_max = b_just_in_time ? (m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), kAllRowsNc)
+  // Packed FP32, op(A) is converted again for each NC block unless shared, and that costs
+  // more: 512 columns (512,1024,30522 NT 1 thread: 256 columns 125 GFLOP/s, 512 132).
+  const long all_rows_nc = uk.packing == detail::Packing::fp32 ? kAllRowsNcFp32 : kAllRowsNc;
+  const long nc_max = b_just_in_time ? (m1 - m0 > uk.mc ? std::min(round_up(n1 - n0, uk.nr), all_rows_nc)
                                                         : just_in_time_nc(n1 - n0, uk.nr))
                       : narrow_whole_b ? std::min(nc_packed, just_in_time_nc(n1 - n0, uk.nr))
                                        : nc_packed;
@@ -312,8 +318,14 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
     // block (K <= 512) gained nothing: 96,6144,256 TN 0.97-0.98x.
     const bool b_in_short_pieces = uk.tile && m <= uk.mc && pr.k > uk.kc && pr.tb == Trans::no &&
                                    pr.k * n > kBInKernelMaxElements;
+    // Column tasks over op(A) packed once as FP32 (twice the bytes of BF16 pairs): 192
+    // columns each, so each of its blocks, read from L3, serves 8 AVX2 column panels, not one
+    // (2 threads against OpenBLAS, medians of 4: 512,3072,1024 NN 0.96x -> 1.00x,
+    // 512,1024,4096 NN 0.95x -> 0.97x).
+    const bool fp32_shared_a = share_a && uk.packing == detail::Packing::fp32;
     const long task_tiles = split_rows ? std::max(1l, 384l / uk.mr)
                             : b_in_short_pieces ? 3l
+                            : fp32_shared_a ? std::max(1l, 192l / uk.nr)
                             : a_packed > 0 && !share_a ? std::max(1l, 256l / uk.nr)
                             : a_packed == 0 && a_outgrows_l2 ? (m >= kAInPlaceFourTilesRows ? 4l : 2l) : 1l;
     // A whole number of tasks per thread, and tasks within a tile of each other in size:

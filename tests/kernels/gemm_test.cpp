@@ -102,6 +102,19 @@ TEST(Gemm, DeepKManyRowsInDeepBlocks) {
   }
 }
 
+TEST(Gemm, Fp32PanelsDeepKAllRowsAndWideColumnTasks) {
+  // FP32 panels (AVX2, AVX-512F): from K 2048 up to three MC blocks of rows as one, in column
+  // blocks of 528 (512 rounded to 24-column tiles; 1100 as 528 + 528 + 44), the accumulate
+  // flag across K blocks; on 2 threads, column tasks of 192 columns over op(A) packed once.
+  for (Isa isa : {Isa::avx2, Isa::avx512}) {
+    if (!cpu_has(isa)) continue;
+    check_gemm(Trans::no, Trans::yes, 400, 1100, 2100, isa, 1);
+    check_gemm(Trans::no, Trans::no, 500, 1100, 2048, isa, 1, true);
+    check_gemm(Trans::no, Trans::no, 300, 1000, 600, isa, 2);
+    check_gemm(Trans::yes, Trans::no, 150, 777, 2049, isa, 2, true);
+  }
+}
+
 TEST(Gemm, OnePackingOfAPerCall) {
   // op(A) packed (transposed, or odd K) once per call: on 2 threads shared by column tasks,
   // pieces of 8 tiles' rows by one K block packed by whichever task gets there first (rows
