@@ -45,10 +45,22 @@ void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float
     thread_local std::vector<float> row;
     row.resize(static_cast<size_t>(round_up(mc, mr)));
     const long panel = mr * kc;
+    // As in pack_a_pairs: each source row is a short piece a whole row length from the last,
+    // which the prefetchers do not follow, so pieces are fetched a few rows ahead.
+    constexpr long kAhead = 8;
     for (long p = 0; p < kc; ++p) {
-      to_float(pr.a + (p0 + p) * pr.lda + i0, row.data(), mc);
+      const bf16* src = pr.a + (p0 + p) * pr.lda + i0;
+      if (p + kAhead < kc)
+        for (long i = 0; i < mc; i += 32) __builtin_prefetch(src + kAhead * pr.lda + i);
+      to_float(src, row.data(), mc);
       std::fill(row.begin() + mc, row.end(), 0.f);
-      for (long ir = 0; ir < mc; ir += mr) std::memcpy(out + ir / mr * panel + p * mr, row.data() + ir, sizeof(float) * size_t(mr));
+      // The AVX2 and AVX-512F tile heights as fixed-size copies, not a library call per piece.
+      if (mr == 4)
+        for (long ir = 0; ir < mc; ir += 4) std::memcpy(out + ir / 4 * panel + p * 4, row.data() + ir, 16);
+      else if (mr == 6)
+        for (long ir = 0; ir < mc; ir += 6) std::memcpy(out + ir / 6 * panel + p * 6, row.data() + ir, 24);
+      else
+        for (long ir = 0; ir < mc; ir += mr) std::memcpy(out + ir / mr * panel + p * mr, row.data() + ir, sizeof(float) * size_t(mr));
     }
     return;
   }
