@@ -61,6 +61,16 @@ void to_float_avx2(const unsigned short* in, float* out, long n) {
   }
 }
 
+void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, long panels, int nr, float* out,
+                               long panel_stride) {
+  for (long q = 0; q < panels; ++q, in += nr, out += panel_stride)
+    for (long r = 0; r < rows; ++r)
+      for (int j = 0; j < nr; j += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * ld + j));
+        _mm256_storeu_ps(out + r * nr + j, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+      }
+}
+
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride) {
   long p = 0;
   for (; p + 8 <= depth; p += 8) {

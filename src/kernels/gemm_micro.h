@@ -66,6 +66,10 @@ MicroKernel amx_bf16_micro_kernel();     // valid only where cpu_has(Isa::amx_bf
 
 void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
+// `rows` source rows ld apart, each as `panels` pieces of nr (a multiple of 8) BF16, widened:
+// row r's piece q to out + q * panel_stride + r * nr.
+void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, long panels, int nr, float* out,
+                               long panel_stride);
 // out[p * out_stride + i] = row i's value p, as FP32, for 8 BF16 rows ld apart and p < depth.
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.

@@ -1,4 +1,4 @@
-// Packing of stored B^T into BF16 pair words and into FP32 panels, against the layout
+// Packing of stored B^T (and untransposed B as FP32) into BF16 pair words and FP32 panels, against the layout
 // written out element by element (gemm_pack.h): odd sizes, offsets and tails, whichever of
 // the vector and scalar paths this CPU takes; and the 16x16 word transpose on its own.
 #include <gtest/gtest.h>
@@ -86,6 +86,32 @@ TEST(GemmPack, StoredBtAsFp32PanelsMatchLayout) {
             }
       }
     }
+}
+
+TEST(GemmPack, UntransposedBAsFp32PanelsMatchLayout) {
+  // FP32 panels from op(B) = B (k x n, ldb = n + pad): value (p, j) = b[p0 + p][j0 + j], zero
+  // past nc; eight source rows at a time panel by panel where the CPU has AVX2, so depths off
+  // a multiple of 8 leave a short last group, and nc a partial last panel.
+  for (int nr : {24, 64})
+    for (long n : {8l, 24l, 53l, 150l})
+      for (long k : {5l, 16l, 37l}) {
+        const long ldb = n + 3;
+        const std::vector<bf16> b = random_words(k * ldb, unsigned(n * 100 + k + nr));
+        const Problem pr{Trans::no, Trans::no, k, nullptr, 0, b.data(), ldb, nullptr, 0, false, n};
+        for (long p0 : {0l, 2l}) {
+          const long kc = k - p0, j0 = n / 5, nc = n - j0, nc_pad = round_up(nc, nr);
+          std::vector<float> out(static_cast<size_t>(nc_pad * kc), -1.f);
+          pack_b(pr, p0, kc, j0, nc, nr, out.data());
+          for (long jr = 0; jr < nc_pad; jr += nr)
+            for (long p = 0; p < kc; ++p)
+              for (long j = 0; j < nr; ++j) {
+                const float want = jr + j < nc ? to_float(b[size_t((p0 + p) * ldb + j0 + jr + j)]) : 0.f;
+                const float got = out[size_t(jr * kc + p * nr + j)];
+                ASSERT_TRUE(got == want || (got != got && want != want))
+                    << "nr " << nr << " n " << n << " k " << k << " p0 " << p0 << " p " << p << " col " << jr + j;
+              }
+        }
+      }
 }
 
 TEST(GemmPack, StoredBtPairsWholeDepthMatchLayout) {
