@@ -71,6 +71,17 @@ void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, lon
       }
 }
 
+void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long rows, long columns, float* out,
+                                     long panel_stride) {
+  for (long i = 0; i < columns; i += 8, out += 2 * panel_stride)
+    for (long r = 0; r < rows; ++r) {
+      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * ld + i));
+      const __m256 x = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+      _mm_storeu_ps(out + r * 4, _mm256_castps256_ps128(x));
+      _mm_storeu_ps(out + panel_stride + r * 4, _mm256_extractf128_ps(x, 1));
+    }
+}
+
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride) {
   long p = 0;
   for (; p + 8 <= depth; p += 8) {

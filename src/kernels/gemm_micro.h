@@ -70,6 +70,10 @@ void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // row r's piece q to out + q * panel_stride + r * nr.
 void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, long panels, int nr, float* out,
                                long panel_stride);
+// `rows` source rows ld apart as 4-wide row panels (AVX2's MR): values i..i+3 of row r to
+// out + (i / 4) * panel_stride + r * 4, for i < columns (a multiple of 8).
+void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long rows, long columns, float* out,
+                                     long panel_stride);
 // out[p * out_stride + i] = row i's value p, as FP32, for 8 BF16 rows ld apart and p < depth.
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.

@@ -39,6 +39,23 @@ void pack_rows_as_panels(const bf16* src, long ld, long first, long count, long 
 
 // Packs rows [i0, i0+mc) x depth [p0, p0+kc) of op(A) into MR-row panels, zero-padded.
 void pack_a(const Problem& pr, long i0, long mc, long p0, long kc, int mr, float* out) {
+  if (pr.ta == Trans::yes && mr == 4 && cpu_has(Isa::avx2)) {
+    // Stored A^T on the AVX2 path: eight k at a time, two panels at a time, so each panel
+    // takes 128 contiguous bytes per group; a row at a time dealt 16-byte pieces to panels
+    // exactly 4 KiB apart at KC 256, all on one 4 KiB offset.
+    const long panel = 4 * kc, full = mc / 8 * 8;
+    for (long p = 0; p < kc; p += 8) {
+      const bf16* src = pr.a + (p0 + p) * pr.lda + i0;
+      const long rows = std::min(8l, kc - p);
+      for (long r = 8; r < 8 + rows && p + r < kc; ++r)
+        for (long i = 0; i < mc; i += 32) __builtin_prefetch(src + r * pr.lda + i);
+      rows_to_float_4_row_panels_avx2(&src->bits, pr.lda, rows, full, out + p * 4, panel);
+      for (long i = full; i < round_up(mc, 4); ++i)
+        for (long r = 0; r < rows; ++r)
+          out[i / 4 * panel + (p + r) * 4 + i % 4] = i < mc ? to_float(src[r * pr.lda + i]) : 0.f;
+    }
+    return;
+  }
   if (pr.ta == Trans::yes) {
     // Stored A^T: each k is one contiguous source row across the block; widen it once
     // (vectorized) and deal MR-wide pieces to the panels.

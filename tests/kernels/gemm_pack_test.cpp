@@ -1,6 +1,7 @@
-// Packing of stored B^T (and untransposed B as FP32) into BF16 pair words and FP32 panels, against the layout
-// written out element by element (gemm_pack.h): odd sizes, offsets and tails, whichever of
-// the vector and scalar paths this CPU takes; and the 16x16 word transpose on its own.
+// Packing against the layout written out element by element (gemm_pack.h): stored B^T into
+// BF16 pair words and FP32 panels, stored A^T and untransposed B into FP32 panels; odd sizes,
+// offsets and tails, whichever of the vector and scalar paths this CPU takes; and the 16x16
+// word transpose on its own.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -109,6 +110,32 @@ TEST(GemmPack, UntransposedBAsFp32PanelsMatchLayout) {
                 const float got = out[size_t(jr * kc + p * nr + j)];
                 ASSERT_TRUE(got == want || (got != got && want != want))
                     << "nr " << nr << " n " << n << " k " << k << " p0 " << p0 << " p " << p << " col " << jr + j;
+              }
+        }
+      }
+}
+
+TEST(GemmPack, StoredAtAsFp32PanelsMatchLayout) {
+  // FP32 panels of MR rows from stored A^T (k x m, lda = m + pad): value (p, i) of panel ir =
+  // a[p0 + p][i0 + ir + i], zero past mc; on AVX2 with MR 4, eight k and eight rows at a time,
+  // so mc off a multiple of 8 and kc off a multiple of 8 leave tails.
+  for (int mr : {4, 6})
+    for (long m : {4l, 13l, 40l, 101l})
+      for (long k : {3l, 16l, 45l}) {
+        const long lda = m + 2;
+        const std::vector<bf16> a = random_words(k * lda, unsigned(m * 100 + k + mr));
+        const Problem pr{Trans::yes, Trans::no, k, a.data(), lda, nullptr, 0, nullptr, 0, false, 1};
+        for (long p0 : {0l, 1l}) {
+          const long kc = k - p0, i0 = m / 4, mc = m - i0, mc_pad = round_up(mc, mr);
+          std::vector<float> out(static_cast<size_t>(mc_pad * kc), -1.f);
+          pack_a(pr, i0, mc, p0, kc, mr, out.data());
+          for (long ir = 0; ir < mc_pad; ir += mr)
+            for (long p = 0; p < kc; ++p)
+              for (long i = 0; i < mr; ++i) {
+                const float want = ir + i < mc ? to_float(a[size_t((p0 + p) * lda + i0 + ir + i)]) : 0.f;
+                const float got = out[size_t(ir * kc + p * mr + i)];
+                ASSERT_TRUE(got == want || (got != got && want != want))
+                    << "mr " << mr << " m " << m << " k " << k << " p0 " << p0 << " p " << p << " row " << ir + i;
               }
         }
       }
