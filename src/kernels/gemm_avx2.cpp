@@ -82,6 +82,30 @@ void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long row
     }
 }
 
+void four_rows_to_float_panel_avx2(const unsigned short* in, long ld, long depth, float* out) {
+  long p = 0;
+  for (; p + 8 <= depth; p += 8) {
+    __m256 r[4];  // row i's 8 values, widened to FP32
+    for (int i = 0; i < 4; ++i)
+      r[i] = _mm256_castsi256_ps(_mm256_slli_epi32(
+          _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i * ld + p))), 16));
+    // 4 x 8 transpose: u0 holds depths 0 and 4 of the four rows, u1 1 and 5, u2 2 and 6, u3 3 and 7.
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    _mm256_storeu_ps(out + p * 4, _mm256_permute2f128_ps(u0, u1, 0x20));
+    _mm256_storeu_ps(out + p * 4 + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
+    _mm256_storeu_ps(out + p * 4 + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
+    _mm256_storeu_ps(out + p * 4 + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
+  }
+  for (; p < depth; ++p)
+    for (int i = 0; i < 4; ++i) {
+      const unsigned u = unsigned(in[i * ld + p]) << 16;
+      __builtin_memcpy(out + p * 4 + i, &u, 4);
+    }
+}
+
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride) {
   long p = 0;
   for (; p + 8 <= depth; p += 8) {

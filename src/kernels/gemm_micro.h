@@ -74,6 +74,8 @@ void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, lon
 // out + (i / 4) * panel_stride + r * 4, for i < columns (a multiple of 8).
 void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long rows, long columns, float* out,
                                      long panel_stride);
+// out[p * 4 + i] = row i's value p, as FP32, for 4 BF16 rows ld apart and p < depth (a 4-row panel).
+void four_rows_to_float_panel_avx2(const unsigned short* in, long ld, long depth, float* out);
 // out[p * out_stride + i] = row i's value p, as FP32, for 8 BF16 rows ld apart and p < depth.
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride);
 // Interleaves rows r0 and r1 (n BF16 each) into n words r0[j] | r1[j] << 16.

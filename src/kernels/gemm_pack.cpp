@@ -23,6 +23,10 @@ void pack_rows_as_panels(const bf16* src, long ld, long first, long count, long 
     // Eight rows at a time as a vector transpose: one value per scalar load and strided
     // store took a quarter of a 512 x 1024 x 30522 NT GEMM on the AVX2 path.
     int i0 = 0;
+    if (cpu_has(Isa::avx2) && width == 4 && rows == 4) {  // op(A)'s panels on the AVX2 path
+      four_rows_to_float_panel_avx2(&(src + (first + r0) * ld + p0)->bits, ld, depth, out);
+      continue;
+    }
     if (cpu_has(Isa::avx2))
       for (; i0 + 8 <= rows; i0 += 8)
         rows_to_float_columns_avx2(&(src + (first + r0 + i0) * ld + p0)->bits, ld, depth, out + i0, width);

@@ -1,5 +1,5 @@
 // Packing against the layout written out element by element (gemm_pack.h): stored B^T into
-// BF16 pair words and FP32 panels, stored A^T and untransposed B into FP32 panels; odd sizes,
+// BF16 pair words and FP32 panels, A, stored A^T and untransposed B into FP32 panels; odd sizes,
 // offsets and tails, whichever of the vector and scalar paths this CPU takes; and the 16x16
 // word transpose on its own.
 #include <gtest/gtest.h>
@@ -133,6 +133,32 @@ TEST(GemmPack, StoredAtAsFp32PanelsMatchLayout) {
             for (long p = 0; p < kc; ++p)
               for (long i = 0; i < mr; ++i) {
                 const float want = ir + i < mc ? to_float(a[size_t((p0 + p) * lda + i0 + ir + i)]) : 0.f;
+                const float got = out[size_t(ir * kc + p * mr + i)];
+                ASSERT_TRUE(got == want || (got != got && want != want))
+                    << "mr " << mr << " m " << m << " k " << k << " p0 " << p0 << " p " << p << " row " << ir + i;
+              }
+        }
+      }
+}
+
+TEST(GemmPack, UntransposedAAsFp32PanelsMatchLayout) {
+  // FP32 panels of MR rows from op(A) = A (m x k, lda = k + pad): value (p, i) of panel ir =
+  // a[i0 + ir + i][p0 + p], zero past mc; on AVX2 with MR 4, four rows by eight depths at a
+  // time by a vector transpose, depth tails one by one.
+  for (int mr : {4, 6})
+    for (long m : {4l, 13l, 40l})
+      for (long k : {3l, 16l, 45l}) {
+        const long lda = k + 3;
+        const std::vector<bf16> a = random_words(m * lda, unsigned(m * 10 + k + mr));
+        const Problem pr{Trans::no, Trans::no, k, a.data(), lda, nullptr, 0, nullptr, 0, false, 1};
+        for (long p0 : {0l, 1l}) {
+          const long kc = k - p0, i0 = m / 3, mc = m - i0, mc_pad = round_up(mc, mr);
+          std::vector<float> out(static_cast<size_t>(mc_pad * kc), -1.f);
+          pack_a(pr, i0, mc, p0, kc, mr, out.data());
+          for (long ir = 0; ir < mc_pad; ir += mr)
+            for (long p = 0; p < kc; ++p)
+              for (long i = 0; i < mr; ++i) {
+                const float want = ir + i < mc ? to_float(a[size_t((i0 + ir + i) * lda + p0 + p)]) : 0.f;
                 const float got = out[size_t(ir * kc + p * mr + i)];
                 ASSERT_TRUE(got == want || (got != got && want != want))
                     << "mr " << mr << " m " << m << " k " << k << " p0 " << p0 << " p " << p << " row " << ir + i;
