@@ -62,13 +62,15 @@ void to_float_avx2(const unsigned short* in, float* out, long n) {
 }
 
 void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, long panels, int nr, float* out,
-                               long panel_stride) {
-  for (long q = 0; q < panels; ++q, in += nr, out += panel_stride)
+                               long panel_stride, long rows_ahead) {
+  for (long q = 0; q < panels; ++q, in += nr, out += panel_stride) {
+    for (long r = 0; r < rows_ahead; ++r) _mm_prefetch(reinterpret_cast<const char*>(in + (rows + r) * ld), _MM_HINT_T0);
     for (long r = 0; r < rows; ++r)
       for (int j = 0; j < nr; j += 8) {
         const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * ld + j));
         _mm256_storeu_ps(out + r * nr + j, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
       }
+  }
 }
 
 void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long rows, long columns, float* out,

@@ -67,9 +67,10 @@ MicroKernel amx_bf16_micro_kernel();     // valid only where cpu_has(Isa::amx_bf
 void to_float_avx2(const unsigned short* in, float* out, long n);
 void to_bf16_avx2(const float* in, unsigned short* out, long n);
 // `rows` source rows ld apart, each as `panels` pieces of nr (a multiple of 8) BF16, widened:
-// row r's piece q to out + q * panel_stride + r * nr.
+// row r's piece q to out + q * panel_stride + r * nr; the next `rows_ahead` rows' pieces are
+// prefetched as it goes.
 void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, long panels, int nr, float* out,
-                               long panel_stride);
+                               long panel_stride, long rows_ahead);
 // `rows` source rows ld apart as 4-wide row panels (AVX2's MR): values i..i+3 of row r to
 // out + (i / 4) * panel_stride + r * 4, for i < columns (a multiple of 8).
 void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long rows, long columns, float* out,

@@ -157,10 +157,8 @@ void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float
     if (nr % 8 == 0 && cpu_has(Isa::avx2)) {
       for (long p = 0; p < kc; p += kRows) {
         const bf16* src = pr.b + (p0 + p) * pr.ldb + j0;
-        const long rows = std::min(kRows, kc - p);
-        for (long r = kRows; r < kRows + rows && p + r < kc; ++r)
-          for (long j = 0; j < nc; j += 32) __builtin_prefetch(src + r * pr.ldb + j);
-        rows_to_float_panels_avx2(&src->bits, pr.ldb, rows, full / nr, nr, out + p * nr, nr * kc);
+        const long rows = std::min(kRows, kc - p), rows_ahead = std::clamp(kc - p - kRows, 0l, kRows);
+        rows_to_float_panels_avx2(&src->bits, pr.ldb, rows, full / nr, nr, out + p * nr, nr * kc, rows_ahead);
         if (full < nc)
           for (long r = 0; r < rows; ++r) {
             float* dst = out + full * kc + (p + r) * nr;
