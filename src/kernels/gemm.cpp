@@ -63,8 +63,9 @@ constexpr long kSharedMaxFloats = 4l << 20;  // op(A) packed once for the whole 
 constexpr long kAInPlaceTwoTilesBytes = 512l << 10;  // op(A) read in place: two column tiles per task from here
 constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this many rows
 // Deep K (from kDeepK): all of up to three MC blocks of rows as one, B packed just in time
-// in blocks of at most kAllRowsNc columns (kAllRowsNcFp32 for FP32 panels; gemm_block). From kLongKcDepth over at least
-// kLongKcRows rows of op(A) read in place: K blocks of kLongKc (gemm_bf16).
+// in blocks of at most kAllRowsNc columns, kAllRowsNcFp32 for FP32 panels (gemm_block). From
+// kLongKcDepth over at least kLongKcRows rows of op(A) read in place: K blocks of kLongKc
+// (gemm_bf16).
 constexpr long kDeepK = 2048, kAllRowsNc = 256, kAllRowsNcFp32 = 512;
 constexpr long kLongKcDepth = 1024, kLongKcRows = 256, kLongKc = 1024;
 

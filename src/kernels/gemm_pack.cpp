@@ -147,12 +147,10 @@ void pack_a_pairs(const Problem& pr, long i0, long mc, long p0, long kc, int mr,
 void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float* out) {
   if (pr.tb == Trans::no) {
     const long full = nc / nr * nr;
-    // As in pack_b_pairs: each source row is a fresh stream a row length from the last, which
-    // the prefetchers pick up late, so the rows are fetched a few ahead.
-    constexpr long kAhead = 4;
-    // Eight rows at a time, panel by panel: one call per row took a tenth of 64,512,1024 NN on
-    // the AVX2 path (a call per 24-column piece, each asking which ISA runs), and a row at a
-    // time across all panels stores to pieces 24 KiB apart at KC 256, all on one 4 KiB offset.
+    // Eight rows at a time, panel by panel, the next eight prefetched as they go: a call per
+    // 24-column piece (each asking which ISA runs) took a tenth of 64,512,1024 NN on the AVX2
+    // path, and a row at a time across all panels stored to pieces 24 KiB apart at KC 256,
+    // all on one 4 KiB offset.
     constexpr long kRows = 8;
     if (nr % 8 == 0 && cpu_has(Isa::avx2)) {
       for (long p = 0; p < kc; p += kRows) {
@@ -168,6 +166,9 @@ void pack_b(const Problem& pr, long p0, long kc, long j0, long nc, int nr, float
       }
       return;
     }
+    // As in pack_b_pairs: each source row is a fresh stream a row length from the last, which
+    // the prefetchers pick up late, so the rows are fetched a few ahead.
+    constexpr long kAhead = 4;
     for (long p = 0; p < kc; ++p) {
       const bf16* src = pr.b + (p0 + p) * pr.ldb + j0;
       if (p + kAhead < kc)
