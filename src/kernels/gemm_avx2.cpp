@@ -39,6 +39,11 @@ void kernel_4x24(long kc, const void* a_, const void* b_, float* c, long ldc, bo
   }
 }
 
+// Eight BF16 at in, widened to FP32 (a BF16 is the top half of its FP32).
+inline __m256 widen8(const unsigned short* in) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))), 16));
+}
+
 }  // namespace
 
 MicroKernel avx2_micro_kernel() {
@@ -51,9 +56,7 @@ MicroKernel avx2_micro_kernel() {
 void to_float_avx2(const unsigned short* in, float* out, long n) {
   long i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-    __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
-    _mm256_storeu_ps(out + i, _mm256_castsi256_ps(w));
+    _mm256_storeu_ps(out + i, widen8(in + i));
   }
   for (; i < n; ++i) {
     unsigned u = unsigned(in[i]) << 16;
@@ -66,10 +69,7 @@ void rows_to_float_panels_avx2(const unsigned short* in, long ld, long rows, lon
   for (long q = 0; q < panels; ++q, in += nr, out += panel_stride) {
     for (long r = 0; r < rows_ahead; ++r) _mm_prefetch(reinterpret_cast<const char*>(in + (rows + r) * ld), _MM_HINT_T0);
     for (long r = 0; r < rows; ++r)
-      for (int j = 0; j < nr; j += 8) {
-        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * ld + j));
-        _mm256_storeu_ps(out + r * nr + j, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
-      }
+      for (int j = 0; j < nr; j += 8) _mm256_storeu_ps(out + r * nr + j, widen8(in + r * ld + j));
   }
 }
 
@@ -77,8 +77,7 @@ void rows_to_float_4_row_panels_avx2(const unsigned short* in, long ld, long row
                                      long panel_stride) {
   for (long i = 0; i < columns; i += 8, out += 2 * panel_stride)
     for (long r = 0; r < rows; ++r) {
-      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r * ld + i));
-      const __m256 x = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+      const __m256 x = widen8(in + r * ld + i);
       _mm_storeu_ps(out + r * 4, _mm256_castps256_ps128(x));
       _mm_storeu_ps(out + panel_stride + r * 4, _mm256_extractf128_ps(x, 1));
     }
@@ -89,8 +88,7 @@ void four_rows_to_float_panel_avx2(const unsigned short* in, long ld, long depth
   for (; p + 8 <= depth; p += 8) {
     __m256 r[4];  // row i's 8 values, widened to FP32
     for (int i = 0; i < 4; ++i)
-      r[i] = _mm256_castsi256_ps(_mm256_slli_epi32(
-          _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i * ld + p))), 16));
+      r[i] = widen8(in + i * ld + p);
     // 4 x 8 transpose: u0 holds depths 0 and 4 of the four rows, u1 1 and 5, u2 2 and 6, u3 3 and 7.
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
@@ -113,8 +111,7 @@ void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, f
   for (; p + 8 <= depth; p += 8) {
     __m256 r[8];  // row i's 8 values, widened to FP32
     for (int i = 0; i < 8; ++i)
-      r[i] = _mm256_castsi256_ps(_mm256_slli_epi32(
-          _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i * ld + p))), 16));
+      r[i] = widen8(in + i * ld + p);
     // 8 x 8 transpose: pairs of rows interleaved, then pairs of pairs, then the 128-bit halves.
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);

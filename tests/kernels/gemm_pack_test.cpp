@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu_features.h"
@@ -32,6 +33,19 @@ struct StoredBt {
 };
 
 StoredBt stored_bt(long n, long k, long pad, unsigned seed) { return {n, k, k + pad, random_words(n * (k + pad), seed)}; }
+
+// FP32 panels `width` (MR or NR) wide over depth kc, as pack_a and pack_b write them: value
+// (p, x) of the panel starting at xr is want(p, xr + x) for xr + x < count, else 0.
+template <class Want>
+void expect_fp32_panels(const std::vector<float>& out, long count, long kc, int width, Want want, const std::string& what) {
+  for (long xr = 0; xr < round_up(count, width); xr += width)
+    for (long p = 0; p < kc; ++p)
+      for (long x = 0; x < width; ++x) {
+        const float expected = xr + x < count ? want(p, xr + x) : 0.f;
+        const float got = out[size_t(xr * kc + p * width + x)];
+        ASSERT_TRUE(got == expected || (got != got && expected != expected)) << what << " p " << p << " at " << xr + x;
+      }
+}
 
 // Word (q, j) of the panel holding column j: op(B)[p0 + 2q][j] | op(B)[p0 + 2q + 1][j] << 16,
 // op(B)[p][j] = b[j][p] (stored B^T), zero past kc and past nc.
@@ -77,14 +91,8 @@ TEST(GemmPack, StoredBtAsFp32PanelsMatchLayout) {
         const long kc = k - p0, j0 = n / 4, nc = n - j0, nc_pad = round_up(nc, nr);
         std::vector<float> out(static_cast<size_t>(nc_pad * kc), -1.f);
         pack_b(pr, p0, kc, j0, nc, nr, out.data());
-        for (long jr = 0; jr < nc_pad; jr += nr)
-          for (long p = 0; p < kc; ++p)
-            for (long j = 0; j < nr; ++j) {
-              const float want = jr + j < nc ? to_float(bt.b[size_t((j0 + jr + j) * bt.ldb + p0 + p)]) : 0.f;
-              const float got = out[size_t(jr * kc + p * nr + j)];
-              ASSERT_TRUE(got == want || (got != got && want != want))
-                  << "n " << n << " k " << k << " p0 " << p0 << " p " << p << " col " << jr + j;
-            }
+        expect_fp32_panels(out, nc, kc, nr, [&](long p, long j) { return to_float(bt.b[size_t((j0 + j) * bt.ldb + p0 + p)]); },
+                           "n " + std::to_string(n) + " k " + std::to_string(k) + " p0 " + std::to_string(p0));
       }
     }
 }
@@ -103,14 +111,9 @@ TEST(GemmPack, UntransposedBAsFp32PanelsMatchLayout) {
           const long kc = k - p0, j0 = n / 5, nc = n - j0, nc_pad = round_up(nc, nr);
           std::vector<float> out(static_cast<size_t>(nc_pad * kc), -1.f);
           pack_b(pr, p0, kc, j0, nc, nr, out.data());
-          for (long jr = 0; jr < nc_pad; jr += nr)
-            for (long p = 0; p < kc; ++p)
-              for (long j = 0; j < nr; ++j) {
-                const float want = jr + j < nc ? to_float(b[size_t((p0 + p) * ldb + j0 + jr + j)]) : 0.f;
-                const float got = out[size_t(jr * kc + p * nr + j)];
-                ASSERT_TRUE(got == want || (got != got && want != want))
-                    << "nr " << nr << " n " << n << " k " << k << " p0 " << p0 << " p " << p << " col " << jr + j;
-              }
+          expect_fp32_panels(out, nc, kc, nr, [&](long p, long j) { return to_float(b[size_t((p0 + p) * ldb + j0 + j)]); },
+                             "nr " + std::to_string(nr) + " n " + std::to_string(n) + " k " + std::to_string(k) +
+                                 " p0 " + std::to_string(p0));
         }
       }
 }
@@ -129,14 +132,9 @@ TEST(GemmPack, StoredAtAsFp32PanelsMatchLayout) {
           const long kc = k - p0, i0 = m / 4, mc = m - i0, mc_pad = round_up(mc, mr);
           std::vector<float> out(static_cast<size_t>(mc_pad * kc), -1.f);
           pack_a(pr, i0, mc, p0, kc, mr, out.data());
-          for (long ir = 0; ir < mc_pad; ir += mr)
-            for (long p = 0; p < kc; ++p)
-              for (long i = 0; i < mr; ++i) {
-                const float want = ir + i < mc ? to_float(a[size_t((p0 + p) * lda + i0 + ir + i)]) : 0.f;
-                const float got = out[size_t(ir * kc + p * mr + i)];
-                ASSERT_TRUE(got == want || (got != got && want != want))
-                    << "mr " << mr << " m " << m << " k " << k << " p0 " << p0 << " p " << p << " row " << ir + i;
-              }
+          expect_fp32_panels(out, mc, kc, mr, [&](long p, long i) { return to_float(a[size_t((p0 + p) * lda + i0 + i)]); },
+                             "mr " + std::to_string(mr) + " m " + std::to_string(m) + " k " + std::to_string(k) +
+                                 " p0 " + std::to_string(p0));
         }
       }
 }
@@ -155,14 +153,9 @@ TEST(GemmPack, UntransposedAAsFp32PanelsMatchLayout) {
           const long kc = k - p0, i0 = m / 3, mc = m - i0, mc_pad = round_up(mc, mr);
           std::vector<float> out(static_cast<size_t>(mc_pad * kc), -1.f);
           pack_a(pr, i0, mc, p0, kc, mr, out.data());
-          for (long ir = 0; ir < mc_pad; ir += mr)
-            for (long p = 0; p < kc; ++p)
-              for (long i = 0; i < mr; ++i) {
-                const float want = ir + i < mc ? to_float(a[size_t((i0 + ir + i) * lda + p0 + p)]) : 0.f;
-                const float got = out[size_t(ir * kc + p * mr + i)];
-                ASSERT_TRUE(got == want || (got != got && want != want))
-                    << "mr " << mr << " m " << m << " k " << k << " p0 " << p0 << " p " << p << " row " << ir + i;
-              }
+          expect_fp32_panels(out, mc, kc, mr, [&](long p, long i) { return to_float(a[size_t((i0 + i) * lda + p0 + p)]); },
+                             "mr " + std::to_string(mr) + " m " + std::to_string(m) + " k " + std::to_string(k) +
+                                 " p0 " + std::to_string(p0));
         }
       }
 }
