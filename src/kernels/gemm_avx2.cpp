@@ -44,6 +44,15 @@ inline __m256 widen8(const unsigned short* in) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))), 16));
 }
 
+// The depths [p, depth) the vector transposes leave: out[q * stride + i] = row i's value q.
+inline void widen_depth_tail(const unsigned short* in, long ld, int rows, long p, long depth, float* out, long stride) {
+  for (; p < depth; ++p)
+    for (int i = 0; i < rows; ++i) {
+      const unsigned u = unsigned(in[i * ld + p]) << 16;
+      __builtin_memcpy(out + p * stride + i, &u, 4);
+    }
+}
+
 }  // namespace
 
 MicroKernel avx2_micro_kernel() {
@@ -99,11 +108,7 @@ void four_rows_to_float_panel_avx2(const unsigned short* in, long ld, long depth
     _mm256_storeu_ps(out + p * 4 + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
     _mm256_storeu_ps(out + p * 4 + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
   }
-  for (; p < depth; ++p)
-    for (int i = 0; i < 4; ++i) {
-      const unsigned u = unsigned(in[i * ld + p]) << 16;
-      __builtin_memcpy(out + p * 4 + i, &u, 4);
-    }
+  widen_depth_tail(in, ld, 4, p, depth, out, 4);
 }
 
 void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, float* out, long out_stride) {
@@ -127,11 +132,7 @@ void rows_to_float_columns_avx2(const unsigned short* in, long ld, long depth, f
                          _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
     for (int q = 0; q < 8; ++q) _mm256_storeu_ps(out + (p + q) * out_stride, c[q]);
   }
-  for (; p < depth; ++p)
-    for (int i = 0; i < 8; ++i) {
-      const unsigned u = unsigned(in[i * ld + p]) << 16;
-      __builtin_memcpy(out + p * out_stride + i, &u, 4);
-    }
+  widen_depth_tail(in, ld, 8, p, depth, out, out_stride);
 }
 
 void to_bf16_avx2(const float* in, unsigned short* out, long n) {
