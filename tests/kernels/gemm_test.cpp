@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -14,15 +15,29 @@ using namespace tp::kernels;
 
 namespace {
 
-void check_gemm(Trans ta, Trans tb, long m, long n, long k, Isa isa, int threads, bool accumulate = false) {
+// c_offset < 0: C rows n + 2 apart (every row in another phase of the cache lines). Else
+// rows a multiple of 32 elements (64 bytes) apart and C c_offset elements past a 64-byte
+// boundary, with guard elements before it that must stay untouched.
+void check_gemm(Trans ta, Trans tb, long m, long n, long k, Isa isa, int threads, bool accumulate = false,
+                long c_offset = -1) {
   std::mt19937 rng(unsigned(m * 131 + n * 7 + k));
   std::uniform_real_distribution<float> d(-1.f, 1.f);
-  const long lda = (ta == Trans::no ? k : m) + 3, ldb = (tb == Trans::no ? n : k) + 5, ldc = n + 2;  // strided
+  const long lda = (ta == Trans::no ? k : m) + 3, ldb = (tb == Trans::no ? n : k) + 5;  // strided
+  const long ldc = c_offset < 0 ? n + 2 : (n + 31) / 32 * 32;
   const long a_rows = ta == Trans::no ? m : k, b_rows = tb == Trans::no ? k : n;
-  std::vector<bf16> a(static_cast<size_t>(a_rows * lda)), b(static_cast<size_t>(b_rows * ldb)), c(static_cast<size_t>(m * ldc));
+  std::vector<bf16> a(static_cast<size_t>(a_rows * lda)), b(static_cast<size_t>(b_rows * ldb));
+  std::vector<bf16> c_buffer(static_cast<size_t>(m * ldc + 64));
   for (auto& x : a) x = to_bf16(d(rng));
   for (auto& x : b) x = to_bf16(d(rng));
-  for (auto& x : c) x = to_bf16(d(rng));
+  for (auto& x : c_buffer) x = to_bf16(d(rng));
+  const std::vector<bf16> c_buffer0 = c_buffer;
+  long c_start = 0;  // C's first element in c_buffer
+  if (c_offset >= 0) {
+    const auto address = reinterpret_cast<std::uintptr_t>(c_buffer.data());
+    c_start = long((64 - address % 64) % 64 / sizeof(bf16)) + c_offset;
+  }
+  bf16* const c_base = c_buffer.data() + c_start;
+  std::vector<bf16> c(c_base, c_base + m * ldc);
   const std::vector<bf16> c0 = c;
   Eigen::MatrixXd A(m, k), B(k, n);
   for (long i = 0; i < m; ++i)
@@ -34,7 +49,9 @@ void check_gemm(Trans ta, Trans tb, long m, long n, long k, Isa isa, int threads
   o.isa = isa;
   o.threads = threads;
   o.accumulate = accumulate;
-  gemm_bf16(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, o);
+  gemm_bf16(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c_base, ldc, o);
+  for (long i = 0; i < c_start; ++i) ASSERT_EQ(c_buffer[size_t(i)].bits, c_buffer0[size_t(i)].bits) << "wrote before C";
+  c.assign(c_base, c_base + m * ldc);
   for (long i = 0; i < m; ++i) {
     for (long j = 0; j < n; ++j) {
       const double want = ref(i, j) + (accumulate ? to_float(c0[static_cast<size_t>(i * ldc + j)]) : 0.0);
@@ -169,6 +186,22 @@ TEST(Gemm, ShortRowAndHalfWidthTiles) {
     check_gemm(Trans::no, Trans::no, 37, 20, 1100, isa, 1, true);
     check_gemm(Trans::no, Trans::yes, 8, 1376, 600, isa, 1);
     check_gemm(Trans::yes, Trans::no, 14, 800, 64, isa, 1, true);
+  }
+}
+
+TEST(Gemm, MisalignedCInTilesFromItsFirstLine) {
+  // C 2 to 62 bytes past a cache line, rows whole lines apart: tiles from the first line
+  // boundary behind a narrow first block, on 1 and 2 threads (column tasks split at those
+  // boundaries), with op(A) packed once (TN) or read in place (NN), over one and several K
+  // blocks, with accumulate.
+  for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
+    if (!cpu_has(isa)) continue;
+    for (long offset : {0l, 1l, 8l, 16l, 24l, 31l})
+      for (int threads : {1, 2}) {
+        check_gemm(Trans::yes, Trans::no, 70, 300, 64, isa, threads, false, offset);
+        check_gemm(Trans::no, Trans::no, 33, 200, 600, isa, threads, true, offset);
+        check_gemm(Trans::no, Trans::yes, 13, 40, 30, isa, threads, false, offset);
+      }
   }
 }
 
