@@ -14,6 +14,11 @@
 // --repeat N sweeps the shapes N times, one after another, and the summary takes each
 // shape's median ratio over the sweeps: a burst of load then spoils one sweep's figure
 // for a shape, not its verdict.
+// Every matrix starts on a 64-byte boundary, as a framework's tensors do (PyTorch's CPU
+// allocator aligns to c10::gAlignment = 64, pytorch/pytorch c10/core/alignment.h). Left to
+// std::vector (16 bytes), each shape's alignment followed what earlier shapes had freed,
+// and so did its figures (1 thread, 2048,1376,64 TN, oneDNN with C 32 bytes past a line
+// 419-428 GFLOP/s, on a line 421-436; trainplan before it tiled from C's first line 410, 474).
 // TRAINPLAN_KERNEL_ISA caps trainplan's ISA (e.g. avx512_bf16), ONEDNN_MAX_CPU_ISA oneDNN's.
 // One waiting policy for every library's idle worker threads, printed in the header: spin
 // about ThreadPool::spin_pauses() PAUSEs (libgomp under oneDNN: GOMP_SPINCOUNT, the same
@@ -31,6 +36,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -135,11 +141,25 @@ std::vector<double> round_robin_medians(int reps, const std::vector<std::functio
   return out;
 }
 
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  static constexpr std::align_val_t kAlign{64};
+  LineAligned() = default;
+  template <class U>
+  LineAligned(const LineAligned<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
+  void deallocate(T* p, size_t) { ::operator delete(p, kAlign); }
+  bool operator==(const LineAligned&) const { return true; }
+};
+template <class T>
+using AlignedVector = std::vector<T, LineAligned<T>>;
+
 struct Case {
   LayerGemm g;
-  std::vector<bf16> a, b, c;
+  AlignedVector<bf16> a, b, c;
   long lda, ldb, ldc;
-  std::vector<float> af, bf, cf;  // OpenBLAS copies
+  AlignedVector<float> af, bf, cf;  // OpenBLAS copies
 };
 
 Case make_case(const LayerGemm& g, std::mt19937& rng) {
