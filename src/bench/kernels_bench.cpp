@@ -14,9 +14,8 @@
 // --repeat N sweeps the shapes N times, one after another, and the summary takes each
 // shape's median ratio over the sweeps: a burst of load then spoils one sweep's figure
 // for a shape, not its verdict.
-// Every matrix starts on a 64-byte boundary, as a framework's tensors do (PyTorch's CPU
-// allocator aligns to c10::gAlignment = 64, pytorch/pytorch c10/core/alignment.h). Left to
-// std::vector (16 bytes), each shape's alignment followed what earlier shapes had freed,
+// Every matrix starts on a 64-byte boundary, as a framework's tensors do (aligned_vector.h).
+// Left to std::vector (16 bytes), each shape's alignment followed what earlier shapes had freed,
 // and so did its figures (1 thread, 2048,1376,64 TN, oneDNN with C 32 bytes past a line
 // 419-428 GFLOP/s, on a line 421-436; trainplan before it tiled from C's first line 410, 474).
 // TRAINPLAN_KERNEL_ISA caps trainplan's ISA (e.g. avx512_bf16), ONEDNN_MAX_CPU_ISA oneDNN's.
@@ -36,7 +35,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -47,6 +45,7 @@
 #include "bench/median.h"
 #include "calib/model_shapes.h"
 #include "calib/sweep.h"
+#include "kernels/aligned_vector.h"
 #include "kernels/bf16.h"
 #include "kernels/fma_peak.h"
 #include "kernels/gemm.h"
@@ -140,20 +139,6 @@ std::vector<double> round_robin_medians(int reps, const std::vector<std::functio
   for (auto& v : t) out.push_back(tp::bench::median(v));
   return out;
 }
-
-template <class T>
-struct LineAligned {
-  using value_type = T;
-  static constexpr std::align_val_t kAlign{64};
-  LineAligned() = default;
-  template <class U>
-  LineAligned(const LineAligned<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
-  void deallocate(T* p, size_t) { ::operator delete(p, kAlign); }
-  bool operator==(const LineAligned&) const { return true; }
-};
-template <class T>
-using AlignedVector = std::vector<T, LineAligned<T>>;
 
 struct Case {
   LayerGemm g;

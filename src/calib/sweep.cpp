@@ -14,6 +14,7 @@
 #include "calib/cpu_name.h"
 #include "calib/model_shapes.h"
 #include "calib/timing.h"
+#include "kernels/aligned_vector.h"
 #include "kernels/attention.h"
 #include "kernels/attention_backward.h"
 #include "kernels/fma_peak.h"
@@ -27,10 +28,10 @@ namespace {
 
 namespace k = tp::kernels;
 
-std::vector<k::bf16> random_bf16(size_t n, unsigned seed) {
+k::AlignedVector<k::bf16> random_bf16(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<k::bf16> v(n);
+  k::AlignedVector<k::bf16> v(n);
   for (auto& x : v) x = k::to_bf16(d(rng));
   return v;
 }
@@ -172,7 +173,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     const long m = long(g.m), n = long(g.n), kk = long(g.k);
     const bool wgrad = g.label.find("wgrad") != std::string::npos;
     auto a = random_bf16(static_cast<size_t>(m * kk), 1), b = random_bf16(static_cast<size_t>(kk * n), 2);
-    std::vector<k::bf16> c(static_cast<size_t>(m * n));
+    k::AlignedVector<k::bf16> c(static_cast<size_t>(m * n));
     k::GemmOptions o;
     o.threads = threads;
     // Weight gradients read the activations transposed, as the backward pass does.
@@ -201,7 +202,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     report(0.03 + 0.97 * done++ / total, "attention seq " + std::to_string(a.seq_q));
     const size_t elems = static_cast<size_t>(a.heads * a.seq_q * a.head_dim);
     auto q = random_bf16(elems, 3), kk = random_bf16(elems, 4), v = random_bf16(elems, 5);
-    std::vector<k::bf16> o(elems);
+    k::AlignedVector<k::bf16> o(elems);
     const Timing t = time_op([&] { k::attention_forward_bf16(q.data(), kk.data(), v.data(), o.data(), a, threads); },
                              floor_s);
     r.flops = k::attention_flops(a);
@@ -212,10 +213,10 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     sw.measurements.push_back(r);
 
     // The backward kernel on the same shape, from the forward's output and logsumexp.
-    std::vector<float> lse(static_cast<size_t>(a.heads * a.seq_q));
+    k::AlignedVector<float> lse(static_cast<size_t>(a.heads * a.seq_q));
     k::attention_forward_bf16(q.data(), kk.data(), v.data(), o.data(), a, threads, lse.data());
     auto d_o = random_bf16(elems, 9);
-    std::vector<k::bf16> dq(elems), dk(elems), dv(elems);
+    k::AlignedVector<k::bf16> dq(elems), dk(elems), dv(elems);
     const Timing tb = time_op([&] {
       k::attention_backward_bf16(q.data(), kk.data(), v.data(), o.data(), d_o.data(), lse.data(), dq.data(), dk.data(),
                                  dv.data(), a, threads);
@@ -237,7 +238,7 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
     const long n = mc.elements;
     const long cols = op == "softmax" ? 1024 : 4096, rows = std::max(1l, n / cols);
     auto x = random_bf16(static_cast<size_t>(n), 6), x2 = random_bf16(static_cast<size_t>(n), 7), w = random_bf16(static_cast<size_t>(cols), 8);
-    std::vector<k::bf16> y(static_cast<size_t>(n));
+    k::AlignedVector<k::bf16> y(static_cast<size_t>(n));
     std::function<void()> fn;
     double bytes = 4.0 * double(n);  // read and write BF16
     // Unmasked: a causal mask on rows = n / 1024 would leave most of a small block's exps undone, so
