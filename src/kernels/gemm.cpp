@@ -254,8 +254,8 @@ void gemm_block(const Problem& pr, const detail::MicroKernel& uk, long m0, long 
 // beside it, written long apart: each line is fetched for ownership twice. 1 thread, K = 64
 // TN, C 32 bytes past a line: 2048,1376,64 410 GFLOP/s, 474 aligned; 1600,800,64 384 and
 // 445. So for tile kernels whose rows of C are whole lines (NR BF16 a multiple of 64 bytes),
-// with every row of C in the same phase, the tiles are laid from C's first line boundary:
-// the NR - lead columns a tile grid starting lead columns before column 0 would put there.
+// with every row of C in the same phase, the tiles are laid from C's first line boundary.
+// Returns how many columns before column 0 such a tile grid starts (0: C is on a line).
 long c_col_shift(const Problem& pr, const detail::MicroKernel& uk) {
   constexpr long kLine = 64;
   const long row_bytes = long(sizeof(bf16)) * uk.nr;
