@@ -92,7 +92,8 @@ report::Table memory_table(const validate::ValidationResult& v) {
   t.key = "memory_runs";
   t.title = "Measured against predicted memory per device";
   t.columns = {text_column("run"), text_column("counter"), number("measured", "GiB", 1), number("predicted", "GiB", 1),
-               share_column("error"), text_column("largest component"), text_column("model says")};
+               share_column("error"), number("headroom", "GiB", 1), text_column("largest component"),
+               text_column("model says")};
   static const char* counters[] = {"peak allocated", "peak active", "peak reserved", "nvidia-smi"};
   for (const auto& r : v.runs) {
     // Runs with measured memory, published OOMs, and runs that ran but the model refuses.
@@ -108,12 +109,16 @@ report::Table memory_table(const validate::ValidationResult& v) {
                    ? report::Cell{(has ? r.memory_predicted_bytes : r.estimate.memory.total_bytes) / 1073741824.0}
                    : report::Cell{},
                percent_or_blank(has, r.memory_error),
+               r.estimate.memory.total_bytes > 0 ? report::Cell{r.estimate.memory.margin_bytes / 1073741824.0}
+                                                 : report::Cell{},
                has ? r.memory_largest_component : std::string(r.estimate.memory.largest_component()),
                std::string(r.refused_for_memory ? "does not fit" : "fits")});
   }
   t.notes.push_back("fit boundary: " + std::to_string(v.ran_refused) + " of " + std::to_string(v.ran) +
                     " runs that ran are refused as not fitting; " + std::to_string(v.oom_refused) + " of " +
                     std::to_string(v.published_oom) + " published out-of-memory runs are refused");
+  t.notes.push_back("headroom: the device's capacity less the model's whole peak (every part, whatever the counter "
+                    "sees); negative: does not fit. How near each published OOM the model puts the boundary");
   t.notes.push_back("predicted as the counter sees it: peak allocated / active = tensors; peak reserved = tensors + "
                     "allocator reserve; nvidia-smi = + runtime reserve; the largest component is of the measured stage, among the "
                     "parts its counter sees");
