@@ -2,6 +2,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/launch_options.h"
@@ -61,8 +62,9 @@ int run_estimate(const EstimateOptions& o) {
   if (ev.problem == cost::PlanProblem::out_of_memory) {
     std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
               << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
-              << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB); largest component: "
-              << ev.estimate.memory.largest_component() << "\n";
+              << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)"
+              << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())
+              << "; largest component: " << ev.estimate.memory.largest_component() << "\n";
     return 2;
   }
   return 0;

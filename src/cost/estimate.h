@@ -53,6 +53,14 @@ struct MemoryBreakdown {
   double capacity_bytes = 0;
   double margin_bytes = 0;     // capacity - total; negative: does not fit
   bool fits = false;
+  // Which pipeline stage this is (memory_per_device: the heaviest) and, from
+  // memory_per_device, the totals of the first stage (embedding, most micro-batches in
+  // flight) and the last (LM head, logits): with PP > 1, the imbalance that uneven or
+  // edge-slot splits trade. With PP 1 both are the total.
+  int stage = 0;
+  int last_stage = 0;
+  double first_stage_total_bytes = 0;
+  double last_stage_total_bytes = 0;
   // The largest component: what a plan that does not fit should shrink first.
   const char* largest_component() const;
 };

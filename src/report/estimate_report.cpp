@@ -85,7 +85,9 @@ nlohmann::json to_json(const EstimateView& v) {
                  {"allocator_bytes", m.allocator_bytes}, {"reserved_bytes", m.reserved_bytes},
                  {"runtime_reserve_bytes", m.runtime_reserve_bytes},
                  {"total_bytes", m.total_bytes}, {"capacity_bytes", m.capacity_bytes},
-                 {"margin_bytes", m.margin_bytes}, {"fits", m.fits}, {"largest_component", m.largest_component()}};
+                 {"margin_bytes", m.margin_bytes}, {"fits", m.fits}, {"largest_component", m.largest_component()},
+                 {"stage", m.stage}, {"first_stage_total_bytes", m.first_stage_total_bytes},
+                 {"last_stage", m.last_stage}, {"last_stage_total_bytes", m.last_stage_total_bytes}};
   j["throughput"] = {{"seqs_per_s", e.seqs_per_s}, {"tokens_per_s", e.tokens_per_s},
                      {"tokens_per_s_per_device", e.tokens_per_s_per_device}, {"mfu_fraction", e.mfu},
                      {"hfu_fraction", e.hfu}, {"model_flops_per_step", e.model_flops_per_step},

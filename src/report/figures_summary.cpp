@@ -1,5 +1,9 @@
 #include "report/figures_summary.h"
 
+#include <string>
+
+#include "report/number_format.h"
+
 namespace tp::report {
 namespace {
 
@@ -53,9 +57,16 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   Summary summary{title, {time, memory}, {}};
   if (e.memory.peak_at_optimizer_step)
     summary.notes.push_back("memory peaks after backward, at the gradient reduction or the optimizer step (the activations are freed by then)");
-  if (!e.memory.fits)
-    summary.notes.push_back(std::string("does not fit: memory exceeds device capacity; largest component: ") +
-                            e.memory.largest_component());
+  const cost::MemoryBreakdown& mem = e.memory;
+  const std::string stage = mem.last_stage > 0 ? " on pipeline stage " + std::to_string(mem.stage) : "";
+  if (mem.last_stage > 0)
+    summary.notes.push_back("pipeline stages: first (0) " + format_human(mem.first_stage_total_bytes, NumberStyle::engineering, 3, "B") +
+                            ", last (" + std::to_string(mem.last_stage) + ") " +
+                            format_human(mem.last_stage_total_bytes, NumberStyle::engineering, 3, "B") +
+                            "; the memory above is stage " + std::to_string(mem.stage) + "'s, the heaviest");
+  if (!mem.fits)
+    summary.notes.push_back("does not fit: memory exceeds device capacity" + stage + "; largest component: " +
+                            mem.largest_component());
   return summary;
 }
 

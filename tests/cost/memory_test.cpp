@@ -557,3 +557,54 @@ TEST(Memory, EdgeSlotsEmbeddingNormAndPipelineOutputsOnTheFirstStage) {
 }
 
 }  // namespace
+
+// The heaviest stage decides the fit, and which one it is changes with the plan:
+// bigscience tr3m-1B3 (24 layers, h 2048, padded vocabulary 50304, sequence 2048) on two
+// 4-GPU V100 nodes, as its benchmark page ran it (bigscience-workshop/bigscience@9e64edec
+// experiments/tr3m-1B3.md). With full recompute at micro-batch 8 and PP 2 the last
+// stage's logits (8 x 2048 x 50304 x 8 bytes under DeepSpeed's pipeline engine, 6.1 GiB)
+// outweigh the first stage's two micro-batches of stored layer inputs; without
+// recompute at PP 4 the first stage's four micro-batches of whole layers win.
+TEST(Memory, HeaviestPipelineStageIsNamedWithBothEdgeStagesTotals) {
+  const spec::ModelSpec m = spec::load_model("gpt-tr3m-1b3");
+  const spec::HardwareSpec hw = spec::load_hardware("jean-zay-v100-32gb");
+  const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
+  const spec::Workload w = workload(2048, 512);
+  auto plan = [&](int pp, int micro_batch, spec::Recompute recompute) {
+    spec::Plan p;
+    p.instances = 2;
+    p.pp = pp;
+    p.micro_batch = micro_batch;
+    p.zero = 1;
+    p.recompute = recompute;
+    EXPECT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+    return p;
+  };
+  const spec::Plan logits_bound = plan(2, 8, spec::Recompute::full);
+  const auto last_heavy = cost::memory_per_device(m, hw, ds, w, logits_bound);
+  const auto first = cost::stage_memory(m, hw, ds, w, logits_bound, 0);
+  const auto last = cost::stage_memory(m, hw, ds, w, logits_bound, 1);
+  EXPECT_EQ(last_heavy.stage, 1);
+  EXPECT_EQ(last_heavy.last_stage, 1);
+  EXPECT_DOUBLE_EQ(last_heavy.total_bytes, last.total_bytes);
+  EXPECT_DOUBLE_EQ(last_heavy.first_stage_total_bytes, first.total_bytes);
+  EXPECT_DOUBLE_EQ(last_heavy.last_stage_total_bytes, last.total_bytes);
+  EXPECT_DOUBLE_EQ(last.logits_bytes, 8.0 * 2048 * 50304 * 8);
+  EXPECT_GT(last.total_bytes, first.total_bytes);
+  EXPECT_STREQ(last_heavy.largest_component(), "logits");
+
+  const spec::Plan activation_bound = plan(4, 2, spec::Recompute::none);
+  const auto first_heavy = cost::memory_per_device(m, hw, ds, w, activation_bound);
+  EXPECT_EQ(first_heavy.stage, 0);
+  EXPECT_EQ(first_heavy.last_stage, 3);
+  EXPECT_DOUBLE_EQ(first_heavy.last_stage_total_bytes, cost::stage_memory(m, hw, ds, w, activation_bound, 3).total_bytes);
+  EXPECT_GT(first_heavy.first_stage_total_bytes, first_heavy.last_stage_total_bytes);
+  EXPECT_STREQ(first_heavy.largest_component(), "activations");
+
+  // One stage: it is both edges.
+  const auto single = cost::memory_per_device(m, hw, ds, w, plan(1, 1, spec::Recompute::full));
+  EXPECT_EQ(single.stage, 0);
+  EXPECT_EQ(single.last_stage, 0);
+  EXPECT_DOUBLE_EQ(single.first_stage_total_bytes, single.total_bytes);
+  EXPECT_DOUBLE_EQ(single.last_stage_total_bytes, single.total_bytes);
+}

@@ -12,6 +12,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   const spec::Plan dense = sharded_over(p, p.dp * p.cp), experts = sharded_over(p, spec::expert_dp(p));
   const double expert_params = expert_parameters_per_device(m, p);
   MemoryBreakdown mem;
+  mem.stage = rank;
   mem.weights_bytes = weights_bytes(state, params, stage_layer_parameters_per_device(m, p, rank), dense) +
                       weights_bytes(state, expert_params, expert_params, experts);
   mem.master_weights_bytes = master_weights_bytes(state, params, dense) + master_weights_bytes(state, expert_params, experts);
@@ -69,6 +70,8 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
 MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                   const spec::Workload& w, const spec::Plan& p) {
   MemoryBreakdown heaviest = stage_memory(m, hw, stack, w, p, 0);
+  const double first_total = heaviest.total_bytes;
+  heaviest.first_stage_total_bytes = heaviest.last_stage_total_bytes = first_total;
   if (p.pp == 1) return heaviest;
   const MemoryBreakdown last = stage_memory(m, hw, stack, w, p, p.pp - 1);
   if (last.total_bytes > heaviest.total_bytes) heaviest = last;
@@ -76,6 +79,9 @@ MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::Hardware
     const MemoryBreakdown second = stage_memory(m, hw, stack, w, p, 1);
     if (second.total_bytes > heaviest.total_bytes) heaviest = second;
   }
+  heaviest.first_stage_total_bytes = first_total;
+  heaviest.last_stage = p.pp - 1;
+  heaviest.last_stage_total_bytes = last.total_bytes;
   return heaviest;
 }
 
