@@ -67,7 +67,7 @@ constexpr long kAInPlaceFourTilesRows = 1024;        // ... and four from this m
 // kLongKcDepth over at least kLongKcRows rows of op(A) read in place: K blocks of kLongKc
 // (gemm_bf16).
 constexpr long kDeepK = 2048, kAllRowsNc = 256, kAllRowsNcFp32 = 512;
-constexpr long kLongKcDepth = 1024, kLongKcRows = 256, kLongKc = 1024;
+constexpr long kLongKcDepth = 1024, kLongKcRows = 256, kLongKc = 2048;
 
 using detail::pack_bt_pairs_all;
 using detail::panel_floats;
@@ -282,11 +282,15 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   const Problem pr{trans_a, trans_b, std::max(k, 0l), a, lda, b, ldb, c, ldc, options.accumulate, n};
   detail::MicroKernel uk = pick_kernel(options.isa);
   // K from 1024 over many rows (BERT's 512-row forward and data gradients, 1024^3): K blocks
-  // of 1024, so each tile's set-up, finish and FP32 partial-sum round trip come half as
-  // often, and at K = 1024 not at all. The B panel (128 KiB) streams from L2 as the 64 KiB
-  // one already did. Interleaved against oneDNN, medians: 1 thread NT 512,1024,K 1-3% faster
-  // at K 3072-30522 (with kAllRowsNc), 512,1024,1024 NN and NT 3-4%, 512,3072,1024 NN 4%;
-  // 2 threads 512,1024,1024 NN and 512,4096,1024 NT 2-8%. Not for few rows: the tile
+  // of up to 2048, so each tile's set-up, finish and FP32 partial-sum round trip come a
+  // quarter as often, and up to K = 2048 not at all. The B panel (256 KiB) streams from L2
+  // as the 64 KiB one already did. Blocks of 1024 against 512, interleaved against oneDNN,
+  // medians: 1 thread NT 512,1024,K 1-3% faster at K 3072-30522 (with kAllRowsNc),
+  // 512,1024,1024 NN and NT 3-4%, 512,3072,1024 NN 4%; 2 threads 512,1024,1024 NN and
+  // 512,4096,1024 NT 2-8%. Then 2048 against 1024, medians of 9-15 cold calls, two rounds:
+  // 1 thread 2048^3 NN 3-5% faster, 2048,1024,4096 NT 1-3%, 512,1024,4096 NN and NT 1-2%,
+  // 512,1024,30522 NT 1-2%; 2 threads 2048^3 NN 3-4%, 512,1024,4096 NT 3-4%, NN 2%. 4096
+  // against 2048 was mixed (-2% to +4%). Not for few rows: the tile
   // kernel's own packing of B lost ~15% at 32,576,6144 and 32,1024,4096 NN. Only with op(A)
   // read in place: packed, its blocks would double too, and that is not measured.
   if (uk.packing == detail::Packing::bf16_pairs && reads_a_in_place(pr, uk) && pr.k >= kLongKcDepth &&
