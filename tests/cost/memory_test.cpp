@@ -556,8 +556,6 @@ TEST(Memory, EdgeSlotsEmbeddingNormAndPipelineOutputsOnTheFirstStage) {
                    (double(m.layer_parameters()) * 5 + double(m.embedding_parameters())) / 4);
 }
 
-}  // namespace
-
 // The heaviest stage decides the fit, and which one it is changes with the plan:
 // bigscience tr3m-1B3 (24 layers, h 2048, padded vocabulary 50304, sequence 2048) on two
 // 4-GPU V100 nodes, as its benchmark page ran it (bigscience-workshop/bigscience@9e64edec
@@ -608,3 +606,5 @@ TEST(Memory, HeaviestPipelineStageIsNamedWithBothEdgeStagesTotals) {
   EXPECT_DOUBLE_EQ(single.first_stage_total_bytes, single.total_bytes);
   EXPECT_DOUBLE_EQ(single.last_stage_total_bytes, single.total_bytes);
 }
+
+}  // namespace

@@ -107,9 +107,9 @@ TEST(Gemm, EvenDepthAcrossBlocksEveryIsa) {
 TEST(Gemm, DeepKManyRowsInDeepBlocks) {
   // K from 1024 over at least 256 rows, A in place: K blocks of 2048 (one at K = 1024 and
   // 1500, a short last one after at 2100 and 3000, three at 4200), and from K 2048 all rows
-  // as one block with B packed per K block
-  // in blocks of at most 256 columns (600 as 256 + 256 + 88, a partial last tile), on 1
-  // thread and as column tasks on 2; A transposed keeps its K blocks of 512.
+  // as one block with B packed per K block in blocks of at most 256 columns (600 as 256 +
+  // 256 + 88, a partial last tile), on 1 thread and as column tasks on 2; A transposed
+  // keeps its K blocks of 512.
   for (Isa isa : {Isa::avx2, Isa::avx512_bf16}) {
     if (!cpu_has(isa)) continue;
     check_gemm(Trans::no, Trans::yes, 300, 600, 2100, isa, 1);

@@ -69,18 +69,15 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
 
 MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                   const spec::Workload& w, const spec::Plan& p) {
-  MemoryBreakdown heaviest = stage_memory(m, hw, stack, w, p, 0);
-  const double first_total = heaviest.total_bytes;
-  heaviest.first_stage_total_bytes = heaviest.last_stage_total_bytes = first_total;
-  if (p.pp == 1) return heaviest;
-  const MemoryBreakdown last = stage_memory(m, hw, stack, w, p, p.pp - 1);
-  if (last.total_bytes > heaviest.total_bytes) heaviest = last;
+  const MemoryBreakdown first = stage_memory(m, hw, stack, w, p, 0);
+  const MemoryBreakdown last = p.pp == 1 ? first : stage_memory(m, hw, stack, w, p, p.pp - 1);
+  MemoryBreakdown heaviest = last.total_bytes > first.total_bytes ? last : first;
   if (spec::edge_slots_active(p) && p.pp > 2) {
     const MemoryBreakdown second = stage_memory(m, hw, stack, w, p, 1);
     if (second.total_bytes > heaviest.total_bytes) heaviest = second;
   }
-  heaviest.first_stage_total_bytes = first_total;
-  heaviest.last_stage = p.pp - 1;
+  heaviest.first_stage_total_bytes = first.total_bytes;
+  heaviest.last_stage = last.stage;
   heaviest.last_stage_total_bytes = last.total_bytes;
   return heaviest;
 }
