@@ -9,7 +9,8 @@
 // other users of this shared machine hits all of them alike; each figure is a
 // median. `ratio` = best library's median time / trainplan's: >= 1.00 means
 // trainplan is at least as fast. First, the large square shape per micro-kernel
-// ISA against each instruction's measured peak (FP32 FMA, VDPBF16PS, TDPBF16PS).
+// ISA against each instruction's measured peak (FP32 FMA, VDPBF16PS, TDPBF16PS), each
+// with its micro-kernel alone on operands in cache (micro_kernel_alone.h).
 //   build/kernels_bench [--quick] [--threads N] [--only TEXT] [--repeat N]
 // --repeat N sweeps the shapes N times, one after another, and the summary takes each
 // shape's median ratio over the sweeps: a burst of load then spoils one sweep's figure

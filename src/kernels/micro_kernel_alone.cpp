@@ -40,7 +40,7 @@ double micro_kernel_alone_flops_per_s(Isa isa, int passes) {
   AlignedVector<float> ws(size_t(mc * ldws), 0.f);
   double seconds = 0;
   if (uk.packing == detail::Packing::fp32) {
-    // Small values: a product running into denormals would slow the FMA on some CPUs.
+    // Values whose sums over every pass stay far from overflow and from denormals alike.
     AlignedVector<float> a(size_t(mc * kc), 1e-3f), b(size_t(nc * kc), 1e-3f);
     seconds = best_seconds(passes, [&] {
       for (long jr = 0; jr < nc; jr += uk.nr)
