@@ -116,7 +116,9 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
   EXPECT_TRUE(s.keeps_16bit_grads);
   EXPECT_FALSE(s.dp_overlap_grad_reduce);
   EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
-  EXPECT_DOUBLE_EQ(s.loss_bytes_per_logit, 8);
+  // Forward peak: two kept 16-bit logit buffers and the out-of-place FP32 subtraction
+  // beside its FP32 input (microsoft/Megatron-DeepSpeed@f4157bea cross_entropy.py:25).
+  EXPECT_DOUBLE_EQ(s.loss_bytes_per_logit, 2 + 2 + 4 + 4);
 }
 
 TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
@@ -144,6 +146,20 @@ TEST(StackLoad, DeepSpeedFp16ZeroOneKeepsSixteenBitGradients) {
   EXPECT_DOUBLE_EQ(s.dp_bucket_buffer_bytes, 1000e6);  // dp_bucket_buffer_mb 1000
   EXPECT_DOUBLE_EQ(load_stack("megatron-lm").dp_bucket_buffer_bytes, 0);  // buckets are views of main_grad
   EXPECT_EQ(load_stack("torchtitan").step_temporaries, StepTemporaries::foreach);
+}
+
+// Logit bytes at the loss's peak, per stack, read off each stack's cross-entropy code:
+// DeepSpeed's pipeline engine keeps two 16-bit logit buffers on the last stage, the
+// bigscience fork's vocab-parallel loss works in place on one FP32 copy, and the
+// backward's copy-back of .float() adds the 16-bit gradient (2 + 2 + 4 + 2); the 2020
+// DeepSpeedExamples Megatron-LM holds the 16-bit logits, the .float() copy, a clone and
+// its exp at the end of the forward (2 + 4 + 4 + 4); Megatron-Core: one FP32 buffer and
+// one 16-bit tensor at a time (6).
+TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed").loss_bytes_per_logit, 2 + 2 + 4 + 2);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").loss_bytes_per_logit, 2 + 2 + 4 + 2);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16-2020").loss_bytes_per_logit, 2 + 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").loss_bytes_per_logit, 2 + 4);
 }
 
 TEST(StackLoad, Bf16OptimizerStateHalvesTheMoments) {
