@@ -211,28 +211,31 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. At this commit: 7.1% over 199
-// runs, every source at most 14.9% (torchtune's one run; bigscience's 2021 V100
-// benchmark 14.6%, ms-swift 12.7% with its Qwen3-30B-A3B Megatron run 26% under),
-// none of 516 runs that ran refused, 15 of 24 OOMs refused. The nine accepted
-// have no modelled cause: BLOOM L82 H14336 at 60.2 GiB (its neighbours ran at
-// 60-67 GB), V100 32 GB PP 2 MBS 16 at 31.1 GiB, Qwen-7B on 2 A100s at 2,048
-// to 8,192 tokens (70.3-79.4 GiB; the README's rows that ran grow about 11 GB
-// per GPU from 256 to 1,024 tokens, as if neither checkpointing nor flash
-// attention held, though its scripts set both), and DeepSpeed's BERT SQuAD
-// baseline (apex O2) at micro-batch 6 and 8 on V100 16 GB (12.0, 13.2 GiB) and
-// 24 and 32 on 32 GB (23.1, 28.1 GiB): its limits need 2-3x the activations
-// the unfused-attention formula gives.
+// refused, >= 90% of published OOMs refused. At this commit: 6.4% over 199
+// runs, every source at most 14.9% (torchtune's one run; ms-swift 12.7% with
+// its Qwen3-30B-A3B Megatron run 26% under), none of 516 runs that ran
+// refused, 16 of 24 OOMs refused (bigscience's V100 PP 2 MBS 16 on 32 GB since
+// DeepSpeed's pipeline loss counts the 16-bit logit gradient). The eight
+// accepted have no modelled cause: BLOOM L82 H14336 at 60.2 GiB (its
+// neighbours ran at 60-67 GB), Qwen-7B on 2 A100s at 2,048 to 8,192 tokens
+// (70.3-79.4 GiB; the README's rows that ran grow about 11 GB per GPU from 256
+// to 1,024 tokens, as if neither checkpointing nor flash attention held,
+// though its scripts set both), and DeepSpeed's BERT SQuAD baseline (apex O2)
+// at micro-batch 6 and 8 on V100 16 GB (12.0, 13.2 GiB) and 24 and 32 on
+// 32 GB (23.1, 28.1 GiB): beside the model's 8.4 GiB that does not grow with
+// the batch, its limits (4 runs, 6 does not on 16 GB; 12 runs, 24 does not on
+// 32 GB) need 1.2-1.9 GiB per sample against the model's 0.6, and no figure
+// under 0.8 GiB per sample fits both tables whatever the fixed part.
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 199);
-  EXPECT_LE(v.overall.memory_mape, 0.0715);
+  EXPECT_LE(v.overall.memory_mape, 0.065);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
   EXPECT_EQ(v.ran_refused, 0);
   EXPECT_GE(v.published_oom, 24);
-  EXPECT_GE(v.oom_refused, 15);
+  EXPECT_GE(v.oom_refused, 16);
 }
 
 // The largest component is named among what the run's counter sees, for the
