@@ -98,6 +98,13 @@ double reduction_copy_bytes(const spec::ModelSpec& model, const spec::Stack& sta
 // ZeRO-3 / FSDP: one layer's gathered weights plus the prefetched next, and
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);
+// ZeRO-3 under PP > 1 where the stack keeps the stage gathered through the
+// step (Stack::fsdp_gathered_under_pipeline): then the 16-bit weights and the
+// main-dtype gradients of all `params` are held unsharded, and no per-layer
+// sharding buffers are needed beside them.
+bool gathered_through_step(const spec::Stack& stack, const spec::Plan& plan);
+double gathered_weights_bytes(const StateBytes& state, double params);
+double gathered_gradients_bytes(const StateBytes& state, double params);
 
 // One pipeline rank: the first (embedding, PP micro-batches in flight), the
 // last (head and logits, one in flight) or, where the edges take a layer's

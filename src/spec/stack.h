@@ -36,6 +36,11 @@ struct Stack {
   // DeepSpeed's PipelineEngine keeps each in-flight micro-batch's stage output
   // until its backward, the TP rank's partition of it where TP > 1.
   bool pipeline_keeps_stage_outputs = false;
+  // FSDP under a pipeline schedule (torchtitan on torch.distributed.pipelining):
+  // no reshard between a stage's micro-batches and no gradient reduction until
+  // the last backward, so the stage's 16-bit weights stay gathered and its
+  // gradients accumulate unsharded in the main-gradient dtype.
+  bool fsdp_gathered_under_pipeline = false;
   bool dp_overlap_grad_reduce = true;   // gradient reduction streams out during the last backward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
   double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)

@@ -69,7 +69,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
-                      "fp8_saved_gemm_inputs", "pipeline_keeps_stage_outputs",
+                      "fp8_saved_gemm_inputs", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "loss_bytes_per_logit",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -87,6 +87,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
   // Optional: absent where the stack's pipeline frees or never keeps them.
   if (r.has(j, "pipeline_keeps_stage_outputs")) s.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
+  if (r.has(j, "fsdp_gathered_under_pipeline")) s.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
   s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
   s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;

@@ -609,3 +609,41 @@ TEST(Memory, HeaviestPipelineStageIsNamedWithBothEdgeStagesTotals) {
 }
 
 }  // namespace
+
+// torchtitan under a pipeline schedule (stacks/torchtitan.json
+// fsdp_gathered_under_pipeline: apply_fsdp does not reshard after forward when
+// PP is on, and torch.distributed.pipelining turns off resharding and gradient
+// sync until the last backward, FSDP2 accumulating the unsharded gradient in
+// torchtitan's FP32 reduce dtype). Per parameter of the stage: the BF16 weight
+// (2 bytes) and the FP32 gradient (4 bytes) unsharded, beside the sharded FP32
+// master (4 / DP) and moments (8 / DP); no per-layer gather buffers.
+// Llama 2 7B on two 8-GPU instances at PP 2: DP 8.
+TEST(Memory, FsdpUnderAPipelineKeepsTheStageGatheredWithUnshardedGradients) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
+  const spec::Stack titan = spec::load_stack("torchtitan");
+  ASSERT_TRUE(titan.fsdp_gathered_under_pipeline);
+  spec::Plan p;
+  p.instances = 2;
+  p.pp = 2;
+  p.zero = 3;
+  p.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, hw, workload(4096, 64), p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 8);
+  const auto stage = cost::stage_memory(m, hw, titan, workload(4096, 64), p, 0);
+  const double params = cost::stage_parameters_per_device(m, p, 0);
+  EXPECT_DOUBLE_EQ(stage.weights_bytes, params * 2);
+  EXPECT_DOUBLE_EQ(stage.gradients_bytes, params * 4);
+  EXPECT_DOUBLE_EQ(stage.master_weights_bytes, params * 4 / 8);
+  EXPECT_DOUBLE_EQ(stage.optimizer_states_bytes, params * 8 / 8);
+  EXPECT_DOUBLE_EQ(stage.sharding_buffers_bytes, 0);
+
+  // Without the behaviour (or at PP 1) FSDP holds only the shards and one
+  // layer's gathered weights and gradients.
+  spec::Stack resharding = titan;
+  resharding.fsdp_gathered_under_pipeline = false;
+  const auto sharded = cost::stage_memory(m, hw, resharding, workload(4096, 64), p, 0);
+  EXPECT_DOUBLE_EQ(sharded.weights_bytes, 0);
+  EXPECT_DOUBLE_EQ(sharded.gradients_bytes, params * 4 / 8);
+  EXPECT_GT(sharded.sharding_buffers_bytes, 0);
+}

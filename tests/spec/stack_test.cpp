@@ -162,6 +162,16 @@ TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
   EXPECT_DOUBLE_EQ(load_stack("megatron-lm").loss_bytes_per_logit, 2 + 4);
 }
 
+// torchtitan keeps an FSDP stage gathered through a pipeline step
+// (parallelize_llama.py apply_fsdp, torch.distributed.pipelining); Megatron's
+// distributed optimizer and DeepSpeed's engines never shard weights under PP.
+TEST(StackLoad, OnlyTorchtitanKeepsFsdpGatheredUnderAPipeline) {
+  EXPECT_TRUE(load_stack("torchtitan").fsdp_gathered_under_pipeline);
+  EXPECT_TRUE(load_stack("torchtitan-compile").fsdp_gathered_under_pipeline);  // extends torchtitan
+  EXPECT_FALSE(load_stack("megatron-lm").fsdp_gathered_under_pipeline);
+  EXPECT_FALSE(load_stack("megatron-deepspeed").fsdp_gathered_under_pipeline);
+}
+
 TEST(StackLoad, Bf16OptimizerStateHalvesTheMoments) {
   // neuronx-nemo-megatron: optimizer_state_dtype bf16, so 2 moments x 2 bytes.
   EXPECT_DOUBLE_EQ(load_stack("neuronx-nemo-megatron").optimizer_state_bytes, 4);

@@ -22,6 +22,13 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   mem.activations_bytes = activations_bytes(m, stack, w, p, rank);
   mem.logits_bytes = last_stage ? logits_bytes(m, stack, w, p) : 0.0;
   mem.sharding_buffers_bytes = sharding_buffers_bytes(m, state, dense);
+  if (gathered_through_step(stack, p)) {
+    // Beside whatever shard persists (FSDP's FP32 master, DeepSpeed's 16-bit
+    // partition); dense parameters only, the experts keep their usual buffers.
+    mem.weights_bytes += gathered_weights_bytes(state, params);
+    mem.gradients_bytes += gathered_gradients_bytes(state, params) - gradients_bytes(state, params, dense);
+    mem.sharding_buffers_bytes = 0;
+  }
   mem.reduction_buffers_bytes = reduction_buffers_bytes(stack, dense);
   const double held = mem.weights_bytes + mem.master_weights_bytes + mem.optimizer_states_bytes + mem.reduction_buffers_bytes;
   mem.tensors_bytes = held + mem.gradients_bytes + mem.activations_bytes + mem.logits_bytes + mem.sharding_buffers_bytes;

@@ -124,6 +124,12 @@ double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, 
   return std::min(params * s.gradients, std::max(stack.dp_reduction_copy_bytes, largest));
 }
 
+bool gathered_through_step(const spec::Stack& stack, const spec::Plan& p) {
+  return stack.fsdp_gathered_under_pipeline && p.zero >= 3 && p.pp > 1;
+}
+double gathered_weights_bytes(const StateBytes& s, double params) { return params * s.weights; }
+double gathered_gradients_bytes(const StateBytes& s, double params) { return params * s.gradients; }
+
 double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, const spec::Plan& p) {
   if (p.zero < 3) return 0;
   const double layer = double(m.layer_parameters()) / p.tp;
