@@ -91,8 +91,18 @@ TEST(FindCalibration, StackWithoutAFitOnAKnownFamilyUsesTheFamilyFile) {
   EXPECT_EQ(choice.calibration.name, "h100-fitted");
 }
 
+// An H200 is the H100's GH100 GPU with more HBM: its descriptor is in the h100
+// family, so the H100 fits serve it, as the a100 family holds both A100 sizes.
+TEST(FindCalibration, H200UsesTheHopperFamilyFits) {
+  const HardwareSpec h200 = load_hardware("h200-whitefiber");
+  EXPECT_EQ(h200.family, load_hardware("dgx-h100").family);
+  const CalibrationChoice choice = find_calibration(h200, "torchtitan");
+  EXPECT_EQ(choice.file, "data/calibration/h100+torchtitan.json");
+  EXPECT_EQ(choice.calibration.name.rfind("h100", 0), 0u) << choice.calibration.name;
+}
+
 TEST(FindCalibration, FamilyWithoutAnyFileGetsTheBuiltInDefault) {
-  for (const char* name : {"h200-whitefiber", "trn2.48xlarge"}) {
+  for (const char* name : {"trn2.48xlarge"}) {
     const HardwareSpec hw = load_hardware(name);
     for (const auto& candidate : calibration_candidates(hw, "megatron-lm"))
       ASSERT_FALSE(std::filesystem::exists(candidate)) << candidate;

@@ -158,10 +158,12 @@ TEST(Validation, SeedLeaveOneOutMapeWithinTarget) {
 // 14.3%, 13.4% (SC21 charged an FP32 accumulation pass its --fp16 scripts do
 // not run), 11.8% (torchtitan's eager element-wise kernels priced as fused).
 // 7.6% over 414 runs before torchtitan's Dec 2024 Float8 tables joined (13
-// runs: 8B FSDP and CP to 262k tokens, 70B 2D, 405B 3D and 4D; 7.5% after).
+// runs: 8B FSDP and CP to 262k tokens, 70B 2D, 405B 3D and 4D; 7.5% after),
+// and Trainy's two H200 runs (10.7% held out, as the h100 family: 42% from the
+// priors when H200 was a family of its own).
 TEST(Validation, CrossSourceErrorDoesNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.timed_runs, 427);
+  EXPECT_GE(v.overall.timed_runs, 429);
   EXPECT_GE(v.by_source.size(), 13u);
   EXPECT_EQ(v.not_expressible, 0);
   EXPECT_LE(v.overall.mape_cross_source, 0.0765);
@@ -199,25 +201,26 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 // as fused: the A100 fit without llm-foundry then put their cost on the attention
 // factor, 0.29, and llm-foundry's 32k and 64k A100 rows ran 25-37% slow held out);
 // FP8 5.4% over 22 runs (4.8% over 15 before NeMo 24.07), MoE 2.0%. torchtitan's
-// Dec 2024 Float8 tables (13 runs) then took the gathered kinds from 5.3% to 5.6%
-// over 63 runs and FP8 from 6.5% to 7.1% over 37: its 70B 2D row runs 26% faster
+// Dec 2024 Float8 tables (13 runs) and Trainy's H200 pair then took the gathered
+// kinds from 5.3% to 5.8% over 65 runs and FP8 from 6.5% to 7.3% over 39: its 70B 2D row runs 26% faster
 // than predicted without async TP, 4% with it, and its 405B 1F1B row 21% slower.
 TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
-  EXPECT_GE(g.timed_runs, 63);
-  EXPECT_LE(g.mape_cross_source, 0.057);
+  EXPECT_GE(g.timed_runs, 65);
+  EXPECT_LE(g.mape_cross_source, 0.059);
   EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.042);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 6);
-  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.082);
-  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 37);
-  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.072);
+  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.083);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs
+  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 39);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.074);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. At this commit: 6.4% over 212
-// runs (torchtitan 5.9% over 17: its 405B PP rows were 46-52% under before the
+// refused, >= 90% of published OOMs refused. At this commit: 6.3% over 214
+// runs (torchtitan 5.6% over 19, its H200 pair 1-5% under with the compiled
+// loss's 4 bytes per logit, stacks/torchtitan-compile-2025.json; its 405B PP rows were 46-52% under before the
 // stage was held gathered, stacks/torchtitan.json fsdp_gathered_under_pipeline),
 // every source at most 14.9% (torchtune's one run; ms-swift 12.7% with
 // its Qwen3-30B-A3B Megatron run 26% under), none of 516 runs that ran
@@ -235,7 +238,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 // under 0.8 GiB per sample fits both tables whatever the fixed part.
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.overall.memory_runs, 212);
+  EXPECT_GE(v.overall.memory_runs, 214);
   EXPECT_LE(v.overall.memory_mape, 0.065);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
