@@ -16,6 +16,6 @@ fit() {
   done
 }
 fit dgx-a100-80gb a100 composer-fsdp megatron-deepspeed megatron-deepspeed-fp16 megatron-lm-2021 torchtitan torchtitan-fused-rmsnorm
-fit dgx-h100 h100 composer-fsdp megatron-lm nemo nemo-24.07 torchtitan torchtitan-compile
+fit dgx-h100 h100 composer-fsdp megatron-lm nemo nemo-24.07 torchtitan torchtitan-compile torchtitan-compile-2025
 fit dl1.24xlarge gaudi1 deepspeed-habana
 fit trn1.32xlarge trainium1 neuronx-nemo-megatron
