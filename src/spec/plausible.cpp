@@ -62,6 +62,7 @@ void check_plausible(const Stack& s) {
   within(f, "$.dp_reduction_copy_mb.value", s.dp_reduction_copy_bytes / 1e6, 0, 1e5, "MB");
   within(f, "$.optimizer_sub_group_parameters.value", s.optimizer_sub_group_parameters, 0, 1e13, "parameters");
   within(f, "$.loss_bytes_per_logit.value", s.loss_bytes_per_logit, 1, 64, "bytes");
+  if (s.loss_bytes_per_logit_tp != 0) within(f, "$.loss_bytes_per_logit_tp.value", s.loss_bytes_per_logit_tp, 1, 64, "bytes");
   within(f, "$.runtime_reserve_gib.value", s.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
   within(f, "$.communicator_gib.value", s.communicator_bytes / 1073741824.0, 0, 64, "GiB");
   within(f, "$.allocator_overhead_fraction.value", s.allocator_overhead_fraction, 0, 0.9, "");

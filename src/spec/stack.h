@@ -76,6 +76,9 @@ struct Stack {
   double swiglu_bytes_per_element = 0;  // per MLP intermediate element
   double rotary_bytes_per_element = 0;  // per rotated query / key element
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
+  // Where the loss takes another path once the logits are split over TP
+  // (torchtitan's loss_parallel); 0: loss_bytes_per_logit at any TP.
+  double loss_bytes_per_logit_tp = 0;
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
   SelectiveRecompute selective = SelectiveRecompute::attention_core;
   // Mixed precision's master weights per parameter: FP32 (4), the low 16 bits

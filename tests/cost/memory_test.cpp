@@ -647,3 +647,20 @@ TEST(Memory, FsdpUnderAPipelineKeepsTheStageGatheredWithUnshardedGradients) {
   EXPECT_DOUBLE_EQ(sharded.gradients_bytes, params * 4 / 8);
   EXPECT_GT(sharded.sharding_buffers_bytes, 0);
 }
+
+// The loss's bytes per logit follow the path the stack's loss takes: torchtitan
+// switches to torch's loss_parallel once TP > 1 splits the vocabulary (16 bytes
+// per logit of the shard against 12, stacks/torchtitan.json). Llama 3 8B's
+// vocabulary, 128,256, at micro-batch 1 and 4,096 tokens.
+TEST(Memory, LogitsBytesTakeTheLossPathOfTheTensorParallelDegree) {
+  const spec::ModelSpec m = spec::load_model("llama3-8b");
+  const spec::Stack titan = spec::load_stack("torchtitan");
+  const spec::Workload w = workload(4096, 8);
+  spec::Plan p;
+  p.micro_batch = 1;
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, titan, w, p), 4096.0 * 128256 * 12);
+  p.tp = 2;
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, titan, w, p), 4096.0 * 128256 / 2 * 16);
+  const spec::Stack megatron = spec::load_stack("megatron-lm");
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, megatron, w, p), 4096.0 * double(m.padded_vocab(2)) / 2 * 6);
+}

@@ -160,6 +160,12 @@ TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
   EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").loss_bytes_per_logit, 2 + 2 + 4 + 2);
   EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16-2020").loss_bytes_per_logit, 2 + 4 + 4 + 4);
   EXPECT_DOUBLE_EQ(load_stack("megatron-lm").loss_bytes_per_logit, 2 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").loss_bytes_per_logit_tp, 0);  // the same path at any TP
+  // torchtitan: eager cross entropy on .float() logits (the FP32 log-softmax kept,
+  // its backward's two FP32 gradients beside it); with TP > 1 torch's loss_parallel
+  // decomposition: the saved result, zeros_like, exp and their sum at once.
+  EXPECT_DOUBLE_EQ(load_stack("torchtitan").loss_bytes_per_logit, 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("torchtitan").loss_bytes_per_logit_tp, 4 + 4 + 4 + 4);
 }
 
 // torchtitan keeps an FSDP stage gathered through a pipeline step
@@ -319,6 +325,9 @@ TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
   expect_spec_error([&] { from(with("loss_bytes_per_logit", 0)); }, "$.loss_bytes_per_logit.value",
                     "a plausible figure from 1 to 64 bytes, got 0");
   expect_spec_error([&] { from(with("loss_bytes_per_logit", 128)); }, "$.loss_bytes_per_logit.value", "got 128");
+  json titan = shipped("torchtitan");
+  titan["loss_bytes_per_logit_tp"]["value"] = 128;
+  expect_spec_error([&] { from(titan); }, "$.loss_bytes_per_logit_tp.value", "got 128");
   expect_spec_error([&] { from(with("communicator_gib", 100)); }, "$.communicator_gib.value",
                     "a plausible figure from 0 to 64 GiB, got 100");
   EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).runtime_reserve_bytes, 1024 * 1073741824.0);

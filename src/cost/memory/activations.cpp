@@ -130,7 +130,8 @@ double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, con
 
 double logits_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w, const spec::Plan& p) {
   const double head_tokens = double(w.seq_len) / p.cp * p.micro_batch * m.head_token_fraction;
-  return head_tokens * double(m.padded_vocab(p.tp)) / p.tp * stack.loss_bytes_per_logit;
+  const double bytes = p.tp > 1 && stack.loss_bytes_per_logit_tp > 0 ? stack.loss_bytes_per_logit_tp : stack.loss_bytes_per_logit;
+  return head_tokens * double(m.padded_vocab(p.tp)) / p.tp * bytes;
 }
 
 }  // namespace tp::cost
