@@ -1,4 +1,5 @@
 // `trainplan estimate`: one plan, where its step time and memory go.
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,9 @@
 #include "cli/scenario.h"
 #include "cost/evaluate.h"
 #include "cost/prices.h"
+#include "cost/uncertainty.h"
+#include "spec/error_bands.h"
+#include "spec/load.h"
 #include "report/estimate_report.h"
 
 namespace tp::cli {
@@ -23,7 +27,38 @@ struct EstimateOptions {
   ScenarioOptions scenario;
   PlanOptions plan;
   std::string pipeline = "dag";
+  std::string error_bands;  // default data/error-bands.json
 };
+
+std::string default_error_bands_file() {
+  return (std::filesystem::path(spec::data_root()) / "data" / "error-bands.json").string();
+}
+
+// The held-out error bands put on this estimate's throughput and memory. The
+// default file may be absent (a trimmed install): then the view says so; a file
+// the user names must load.
+void add_uncertainty(report::EstimateView& view, const std::string& named_file, const std::string& family) {
+  const std::string file = named_file.empty() ? default_error_bands_file() : named_file;
+  if (named_file.empty() && !std::filesystem::exists(file)) {
+    view.uncertainty_note = "no held-out error bands: " + file + " is absent (trainplan validate --write-error-bands)";
+    return;
+  }
+  const spec::ErrorBands bands = spec::load_error_bands(file);
+  report::EstimateUncertainty u;
+  u.file = file;
+  u.coverage = bands.coverage;
+  const spec::ErrorBand& throughput = cost::throughput_band(bands, family);
+  u.throughput = throughput;
+  u.throughput_scope = &throughput == &bands.throughput ? "every family" : family;
+  u.memory = bands.memory;
+  const cost::Estimate& e = view.estimate;
+  u.tokens_per_s = cost::measured_range(e.tokens_per_s, u.throughput);
+  // Step time is inverse to throughput: the same relative error, the other way.
+  u.step_s = {e.time.step_s * (1 + u.throughput.low), e.time.step_s * (1 + u.throughput.high)};
+  u.memory_peak_bytes = cost::measured_range(e.memory.total_bytes, u.memory);
+  u.verdict = cost::fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, u.memory);
+  view.uncertainty = u;
+}
 
 int run_estimate(const EstimateOptions& o) {
   const Scenario s = load_scenario(o.scenario, o.scenario.hardware);
@@ -43,6 +78,7 @@ int run_estimate(const EstimateOptions& o) {
                             s.calibration.origins, s.assumptions, s.workload, ev.plan, ev.estimate,
                             cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
                                                 s.workload.tokens_to_train)};
+  add_uncertainty(view, o.error_bands, s.hardware.family);
   if (ev.problem != cost::PlanProblem::out_of_memory) {
     if (o.export_only) {
       for (const std::string& path : emit_launch_config(o.emit, s, ev.plan)) std::cerr << "trainplan: wrote " << path << "\n";
@@ -99,6 +135,10 @@ void add_estimate_command(CLI::App& app) {
                 "Pipeline timing: dag (critical path of the schedule's task graph) or closed-form")
       ->capture_default_str()
       ->check(CLI::IsMember({"dag", "closed-form"}));
+  c->add_option("--error-bands", options->error_bands,
+                "Held-out error bands to put on the throughput, step time and memory (written by `trainplan validate "
+                "--write-error-bands`); default data/error-bands.json")
+      ->check(CLI::ExistingFile);
   c->callback([options, c] { run_command(*options, *c); });
 }
 

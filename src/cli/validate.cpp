@@ -14,7 +14,9 @@
 #include "cli/validate_tables.h"
 #include "report/table_render.h"
 #include "spec/error.h"
+#include "spec/error_bands.h"
 #include "spec/load.h"
+#include "validate/error_bands.h"
 #include "validate/validation.h"
 
 namespace tp::cli {
@@ -44,7 +46,11 @@ struct ValidateOptions {
   std::string format = "text";
   std::string hold_out = "both";  // run, source or both
   std::string stack;              // only the runs of this stack
+  std::string error_bands;        // write the held-out error bands here
 };
+
+// The share of runs each band holds between its low and high ends.
+constexpr double kErrorBandCoverage = 0.8;
 
 void write_markdown(const validate::ValidationResult& v, const std::vector<report::Table>& tables,
                     const std::vector<std::string>& plots, const std::string& path, const std::string& measured) {
@@ -80,6 +86,7 @@ void write_markdown(const validate::ValidationResult& v, const std::vector<repor
 
 int run_validate(const ValidateOptions& o) {
   check_output_path(o.report, "--report");
+  check_output_path(o.error_bands, "--write-error-bands");
   const std::string dir = o.measured.empty() ? default_measured_dir() : o.measured;
   auto runs = validate::load_measured_dir(dir);
   if (!o.stack.empty()) {
@@ -96,6 +103,13 @@ int run_validate(const ValidateOptions& o) {
                                        group_table(v.by_family, "accelerator family"), group_table(v.by_kind, "kind of run"),
                                        mape_table(v), fit_table(v),
                                        memory_table(v), unexpressed_table(v), choices, runs_table(v)};
+  const spec::ErrorBands bands = validate::error_bands(
+      v, kErrorBandCoverage,
+      std::to_string(v.overall.timed_runs) + " timed and " + std::to_string(v.overall.memory_runs) +
+          " memory runs of " + (o.measured.empty() ? std::string("data/measured") : o.measured) +
+          (o.stack.empty() ? std::string() : " (stack " + o.stack + " only)") +
+          "; throughput predicted with each run's source left out of the fit");
+  tables.insert(tables.begin() + 7, error_bands_table(bands, validate::held_out_fit_verdicts(v, kErrorBandCoverage)));
   report::render_tables(std::cout, tables, o.format, o.document);
   std::vector<std::string> plots, errors;
   if (o.plot) {
@@ -104,6 +118,10 @@ int run_validate(const ValidateOptions& o) {
     for (const auto& e : errors) std::cerr << "trainplan: plot failed: " << e << "\n";
   }
   if (!o.report.empty()) write_markdown(v, tables, plots, o.report, o.measured.empty() ? "data/measured" : o.measured);
+  if (!o.error_bands.empty()) {
+    spec::save_error_bands(bands, o.error_bands);
+    std::cerr << "trainplan: wrote " << o.error_bands << "\n";
+  }
   return errors.empty() ? 0 : 1;
 }
 
@@ -176,6 +194,9 @@ void add_validate_command(CLI::App& app) {
   c->add_flag("--plot", o->plot, "Write predicted-against-measured and scaling plots beside the report (default reports/)");
   c->add_option("--report", o->report, "Also write the markdown report here, e.g. reports/validation.md");
   c->add_option("--stack", o->stack, "Validate only the runs of this stack (a stacks/ name or file)");
+  c->add_option("--write-error-bands", o->error_bands,
+                "Also write the held-out error bands (the central 80% of the errors, throughput per accelerator family "
+                "and memory) that estimate puts on its figures; the shipped file is data/error-bands.json");
   c->add_option("--hold-out", o->hold_out,
                 "What each held-out prediction leaves out: source (fit on every other source, predict this one's runs), "
                 "run (also refit once per run; slower), or both")

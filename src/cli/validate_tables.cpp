@@ -125,6 +125,32 @@ report::Table memory_table(const validate::ValidationResult& v) {
   return t;
 }
 
+report::Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVerdicts& verdicts) {
+  report::Table t;
+  t.key = "error_bands";
+  const int percent = int(bands.coverage * 100 + 0.5);
+  t.title = "Held-out error bands: where " + std::to_string(percent) + "% of the predictions fell";
+  t.columns = {text_column("figure"), count_column("runs"), share_column("low"), share_column("median"),
+               share_column("high")};
+  const auto row = [&](const std::string& figure, const spec::ErrorBand& b) {
+    t.add_row({figure, double(b.runs), b.low, b.median, b.high});
+  };
+  row("throughput, every family", bands.throughput);
+  for (const auto& [family, band] : bands.throughput_by_family) row("throughput, " + family, band);
+  row("memory per device", bands.memory);
+  const auto counts = [](const validate::VerdictCounts& c) {
+    return std::to_string(c.fits) + " fit, " + std::to_string(c.marginal) + " marginal, " +
+           std::to_string(c.does_not_fit) + " do not fit";
+  };
+  t.notes.push_back("error = predicted / measured - 1; low and high are the " +
+                    std::to_string((100 - percent) / 2) + "th and " + std::to_string(100 - (100 - percent) / 2) +
+                    "th percentiles; throughput leaves each run's source out of the fit, memory has no fitted term");
+  t.notes.push_back("with the memory band, each computed without the run's own source: runs that ran: " +
+                    counts(verdicts.ran) + "; published OOMs: " + counts(verdicts.published_oom) +
+                    " (marginal: the prediction fits, the band's upper end of the measured peak does not)");
+  return t;
+}
+
 report::Table unexpressed_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "runs_left_out";

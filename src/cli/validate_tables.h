@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/table.h"
+#include "validate/error_bands.h"
 #include "validate/validation.h"
 
 namespace tp::cli {
@@ -18,6 +19,8 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
 report::Table memory_table(const validate::ValidationResult& v);
 report::Table unexpressed_table(const validate::ValidationResult& v);
 report::Table fit_table(const validate::ValidationResult& v);
+// The held-out error bands, and how the memory band sorts runs that ran and published OOMs.
+report::Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVerdicts& verdicts);
 // Writes predicted-against-measured (cross-source and in-sample, coloured by
 // stack) and memory plots under `dir`; returns the files written and, in
 // `errors`, what failed.

@@ -93,6 +93,26 @@ nlohmann::json to_json(const EstimateView& v) {
                      {"hfu_fraction", e.hfu}, {"model_flops_per_step", e.model_flops_per_step},
                      {"hardware_flops_per_step", e.hardware_flops_per_step}, {"time_to_train_s", e.time_to_train_s},
                      {"total_parameters", e.total_parameters}, {"active_parameters", e.active_parameters}};
+  if (v.uncertainty) {
+    const EstimateUncertainty& u = *v.uncertainty;
+    const auto band = [](const spec::ErrorBand& b) {
+      return nlohmann::json{{"runs", b.runs}, {"low", b.low}, {"median", b.median}, {"high", b.high}};
+    };
+    j["uncertainty"] = {{"error_bands_file", u.file},
+                        {"coverage_fraction", u.coverage},
+                        {"throughput_band_scope", u.throughput_scope},
+                        {"throughput_band", band(u.throughput)},
+                        {"memory_band", band(u.memory)},
+                        {"tokens_per_s_low", u.tokens_per_s.low},
+                        {"tokens_per_s_high", u.tokens_per_s.high},
+                        {"step_s_low", u.step_s.low},
+                        {"step_s_high", u.step_s.high},
+                        {"memory_peak_low_bytes", u.memory_peak_bytes.low},
+                        {"memory_peak_high_bytes", u.memory_peak_bytes.high},
+                        {"fit_verdict", cost::to_string(u.verdict)}};
+  } else {
+    j["uncertainty"] = nullptr;
+  }
   j["prices"] = nlohmann::json::array();
   for (const auto& pr : v.prices)
     j["prices"].push_back({{"kind", pr.kind}, {"usd_per_instance_hour", pr.usd_per_instance_hour},
@@ -167,6 +187,33 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
   summary.notes.push_back(std::string(e.memory.fits ? "fits in HBM with " : "short of HBM by ") +
                           format_human(std::abs(e.memory.margin_bytes), NumberStyle::engineering, 2, "B") +
                           (e.memory.fits ? " per device to spare" : " per device"));
+  if (v.uncertainty) {
+    const EstimateUncertainty& u = *v.uncertainty;
+    const std::string share = std::to_string(int(u.coverage * 100 + 0.5)) + "%";
+    const auto bytes = [](double b) { return format_human(b, NumberStyle::engineering, 3, "B"); };
+    summary.notes.push_back(
+        "held out: for " + share + " of " + std::to_string(u.throughput.runs) + " published runs (" +
+        u.throughput_scope + ") the measured throughput was within " +
+        format_human(u.tokens_per_s.low / e.tokens_per_s, NumberStyle::fixed, 2, "") + "x-" +
+        format_human(u.tokens_per_s.high / e.tokens_per_s, NumberStyle::fixed, 2, "") + "x of the prediction: " +
+        format_human(u.tokens_per_s.low, NumberStyle::engineering, 3, "") + "-" +
+        format_human(u.tokens_per_s.high, NumberStyle::engineering, 3, "") + " tokens/s, a step of " +
+        format_human(u.step_s.low, NumberStyle::engineering, 3, "s") + "-" +
+        format_human(u.step_s.high, NumberStyle::engineering, 3, "s"));
+    summary.notes.push_back("held out: for " + share + " of " + std::to_string(u.memory.runs) +
+                            " published runs the measured memory was within " +
+                            format_human(u.memory_peak_bytes.low / e.memory.total_bytes, NumberStyle::fixed, 2, "") +
+                            "x-" +
+                            format_human(u.memory_peak_bytes.high / e.memory.total_bytes, NumberStyle::fixed, 2, "") +
+                            "x of the prediction: a peak of " + bytes(u.memory_peak_bytes.low) + "-" +
+                            bytes(u.memory_peak_bytes.high) + " per device");
+    if (u.verdict == cost::FitVerdict::marginal)
+      summary.notes.push_back("marginal fit: the prediction fits, but a peak at the band's upper end (" +
+                              bytes(u.memory_peak_bytes.high) + ") would exceed the " + bytes(e.memory.capacity_bytes) +
+                              " per device; leave more headroom (a smaller micro-batch, more recompute or sharding)");
+  } else if (!v.uncertainty_note.empty()) {
+    summary.notes.push_back(v.uncertainty_note);
+  }
   if (const double cached = e.memory.cached_free_bytes(); cached > 0)
     summary.notes.push_back("the caching allocator also keeps " +
                             format_human(cached, NumberStyle::engineering, 2, "B") +

@@ -4,16 +4,29 @@
 // in its name). Computes no model figure: it only arranges the Estimate.
 #pragma once
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "cost/estimate.h"
+#include "cost/uncertainty.h"
 #include "report/json_document.h"
 #include "spec/plan.h"
 #include "spec/workload.h"
 
 namespace tp::report {
+
+// The held-out error bands applied to this estimate (cost/uncertainty.h);
+// absent when no error-bands file was found.
+struct EstimateUncertainty {
+  std::string file;
+  double coverage = 0;
+  std::string throughput_scope;  // "a100" or "every family": whose band
+  spec::ErrorBand throughput, memory;
+  cost::Range tokens_per_s, step_s, memory_peak_bytes;
+  cost::FitVerdict verdict = cost::FitVerdict::fits;
+};
 
 struct EstimateView {
   std::string model, hardware, stack, calibration, calibration_origin;
@@ -24,6 +37,8 @@ struct EstimateView {
   spec::Plan plan;  // completed
   cost::Estimate estimate;
   std::vector<cost::PriceFigures> prices;
+  std::optional<EstimateUncertainty> uncertainty;
+  std::string uncertainty_note;  // why there is none, where there is none
 };
 
 void render_estimate(std::ostream& out, const std::string& format, const EstimateView& view,

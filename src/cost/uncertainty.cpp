@@ -1,0 +1,29 @@
+#include "cost/uncertainty.h"
+
+namespace tp::cost {
+
+Range measured_range(double predicted, const spec::ErrorBand& band) {
+  return {predicted / (1 + band.high), predicted / (1 + band.low)};
+}
+
+const spec::ErrorBand& throughput_band(const spec::ErrorBands& bands, const std::string& family) {
+  const auto it = bands.throughput_by_family.find(family);
+  return it != bands.throughput_by_family.end() && it->second.runs >= kMinRunsForFamilyBand ? it->second
+                                                                                             : bands.throughput;
+}
+
+FitVerdict fit_verdict(double predicted_peak_bytes, double capacity_bytes, const spec::ErrorBand& memory) {
+  if (predicted_peak_bytes > capacity_bytes) return FitVerdict::does_not_fit;
+  return measured_range(predicted_peak_bytes, memory).high > capacity_bytes ? FitVerdict::marginal : FitVerdict::fits;
+}
+
+const char* to_string(FitVerdict v) {
+  switch (v) {
+    case FitVerdict::fits: return "fits";
+    case FitVerdict::marginal: return "marginal";
+    case FitVerdict::does_not_fit: return "does not fit";
+  }
+  return "fits";
+}
+
+}  // namespace tp::cost

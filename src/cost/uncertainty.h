@@ -1,0 +1,32 @@
+// What a prediction's held-out error band (spec/error_bands.h) says about the
+// figure a run would measure: the range it falls in for the band's share of
+// published runs, and whether a plan's memory fits even at the band's
+// under-prediction. Pure functions.
+#pragma once
+#include <string>
+
+#include "spec/error_bands.h"
+
+namespace tp::cost {
+
+struct Range {
+  double low = 0, high = 0;
+};
+
+// The measured figure of a prediction `predicted` whose relative error
+// (predicted - measured) / measured falls in the band: [p / (1 + high), p / (1 + low)].
+Range measured_range(double predicted, const spec::ErrorBand& band);
+
+// The family's own throughput band where it rests on at least
+// kMinRunsForFamilyBand runs, else the band of every family.
+inline constexpr int kMinRunsForFamilyBand = 20;
+const spec::ErrorBand& throughput_band(const spec::ErrorBands& bands, const std::string& family);
+
+// fits: the band's upper end of the measured peak fits the capacity;
+// marginal: the prediction fits but that upper end does not;
+// does_not_fit: the prediction itself exceeds the capacity.
+enum class FitVerdict { fits, marginal, does_not_fit };
+FitVerdict fit_verdict(double predicted_peak_bytes, double capacity_bytes, const spec::ErrorBand& memory);
+const char* to_string(FitVerdict v);
+
+}  // namespace tp::cost
