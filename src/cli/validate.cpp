@@ -99,17 +99,17 @@ int run_validate(const ValidateOptions& o) {
       validate::validate_runs(runs, start, validate::default_fit_parameters(), o.hold_out != "source");
   const report::Table choices = choices_table(
       check_published_choices(validate::load_published_choices(o.choices.empty() ? default_choices_dir() : o.choices), v));
-  std::vector<report::Table> tables = {group_table(v.by_source, "source"), group_table(v.by_stack, "stack"),
-                                       group_table(v.by_family, "accelerator family"), group_table(v.by_kind, "kind of run"),
-                                       mape_table(v), fit_table(v),
-                                       memory_table(v), unexpressed_table(v), choices, runs_table(v)};
   const spec::ErrorBands bands = validate::error_bands(
       v, kErrorBandCoverage,
       std::to_string(v.overall.timed_runs) + " timed and " + std::to_string(v.overall.memory_runs) +
           " memory runs of " + (o.measured.empty() ? std::string("data/measured") : o.measured) +
           (o.stack.empty() ? std::string() : " (stack " + o.stack + " only)") +
           "; throughput predicted with each run's source left out of the fit");
-  tables.insert(tables.begin() + 7, error_bands_table(bands, validate::held_out_fit_verdicts(v, kErrorBandCoverage)));
+  std::vector<report::Table> tables = {group_table(v.by_source, "source"), group_table(v.by_stack, "stack"),
+                                       group_table(v.by_family, "accelerator family"), group_table(v.by_kind, "kind of run"),
+                                       mape_table(v), fit_table(v), memory_table(v),
+                                       error_bands_table(bands, validate::held_out_fit_verdicts(v, kErrorBandCoverage)),
+                                       unexpressed_table(v), choices, runs_table(v)};
   report::render_tables(std::cout, tables, o.format, o.document);
   std::vector<std::string> plots, errors;
   if (o.plot) {

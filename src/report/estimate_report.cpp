@@ -191,7 +191,8 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
     const EstimateUncertainty& u = *v.uncertainty;
     const std::string share = std::to_string(int(u.coverage * 100 + 0.5)) + "%";
     const auto bytes = [](double b) { return format_human(b, NumberStyle::engineering, 3, "B"); };
-    summary.notes.push_back(
+    if (e.tokens_per_s > 0)
+      summary.notes.push_back(
         "held out: for " + share + " of " + std::to_string(u.throughput.runs) + " published runs (" +
         u.throughput_scope + ") the measured throughput was within " +
         format_human(u.tokens_per_s.low / e.tokens_per_s, NumberStyle::fixed, 2, "") + "x-" +
