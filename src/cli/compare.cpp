@@ -61,6 +61,7 @@ int run(const CompareOptions& o) {
     search::SearchOptions so;
     so.top_k = 1;
     so.threads = f.threads;
+    apply_strict_memory(f, so);
     const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
     std::vector<report::Cell> row{s.hardware.name};
     if (r.top.empty()) {

@@ -1,4 +1,5 @@
 // `trainplan estimate`: one plan, where its step time and memory go.
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -13,7 +14,6 @@
 #include "cost/prices.h"
 #include "cost/uncertainty.h"
 #include "spec/error_bands.h"
-#include "spec/load.h"
 #include "report/estimate_report.h"
 
 namespace tp::cli {
@@ -30,15 +30,11 @@ struct EstimateOptions {
   std::string error_bands;  // default data/error-bands.json
 };
 
-std::string default_error_bands_file() {
-  return (std::filesystem::path(spec::data_root()) / "data" / "error-bands.json").string();
-}
-
 // The held-out error bands put on this estimate's throughput and memory. The
 // default file may be absent (a trimmed install): then the view says so; a file
 // the user names must load.
 void add_uncertainty(report::EstimateView& view, const std::string& named_file, const std::string& family) {
-  const std::string file = named_file.empty() ? default_error_bands_file() : named_file;
+  const std::string file = named_file.empty() ? spec::default_error_bands_file() : named_file;
   if (named_file.empty() && !std::filesystem::exists(file)) {
     view.uncertainty_note = "no held-out error bands: " + file + " is absent (trainplan validate --write-error-bands)";
     return;
@@ -51,6 +47,11 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
   u.throughput = throughput;
   u.throughput_scope = &throughput == &bands.throughput ? "every family" : family;
   u.memory = bands.memory;
+  if (std::find(bands.memory_families.begin(), bands.memory_families.end(), family) == bands.memory_families.end()) {
+    std::string measured;
+    for (const std::string& f : bands.memory_families) measured += (measured.empty() ? "" : ", ") + f;
+    u.memory_families_note = "measured on " + measured + " only, none on " + family;
+  }
   const cost::Estimate& e = view.estimate;
   u.tokens_per_s = cost::measured_range(e.tokens_per_s, u.throughput);
   // Step time is inverse to throughput: the same relative error, the other way.

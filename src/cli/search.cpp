@@ -100,6 +100,7 @@ int run(const SearchCommandOptions& o) {
     search::SearchOptions so;
     so.top_k = o.flags.top;
     so.threads = o.flags.threads;
+    apply_strict_memory(o.flags, so);
     if (o.has_reference) {
       // The reference obeys the overlap the search is restricted to, so the two compare like for like.
       spec::Plan reference = to_plan(o.reference);

@@ -11,6 +11,7 @@
 #include "report/progress.h"
 #include "report/table_render.h"
 #include "spec/error.h"
+#include "spec/error_bands.h"
 
 namespace tp::cli {
 
@@ -55,6 +56,12 @@ void add_objective_options(CLI::App* c, SearchFlags& f) {
       ->check(non_negative());
   c->add_option("--deadline", f.deadline_days, "Drop plans whose time to train exceeds this (days)")
       ->check(non_negative());
+  c->add_flag("--strict-memory", f.strict_memory,
+              "Also drop plans that fit only as predicted: their peak at the held-out memory band's upper end (about "
+              "1.13x the prediction, from published A100, H100 and V100 runs; estimate calls them marginal) exceeds the device");
+  c->add_option("--error-bands", f.error_bands,
+                "Error bands --strict-memory reads (trainplan validate --write-error-bands); default data/error-bands.json")
+      ->check(CLI::ExistingFile);
 }
 
 void add_failure_options(CLI::App* c, SearchFlags& f) {
@@ -168,6 +175,11 @@ search::Objective objective(const SearchFlags& f) {
   return o;
 }
 
+void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options) {
+  if (!f.strict_memory) return;
+  options.memory_band = spec::load_error_bands(f.error_bands.empty() ? spec::default_error_bands_file() : f.error_bands).memory;
+}
+
 double price_of(const spec::HardwareSpec& hardware, const std::string& kind) {
   if (const spec::PriceQuote* q = hardware.price(kind)) return q->usd_per_instance_hour;
   std::string kinds;
@@ -213,6 +225,9 @@ report::Table drop_table(const search::DropStats& d, const std::string& title) {
                  d.by_problem[std::size_t(i)] / n});
   if (d.over_budget) t.add_row({std::string("dropped: over budget"), double(d.over_budget), d.over_budget / n});
   if (d.past_deadline) t.add_row({std::string("dropped: past deadline"), double(d.past_deadline), d.past_deadline / n});
+  if (d.marginal_memory)
+    t.add_row({std::string("dropped: fits only as predicted (--strict-memory)"), double(d.marginal_memory),
+               d.marginal_memory / n});
   return t;
 }
 

@@ -29,6 +29,8 @@ struct SearchFlags {
   std::string objective = "throughput";
   std::string price = "on-demand";
   double budget_usd = 0, deadline_days = 0;
+  bool strict_memory = false;  // drop plans whose memory fits only as predicted
+  std::string error_bands;     // the bands --strict-memory reads; default data/error-bands.json
   int top = 10, threads = 0;
   bool quiet = false;
   // Failures (0: descriptor default or assumption; see cost/train_time.h).
@@ -54,6 +56,8 @@ void check_plot_path(const std::string& path, const std::string& option);
 search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int>& instances);
 cost::FailureSettings failure_settings(const SearchFlags& f);
 search::Objective objective(const SearchFlags& f);
+// With --strict-memory, the held-out memory band every kept plan must fit at; loads the bands file.
+void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options);
 // USD per instance-hour of the chosen price kind; throws SpecError if the hardware lacks it.
 double price_of(const spec::HardwareSpec& hardware, const std::string& kind);
 

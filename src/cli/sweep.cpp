@@ -73,6 +73,7 @@ int run(const SweepOptions& o) {
       search::SearchOptions so;
       so.top_k = 1;
       so.threads = o.flags.threads;
+      apply_strict_memory(o.flags, so);
       const search::SearchResult r =
           run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "sweep " + hw + " x" + std::to_string(n));
       all_drops += r.drops;

@@ -109,6 +109,7 @@ nlohmann::json to_json(const EstimateView& v) {
                         {"step_s_high", u.step_s.high},
                         {"memory_peak_low_bytes", u.memory_peak_bytes.low},
                         {"memory_peak_high_bytes", u.memory_peak_bytes.high},
+                        {"memory_band_families_note", u.memory_families_note},
                         {"fit_verdict", cost::to_string(u.verdict)}};
   } else {
     j["uncertainty"] = nullptr;
@@ -201,8 +202,9 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
         format_human(u.tokens_per_s.high, NumberStyle::engineering, 3, "") + " tokens/s, a step of " +
         format_human(u.step_s.low, NumberStyle::engineering, 3, "s") + "-" +
         format_human(u.step_s.high, NumberStyle::engineering, 3, "s"));
-    summary.notes.push_back("held out: for " + share + " of " + std::to_string(u.memory.runs) +
-                            " published runs the measured memory was within " +
+    summary.notes.push_back("held out: for " + share + " of " + std::to_string(u.memory.runs) + " published runs" +
+                            (u.memory_families_note.empty() ? "" : " (" + u.memory_families_note + ")") +
+                            " the measured memory was within " +
                             format_human(u.memory_peak_bytes.low / e.memory.total_bytes, NumberStyle::fixed, 2, "") +
                             "x-" +
                             format_human(u.memory_peak_bytes.high / e.memory.total_bytes, NumberStyle::fixed, 2, "") +

@@ -26,6 +26,7 @@ struct EstimateUncertainty {
   spec::ErrorBand throughput, memory;
   cost::Range tokens_per_s, step_s, memory_peak_bytes;
   cost::FitVerdict verdict = cost::FitVerdict::fits;
+  std::string memory_families_note;  // set when the band holds no run of this hardware's family
 };
 
 struct EstimateView {

@@ -1,6 +1,6 @@
 // DropStats: how many plans a search considered, kept and dropped, and why —
 // one count per cost::PlanProblem plus the search's own limits (budget,
-// deadline). Plain counters; threads keep their own and add them up.
+// deadline, memory band). Plain counters; threads keep their own and add them up.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -15,6 +15,7 @@ struct DropStats {
   std::array<std::int64_t, cost::plan_problem_count> by_problem{};
   std::int64_t over_budget = 0;
   std::int64_t past_deadline = 0;
+  std::int64_t marginal_memory = 0;  // fit as predicted, not at the error band's upper end (SearchOptions::memory_band)
 
   std::int64_t dropped() const { return considered - feasible; }
   DropStats& operator+=(const DropStats& other);

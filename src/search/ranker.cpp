@@ -22,6 +22,11 @@ struct WorstOnTop {
 
 constexpr std::uint64_t chunk_plans = 2048;
 
+bool marginal(const cost::Evaluation& ev, const SearchOptions& options) {
+  return options.memory_band && cost::fit_verdict(ev.estimate.memory.total_bytes, ev.estimate.memory.capacity_bytes,
+                                                  *options.memory_band) == cost::FitVerdict::marginal;
+}
+
 }  // namespace
 
 SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space, const Scorer& scorer,
@@ -31,7 +36,7 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   if (options.reference) {
     const cost::Evaluation ev = evaluator.evaluate(*options.reference);
     result.reference = ev;
-    if (ev.ok()) {
+    if (ev.ok() && !marginal(ev, options)) {
       const Score s = scorer.score(ev.estimate, ev.plan.instances);
       if (scorer.within_budget(s) && scorer.within_deadline(s)) {
         result.reference_score = s;
@@ -65,6 +70,10 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
         ++st.considered;
         if (!ev.ok()) {
           ++st.by_problem[std::size_t(ev.problem)];
+          continue;
+        }
+        if (marginal(ev, options)) {
+          ++st.marginal_memory;
           continue;
         }
         const Score s = scorer.score(ev.estimate, plan.instances);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cost/evaluate.h"
+#include "cost/uncertainty.h"
 #include "search/drop_stats.h"
 #include "search/objective.h"
 #include "search/plan_space.h"
@@ -34,6 +35,9 @@ struct SearchOptions {
   int threads = 0;  // 0: every hardware thread
   // A plan whose rank to report (e.g. a published layout); counted while streaming.
   std::optional<spec::Plan> reference;
+  // When set, a plan must fit at this held-out memory band's upper end as
+  // well (cost::fit_verdict): marginal plans are dropped and counted.
+  std::optional<spec::ErrorBand> memory_band;
   // Called from worker threads with the number of plans just finished.
   std::function<void(std::int64_t)> on_progress;
 };

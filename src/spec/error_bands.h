@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace tp::spec {
 
@@ -23,7 +24,11 @@ struct ErrorBands {
   ErrorBand throughput;    // every timed run, each predicted with its own source left out of the fit
   std::map<std::string, ErrorBand> throughput_by_family;  // accelerator family -> band
   ErrorBand memory;        // every run with measured memory (no fitted term: in and out of sample alike)
+  std::vector<std::string> memory_families;  // the accelerator families those memory runs ran on
 };
+
+// data/error-bands.json under spec::data_root(): the bands shipped with the corpus.
+std::string default_error_bands_file();
 
 ErrorBands error_bands_from_json(const nlohmann::json& j, const std::string& file);
 nlohmann::json error_bands_to_json(const ErrorBands& bands);

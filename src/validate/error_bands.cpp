@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "cost/uncertainty.h"
 
@@ -33,12 +34,16 @@ double quantile(std::vector<double> values, double q) {
 spec::ErrorBands error_bands(const ValidationResult& result, double coverage, const std::string& computed_on) {
   std::vector<double> throughput, memory;
   std::map<std::string, std::vector<double>> by_family;
+  std::set<std::string> families;
   for (const RunResult& r : result.runs) {
     if (r.timed) {
       throughput.push_back(r.error_cross_source);
       by_family[r.family].push_back(r.error_cross_source);
     }
-    if (has_memory_error(r)) memory.push_back(r.memory_error);
+    if (has_memory_error(r)) {
+      memory.push_back(r.memory_error);
+      families.insert(r.family);
+    }
   }
   spec::ErrorBands bands;
   bands.coverage = coverage;
@@ -46,6 +51,7 @@ spec::ErrorBands error_bands(const ValidationResult& result, double coverage, co
   bands.throughput = band_of(throughput, coverage);
   for (const auto& [family, errors] : by_family) bands.throughput_by_family[family] = band_of(errors, coverage);
   bands.memory = band_of(memory, coverage);
+  bands.memory_families.assign(families.begin(), families.end());
   return bands;
 }
 

@@ -69,6 +69,29 @@ TEST(Ranker, TopMatchesBruteForceAndHoldsOnlyFeasiblePlans) {
   EXPECT_EQ(r.reference_rank, better_than_reference + 1);
 }
 
+// A memory band whose upper end is twice the prediction (error -50%): every
+// plan over half the HBM is dropped as marginal, and only those.
+TEST(Ranker, MemoryBandDropsPlansThatFitOnlyAsPredicted) {
+  Fixture f;
+  SearchOptions o;
+  o.top_k = 5;
+  o.threads = 2;
+  const SearchResult plain = run_search(f.evaluator, f.space, f.scorer, o);
+  o.memory_band = spec::ErrorBand{10, -0.5, 0.0, 0.1};
+  const SearchResult strict = run_search(f.evaluator, f.space, f.scorer, o);
+  std::int64_t over_half = 0;
+  for (std::uint64_t i = 0; i < f.space.size(); ++i) {
+    const cost::Evaluation ev = f.evaluator.evaluate(f.space.at(i));
+    if (ev.ok() && 2 * ev.estimate.memory.total_bytes > ev.estimate.memory.capacity_bytes) ++over_half;
+  }
+  EXPECT_GT(over_half, 0);
+  EXPECT_EQ(strict.drops.marginal_memory, over_half);
+  EXPECT_EQ(strict.drops.feasible, plain.drops.feasible - over_half);
+  EXPECT_EQ(plain.drops.marginal_memory, 0);
+  for (const auto& p : strict.top)
+    EXPECT_LE(2 * p.evaluation.estimate.memory.total_bytes, p.evaluation.estimate.memory.capacity_bytes);
+}
+
 TEST(Ranker, BudgetDropsPlansThatCostTooMuch) {
   Fixture f;
   const Scorer tight(f.evaluator, f.space.instance_counts(), 21.5, Objective::throughput, cost::FailureSettings{}, 1.0);

@@ -15,7 +15,7 @@ nlohmann::json bands_json() {
     "coverage": 0.8, "computed_on": "test corpus",
     "throughput": {"runs": 10, "low": -0.1, "median": 0.0, "high": 0.2},
     "throughput_by_family": {"a100": {"runs": 4, "low": -0.05, "median": 0.01, "high": 0.1}},
-    "memory": {"runs": 6, "low": -0.12, "median": -0.04, "high": 0.05}})");
+    "memory": {"runs": 6, "low": -0.12, "median": -0.04, "high": 0.05}, "memory_families": ["a100", "v100"]})");
 }
 
 TEST(ErrorBandsFile, RoundTripKeepsEveryBand) {
@@ -28,6 +28,7 @@ TEST(ErrorBandsFile, RoundTripKeepsEveryBand) {
   EXPECT_EQ(again.computed_on, "test corpus");
   EXPECT_DOUBLE_EQ(again.throughput_by_family.at("a100").median, 0.01);
   EXPECT_EQ(again.memory.runs, 6);
+  EXPECT_EQ(again.memory_families, (std::vector<std::string>{"a100", "v100"}));
 }
 
 TEST(ErrorBandsFile, BadFieldsNameTheirPath) {

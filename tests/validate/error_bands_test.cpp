@@ -86,6 +86,7 @@ TEST(ErrorBands, ShippedFileMatchesTheCorpus) {
   };
   same(shipped.throughput, now.throughput, "throughput");
   same(shipped.memory, now.memory, "memory");
+  EXPECT_EQ(shipped.memory_families, now.memory_families);
   ASSERT_EQ(shipped.throughput_by_family.size(), now.throughput_by_family.size());
   for (const auto& [family, band] : now.throughput_by_family) same(shipped.throughput_by_family.at(family), band, family);
   // At this commit, each run judged by a band without its own source: of 24
