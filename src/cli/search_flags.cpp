@@ -57,8 +57,8 @@ void add_objective_options(CLI::App* c, SearchFlags& f) {
   c->add_option("--deadline", f.deadline_days, "Drop plans whose time to train exceeds this (days)")
       ->check(non_negative());
   c->add_flag("--strict-memory", f.strict_memory,
-              "Also drop plans that fit only as predicted: their peak at the held-out memory band's upper end (about "
-              "1.13x the prediction, from published A100, H100 and V100 runs; estimate calls them marginal) exceeds the device");
+              "Also drop plans that fit only as predicted: their peak at the held-out memory band's upper end (from "
+              "published GPU runs; estimate calls them marginal) exceeds the device");
   c->add_option("--error-bands", f.error_bands,
                 "Error bands --strict-memory reads (trainplan validate --write-error-bands); default data/error-bands.json")
       ->check(CLI::ExistingFile);

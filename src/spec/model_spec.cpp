@@ -64,9 +64,9 @@ int64_t ModelSpec::head_parameters() const {
   const int64_t h = hidden;
   const int64_t final_norm = (norm == NormKind::layernorm ? 2 : 1) * h;
   if (kind == ModelKind::encoder_mlm) {
-    // MLM transform (dense + layernorm) and the output bias; decoder weights tied.
-    // BERT's pooler and NSP head: h*h + h + 2h + 2.
-    return h * h + h + 2 * h + padded_vocab() + h * h + h + 2 * h + 2;
+    // MLM transform (dense + layernorm), the output bias, and the output
+    // weights unless tied to the embedding. BERT's pooler and NSP head: h*h + h + 2h + 2.
+    return h * h + h + 2 * h + padded_vocab() + (tied_embeddings ? 0 : padded_vocab() * h) + h * h + h + 2 * h + 2;
   }
   return final_norm + (tied_embeddings ? 0 : padded_vocab() * h);
 }

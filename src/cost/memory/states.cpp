@@ -43,8 +43,11 @@ double stage_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p
   const double layers = double(m.layer_parameters()) * spec::stage_layers(m.layers, p, rank);
   const double embedding = double(m.embedding_parameters());
   double head = double(m.head_parameters());
-  // A tied LM head on a last stage of its own keeps a copy of the embedding (Megatron).
-  if (m.tied_embeddings && p.pp > 1 && m.kind == spec::ModelKind::decoder) head += embedding;
+  // A tied output layer on a last stage of its own keeps a copy of the word
+  // embedding, as a parameter with its own gradient and optimizer state, for
+  // GPT and BERT alike (Megatron-Core LanguageModule.setup_embeddings_and_output_layer;
+  // BertModel's output_layer allocates its weight unless pre_process).
+  if (m.tied_embeddings && p.pp > 1) head += double(m.padded_vocab()) * m.hidden;
   if (p.pp == 1) return (layers + embedding + head) / p.tp;
   return (layers + (rank == 0 ? embedding : 0.0) + (rank == p.pp - 1 ? head : 0.0)) / p.tp;
 }
