@@ -192,7 +192,7 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
     const EstimateUncertainty& u = *v.uncertainty;
     const std::string share = std::to_string(int(u.coverage * 100 + 0.5)) + "%";
     const auto bytes = [](double b) { return format_human(b, NumberStyle::engineering, 3, "B"); };
-    if (e.tokens_per_s > 0)
+    if (e.tokens_per_s > 0 && u.throughput.runs > 0)
       summary.notes.push_back(
         "held out: for " + share + " of " + std::to_string(u.throughput.runs) + " published runs (" +
         u.throughput_scope + ") the measured throughput was within " +
@@ -202,7 +202,8 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
         format_human(u.tokens_per_s.high, NumberStyle::engineering, 3, "") + " tokens/s, a step of " +
         format_human(u.step_s.low, NumberStyle::engineering, 3, "s") + "-" +
         format_human(u.step_s.high, NumberStyle::engineering, 3, "s"));
-    summary.notes.push_back("held out: for " + share + " of " + std::to_string(u.memory.runs) + " published runs" +
+    if (u.memory.runs > 0)
+      summary.notes.push_back("held out: for " + share + " of " + std::to_string(u.memory.runs) + " published runs" +
                             (u.memory_families_note.empty() ? "" : " (" + u.memory_families_note + ")") +
                             " the measured memory was within " +
                             format_human(u.memory_peak_bytes.low / e.memory.total_bytes, NumberStyle::fixed, 2, "") +

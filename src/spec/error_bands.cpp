@@ -21,7 +21,7 @@ ErrorBand band_from_json(const JsonReader& r, const nlohmann::json& parent, cons
   const std::string at = path + "." + key;
   r.only_keys(j, at, {"runs", "low", "median", "high"});
   ErrorBand b;
-  b.runs = r.positive_int(j, at, "runs");
+  b.runs = r.positive_int(j, at, "runs", /*allow_zero=*/true);  // a corpus (or --stack) with no such run
   b.low = error_quantile(r, j, at, "low");
   b.median = error_quantile(r, j, at, "median");
   b.high = error_quantile(r, j, at, "high");
