@@ -19,11 +19,16 @@ struct Fixture {
   Scorer scorer{evaluator, space.instance_counts(), 21.5, Objective::tokens_per_dollar, cost::FailureSettings{}};
 };
 
+SearchOptions options(int top_k, int threads) {
+  SearchOptions o;
+  o.top_k = top_k;
+  o.threads = threads;
+  return o;
+}
+
 TEST(Ranker, SameResultForAnyThreadCount) {
   Fixture f;
-  SearchOptions o;
-  o.top_k = 7;
-  o.threads = 1;
+  SearchOptions o = options(7, 1);
   const SearchResult one = run_search(f.evaluator, f.space, f.scorer, o);
   for (int threads : {2, 3, 8}) {
     o.threads = threads;
@@ -38,9 +43,7 @@ TEST(Ranker, SameResultForAnyThreadCount) {
 
 TEST(Ranker, TopMatchesBruteForceAndHoldsOnlyFeasiblePlans) {
   Fixture f;
-  SearchOptions o;
-  o.top_k = 5;
-  o.threads = 2;
+  SearchOptions o = options(5, 2);
   o.reference = [] { spec::Plan p; p.instances = 2; p.tp = 8; p.sp = true; p.zero = 1; p.recompute = spec::Recompute::selective; return p; }();
   const SearchResult r = run_search(f.evaluator, f.space, f.scorer, o);
   double best = -1;
@@ -73,9 +76,7 @@ TEST(Ranker, TopMatchesBruteForceAndHoldsOnlyFeasiblePlans) {
 // plan over half the HBM is dropped as marginal, and only those.
 TEST(Ranker, MemoryBandDropsPlansThatFitOnlyAsPredicted) {
   Fixture f;
-  SearchOptions o;
-  o.top_k = 5;
-  o.threads = 2;
+  SearchOptions o = options(5, 2);
   const SearchResult plain = run_search(f.evaluator, f.space, f.scorer, o);
   o.memory_band = spec::ErrorBand{10, -0.5, 0.0, 0.1};
   const SearchResult strict = run_search(f.evaluator, f.space, f.scorer, o);
