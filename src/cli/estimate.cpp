@@ -57,6 +57,8 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
   // Step time is inverse to throughput: the same relative error, the other way.
   u.step_s = {e.time.step_s * (1 + u.throughput.low), e.time.step_s * (1 + u.throughput.high)};
   u.memory_peak_bytes = cost::measured_range(e.memory.total_bytes, u.memory);
+  u.throughput_factor = cost::measured_range(1.0, u.throughput);
+  u.memory_factor = cost::measured_range(1.0, u.memory);
   u.verdict = cost::fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, u.memory);
   view.uncertainty = u;
 }

@@ -196,8 +196,8 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
       summary.notes.push_back(
         "held out: for " + share + " of " + std::to_string(u.throughput.runs) + " published runs (" +
         u.throughput_scope + ") the measured throughput was within " +
-        format_human(u.tokens_per_s.low / e.tokens_per_s, NumberStyle::fixed, 2, "") + "x-" +
-        format_human(u.tokens_per_s.high / e.tokens_per_s, NumberStyle::fixed, 2, "") + "x of the prediction: " +
+        format_human(u.throughput_factor.low, NumberStyle::fixed, 2, "") + "x-" +
+        format_human(u.throughput_factor.high, NumberStyle::fixed, 2, "") + "x of the prediction: " +
         format_human(u.tokens_per_s.low, NumberStyle::engineering, 3, "") + "-" +
         format_human(u.tokens_per_s.high, NumberStyle::engineering, 3, "") + " tokens/s, a step of " +
         format_human(u.step_s.low, NumberStyle::engineering, 3, "s") + "-" +
@@ -206,9 +206,9 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
       summary.notes.push_back("held out: for " + share + " of " + std::to_string(u.memory.runs) + " published runs" +
                             (u.memory_families_note.empty() ? "" : " (" + u.memory_families_note + ")") +
                             " the measured memory was within " +
-                            format_human(u.memory_peak_bytes.low / e.memory.total_bytes, NumberStyle::fixed, 2, "") +
+                            format_human(u.memory_factor.low, NumberStyle::fixed, 2, "") +
                             "x-" +
-                            format_human(u.memory_peak_bytes.high / e.memory.total_bytes, NumberStyle::fixed, 2, "") +
+                            format_human(u.memory_factor.high, NumberStyle::fixed, 2, "") +
                             "x of the prediction: a peak of " + bytes(u.memory_peak_bytes.low) + "-" +
                             bytes(u.memory_peak_bytes.high) + " per device");
     if (u.verdict == cost::FitVerdict::marginal)

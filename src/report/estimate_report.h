@@ -25,6 +25,7 @@ struct EstimateUncertainty {
   std::string throughput_scope;  // "a100" or "every family": whose band
   spec::ErrorBand throughput, memory;
   cost::Range tokens_per_s, step_s, memory_peak_bytes;
+  cost::Range throughput_factor, memory_factor;  // the same ranges as multiples of the prediction
   cost::FitVerdict verdict = cost::FitVerdict::fits;
   std::string memory_families_note;  // set when the band holds no run of this hardware's family
 };
