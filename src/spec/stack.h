@@ -75,6 +75,12 @@ struct Stack {
   double norm_bytes_per_element = 0;    // per hidden element
   double swiglu_bytes_per_element = 0;  // per MLP intermediate element
   double rotary_bytes_per_element = 0;  // per rotated query / key element
+  // Activations an eager PyTorch layer keeps beyond the fused kernels' (Megatron,
+  // Transformer Engine) that the activation terms assume: the FP32 copy of each
+  // RMSNorm input, SwiGLU's gate, up and SiLU outputs apart, and GELU written as
+  // an erf expression (three intermediates kept, not its input). Optional in
+  // files ("eager_activations"); absent: all fused.
+  bool eager_rmsnorm = false, eager_swiglu = false, erf_expression_gelu = false;
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   // Where the loss takes another path once the logits are split over TP
   // (torchtitan's loss_parallel); 0: loss_bytes_per_logit at any TP.

@@ -70,7 +70,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
-                      "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
+                      "context_parallel", "expert_parallel", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
@@ -136,6 +136,13 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
     if (r.has(ops, "norm")) s.norm_bytes_per_element = r.positive(ops, path, "norm");
     if (r.has(ops, "swiglu")) s.swiglu_bytes_per_element = r.positive(ops, path, "swiglu");
     if (r.has(ops, "rotary")) s.rotary_bytes_per_element = r.positive(ops, path, "rotary");
+  }
+  if (r.has(j, "eager_activations")) {
+    for (const std::string& op : words(r, j, "eager_activations", {"rmsnorm", "swiglu", "erf-gelu"})) {
+      if (op == "rmsnorm") s.eager_rmsnorm = true;
+      if (op == "swiglu") s.eager_swiglu = true;
+      if (op == "erf-gelu") s.erf_expression_gelu = true;
+    }
   }
   s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
   if (r.has(j, "loss_bytes_per_logit_tp")) s.loss_bytes_per_logit_tp = amount(r, j, "loss_bytes_per_logit_tp");

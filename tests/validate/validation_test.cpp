@@ -224,20 +224,20 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 // loss's 4 bytes per logit, stacks/torchtitan-compile-2025.json; its 70B TP 8
 // pair 12-18% under before loss_parallel's 16 bytes, loss_bytes_per_logit_tp; its 405B PP rows were 46-52% under before the
 // stage was held gathered, stacks/torchtitan.json fsdp_gathered_under_pipeline),
-// every source at most 14.9% (torchtune's one run; ms-swift 12.7% with
-// its Qwen3-30B-A3B Megatron run 26% under), none of 516 runs that ran
-// refused, 16 of 24 OOMs refused (bigscience's V100 PP 2 MBS 16 on 32 GB since
-// DeepSpeed's pipeline loss counts the 16-bit logit gradient). The eight
-// accepted have no modelled cause: BLOOM L82 H14336 at 60.2 GiB (its
-// neighbours ran at 60-67 GB), Qwen-7B on 2 A100s at 2,048 to 8,192 tokens
-// (70.3-79.4 GiB; the README's rows that ran grow about 11 GB per GPU from 256
-// to 1,024 tokens, as if neither checkpointing nor flash attention held,
-// though its scripts set both), and DeepSpeed's BERT SQuAD baseline (apex O2)
-// at micro-batch 6 and 8 on V100 16 GB (12.0, 13.2 GiB) and 24 and 32 on
-// 32 GB (23.1, 28.1 GiB): beside the model's 8.4 GiB that does not grow with
-// the batch, its limits (4 runs, 6 does not on 16 GB; 12 runs, 24 does not on
-// 32 GB) need 1.2-1.9 GiB per sample against the model's 0.6, and no figure
-// under 0.8 GiB per sample fits both tables whatever the fixed part.
+// every source at most 12.7% (ms-swift, its Qwen3-30B-A3B Megatron run 26%
+// under; torchtune's one run 14.9% -> 4.7% under once its eager RMSNorm and
+// SwiGLU keep what autograd saves, stacks eager_activations), none of 531
+// runs that ran refused, 17 of 24 OOMs refused (bigscience's V100 PP 2 MBS 16
+// on 32 GB since DeepSpeed's pipeline loss counts the 16-bit logit gradient;
+// the BERT SQuAD baseline's micro-batch 32 on 32 GB since NVIDIA's erf GELU
+// keeps three FFN-wide intermediates, 0.71 GiB per sample as measured on an
+// H200). The seven accepted have no modelled cause: BLOOM L82 H14336 at 60.2
+// GiB (its neighbours ran at 60-67 GB), Qwen-7B on 2 A100s at 2,048 to 8,192
+// tokens (70.3-79.4 GiB; the README's rows that ran grow about 11 GB per GPU
+// from 256 to 1,024 tokens, more than the 8.4 MB per token its eager layers
+// keep even without checkpointing, measured on an H200), and the BERT
+// baseline at micro-batch 6 and 8 on V100 16 GB (12.9, 14.5 GiB) and 24 on
+// 32 GB (26.9 GiB): its limits need 1.2-1.9 GiB per sample.
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 214);
@@ -247,7 +247,7 @@ TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;
   EXPECT_EQ(v.ran_refused, 0);
   EXPECT_GE(v.published_oom, 24);
-  EXPECT_GE(v.oom_refused, 16);
+  EXPECT_GE(v.oom_refused, 17);
 }
 
 // The largest component is named among what the run's counter sees, for the

@@ -68,6 +68,24 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   return x;
 }
 
+// Bytes per token an eager PyTorch layer keeps beyond the fused kernels' (see
+// Stack::eager_rmsnorm), by what autograd saves: each RMSNorm's FP32 input copy
+// in place of its 16-bit input, SwiGLU's fourth FFN-wide tensor, an erf GELU's
+// two extra ones. Dense layers only. Checked against a measurement on an H200:
+// data/measured-activations/h200-torch2.11.jsonl.
+struct EagerExtra {
+  double outside = 0, inside = 0;  // bytes; inside already per TP rank
+};
+
+EagerExtra eager_extra(const spec::ModelSpec& m, const spec::Stack& stack, double t, double e) {
+  EagerExtra x;
+  if (m.moe()) return x;
+  if (stack.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = 2 * std::max(0.0, 4 - e) * m.hidden;
+  if (stack.eager_swiglu && m.mlp == spec::MlpKind::swiglu) x.inside += e * m.ffn_hidden / t;
+  if (stack.erf_expression_gelu && m.mlp == spec::MlpKind::gelu) x.inside += 2 * e * m.ffn_hidden / t;
+  return x;
+}
+
 }  // namespace
 
 double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
@@ -81,8 +99,10 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double fp8_saving = w.precision == spec::Precision::fp8 && stack.fp8_saves_gemm_inputs_in_fp8
                                 ? tokens * (x.outside_gemm_inputs / outside_split + x.inside_gemm_inputs) * (e - 1)
                                 : 0.0;
-  const double all =
-      tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split) - fp8_saving;
+  const EagerExtra eager = eager_extra(m, stack, t, e);
+  const double all = tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split +
+                               eager.outside / outside_split + eager.inside) -
+                     fp8_saving;
   switch (p.recompute) {
     case spec::Recompute::none: return all;
     case spec::Recompute::selective:
