@@ -401,6 +401,25 @@ TEST(StackLoad, ElementwiseBytesAndVariantsThatExtendAStack) {
   expect_spec_error([&] { from(j); }, "$.elementwise_bytes.value.norm", "");
 }
 
+// eager_activations: what each torchtitan variant keeps follows its own file,
+// an empty list in the compiled variant overriding the eager parent's.
+TEST(StackLoad, EagerActivationsFollowEachVariant) {
+  const Stack eager = load_stack("torchtitan");
+  EXPECT_TRUE(eager.eager_rmsnorm && eager.eager_swiglu);
+  EXPECT_FALSE(eager.erf_expression_gelu);
+  const Stack compiled = load_stack("torchtitan-compile");
+  EXPECT_FALSE(compiled.eager_rmsnorm || compiled.eager_swiglu);
+  const Stack fused_norm = load_stack("torchtitan-fused-rmsnorm");
+  EXPECT_FALSE(fused_norm.eager_rmsnorm);
+  EXPECT_TRUE(fused_norm.eager_swiglu);
+  EXPECT_TRUE(load_stack("nvidia-bert-apex-o2").erf_expression_gelu);
+  EXPECT_FALSE(load_stack("megatron-lm").eager_swiglu);  // optional: fused
+
+  json j = shipped("torchtune");
+  j["eager_activations"]["value"] = json::array({"rotary"});
+  expect_spec_error([&] { from(j); }, "$.eager_activations.value[0]", "rotary");
+}
+
 TEST(StackLoad, ExtendsNamesAStackThatExists) {
   const std::string path = ::testing::TempDir() + "/variant-stack.json";
   {
