@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kernels/fma_peak.h"
 #include "kernels/micro_kernel_alone.h"
 
@@ -12,8 +14,13 @@ TEST(MicroKernelAlone, NoFasterThanItsInstructionsPeak) {
   int measured = 0;
   for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
     if (!cpu_has(isa)) continue;
+    const auto peak_once = [&] { return isa == Isa::avx512_bf16 ? dot_bf16_peak_flops_per_s(1) : fma_peak_flops_per_s(isa, 1); };
+    // The fastest of peaks taken before and after the probe: on a shared machine one
+    // reading can be slowed by another process (the fresh clone's ctest once read 62%
+    // of the peak while a build ran beside it), which would make the bound bite.
+    double peak = peak_once();
     const double alone = micro_kernel_alone_flops_per_s(isa, 3);
-    const double peak = isa == Isa::avx512_bf16 ? dot_bf16_peak_flops_per_s(1) : fma_peak_flops_per_s(isa, 1);
+    peak = std::max({peak, peak_once(), peak_once()});
     EXPECT_GT(alone, 0) << to_string(isa);
     EXPECT_LT(alone, 1.25 * peak) << to_string(isa);
     ++measured;
