@@ -49,7 +49,9 @@ struct MemoryBreakdown {
   // runtime's) reads; it frees its cache before failing, so `fits` ignores it.
   double reserved_bytes = 0;
   // Of that, the blocks freed in backward and kept cached through the step.
-  double cached_free_bytes() const { return reserved_bytes - tensors_bytes - allocator_bytes; }
+  // Subtracts the sum as stage_memory adds it, so a reserve that is exactly
+  // the peak leaves zero, not a rounding residue.
+  double cached_free_bytes() const { return reserved_bytes - (tensors_bytes + allocator_bytes); }
   double capacity_bytes = 0;
   double margin_bytes = 0;     // capacity - total; negative: does not fit
   bool fits = false;

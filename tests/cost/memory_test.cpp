@@ -495,6 +495,14 @@ TEST(Memory, CachedBlocksFromBackwardStayReservedThroughTheStep) {
   // Without step temporaries nothing is allocated on top of the cache.
   const auto fused = cost::memory_per_device(m, dgx, spec::Stack{}, w, dp8);
   EXPECT_DOUBLE_EQ(fused.reserved_bytes, fused.tensors_bytes + fused.allocator_bytes);
+  EXPECT_EQ(fused.cached_free_bytes(), 0.0);
+  // 0.1 + 0.2 rounds up: subtracting the parts one by one left 2.8e-17 bytes,
+  // which estimate printed as a cache of "0.00 B".
+  cost::MemoryBreakdown rounding;
+  rounding.tensors_bytes = 0.1;
+  rounding.allocator_bytes = 0.2;
+  rounding.reserved_bytes = rounding.tensors_bytes + rounding.allocator_bytes;
+  EXPECT_EQ(rounding.cached_free_bytes(), 0.0);
   EXPECT_DOUBLE_EQ(cost::cached_through_step_bytes(ds, 10.0, 0.0), 0.0);
   EXPECT_DOUBLE_EQ(cost::cached_through_step_bytes(ds, 10.0, 3.0), (1 + f) * 10.0 + 3.0);
 }
