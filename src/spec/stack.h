@@ -76,8 +76,8 @@ struct Stack {
   double swiglu_bytes_per_element = 0;  // per MLP intermediate element
   double rotary_bytes_per_element = 0;  // per rotated query / key element
   // Activations an eager PyTorch layer keeps beyond the fused kernels' (Megatron,
-  // Transformer Engine) that the activation terms assume: the FP32 copy of each
-  // RMSNorm input, SwiGLU's gate, up and SiLU outputs apart, and GELU written as
+  // Transformer Engine) that the activation terms assume: each RMSNorm's FP32
+  // input copy and normalized output, SwiGLU's gate, up and SiLU outputs apart, and GELU written as
   // an erf expression (three intermediates kept, not its input). Optional in
   // files ("eager_activations"); absent: all fused.
   bool eager_rmsnorm = false, eager_swiglu = false, erf_expression_gelu = false;

@@ -718,15 +718,19 @@ TEST(Memory, ErfExpressionGeluKeepsThreeIntermediatesAsMeasured) {
 }
 
 // Qwen-7B's shape (h 4096, f 11008, MHA, BF16), s 1024, b 1, no recompute. The
-// fused count is 131,584 bytes per token plus the flash log-sum-exp (128); an
-// eager RMSNorm keeps its FP32 input copy (4h) and normalised output (2h) where
-// a fused one keeps input and output (2h + 2h): 2 x 2h more; an eager SwiGLU
-// keeps gate, up, SiLU output and product (4f) where the fused one keeps 3f.
+// fused count is 131,584 bytes per token plus the flash log-sum-exp (128); a
+// fused RMSNorm keeps its input and, as the next GEMM's input, its output
+// (2h + 2h). An eager one (x.float() * rsqrt(mean(x^2) + eps), cast back, times
+// the weight) keeps the FP32 input copy (4h: pow and mul save it), the
+// normalised tensor before the weight (2h: the weight multiply saves it) and
+// the output (2h): 2 x 4h more. An eager SwiGLU keeps gate, up, SiLU output
+// and product (4f) where the fused one keeps 3f.
 // Measured on the H200 (h200-torch2.11.jsonl, separate Q, K, V projections as
 // Hugging Face's code has them): no recompute saves 6,767,176,964 bytes and
 // block checkpointing 924,248,580 at 1024 tokens, so a layer keeps
 // (6,767,176,964 - 924,248,580) / (1024 x 32) + 2h (its input) = 186,500 bytes
-// per token. The count is 9% under it: about 4h per token not accounted for.
+// per token. The count is 186,496. (Counting the norm's normalised tensor and
+// its output as one, as this test did before, left 4h per token unexplained.)
 TEST(Memory, EagerRmsNormAndSwigluKeepTheirFp32AndFourthCopies) {
   const spec::ModelSpec m = spec::load_model("qwen-7b");
   const spec::Workload w = workload(1024, 1);
@@ -737,14 +741,15 @@ TEST(Memory, EagerRmsNormAndSwigluKeepTheirFp32AndFourthCopies) {
   EXPECT_DOUBLE_EQ(fused, 1024.0 * (131584 + 128));
   eager.eager_rmsnorm = eager.eager_swiglu = true;
   const double per_token = cost::layer_activation_bytes(m, eager, w, p) / 1024;
-  EXPECT_DOUBLE_EQ(per_token, 131584 + 128 + 4 * 4096 + 2 * 11008);
+  EXPECT_DOUBLE_EQ(per_token, 131584 + 128 + 8 * 4096 + 2 * 11008);
   const double measured = (6767176964.0 - 924248580.0) / (1024 * 32) + 2 * 4096;
-  EXPECT_GT(per_token / measured, 0.88);
-  EXPECT_LT(per_token / measured, 0.95);
+  EXPECT_NEAR(per_token / measured, 1.0, 0.001);
   EXPECT_LT(fused / 1024 / measured, 0.72);  // the fused count alone misses 29%
-  // FP32 training: the upcast is no copy, so the norms keep what fused ones do.
+  // FP32 training: the upcast is the input itself, but the normalised tensor
+  // before the weight is still a copy of the input's size: 4h per norm again.
   const spec::Workload fp32 = [&] { spec::Workload x = w; x.precision = spec::Precision::fp32; return x; }();
   spec::Stack swiglu_only;
   swiglu_only.eager_swiglu = true;
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, eager, fp32, p), cost::layer_activation_bytes(m, swiglu_only, fp32, p));
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, eager, fp32, p) - cost::layer_activation_bytes(m, swiglu_only, fp32, p),
+                   1024.0 * 8 * 4096);
 }

@@ -218,14 +218,14 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. At this commit: 5.7% over 214
+// refused, >= 90% of published OOMs refused. At this commit: 5.6% over 214
 // runs (6.2% before a tied output layer on BERT's last pipeline stage kept its
 // copy of the word embedding: Megatron-LM CI's BERT PP rows 11-16% -> 1-7% under; torchtitan 4.3% over 19: its H200 pair 1-5% under with the compiled
 // loss's 4 bytes per logit, stacks/torchtitan-compile-2025.json; its 70B TP 8
 // pair 12-18% under before loss_parallel's 16 bytes, loss_bytes_per_logit_tp; its 405B PP rows were 46-52% under before the
 // stage was held gathered, stacks/torchtitan.json fsdp_gathered_under_pipeline),
 // every source at most 12.7% (ms-swift, its Qwen3-30B-A3B Megatron run 26%
-// under; torchtune's one run 14.9% -> 4.7% under once its eager RMSNorm and
+// under; torchtune's one run 14.9% -> 0.4% under once its eager RMSNorm and
 // SwiGLU keep what autograd saves, stacks eager_activations), none of 531
 // runs that ran refused, 17 of 24 OOMs refused (bigscience's V100 PP 2 MBS 16
 // on 32 GB since DeepSpeed's pipeline loss counts the 16-bit logit gradient;
@@ -241,7 +241,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 214);
-  EXPECT_LE(v.overall.memory_mape, 0.058);
+  EXPECT_LE(v.overall.memory_mape, 0.057);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;

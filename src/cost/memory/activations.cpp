@@ -69,9 +69,14 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
 }
 
 // Bytes per token an eager PyTorch layer keeps beyond the fused kernels' (see
-// Stack::eager_rmsnorm), by what autograd saves: each RMSNorm's FP32 input copy
-// in place of its 16-bit input, SwiGLU's fourth FFN-wide tensor, an erf GELU's
-// two extra ones. Dense layers only. Checked against a measurement on an H200:
+// Stack::eager_rmsnorm), by what autograd saves: an RMSNorm written as
+// x.float() * rsqrt(mean(x^2) + eps), cast back and times the weight keeps the
+// FP32 input (pow and mul save it) and the normalized tensor in the input dtype
+// (the weight multiply saves it), where a fused norm keeps its input alone: 4h
+// bytes more per norm in 16-bit training (4h + 2h - 2h) and in FP32 (the upcast
+// is the input itself; the normalized copy, 4h, is not). Then SwiGLU's fourth
+// FFN-wide tensor and an erf GELU's two extra ones. Dense layers only. The sum
+// is what an eager Qwen-7B layer keeps on an H200, to the byte per token:
 // data/measured-activations/h200-torch2.11.jsonl.
 struct EagerExtra {
   double outside = 0, inside = 0;  // bytes; inside already per TP rank
@@ -80,7 +85,7 @@ struct EagerExtra {
 EagerExtra eager_extra(const spec::ModelSpec& m, const spec::Stack& stack, double t, double e) {
   EagerExtra x;
   if (m.moe()) return x;
-  if (stack.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = 2 * std::max(0.0, 4 - e) * m.hidden;
+  if (stack.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = 2 * 4.0 * m.hidden;  // two norms
   if (stack.eager_swiglu && m.mlp == spec::MlpKind::swiglu) x.inside += e * m.ffn_hidden / t;
   if (stack.erf_expression_gelu && m.mlp == spec::MlpKind::gelu) x.inside += 2 * e * m.ffn_hidden / t;
   return x;
