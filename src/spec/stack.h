@@ -77,9 +77,10 @@ struct Stack {
   double rotary_bytes_per_element = 0;  // per rotated query / key element
   // Activations an eager PyTorch layer keeps beyond the fused kernels' (Megatron,
   // Transformer Engine) that the activation terms assume: each RMSNorm's FP32
-  // input copy and normalized output, SwiGLU's gate, up and SiLU outputs apart, and GELU written as
-  // an erf expression (three intermediates kept, not its input). Optional in
-  // files ("eager_activations"); absent: all fused.
+  // input copy and its normalized tensor before the weight, SwiGLU's gate, up
+  // and SiLU outputs apart, and GELU written as an erf expression (three
+  // intermediates kept, not its input). Optional in files ("eager_activations");
+  // absent: all fused.
   bool eager_rmsnorm = false, eager_swiglu = false, erf_expression_gelu = false;
   double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
   // Where the loss takes another path once the logits are split over TP
