@@ -59,6 +59,12 @@ struct Stack {
   bool fp8_saves_gemm_inputs_in_fp8 = false;
   ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
+  // The experts scale an unfused activation's output by the router's
+  // probabilities before the second GEMM (Megatron-Core), so autograd keeps that
+  // output beside the scaled one: one expert-FFN-wide tensor more per routed
+  // token for GeLU experts (a fused weighted SwiGLU keeps its input alone);
+  // optional in files ("moe_probs_after_activation").
+  bool moe_probs_after_activation = false;
   // The MoE dispatcher sends a token once to each other instance that holds
   // one of its experts and fans it out there (DeepEP / HybridEP), instead of
   // one copy per expert (a plain all-to-all); optional in files.

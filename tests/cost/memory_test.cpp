@@ -753,3 +753,33 @@ TEST(Memory, EagerRmsNormAndSwigluKeepTheirFp32AndFourthCopies) {
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, eager, fp32, p) - cost::layer_activation_bytes(m, swiglu_only, fp32, p),
                    1024.0 * 8 * 4096);
 }
+
+// Megatron-Core scales a GeLU expert's activation by the router probability
+// before fc2 (megatron/core/transformer/moe/experts.py at d98e8a64), so the
+// multiply keeps the activation's output: one expert-FFN-wide BF16 tensor more
+// per routed token. The CI's 12-layer MoE GPT (h 512, 8 GeLU experts of 2048,
+// top-1) at TP 2, expert TP 2, s 1024, micro-batch 4, balanced routing:
+// 4096 tokens x 1 x 2048 / 2 x 2 bytes = 8,388,608 bytes more per layer. A
+// SwiGLU model is untouched (its fused weighted SwiGLU takes the probability
+// inside the kernel).
+TEST(Memory, GeluExpertsScaledAfterTheActivationKeepItsOutput) {
+  const spec::ModelSpec m = spec::load_model("megatron-ci-gpt-12l-512h-moe8-top1");
+  ASSERT_TRUE(m.moe());
+  spec::Workload w = workload(1024, 32);
+  spec::Plan p;
+  p.tp = p.etp = 2;
+  p.ep = 2;
+  p.sp = true;
+  p.micro_batch = 4;
+  p.recompute = spec::Recompute::none;
+  spec::Stack stack = spec::load_stack("megatron-lm-unfused-attn-ep");
+  ASSERT_TRUE(stack.moe_probs_after_activation);
+  const double scaled = cost::layer_activation_bytes(m, stack, w, p);
+  stack.moe_probs_after_activation = false;
+  EXPECT_DOUBLE_EQ(scaled - cost::layer_activation_bytes(m, stack, w, p), 8388608.0);
+
+  const spec::ModelSpec swiglu = spec::load_model("qwen3-30b-a3b");
+  const double plain = cost::layer_activation_bytes(swiglu, stack, w, p);
+  stack.moe_probs_after_activation = true;
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(swiglu, stack, w, p), plain);
+}

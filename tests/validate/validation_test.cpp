@@ -218,8 +218,9 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
 // 12's targets: MAPE <= 10% overall and <= 15% per source, no run that ran
-// refused, >= 90% of published OOMs refused. At this commit: 6.2% over 247
-// runs, 33 of them the Megatron-LM CI's MoE tests, all 5-15% under (5.6% over
+// refused, >= 90% of published OOMs refused. At this commit: 6.0% over 247
+// runs, 33 of them the Megatron-LM CI's MoE tests, all 1-15% under (5-15%
+// before their GeLU experts kept the probability-scaled activation; 5.6% over
 // the other 214; 6.2% before a tied output layer on BERT's last pipeline stage kept its
 // copy of the word embedding: Megatron-LM CI's BERT PP rows 11-16% -> 1-7% under; torchtitan 4.3% over 19: its H200 pair 1-5% under with the compiled
 // loss's 4 bytes per logit, stacks/torchtitan-compile-2025.json; its 70B TP 8
@@ -242,7 +243,7 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
 TEST(Validation, MemoryErrorAndFitBoundaryDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.overall.memory_runs, 247);
-  EXPECT_LE(v.overall.memory_mape, 0.063);
+  EXPECT_LE(v.overall.memory_mape, 0.060);
   EXPECT_GE(v.by_source.size(), 3u);
   for (const auto& [source, figures] : v.by_source)
     if (figures.memory_runs > 0) EXPECT_LE(figures.memory_mape, 0.15) << source;

@@ -30,13 +30,17 @@ struct PerToken {
 // is, layer by layer, dense or MoE: a routed token keeps its permuted input and
 // the expert's intermediates, on etp ranks that gather their tokens (Megatron's
 // alltoall dispatcher), with the busiest rank's load; shared experts follow TP.
-double moe_mla_inside(const spec::ModelSpec& m, double t, double etp, double imbalance) {
+double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double t, double etp, double imbalance) {
   const double heads = m.heads / t, kv = m.kv_heads % int(t) == 0 ? m.kv_heads / t : 1.0;
   const double attention = (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim();
   const double width = m.mlp == spec::MlpKind::swiglu ? 3 : 2;
   if (!m.moe()) return attention + width * m.ffn_hidden / t;
   const double share = double(m.moe_layers()) / m.layers;
-  const double routed = m.top_k * imbalance * (etp * m.hidden + width * m.expert_ffn_hidden) / t;
+  // A GeLU expert scaled by the router's probability after the activation
+  // keeps the activation's output for that multiply (see Stack).
+  const double expert_width =
+      width + (stack.moe_probs_after_activation && m.mlp == spec::MlpKind::gelu ? 1 : 0);
+  const double routed = m.top_k * imbalance * (etp * m.hidden + expert_width * m.expert_ffn_hidden) / t;
   const double moe = routed + width * m.shared_expert_ffn_hidden / t;
   return attention + (1 - share) * width * m.ffn_hidden / t + share * moe;
 }
@@ -48,7 +52,7 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   PerToken x;
   x.outside = 4 * h;
   x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
-  if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, t, etp, imbalance);
+  if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, stack, t, etp, imbalance);
   if (m.dropout) x.bytes_1 = 2 * h;
   x.outside_gemm_inputs = 2 * h;  // the norm outputs: QKV's and the MLP's input
   x.inside_gemm_inputs = m.mla() ? heads * m.value_head_dim() : heads * d;  // the attention output
