@@ -199,6 +199,30 @@ report::Table fit_table(const validate::ValidationResult& v) {
   return t;
 }
 
+report::Table band_table(const validate::ValidationResult& v) {
+  report::Table t;
+  t.key = "fabric_bands";
+  t.title = "Collective shares bounded by measurement (in-sample fit): where the runs press on a band's edge";
+  t.columns = {text_column("family"), text_column("parameter"), number("band low", "", 3), number("band high", "", 3),
+               number("fitted", "", 3), text_column("verdict"), text_column("band from")};
+  for (const auto& f : v.fits)
+    for (size_t k = 0; k < f.parameters.size(); ++k) {
+      const validate::FitParameter& p = f.parameters[k];
+      if (p.band_source.empty() || f.in_sample.fitted_on.empty()) continue;
+      std::string verdict = "inside its band";
+      for (const auto& pin : f.in_sample.pinned)
+        if (pin.name == p.name) {
+          verdict = std::string("refused past its ") + (pin.value <= (pin.low + pin.high) / 2 ? "low" : "high") +
+                    " edge; pulling: ";
+          for (size_t i = 0; i < pin.pulling_runs.size(); ++i) verdict += (i ? ", " : "") + pin.pulling_runs[i];
+          verdict += "; what they lose beyond the band stays in their error";
+        }
+      t.add_row({f.family, p.name, p.lower, p.upper, f.in_sample.values[k], verdict, p.band_source});
+    }
+  if (t.rows.empty()) t.notes.push_back("no family's hardware states a measured collective band");
+  return t;
+}
+
 std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::string& dir,
                                                 std::vector<std::string>& errors) {
   std::filesystem::create_directories(dir);
@@ -226,6 +250,39 @@ std::vector<std::string> write_validation_plots(const validate::ValidationResult
           [](const validate::RunResult& r) { return r.predicted_cross_source; });
   scatter("Predicted against measured, in-sample fit (by stack)", "validation-predicted-vs-measured.png",
           [](const validate::RunResult& r) { return r.predicted_in_sample; });
+  {
+    // Trainium and Gaudi: each table's measured throughput per instance count
+    // against the prediction with its source held out, one panel per family.
+    report::LinePlot lines;
+    lines.title = "Trainium and Gaudi: measured (points) and predicted with the source held out (lines)";
+    for (const char* prefix : {"trainium", "gaudi"}) {
+      report::Panel panel;
+      panel.title = std::string(prefix) + " families";
+      panel.x_label = "instances";
+      panel.y_label = "seq/s per instance";
+      panel.log2_x = panel.log_y = true;
+      for (const auto& t : v.tables) {
+        if (t.runs.size() < 2 || v.runs[t.runs.front()].family.rfind(prefix, 0) != 0) continue;
+        report::Series measured{t.table + " (measured)", {}, {}, false}, predicted{t.table, {}, {}, true};
+        for (size_t i : t.runs) {
+          const validate::RunResult& r = v.runs[i];
+          const double n = r.run.plan.instances;
+          if (!(r.predicted_cross_source > 0)) continue;
+          measured.x.push_back(n), measured.y.push_back(r.run.measured_seqs_per_s / n);
+          predicted.x.push_back(n), predicted.y.push_back(r.predicted_cross_source / n);
+        }
+        if (measured.x.size() < 2 || measured.x.front() == measured.x.back()) continue;
+        panel.series.push_back(measured);
+        panel.series.push_back(predicted);
+      }
+      if (!panel.series.empty()) lines.panels.push_back(panel);
+    }
+    const std::string path = dir + "/validation-trainium-gaudi-scaling.png";
+    if (!lines.panels.empty()) {
+      if (auto o = report::plot_lines(lines, path)) written.push_back(path);
+      else errors.push_back(path + ": " + o.error);
+    }
+  }
   {
     report::ScatterPlot s;
     s.title = "Memory per device: predicted against measured (by stack)";

@@ -19,6 +19,9 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
 report::Table memory_table(const validate::ValidationResult& v);
 report::Table unexpressed_table(const validate::ValidationResult& v);
 report::Table fit_table(const validate::ValidationResult& v);
+// The collective shares that measurements bound (hardware collective_share),
+// and, where a fit presses on a band's edge, the runs that pull it out.
+report::Table band_table(const validate::ValidationResult& v);
 // The held-out error bands, and how the memory band sorts runs that ran and published OOMs.
 report::Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVerdicts& verdicts);
 // Writes predicted-against-measured (cross-source and in-sample, coloured by

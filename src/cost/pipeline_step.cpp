@@ -22,6 +22,12 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
     fwd = fwd_heap.data();
     bwd = bwd_heap.data();
   }
+  // Where the stack cuts a graph at each hand-off, its fixed cost
+  // (spec::Calibration::pipeline_microbatch_overhead_s) holds the chunk, so it
+  // rides the schedule like compute; counted below with the exposed p2p.
+  const double handoff_s = p.pp > 1 && ctx.stack.pipeline_graph_cut_per_micro_batch
+                               ? ctx.calibration.pipeline_microbatch_overhead_s
+                               : 0.0;
   std::fill(fwd, fwd + chunks, chunk_forward_s);
   std::fill(bwd, bwd + chunks, chunk_backward_s);
   fwd[0] += first_forward_extra_s;  // rank 0, chunk 0
@@ -45,6 +51,7 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
     return step;
   }
   const PipelineTime without_p2p = pipeline_time_closed_form(pipe);
+  for (int i = 0; i < chunks; ++i) fwd[i] += handoff_s, bwd[i] += handoff_s;
   const double p2p_bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes() / p.tp;  // scattered across TP
   pipe.p2p_s = ctx.cluster.seconds(net::Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.cp * p.dp}, p.instances,
                                    ctx.calibration.collective);

@@ -59,6 +59,11 @@ struct Calibration {
   std::map<std::string, MemoryEfficiency> memory_by_op;
   CollectiveEfficiency collective;
   double step_overhead_s = 0;  // fixed per-step cost: launch, host sync, data loading
+  // With PP > 1, what each model chunk adds to every micro-batch's forward and
+  // again to its backward beyond compute and the p2p bytes: the hand-off's fixed
+  // cost (on Neuron each send/receive ends one compiled graph and starts the
+  // next; on GPUs a kernel-launch and synchronisation gap). 0 where unmeasured.
+  double pipeline_microbatch_overhead_s = 0;
   // Where each part came from, keyed by calibration_parts() (calibration_origins.h):
   // measured | fitted | assumed. Files that predate it have it inferred on load.
   std::map<std::string, std::string> origins;

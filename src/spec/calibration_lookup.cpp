@@ -1,9 +1,11 @@
 #include "spec/calibration_lookup.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "spec/calibration_io.h"
 #include "spec/calibration_origins.h"
+#include "spec/error.h"
 #include "spec/load.h"
 
 namespace tp::spec {
@@ -26,7 +28,33 @@ Calibration assumed_calibration(const HardwareSpec& hw) {
   c.origin = "assumed";
   c.description = "built-in assumption: GEMM ceiling 70% of peak, 70% of HBM and link bandwidth";
   c.origins = uniform_origins("assumed");
+  if (hw.fabric_share.known()) c.collective.intra_node = hw.fabric_share.centre;
+  if (hw.efa_share.known()) c.collective.inter_node = hw.efa_share.centre;
+  if (hw.fabric_share.known() || hw.efa_share.known())
+    c.description += "; collective shares at the centres of the descriptor's measured bands";
   return c;
+}
+
+namespace {
+
+void check_share(double share, const ShareBand& band, const std::string& file, const std::string& field,
+                 const std::string& what) {
+  constexpr double kSlack = 1e-9;  // a fit's logistic bound reaches the band's edge only in rounding
+  if (!band.known() || (share >= band.low - kSlack && share <= band.high + kSlack)) return;
+  char line[160];
+  std::snprintf(line, sizeof line, "a share of %s within its measured band %.2f-%.2f, got %.3f", what.c_str(),
+                band.low, band.high, share);
+  throw SpecError(file, field, std::string(line) + " (band: " + band.source.substr(0, 200) + ")");
+}
+
+}  // namespace
+
+void check_collective_shares(const Calibration& c, const HardwareSpec& hw, const std::string& file) {
+  const auto origin = c.origins.find("collective");
+  if (origin != c.origins.end() && origin->second == "measured") return;
+  check_share(c.collective.intra_node, hw.fabric_share, file, "$.collective.intra_node",
+              hw.name + "'s fabric inside the instance");
+  check_share(c.collective.inter_node, hw.efa_share, file, "$.collective.inter_node", hw.name + "'s EFA");
 }
 
 CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& stack) {
@@ -36,7 +64,9 @@ CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& st
     // Named relative to the data root, as a user would type it.
     const std::string shown = std::filesystem::relative(candidates[i], data_root()).string();
     const bool for_this_stack = std::filesystem::path(candidates[i]).stem().string().ends_with("+" + stack);
-    return {load_calibration(candidates[i]).calibration, shown, for_this_stack};
+    Calibration c = load_calibration(candidates[i]).calibration;
+    check_collective_shares(c, hw, shown);
+    return {c, shown, for_this_stack};
   }
   return {assumed_calibration(hw), "built-in default", false};
 }

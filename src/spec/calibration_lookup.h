@@ -22,7 +22,13 @@ struct CalibrationChoice {
 // The candidate paths, in lookup order.
 std::vector<std::string> calibration_candidates(const HardwareSpec& hardware, const std::string& stack);
 CalibrationChoice find_calibration(const HardwareSpec& hardware, const std::string& stack);
-// The built-in assumption, named as one.
+// The built-in assumption, named as one: collective shares at the centres of
+// the hardware's measured bands where it states them.
 Calibration assumed_calibration(const HardwareSpec& hardware);
+// Refuses (SpecError naming `file` and the field) a calibration whose fitted or
+// assumed collective share leaves the band the hardware's collective
+// measurements give (HardwareSpec::fabric_share, efa_share). Shares measured on
+// the user's own cluster (origin "measured") are facts and pass.
+void check_collective_shares(const Calibration& calibration, const HardwareSpec& hardware, const std::string& file);
 
 }  // namespace tp::spec

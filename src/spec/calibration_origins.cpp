@@ -11,7 +11,7 @@ std::string part_of_parameter(const std::string& name) {
   if (name.rfind("gemm.", 0) == 0) return "gemm_shape";
   if (name.rfind("memory", 0) == 0) return "memory";
   if (name.rfind("collective.", 0) == 0) return "collective";
-  if (name == "attention_factor" || name == "step_overhead_s") return name;
+  if (name == "attention_factor" || name == "step_overhead_s" || name == "pipeline_microbatch_overhead_s") return name;
   return "";
 }
 
@@ -19,7 +19,8 @@ std::string part_of_parameter(const std::string& name) {
 
 const std::vector<std::string>& calibration_parts() {
   static const std::vector<std::string> parts = {"gemm_ceiling", "gemm_shape", "attention_factor",
-                                                 "memory",       "collective", "step_overhead_s"};
+                                                 "memory",       "collective", "step_overhead_s",
+                                                 "pipeline_microbatch_overhead_s"};
   return parts;
 }
 
@@ -51,6 +52,7 @@ std::map<std::string, std::string> inferred_origins(const Calibration& c, const 
     std::map<std::string, std::string> out = uniform_origins("measured");
     out["collective"] = "assumed";
     out["step_overhead_s"] = "assumed";
+    out["pipeline_microbatch_overhead_s"] = "assumed";
     return out;
   }
   return uniform_origins("assumed");
@@ -75,7 +77,8 @@ std::map<std::string, std::string> origins_from_json(const nlohmann::json& j, co
     for (const std::string& p : parts) known = known || p == key;
     if (!known)
       throw SpecError(file, where,
-                      "a part among gemm_ceiling, gemm_shape, attention_factor, memory, collective, step_overhead_s");
+                      "a part among gemm_ceiling, gemm_shape, attention_factor, memory, collective, step_overhead_s, "
+                      "pipeline_microbatch_overhead_s");
     out[key] = origin;
   }
   return out;

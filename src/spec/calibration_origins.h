@@ -13,7 +13,8 @@
 
 namespace tp::spec {
 
-// gemm_ceiling, gemm_shape (the m/n/k halves), attention_factor, memory, collective, step_overhead_s.
+// gemm_ceiling, gemm_shape (the m/n/k halves), attention_factor, memory, collective, step_overhead_s,
+// pipeline_microbatch_overhead_s.
 const std::vector<std::string>& calibration_parts();
 bool is_origin(const std::string& word);  // measured, fitted, assumed
 

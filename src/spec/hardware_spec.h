@@ -20,6 +20,15 @@ struct PriceQuote {
   std::string source;
 };
 
+// What published collective measurements (nccom-test, hccl_demo, nccl-tests)
+// put a fabric's achieved bus bandwidth at, as a share of its line rate: a
+// fit's prior centre and hard bounds. known() is false where none is stated.
+struct ShareBand {
+  double centre = 0, low = 0, high = 0;
+  std::string source;
+  bool known() const { return high > 0; }
+};
+
 struct HardwareSpec {
   std::string name;         // "trn1.32xlarge"
   std::string source_file;  // where it was loaded from
@@ -49,11 +58,13 @@ struct HardwareSpec {
   double fabric_latency_s = 0;
   // Devices on one chip talk through the chip itself at this bandwidth.
   double on_chip_bytes_per_s = 0;
+  ShareBand fabric_share;  // measured share of the fabric's line rate
 
   // Between instances.
   double efa_gbps = 0;  // per instance, as AWS quotes it
   double efa_latency_s = 0;
   ScaleOut scale_out = ScaleOut::hierarchical;
+  ShareBand efa_share;  // measured share of EFA's line rate
   double efa_bytes_per_s() const { return efa_gbps * 1e9 / 8.0; }
 
   // Reliability and checkpoint storage; assumptions unless a source says otherwise.

@@ -114,6 +114,21 @@ void read_mla(const JsonReader& r, const nlohmann::json& j, ModelSpec& m) {
   m.v_head_dim = r.positive_int(mla, "$.mla", "v_head_dim");
 }
 
+// {"centre", "low", "high", "source", "note"?}: shares of line rate, 0 < low <= centre <= high <= 1.
+ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const std::string& parent_path) {
+  const std::string path = parent_path + ".collective_share";
+  const auto& band = r.object(parent, parent_path, "collective_share");
+  r.only_keys(band, path, {"centre", "low", "high", "source", "note"});
+  ShareBand b;
+  b.centre = r.positive(band, path, "centre");
+  b.low = r.positive(band, path, "low");
+  b.high = r.positive(band, path, "high");
+  b.source = r.string(band, path, "source");
+  if (!(b.low <= b.centre && b.centre <= b.high && b.high <= 1))
+    r.fail(path, "expected shares of line rate with low <= centre <= high <= 1");
+  return b;
+}
+
 }  // namespace
 
 HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file) {
@@ -146,7 +161,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
 
   const auto& fabric = r.object(j, "$", "fabric");
   r.only_keys(fabric, "$.fabric", {"topology", "link_gb_per_s", "rows", "cols", "chip_gb_per_s", "links_per_chip",
-                                   "on_chip_gb_per_s", "latency_us"});
+                                   "on_chip_gb_per_s", "latency_us", "collective_share"});
   const std::string topology = r.choice(fabric, "$.fabric", "topology", {"all-to-all", "torus-2d", "switch"});
   if (topology == "all-to-all") {
     hw.fabric = FabricTopology::all_to_all;
@@ -168,9 +183,11 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   }
   if (hw.devices_per_chip > 1) hw.on_chip_bytes_per_s = r.sourced(fabric, "$.fabric", "on_chip_gb_per_s") * 1e9;
   hw.fabric_latency_s = r.sourced(fabric, "$.fabric", "latency_us") * 1e-6;
+  if (r.has(fabric, "collective_share")) hw.fabric_share = share_band(r, fabric, "$.fabric");
 
   const auto& efa = r.object(j, "$", "efa");
-  r.only_keys(efa, "$.efa", {"gbps", "latency_us", "scale_out"});
+  r.only_keys(efa, "$.efa", {"gbps", "latency_us", "scale_out", "collective_share"});
+  if (r.has(efa, "collective_share")) hw.efa_share = share_band(r, efa, "$.efa");
   hw.efa_gbps = r.sourced(efa, "$.efa", "gbps");
   hw.efa_latency_s = r.sourced(efa, "$.efa", "latency_us") * 1e-6;
   {

@@ -65,6 +65,11 @@ struct Stack {
   // token for GeLU experts (a fused weighted SwiGLU keeps its input alone);
   // optional in files ("moe_probs_after_activation").
   bool moe_probs_after_activation = false;
+  // The pipeline ends a compiled graph at each micro-batch's send and receive
+  // (XLA's mark_step on Neuron), so every hand-off pays the runtime's fixed
+  // cost, Calibration::pipeline_microbatch_overhead_s; optional
+  // ("pipeline_graph_cut_per_micro_batch"), false: the sends are asynchronous.
+  bool pipeline_graph_cut_per_micro_batch = false;
   // The MoE dispatcher sends a token once to each other instance that holds
   // one of its experts and fans it out there (DeepEP / HybridEP), instead of
   // one copy per expert (a plain all-to-all); optional in files.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spec/calibration.h"
+#include "spec/hardware_spec.h"
 #include "validate/predictor.h"
 
 namespace tp::validate {
@@ -19,6 +20,18 @@ struct FitParameter {
   std::string meaning;  // one line, for the calibration file
   // Prior: the assumed value and how far from it the runs may move it freely.
   double prior_centre = 0, prior_sigma = 0;  // sigma 0: no prior
+  // The bounds are a band that collective measurements give (with_measured_bands),
+  // not a mere range: a fit pressed against them is reported (FitResult::pinned).
+  std::string band_source;
+};
+
+// A banded parameter the fit holds at its band's edge: the runs would take it
+// further. The loss those runs carry is left to the other terms.
+struct PinnedParameter {
+  std::string name;
+  double low = 0, high = 0, value = 0;
+  std::string band_source;
+  std::vector<std::string> pulling_runs;  // run ids whose error shrinks past the edge, most first (at most 5)
 };
 
 // Assumed run-to-run scatter of a published throughput, as a log error. It
@@ -26,10 +39,18 @@ struct FitParameter {
 // as a parameter one prior sigma from its centre.
 inline constexpr double kRunNoiseLog = 0.02;
 
-// The default set: GEMM ceiling, inter-instance collective efficiency,
-// collective step latency and a fixed per-step overhead; priors centred on the
-// assumed defaults of spec::Calibration.
+// The default set: GEMM ceiling, attention and memory-bound efficiencies, the
+// collective shares and step latency, and the pipeline's per-micro-batch
+// hand-off (runs only under stacks that cut a graph there); priors centred on
+// the assumed defaults of spec::Calibration.
 std::vector<FitParameter> default_fit_parameters();
+
+// The same set with each collective share bounded by the band that its
+// fabric's published collective measurements give (spec::ShareBand), prior at
+// the band's centre, where every hardware of the family states one (their
+// intersection when several do). Throws spec::SpecError when they do not overlap.
+std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> parameters,
+                                              const std::vector<spec::HardwareSpec>& family_hardware);
 
 // Reads or writes the named field; throws spec::SpecError for an unknown name.
 double& parameter_ref(spec::Calibration& calibration, const std::string& name);
@@ -42,6 +63,7 @@ struct FitResult {
   int iterations = 0;
   int residual_dof = 0;             // runs - fitted parameters
   std::vector<std::string> unfitted;  // parameters no run depends on: they keep their assumed values
+  std::vector<PinnedParameter> pinned;  // banded parameters held at an edge of their band
 };
 
 // grid: n + 2 fixed starts (deterministic, slower); current: one start at the

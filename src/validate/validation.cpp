@@ -59,11 +59,14 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
   std::vector<std::string> families;
   std::map<std::string, std::vector<MeasuredRun>> by_family;
   std::map<std::string, std::string> family_of;  // hardware -> family, each descriptor read once
+  std::map<std::string, std::vector<spec::HardwareSpec>> hardware_of;  // family -> its descriptors
   for (const auto& r : runs) {
     auto [it, fresh] = family_of.try_emplace(r.hardware);
     if (fresh) {
       try {
-        it->second = spec::load_hardware(r.hardware).family;
+        spec::HardwareSpec hw = spec::load_hardware(r.hardware);
+        it->second = hw.family;
+        hardware_of[hw.family].push_back(std::move(hw));
       } catch (const spec::SpecError& e) {  // the run file names a hardware that does not load
         throw spec::SpecError(r.file, "$.hardware (" + r.id + ")", e.what());
       }
@@ -78,7 +81,8 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
     Predictor predictor(group, start);
     FamilyFit ff;
     ff.family = family;
-    ff.parameters = parameters;
+    ff.parameters = with_measured_bands(parameters, hardware_of[family]);
+    const std::vector<FitParameter>& family_parameters = ff.parameters;
 
     // Leave one source out: fit on the family's other sources, predict this one's runs.
     std::vector<double> cross(group.size(), 0.0);
@@ -91,13 +95,13 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
       std::vector<size_t> use;
       for (size_t i = 0; i < group.size(); ++i)
         if (predictor.run(i).source_id != held && predictor.timed(i)) use.push_back(i);
-      ff.without_source[held] = fit(predictor, parameters, use);
+      ff.without_source[held] = fit(predictor, family_parameters, use);
       for (size_t i = 0; i < group.size(); ++i)
         if (predictor.run(i).source_id == held && predictor.timed(i)) cross[i] = predictor.predict_seqs_per_s(i);
     }
 
     predictor.calibration() = start;
-    ff.in_sample = fit(predictor, parameters);
+    ff.in_sample = fit(predictor, family_parameters);
     const spec::Calibration fitted = predictor.calibration();
     std::vector<double> loo(group.size(), 0.0);
     if (leave_one_run_out) {
@@ -107,7 +111,7 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
         std::vector<size_t> use;
         for (size_t i = 0; i < group.size(); ++i)
           if (i != held && predictor.timed(i)) use.push_back(i);
-        fit(predictor, parameters, use, FitStart::current);
+        fit(predictor, family_parameters, use, FitStart::current);
         loo[held] = predictor.predict_seqs_per_s(held);
       }
     }

@@ -31,8 +31,10 @@ TEST(CalibrationIo, RoundTripKeepsExtraSections) {
   // parameters fitted every part (spec/calibration_origins.h).
   nlohmann::json expected = valid();
   expected["attention_backward_factor"] = 1.0;  // absent: the backward at the forward's efficiency
+  expected["pipeline_microbatch_overhead_s"] = 0.0;  // absent: no pipeline hand-off cost
   expected["origins"] = {{"gemm_ceiling", "fitted"}, {"gemm_shape", "fitted"}, {"attention_factor", "fitted"},
-                         {"memory", "fitted"},       {"collective", "fitted"}, {"step_overhead_s", "fitted"}};
+                         {"memory", "fitted"},       {"collective", "fitted"}, {"step_overhead_s", "fitted"},
+                         {"pipeline_microbatch_overhead_s", "fitted"}};
   EXPECT_EQ(calibration_to_json(f), expected);
   EXPECT_EQ(calibration_to_json(calibration_from_json(expected, "mem")), expected);
 }

@@ -32,7 +32,8 @@ tp::spec::CalibrationFile kernel_base() {
   base.calibration.attention_factor = 0.55;
   base.calibration.collective.intra_node = 0.4;
   base.calibration.origins = {{"gemm_ceiling", "measured"}, {"gemm_shape", "measured"}, {"attention_factor", "measured"},
-                              {"memory", "measured"},       {"collective", "fitted"},       {"step_overhead_s", "assumed"}};
+                              {"memory", "measured"},       {"collective", "fitted"},       {"step_overhead_s", "assumed"},
+                              {"pipeline_microbatch_overhead_s", "assumed"}};
   base.extra["measurements"] = nlohmann::json::array();
   base.extra["host"] = {{"fma_peak_flops_per_s", 1e11}};
   base.extra["model"] = nlohmann::json::object();

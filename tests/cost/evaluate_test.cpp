@@ -255,3 +255,34 @@ TEST(Evaluate, EdgeSlotsTakeALayerFromTheFirstAndLastStage) {
   slots.virtual_stages = 2;  // modelled for 1F1B only
   EXPECT_EQ(evaluator.evaluate(slots).problem, cost::PlanProblem::pp_not_dividing_layers);
 }
+
+// The pipeline's per-micro-batch hand-off (Calibration::pipeline_microbatch_overhead_s)
+// holds each chunk once in the forward and once in the backward of every
+// micro-batch: on 1F1B with m micro-batches and p stages the busiest rank pays
+// 2m of them and the fill and drain at most 2(p - 1) more, all counted as
+// exposed pipeline communication. Without a pipeline it costs nothing.
+TEST(Evaluate, PipelineHandOffIsPaidPerMicroBatchPerChunk) {
+  Loaded l = load(seed_cases[6]);  // NeoX 20B, TP 8, PP 4, 4 instances: DP 4, 4096 micro-batches
+  const auto base = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
+  ASSERT_TRUE(base.ok());
+  const double handoff_s = 0.01;
+  l.calibration.pipeline_microbatch_overhead_s = handoff_s;
+  // A stack whose sends are asynchronous pays no hand-off.
+  const auto async = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
+  EXPECT_DOUBLE_EQ(async.estimate.time.step_s, base.estimate.time.step_s);
+  l.stack.pipeline_graph_cut_per_micro_batch = true;
+  const auto slower = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
+  ASSERT_TRUE(slower.ok());
+  const double m = slower.estimate.micro_batches, p = l.plan.pp;
+  const double added = slower.estimate.time.step_s - base.estimate.time.step_s;
+  EXPECT_GE(added, 2 * m * handoff_s * (1 - 1e-9));
+  EXPECT_LE(added, 2 * (m + p - 1) * handoff_s * (1 + 1e-9));
+  EXPECT_NEAR(slower.estimate.time.pp_comm_exposed_s - base.estimate.time.pp_comm_exposed_s, added, 1e-6 * added);
+
+  Loaded flat = load(seed_cases[5]);  // Pythia 6.9B, PP 1
+  flat.stack.pipeline_graph_cut_per_micro_batch = true;
+  const auto before = cost::evaluate(flat.model, flat.hw, flat.stack, flat.calibration, flat.workload, flat.plan);
+  flat.calibration.pipeline_microbatch_overhead_s = handoff_s;
+  const auto after = cost::evaluate(flat.model, flat.hw, flat.stack, flat.calibration, flat.workload, flat.plan);
+  EXPECT_DOUBLE_EQ(after.estimate.time.step_s, before.estimate.time.step_s);
+}

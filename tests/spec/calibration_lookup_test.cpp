@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "expect_spec_error.h"
+#include "spec/calibration_io.h"
 #include "spec/calibration_lookup.h"
 #include "spec/load.h"
 
@@ -51,17 +53,25 @@ TEST(CalibrationCandidates, HardwareThatIsItsOwnFamilyIsNotListedTwice) {
   EXPECT_EQ(c[1], in_dir("h100.json"));
 }
 
-TEST(FindCalibration, Trn1NeuronxDistributedFallsBackToTheFamilyFile) {
-  // No trn1.32xlarge+neuronx-distributed.json nor trainium1+neuronx-distributed.json
-  // is shipped, so the family-wide fit (all trainium1 stacks) serves, not exactly.
+TEST(FindCalibration, Trn1NeuronxDistributedGenerationsHaveTheirOwnFamilyStackFiles) {
+  // The Neuron SDK table's NxD rows fit each software generation apart: 2.15-2.18
+  // (neuronx-distributed) and 2.20 on (neuronx-distributed-2.20).
   ASSERT_FALSE(shipped("trn1.32xlarge+neuronx-distributed.json"));
-  ASSERT_FALSE(shipped("trainium1+neuronx-distributed.json"));
-  ASSERT_TRUE(shipped("trainium1.json"));
-  const CalibrationChoice choice = find_calibration(load_hardware("trn1.32xlarge"), "neuronx-distributed");
+  for (const std::string stack : {"neuronx-distributed", "neuronx-distributed-2.20"}) {
+    const CalibrationChoice choice = find_calibration(load_hardware("trn1.32xlarge"), stack);
+    EXPECT_EQ(choice.file, "data/calibration/trainium1+" + stack + ".json");
+    EXPECT_TRUE(choice.exact);
+    EXPECT_EQ(choice.calibration.name, "trainium1+" + stack + "-fitted");
+    EXPECT_EQ(choice.calibration.origin, "fitted");
+  }
+}
+
+TEST(FindCalibration, StackWithoutItsOwnFitOnTrn1UsesTheFamilyFile) {
+  ASSERT_FALSE(shipped("trainium1+neuronx-distributed-training.json"));
+  const CalibrationChoice choice = find_calibration(load_hardware("trn1.32xlarge"), "neuronx-distributed-training");
   EXPECT_EQ(choice.file, "data/calibration/trainium1.json");
   EXPECT_FALSE(choice.exact);
   EXPECT_EQ(choice.calibration.name, "trainium1-fitted");
-  EXPECT_EQ(choice.calibration.origin, "fitted");
 }
 
 TEST(FindCalibration, Trn1NeuronxNemoMegatronHasItsOwnFamilyStackFile) {
@@ -136,4 +146,52 @@ TEST(FindCalibration, OwnFamilyHardwareFileIsNotExact) {
   const CalibrationChoice choice = find_calibration(hw, "megatron-deepspeed");
   EXPECT_EQ(choice.file, "data/calibration/h100.json");
   EXPECT_FALSE(choice.exact) << "h100.json is the family-wide fit, not one for megatron-deepspeed";
+}
+
+// A fitted or assumed collective share must sit inside the band that the
+// hardware's published collective measurements give; one measured on the
+// user's own cluster is a fact and passes. The message names file and field.
+TEST(CollectiveShares, FittedShareOutsideTheMeasuredBandIsRefused) {
+  HardwareSpec hw = load_hardware("trn1.32xlarge");
+  hw.efa_share = {0.7, 0.6, 0.85, "test band"};
+  hw.fabric_share = {0.8, 0.7, 0.9, "test band"};
+  Calibration c = assumed_calibration(hw);
+  EXPECT_DOUBLE_EQ(c.collective.inter_node, 0.7);  // the band's centre, not the generic 0.7 by chance
+  EXPECT_DOUBLE_EQ(c.collective.intra_node, 0.8);
+  EXPECT_NO_THROW(check_collective_shares(c, hw, "cal.json"));
+  c.collective.inter_node = 0.25;
+  c.origins["collective"] = "fitted";
+  test_support::expect_spec_error([&] { check_collective_shares(c, hw, "cal.json"); }, "$.collective.inter_node",
+                                  "within its measured band 0.60-0.85, got 0.250", "cal.json");
+  c.collective.inter_node = 0.7;
+  c.collective.intra_node = 0.95;
+  test_support::expect_spec_error([&] { check_collective_shares(c, hw, "cal.json"); }, "$.collective.intra_node",
+                                  "0.70-0.90", "cal.json");
+  c.origins["collective"] = "measured";
+  EXPECT_NO_THROW(check_collective_shares(c, hw, "cal.json"));
+  hw.fabric_share = {};  // no measurement: nothing to hold it to
+  c.origins["collective"] = "fitted";
+  EXPECT_NO_THROW(check_collective_shares(c, hw, "cal.json"));
+}
+
+// Issue 37: no shipped calibration's collective share leaves the band its
+// hardware's collective measurements give (so none sits below 20% of it).
+TEST(CollectiveShares, EveryShippedCalibrationSitsInsideItsHardwaresBands) {
+  int checked = 0;
+  for (const auto& hw_file : std::filesystem::directory_iterator(std::filesystem::path(data_root()) / "hardware")) {
+    const HardwareSpec hw = load_hardware(hw_file.path().string());
+    if (!hw.fabric_share.known() && !hw.efa_share.known()) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(calibration_dir())) {
+      const std::string stem = entry.path().stem().string();
+      if (stem != hw.family && stem.rfind(hw.family + "+", 0) != 0 && stem != hw.name &&
+          stem.rfind(hw.name + "+", 0) != 0)
+        continue;
+      const Calibration c = load_calibration(entry.path().string()).calibration;
+      EXPECT_NO_THROW(check_collective_shares(c, hw, entry.path().string())) << stem << " on " << hw.name;
+      if (hw.efa_share.known()) EXPECT_GE(c.collective.inter_node, 0.2 * hw.efa_share.centre) << stem;
+      if (hw.fabric_share.known()) EXPECT_GE(c.collective.intra_node, 0.2 * hw.fabric_share.centre) << stem;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 3) << "the Trainium and Gaudi calibrations are checked against measured bands";
 }

@@ -210,3 +210,24 @@ TEST(LoadHardware, Fp8PeakWhereTheDescriptorStatesOne) {
   j["peak_fp8_tflops_per_chip"] = json{{"value", 190}};
   expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.peak_fp8_tflops_per_chip", "source");
 }
+
+// A fabric's measured collective share: low <= centre <= high <= 1, each > 0, with a source.
+TEST(LoadHardware, CollectiveShareBandIsCheckedAndKept) {
+  json j = trn1();
+  j["efa"]["collective_share"] = {{"centre", 0.8}, {"low", 0.7}, {"high", 0.9}, {"source", "nccom-test"}};
+  const HardwareSpec hw = hardware_from_json(j, "x.json");
+  EXPECT_TRUE(hw.efa_share.known());
+  EXPECT_DOUBLE_EQ(hw.efa_share.low, 0.7);
+  EXPECT_EQ(hw.efa_share.source, "nccom-test");
+  j["efa"]["collective_share"]["low"] = 0.85;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.efa.collective_share", "low <= centre <= high <= 1");
+  j["efa"]["collective_share"]["low"] = 0.7;
+  j["efa"]["collective_share"]["high"] = 1.2;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.efa.collective_share", "<= 1");
+  j["efa"]["collective_share"].erase("high");
+  j["efa"]["collective_share"].erase("source");
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.efa.collective_share", "missing field");
+  json k = trn1();
+  k["fabric"]["collective_share"] = {{"centre", 0.8}, {"low", 0.7}, {"high", 0.9}, {"source", "s"}, {"extra", 1}};
+  expect_spec_error([&] { hardware_from_json(k, "x.json"); }, "$.fabric.collective_share", "extra");
+}
