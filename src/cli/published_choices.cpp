@@ -1,9 +1,13 @@
 #include "cli/published_choices.h"
 
+#include <optional>
+
 #include "cli/search_flags.h"
 #include "report/step_difference.h"
 #include "spec/error.h"
 #include "spec/load.h"
+#include "validate/fit.h"
+#include "validate/predictor.h"
 
 namespace tp::cli {
 namespace {
@@ -24,6 +28,19 @@ search::SearchResult search_at(const cost::Evaluator& evaluator, const validate:
   return search::run_search(evaluator, space, scorer, options);
 }
 
+// The stack's own in-sample fit on its runs of the family, with the family's
+// parameters (bands included), where it has enough timed runs.
+std::optional<spec::Calibration> own_stack_fit(const validate::ValidationResult& v, const validate::FamilyFit& family,
+                                               const std::string& stack, int& runs) {
+  std::vector<validate::MeasuredRun> own;
+  for (const auto& r : v.runs)
+    if (r.timed && r.family == family.family && r.run.stack == stack) own.push_back(r.run);
+  runs = int(own.size());
+  if (runs < kOwnStackFitRuns) return std::nullopt;
+  validate::Predictor predictor(own, spec::Calibration{});
+  return validate::fit(predictor, family.parameters).calibration;
+}
+
 }  // namespace
 
 std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::PublishedChoice>& choices,
@@ -38,7 +55,10 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
       if (!fit) continue;
       const spec::ModelSpec model = spec::load_model(c.model);
       const spec::Stack stack = spec::load_stack(c.stack);
-      const cost::Evaluator evaluator(model, hardware, stack, fit->in_sample.calibration, c.workload);
+      int own_runs = 0;
+      const std::optional<spec::Calibration> own = own_stack_fit(v, *fit, stack.name, own_runs);
+      const spec::Calibration& calibration = own ? *own : fit->in_sample.calibration;
+      const cost::Evaluator evaluator(model, hardware, stack, calibration, c.workload);
       const search::SearchResult all = search_at(evaluator, c, hardware, {});
       search::SpaceConstraints layout;
       layout.tp = c.plan.tp;
@@ -47,6 +67,8 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
       const search::SearchResult same_layout = search_at(evaluator, c, hardware, layout);
       ChoiceCheck check;
       check.choice = c;
+      check.fitted_on = own ? std::to_string(own_runs) + " " + stack.name + " runs"
+                            : fit->family + " family, " + std::to_string(fit->in_sample.fitted_on.size()) + " runs";
       check.feasible = all.drops.feasible;
       if (all.top.empty()) {
         out.push_back(check);
@@ -79,7 +101,8 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
 report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
   report::Table t;
   t.key = "published_layouts";
-  t.title = "Published best layouts against the search (in-sample fit, throughput, closed-form pipeline)";
+  t.title = "Published best layouts against the search (in-sample fit of the choice's stack, else its family; "
+            "throughput, closed-form pipeline)";
   t.columns = {{"published choice", ""},
                {"published plan", ""},
                {"rank", "", report::NumberStyle::integer},
@@ -88,10 +111,11 @@ report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
                {"best with its TP / PP / SP", ""},
                {"that / leader", "", report::NumberStyle::percent},
                {"search leader", ""},
-               {"published trails mainly in", ""}};
+               {"published trails mainly in", ""},
+               {"calibration fitted on", ""}};
   for (const auto& c : checks)
     t.add_row({c.choice.name, describe(c.choice.plan), double(c.published_rank), double(c.feasible),
-               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader, c.cause});
+               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader, c.cause, c.fitted_on});
   t.notes.push_back("rank 0 and 0%: the published plan does not fit or is refused under the model; choices and their "
                     "assumptions are in data/published-choices/*.json");
   return t;

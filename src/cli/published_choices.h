@@ -1,7 +1,10 @@
 // Where the search ranks the layouts that published runs chose as their best
-// (data/published-choices/), under each accelerator's in-sample fit from
-// `validate`: the leader, the published plan's rank and objective against it,
-// and the best plan that keeps the published TP / PP / SP layout.
+// (data/published-choices/), under the calibration `search` would use for the
+// choice's stack: fitted on that stack's runs of the family where it has at
+// least kOwnStackFitRuns timed runs (as data/calibration/<family>+<stack>.json
+// is), else the family's in-sample fit from `validate`. Reported: the leader,
+// the published plan's rank and objective against it, and the best plan that
+// keeps the published TP / PP / SP layout.
 #pragma once
 #include <string>
 #include <vector>
@@ -12,6 +15,8 @@
 
 namespace tp::cli {
 
+inline constexpr int kOwnStackFitRuns = 5;
+
 struct ChoiceCheck {
   validate::PublishedChoice choice;
   std::string leader, best_with_layout;  // plans as describe() writes them
@@ -19,6 +24,7 @@ struct ChoiceCheck {
   double published_ratio = 0;    // published objective / leader's (throughput)
   double layout_ratio = 0;       // best with the published layout / leader's
   std::string cause;             // where the published plan spends most beyond the leader
+  std::string fitted_on;         // which runs the calibration was fitted on
 };
 
 // Choices whose hardware has no fit in `v` are skipped.

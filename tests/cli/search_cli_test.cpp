@@ -110,9 +110,17 @@ TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercentOrNamesTh
   const nlohmann::json choices = rows_of(j, "published_layouts");
   ASSERT_EQ(choices.size(), 1u) << r.out;
   EXPECT_GE(choices[0]["rank"].get<int>(), 1);  // the published plan itself fits and is ranked
-  // Within 3% of the leader, or the cause of the difference is named (issue 11).
+  // Issue 37: ranked under the NxD runs' own fit (as search ranks it), the
+  // authors' TP 8 / PP 1 / SP layout is the search's best layout; the leader
+  // differs only in recompute (none, which the model says fits in 16 GiB), so
+  // the published plan trails by the selective recompute alone (94.0% at this
+  // commit). Within 3% of the leader, or that cause is named.
+  EXPECT_NE(choices[0]["calibration_fitted_on"].get<std::string>().find("neuronx-distributed runs"), std::string::npos)
+      << choices[0];
+  EXPECT_GE(choices[0]["that_leader"].get<double>(), 0.97) << choices[0];
   if (choices[0]["published_leader"].get<double>() < 0.97)
-    EXPECT_EQ(choices[0]["published_trails_mainly_in"].get<std::string>().rfind("DP communication exposed", 0), 0u)
+    EXPECT_EQ(choices[0]["published_trails_mainly_in"].get<std::string>().rfind("backward compute (with recompute)", 0),
+              0u)
         << choices[0];
 }
 
