@@ -1,5 +1,6 @@
 #include "spec/calibration_lookup.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -44,7 +45,9 @@ void check_share(double share, const ShareBand& band, const std::string& file, c
   char line[160];
   std::snprintf(line, sizeof line, "a share of %s within its measured band %.2f-%.2f, got %.3f", what.c_str(),
                 band.low, band.high, share);
-  throw SpecError(file, field, std::string(line) + " (band: " + band.source.substr(0, 200) + ")");
+  // The band's source up to its first colon names where the evidence is (data/fabric-measurements.json ...).
+  const std::string where = band.source.substr(0, std::min<size_t>(band.source.find(':'), 160));
+  throw SpecError(file, field, std::string(line) + " (band: " + where + ")");
 }
 
 }  // namespace
