@@ -185,7 +185,7 @@ PlotOutcome plot_lines(const LinePlot& plot, const std::string& path) {
     std::string setup = "unset logscale; unset y2tics; unset y2label; set ytics mirror\n";
     setup += "set title " + gnuplot_string(panels > 1 ? panel.title : (plot.title.empty() ? panel.title : plot.title)) + "\n";
     setup += "set xlabel " + gnuplot_string(panel.x_label) + "\nset ylabel " + gnuplot_string(panel.y_label) + "\n";
-    setup += "set grid\nset key top left box opaque\n";
+    setup += "set grid\nset key below box\n";  // under the panel: a key inside covered the first points
     if (panel.log2_x) setup += "set logscale x 2\n";
     if (panel.log_y) setup += "set logscale y 10\n";
     if (any_y2) setup += "set ytics nomirror\nset y2tics\nset y2label " + gnuplot_string(panel.y2_label) + "\n";
