@@ -6,8 +6,6 @@
 #include "report/step_difference.h"
 #include "spec/error.h"
 #include "spec/load.h"
-#include "validate/fit.h"
-#include "validate/predictor.h"
 
 namespace tp::cli {
 namespace {
@@ -28,19 +26,6 @@ search::SearchResult search_at(const cost::Evaluator& evaluator, const validate:
   return search::run_search(evaluator, space, scorer, options);
 }
 
-// The stack's own in-sample fit on its runs of the family, with the family's
-// parameters (bands included), where it has enough timed runs.
-std::optional<spec::Calibration> own_stack_fit(const validate::ValidationResult& v, const validate::FamilyFit& family,
-                                               const std::string& stack, int& runs) {
-  std::vector<validate::MeasuredRun> own;
-  for (const auto& r : v.runs)
-    if (r.timed && r.family == family.family && r.run.stack == stack) own.push_back(r.run);
-  runs = int(own.size());
-  if (runs < kOwnStackFitRuns) return std::nullopt;
-  validate::Predictor predictor(own, spec::Calibration{});
-  return validate::fit(predictor, family.parameters).calibration;
-}
-
 }  // namespace
 
 std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::PublishedChoice>& choices,
@@ -56,7 +41,7 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
       const spec::ModelSpec model = spec::load_model(c.model);
       const spec::Stack stack = spec::load_stack(c.stack);
       int own_runs = 0;
-      const std::optional<spec::Calibration> own = own_stack_fit(v, *fit, stack.name, own_runs);
+      const std::optional<spec::Calibration> own = validate::stack_fit(v, *fit, stack.name, kOwnStackFitRuns, own_runs);
       const spec::Calibration& calibration = own ? *own : fit->in_sample.calibration;
       const cost::Evaluator evaluator(model, hardware, stack, calibration, c.workload);
       const search::SearchResult all = search_at(evaluator, c, hardware, {});

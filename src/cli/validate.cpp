@@ -197,13 +197,7 @@ int run_fit(const FitOptions& o) {
   spec::Calibration start = starting_calibration();
   start.accelerator = hardware.accelerator;
   validate::Predictor predictor(runs, start);
-  std::vector<spec::HardwareSpec> family_hardware;
-  for (const auto& r : runs) {
-    spec::HardwareSpec hw = spec::load_hardware(r.hardware);
-    if (std::none_of(family_hardware.begin(), family_hardware.end(), [&](const auto& h) { return h.name == hw.name; }))
-      family_hardware.push_back(std::move(hw));
-  }
-  const auto parameters = validate::with_measured_bands(validate::default_fit_parameters(), family_hardware);
+  const auto parameters = validate::with_measured_bands(validate::default_fit_parameters(), validate::hardware_of(runs));
   const validate::FitResult fit = validate::fit(predictor, parameters);
   spec::CalibrationFile file;
   file.calibration = fit.calibration;

@@ -223,6 +223,64 @@ report::Table band_table(const validate::ValidationResult& v) {
   return t;
 }
 
+namespace {
+
+// Trainium and Gaudi: each table's measured throughput per instance count
+// against the prediction with its source held out, one panel per family prefix.
+report::LinePlot trainium_gaudi_scaling(const validate::ValidationResult& v) {
+  report::LinePlot lines;
+  lines.title = "Trainium and Gaudi: measured (points) and predicted with the source held out (lines)";
+  // A curve joins a table's runs that differ only in instances (sequences per
+  // device per step kept: weak scaling, or strong scaling at one global batch);
+  // the tables with the most cluster sizes come first, at most kCurves a panel.
+  constexpr size_t kCurves = 5;
+  auto same_job = [&](const validate::RunResult& a, const validate::RunResult& b) {
+    const auto& p = a.run.plan;
+    const auto& q = b.run.plan;
+    const bool weak = a.run.workload.global_batch_seqs * b.devices == b.run.workload.global_batch_seqs * a.devices;
+    return a.run.stack == b.run.stack && a.run.workload.seq_len == b.run.workload.seq_len &&
+           a.run.workload.precision == b.run.workload.precision && p.tp == q.tp && p.pp == q.pp &&
+           p.micro_batch == q.micro_batch &&
+           (weak || a.run.workload.global_batch_seqs == b.run.workload.global_batch_seqs);
+  };
+  for (const char* prefix : {"trainium", "gaudi"}) {
+    std::vector<std::pair<std::string, std::vector<size_t>>> curves;
+    for (const auto& t : v.tables) {
+      if (t.runs.empty() || v.runs[t.runs.front()].family.rfind(prefix, 0) != 0) continue;
+      std::vector<size_t> curve;
+      for (size_t i : t.runs)
+        if (v.runs[i].predicted_cross_source > 0 && same_job(v.runs[t.runs.front()], v.runs[i]) &&
+            (curve.empty() || v.runs[curve.back()].run.plan.instances < v.runs[i].run.plan.instances))
+          curve.push_back(i);
+      if (curve.size() >= 2) curves.push_back({t.table, curve});
+    }
+    std::stable_sort(curves.begin(), curves.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    report::Panel panel;
+    panel.title = std::string(prefix) + " families";
+    panel.x_label = "instances";
+    panel.y_label = "seq/s per instance";
+    panel.log2_x = panel.log_y = true;
+    for (size_t c = 0; c < curves.size() && c < kCurves; ++c) {
+      std::string name = curves[c].first;  // short enough for the key under the panel
+      if (name.rfind("Neuron SDK trn1 ", 0) == 0) name = "Neuron " + name.substr(16);
+      if (name.size() > 34) name = name.substr(0, 20) + "~" + name.substr(name.size() - 13);  // keeps the version
+      report::Series measured{name + " (measured)", {}, {}, false}, predicted{name, {}, {}, true};
+      for (size_t i : curves[c].second) {
+        const validate::RunResult& r = v.runs[i];
+        const double n = r.run.plan.instances;
+        measured.x.push_back(n), measured.y.push_back(r.run.measured_seqs_per_s / n);
+        predicted.x.push_back(n), predicted.y.push_back(r.predicted_cross_source / n);
+      }
+      panel.series.push_back(measured);
+      panel.series.push_back(predicted);
+    }
+    if (!panel.series.empty()) lines.panels.push_back(panel);
+  }
+  return lines;
+}
+
+}  // namespace
+
 std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::string& dir,
                                                 std::vector<std::string>& errors) {
   std::filesystem::create_directories(dir);
@@ -251,56 +309,7 @@ std::vector<std::string> write_validation_plots(const validate::ValidationResult
   scatter("Predicted against measured, in-sample fit (by stack)", "validation-predicted-vs-measured.png",
           [](const validate::RunResult& r) { return r.predicted_in_sample; });
   {
-    // Trainium and Gaudi: each table's measured throughput per instance count
-    // against the prediction with its source held out, one panel per family.
-    report::LinePlot lines;
-    lines.title = "Trainium and Gaudi: measured (points) and predicted with the source held out (lines)";
-    // A curve joins a table's runs that differ only in instances (sequences per
-    // device per step kept: weak scaling, or strong scaling at one global batch);
-    // the tables with the most cluster sizes come first, at most kCurves a panel.
-    constexpr size_t kCurves = 5;
-    auto same_job = [&](const validate::RunResult& a, const validate::RunResult& b) {
-      const auto& p = a.run.plan;
-      const auto& q = b.run.plan;
-      const bool weak = a.run.workload.global_batch_seqs * b.devices == b.run.workload.global_batch_seqs * a.devices;
-      return a.run.stack == b.run.stack && a.run.workload.seq_len == b.run.workload.seq_len &&
-             a.run.workload.precision == b.run.workload.precision && p.tp == q.tp && p.pp == q.pp &&
-             p.micro_batch == q.micro_batch &&
-             (weak || a.run.workload.global_batch_seqs == b.run.workload.global_batch_seqs);
-    };
-    for (const char* prefix : {"trainium", "gaudi"}) {
-      std::vector<std::pair<std::string, std::vector<size_t>>> curves;
-      for (const auto& t : v.tables) {
-        if (t.runs.empty() || v.runs[t.runs.front()].family.rfind(prefix, 0) != 0) continue;
-        std::vector<size_t> curve;
-        for (size_t i : t.runs)
-          if (v.runs[i].predicted_cross_source > 0 && same_job(v.runs[t.runs.front()], v.runs[i]) &&
-              (curve.empty() || v.runs[curve.back()].run.plan.instances < v.runs[i].run.plan.instances))
-            curve.push_back(i);
-        if (curve.size() >= 2) curves.push_back({t.table, curve});
-      }
-      std::stable_sort(curves.begin(), curves.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-      report::Panel panel;
-      panel.title = std::string(prefix) + " families";
-      panel.x_label = "instances";
-      panel.y_label = "seq/s per instance";
-      panel.log2_x = panel.log_y = true;
-      for (size_t c = 0; c < curves.size() && c < kCurves; ++c) {
-        std::string name = curves[c].first;  // short enough for the key under the panel
-        if (name.rfind("Neuron SDK trn1 ", 0) == 0) name = "Neuron " + name.substr(16);
-        if (name.size() > 34) name = name.substr(0, 20) + "~" + name.substr(name.size() - 13);  // keeps the version
-        report::Series measured{name + " (measured)", {}, {}, false}, predicted{name, {}, {}, true};
-        for (size_t i : curves[c].second) {
-          const validate::RunResult& r = v.runs[i];
-          const double n = r.run.plan.instances;
-          measured.x.push_back(n), measured.y.push_back(r.run.measured_seqs_per_s / n);
-          predicted.x.push_back(n), predicted.y.push_back(r.predicted_cross_source / n);
-        }
-        panel.series.push_back(measured);
-        panel.series.push_back(predicted);
-      }
-      if (!panel.series.empty()) lines.panels.push_back(panel);
-    }
+    const report::LinePlot lines = trainium_gaudi_scaling(v);
     const std::string path = dir + "/validation-trainium-gaudi-scaling.png";
     if (!lines.panels.empty()) {
       if (auto o = report::plot_lines(lines, path)) written.push_back(path);

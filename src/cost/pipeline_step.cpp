@@ -51,7 +51,8 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
     return step;
   }
   const PipelineTime without_p2p = pipeline_time_closed_form(pipe);
-  for (int i = 0; i < chunks; ++i) fwd[i] += handoff_s, bwd[i] += handoff_s;
+  if (handoff_s > 0)
+    for (int i = 0; i < chunks; ++i) fwd[i] += handoff_s, bwd[i] += handoff_s;
   const double p2p_bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes() / p.tp;  // scattered across TP
   pipe.p2p_s = ctx.cluster.seconds(net::Collective::point_to_point, p2p_bytes, {p.pp, p.tp * p.cp * p.dp}, p.instances,
                                    ctx.calibration.collective);

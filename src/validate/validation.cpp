@@ -52,6 +52,25 @@ std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std
   return out;
 }
 
+std::vector<spec::HardwareSpec> hardware_of(const std::vector<MeasuredRun>& runs) {
+  std::vector<spec::HardwareSpec> out;
+  for (const auto& r : runs)
+    if (std::none_of(out.begin(), out.end(), [&](const spec::HardwareSpec& h) { return h.name == r.hardware; }))
+      out.push_back(spec::load_hardware(r.hardware));
+  return out;
+}
+
+std::optional<spec::Calibration> stack_fit(const ValidationResult& v, const FamilyFit& family, const std::string& stack,
+                                           int min_runs, int& runs) {
+  std::vector<MeasuredRun> own;
+  for (const auto& r : v.runs)
+    if (r.timed && r.family == family.family && r.run.stack == stack) own.push_back(r.run);
+  runs = int(own.size());
+  if (runs < min_runs) return std::nullopt;
+  Predictor predictor(own, spec::Calibration{});
+  return fit(predictor, family.parameters).calibration;
+}
+
 ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
                                const std::vector<FitParameter>& parameters, bool leave_one_run_out) {
   ValidationResult result;

@@ -8,6 +8,7 @@
 // ran but are refused, published out-of-memory runs accepted).
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,5 +87,16 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
 
 // The runs of one hardware, in input order.
 std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std::string& hardware);
+
+// The hardware descriptors the runs name, each once, in first-seen order
+// (what with_measured_bands takes for a family's runs).
+std::vector<spec::HardwareSpec> hardware_of(const std::vector<MeasuredRun>& runs);
+
+// A stack's own in-sample fit on its timed runs of one family in `v`, with the
+// family's parameters (bands included), as `calibrate fit --stack` fits
+// data/calibration/<family>+<stack>.json; nullopt with fewer than `min_runs`
+// runs. `runs` receives their count either way.
+std::optional<spec::Calibration> stack_fit(const ValidationResult& v, const FamilyFit& family, const std::string& stack,
+                                           int min_runs, int& runs);
 
 }  // namespace tp::validate
