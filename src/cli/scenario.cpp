@@ -35,10 +35,11 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
   c->add_option("--tokens", o.tokens, "Tokens to train; default 20 per parameter (Chinchilla-optimal)")
       ->check(non_negative());
   c->add_option("--precision", o.precision,
-                "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32, or fp8 "
-                "(mixed-bf16 with FP8 GEMMs in the transformer layers: hardware with an FP8 peak, a stack that offers it)")
+                "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32, fp8 "
+                "(mixed-bf16 with FP8 GEMMs in the transformer layers: hardware with an FP8 peak, a stack that offers it), "
+                "or fp32-bf16-matmul (an FP32 model whose matmuls the compiler casts to BF16: neuronx-cc --auto-cast matmult)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32", "fp8"}));
+      ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32", "fp8", "fp32-bf16-matmul"}));
   c->add_option("--expert-imbalance", o.expert_imbalance,
                 "MoE models: tokens the busiest expert-parallel rank computes over the mean (an assumption; 1: "
                 "balanced routing), capped by the model's capacity factor")

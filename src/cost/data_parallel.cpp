@@ -10,7 +10,8 @@ double gradient_element_bytes(const spec::Stack& stack, spec::Precision precisio
     case spec::Precision::mixed_bf16:
     case spec::Precision::fp8: return stack.main_grad_bytes;  // FP8 GEMMs, gradients as mixed BF16
     case spec::Precision::bf16_sr: return 2;
-    case spec::Precision::fp32: return 4;
+    case spec::Precision::fp32:
+    case spec::Precision::fp32_bf16_matmul: return 4;
   }
   return 4;
 }

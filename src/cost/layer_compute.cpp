@@ -20,7 +20,7 @@ bool row_aligned(const spec::HardwareSpec& hw, double element_bytes, double elem
 }  // namespace
 
 double matrix_peak(const StepContext& ctx, double peak, double row_a, double row_b) {
-  const double e = ctx.element_bytes();
+  const double e = spec::matmul_element_bytes(ctx.workload.precision);
   return row_aligned(ctx.hardware, e, row_a) && row_aligned(ctx.hardware, e, row_b)
              ? peak
              : std::min(peak, ctx.hardware.peak_fp32_flops_per_s);
@@ -28,7 +28,7 @@ double matrix_peak(const StepContext& ctx, double peak, double row_a, double row
 
 bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                 spec::Precision precision) {
-  const double e = spec::element_bytes(precision);
+  const double e = spec::matmul_element_bytes(precision);
   return stack.attention != spec::AttentionKernel::flash &&
          !(row_aligned(hw, e, m.qk_head_dim()) && row_aligned(hw, e, m.value_head_dim()));
 }

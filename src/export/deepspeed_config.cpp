@@ -37,6 +37,8 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr) cannot("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
   if (job.workload.precision == spec::Precision::fp8) cannot("bf16.enabled", "mixed-bf16 or fp32; FP8 is not offered");
+  if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
+    cannot("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (p.sp) cannot("--sequence-parallel", "no sequence parallelism: Megatron-DeepSpeed (bigscience) has none");
   if (p.virtual_stages > 1) cannot("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
   if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: not offered");

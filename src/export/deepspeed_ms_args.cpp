@@ -31,6 +31,8 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr)
     cannot("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
+  if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
+    cannot("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (job.workload.precision == spec::Precision::fp8)
     cannot("--fp8-hybrid", "mixed-bf16 or fp32; FP8 needs --transformer-impl transformer_engine, which DeepSpeed's "
                            "pipeline model (ParallelTransformerLayerPipe) does not use");

@@ -27,6 +27,8 @@ std::string write_megatron(const LaunchJob& job) {
   if (m.position == spec::PositionKind::alibi) cannot("--position-embedding-type", "learned_absolute or rope; ALiBi is not offered");
   if (job.workload.precision == spec::Precision::bf16_sr)
     cannot("--bf16", "BF16 with stochastic rounding is not a Megatron-LM precision; use --precision mixed-bf16");
+  if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
+    cannot("--bf16", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (p.uneven_stages) cannot("--decoder-first-pipeline-num-layers", "uneven pipeline stages are not exported yet");
   if (p.sp && p.tp == 1) cannot("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) cannot("--tp-comm-overlap", "--sequence-parallel as well");

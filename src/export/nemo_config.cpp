@@ -28,6 +28,8 @@ std::string write_nemo(const LaunchJob& job) {
     throw spec::SpecError(kWhere, "model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
   if (job.workload.precision == spec::Precision::bf16_sr)
     throw spec::SpecError(kWhere, "trainer.precision", "bf16 (O2) or 32; BF16 with stochastic rounding is not a NeMo precision");
+  if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
+    throw spec::SpecError(kWhere, "trainer.precision", "bf16 (O2) or 32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (p.uneven_stages) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   if (p.cp > 1) throw spec::SpecError(kWhere, "model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use --emit megatron)");

@@ -20,6 +20,8 @@ std::string write_nxd(const LaunchJob& job) {
     throw spec::SpecError(kWhere, "model.position_embedding_type", "learned_absolute or rope; ALiBi is not offered");
   if (job.workload.precision == spec::Precision::fp8)
     throw spec::SpecError(kWhere, "precision.type", "mixed_precision, bf16SR or fp32; FP8 training is not offered");
+  if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
+    throw spec::SpecError(kWhere, "precision.type", "mixed_precision, bf16SR or fp32; an auto-cast FP32 model is not exported yet");
   if (p.zero > 1) throw spec::SpecError(kWhere, "distributed_strategy.zero1", "ZeRO 0 or 1; NxD offers no ZeRO-" + std::to_string(p.zero));
   if (p.overlap_tp_comm) throw spec::SpecError(kWhere, "distributed_strategy", "no async TP; NxD offers no TP communication overlap");
   if (p.uneven_stages) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");

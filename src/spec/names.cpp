@@ -23,11 +23,12 @@ const char* to_string(Precision p) {
     case Precision::bf16_sr: return "bf16-sr";
     case Precision::fp32: return "fp32";
     case Precision::fp8: return "fp8";
+    case Precision::fp32_bf16_matmul: return "fp32-bf16-matmul";
   }
   return "?";
 }
 bool parse_precision(std::string_view text, Precision& out) {
-  for (Precision p : {Precision::mixed_bf16, Precision::bf16_sr, Precision::fp32, Precision::fp8})
+  for (Precision p : kPrecisions)
     if (text == to_string(p)) return out = p, true;
   return false;
 }

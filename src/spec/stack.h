@@ -54,6 +54,9 @@ struct Stack {
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   bool sequence_parallel = true;
   bool fp8 = false;  // offers FP8 GEMMs (Precision::fp8)
+  // Its compiler casts an FP32 model's matmuls to BF16 (Precision::fp32_bf16_matmul;
+  // neuronx-cc --auto-cast matmult); optional in files.
+  bool fp32_bf16_matmul = false;
   // Under FP8, the linear GEMMs' inputs kept for the weight gradient are FP8
   // (Transformer Engine), not BF16 (torchao re-casts in backward); optional.
   bool fp8_saves_gemm_inputs_in_fp8 = false;

@@ -80,7 +80,7 @@ void read_workload_and_plan(const json& j, const std::string& file, spec::Worklo
   workload.document_tokens = optional_int(w, "document_tokens", 0, 1, workload.seq_len, file, wp);
   const std::string precision = need_string(w, "precision", file, wp);
   if (!spec::parse_precision(precision, workload.precision))
-    throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr, fp32 or fp8");
+    throw spec::SpecError(file, wp + ".precision", "mixed-bf16, bf16-sr, fp32, fp8 or fp32-bf16-matmul");
   const json& p = need(j, "plan", file, "");
   if (!p.is_object()) throw spec::SpecError(file, pp, "an object");
   spec::check_known_keys(p, file, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "edge_layer_slots", "micro_batch", "grad_accum",

@@ -188,6 +188,23 @@ TEST(Evaluate, HugeSchedulesFallBackToTheClosedForm) {
 namespace tp::cost {
 namespace {
 
+// An auto-cast FP32 model is a compiler's mode (neuronx-cc --auto-cast
+// matmult): a stack whose file does not say its compiler does it refuses it.
+TEST(Evaluate, Fp32WithBf16MatmulsNeedsAStackWhoseCompilerCasts) {
+  const spec::ModelSpec model = spec::load_model("bert-large-hf");
+  const spec::Workload cast{128, 512, 0, spec::Precision::fp32_bf16_matmul};
+  const spec::HardwareSpec trn1 = spec::load_hardware("trn1.32xlarge");
+  const spec::Calibration calibration;
+  try {
+    Evaluator(model, trn1, spec::load_stack("neuronx-distributed"), calibration, cast);
+    FAIL() << "neuronx-distributed does not say its compiler casts FP32 matmuls";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("fp32-bf16-matmul (an FP32 model whose matmuls the compiler casts to BF16) is not offered by neuronx-distributed"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(Evaluator(model, trn1, spec::load_stack("torch-neuronx-hf"), calibration, cast));
+}
+
 // FP8 needs an FP8 matrix path in the hardware descriptor and a stack that
 // offers it; otherwise the Evaluator refuses with the reason, never an inf.
 TEST(Evaluate, Fp8IsRefusedWithoutAnFp8PathOrStack) {

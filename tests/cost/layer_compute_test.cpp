@@ -194,7 +194,6 @@ TEST(LayerCompute, NoAlignmentRuleKeepsThePeak) {
   testing::StepFixture f("llama2-7b", "trn1.32xlarge", 4096, 8, spec::Precision::mixed_bf16, p);
   EXPECT_DOUBLE_EQ(matrix_peak(f.context(), 1e14, 4096, 150), 1e14);
 }
-
 }  // namespace
 }  // namespace tp::cost
 
@@ -219,6 +218,31 @@ TEST(LayerCompute, Fp8RunsTheLinearGemmsAtTheFp8Peak) {
   // 4096 tokens x 4 heads x 128 x 3 bytes at 3.35 TB/s x 0.7 (the assumed memory efficiency).
   const double cast_s = 4096.0 * 4 * 128 * 3 / (fp8.hardware.hbm_bytes_per_s * 0.7);
   EXPECT_NEAR(b.memory_forward_s - a.memory_forward_s, cast_s, cast_s * 1e-9);
+}
+
+// An FP32 model whose matmuls neuronx-cc casts to BF16 (--auto-cast matmult,
+// aws-neuron-sdk neuronx-cc-training-mixed-precision.rst: "the remaining
+// operations are performed in the data type specified by the model"): its
+// GEMMs take BF16's time, its norms, residuals and activations FP32's bytes.
+// BERT-Large on one trn1 NeuronCore, s 128, micro-batch 16.
+TEST(LayerCompute, Fp32ModelWithBf16MatmulsPaysFp32BytesAtBf16GemmSpeed) {
+  spec::Plan p;
+  p.instances = 1;
+  p.micro_batch = 16;
+  const auto at = [&](spec::Precision precision) {
+    testing::StepFixture f("bert-large-hf", "trn1.32xlarge", 128, 512, precision, p);
+    return layer_compute(f.context());
+  };
+  const LayerCompute bf16 = at(spec::Precision::mixed_bf16), cast = at(spec::Precision::fp32_bf16_matmul),
+                     fp32 = at(spec::Precision::fp32);
+  EXPECT_DOUBLE_EQ(cast.gemm_forward_s, bf16.gemm_forward_s);
+  EXPECT_DOUBLE_EQ(cast.gemm_backward_s, bf16.gemm_backward_s);
+  // Twice the bytes, less the dropout masks, which stay one byte an element.
+  EXPECT_GT(cast.memory_forward_s, 1.9 * bf16.memory_forward_s);
+  EXPECT_LT(cast.memory_forward_s, 2 * bf16.memory_forward_s);
+  EXPECT_DOUBLE_EQ(cast.memory_forward_s, fp32.memory_forward_s);
+  // trn1's FP32 peak is a quarter of BF16's (hardware/trn1.32xlarge.json).
+  EXPECT_NEAR(fp32.gemm_forward_s, 4 * cast.gemm_forward_s, cast.gemm_forward_s * 1e-9);
 }
 
 }  // namespace

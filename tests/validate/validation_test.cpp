@@ -239,8 +239,9 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 // tables (149 runs: NxD Llama, Neuron NeMo GPT and Llama, HF BERT; SDK 2.5-2.28)
 // and the optimum-habana CI baselines (23 runs on Gaudi 1, 2 and 3), with each
 // family's collective shares held to measured bands. Issue 37 asks 8% held out
-// per family; at this commit trainium1 is 24.9% held out (HF BERT 30%, NxD 19%,
-// Neuron NeMo 14%; 15.6% in sample) and gaudi1 13.5%. Gaudi 2 and 3 have one
+// per family; at this commit trainium1 is 18.1% held out (HF BERT 19%, NxD 22%,
+// Neuron NeMo 14%; 11.3% in sample; 24.9% and 15.6% before the tables' FP32
+// rows were priced as the auto-cast FP32 models they are) and gaudi1 13.5%. Gaudi 2 and 3 have one
 // source each, so held out they are predicted from the priors alone (37%,
 // 204%); their in-sample error is guarded instead (24.6%, 48.0%: the CI
 // baselines put several Gaudi3 runs below Gaudi2's). The guards hold these
@@ -248,8 +249,8 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.by_family.at("trainium1").timed_runs, 156);
-  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.25);
-  EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.16);
+  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.185);
+  EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
   EXPECT_GE(v.by_family.at("gaudi2").timed_runs + v.by_family.at("gaudi3").timed_runs, 18);

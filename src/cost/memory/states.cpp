@@ -34,7 +34,8 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
       return b;
     }
     case spec::Precision::bf16_sr: return {2, 0, 2, 0, 4, true};
-    case spec::Precision::fp32: return {4, 0, 4, 0, 8, true};
+    case spec::Precision::fp32:
+    case spec::Precision::fp32_bf16_matmul: return {4, 0, 4, 0, 8, true};  // the cast copies are transient
   }
   return {};
 }
