@@ -1,6 +1,8 @@
 // `trainplan compare`: hardware side by side for one model and workload, at
 // equal instance count, equal budget or equal deadline: the best plan on each,
 // tokens per dollar under each price kind, and the ratio to the first hardware.
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -30,8 +32,13 @@ int run(const CompareOptions& o) {
     f.objective = "cost-to-train";
   }
   const std::vector<int> counts = parse_instances(f.instances);
-  if (o.at == "instances" && counts.size() != 1)
-    throw CLI::ValidationError("--instances", "compare --at instances needs one count, e.g. --instances 16");
+  // At equal instances each count is its own comparison; at a budget or a
+  // deadline the counts are the range each hardware's best plan is sought in.
+  std::vector<std::vector<int>> groups;
+  if (o.at == "instances")
+    for (int n : counts) groups.push_back({n});
+  else
+    groups.push_back(counts);
   const auto hardware = split_hardware(f.scenario.hardware);
   std::vector<Scenario> scenarios;
   std::set<std::string> kinds_set;
@@ -46,26 +53,38 @@ int run(const CompareOptions& o) {
   t.title = "Hardware compared at equal " + o.at + ": " + scenarios.front().model.name + ", seq " +
             std::to_string(scenarios.front().workload.seq_len) + ", global batch " +
             std::to_string(scenarios.front().workload.global_batch_seqs) + " (best by " + f.objective + ", " +
-            f.price + " prices)";
-  t.columns = {{"hardware", ""}, {"instances", "", NumberStyle::integer}, {"plan", ""},
+            f.price + " prices where listed)";
+  t.columns = {{"hardware", ""}, {"stack, precision", ""}, {"instances", "", NumberStyle::integer}, {"plan", ""},
                {"throughput", "tokens/s", NumberStyle::integer}, {"MFU", "", NumberStyle::percent, 1},
-               {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
+               {"time to train", "days", NumberStyle::fixed, 2}, {"price", ""},
+               {"cost to train, at that price", "USD", NumberStyle::integer}};
+  t.columns.back().key = "cost_to_train_usd";
   for (const auto& k : kinds) t.columns.push_back({"tokens per USD " + k, "", NumberStyle::integer});
   t.columns.push_back({search::to_string(objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
+  std::size_t without_plan = 0;
+  std::vector<std::string> price_notes;
+  for (const std::vector<int>& group : groups) {
   double first = 0;
   for (const Scenario& s : scenarios) {
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, counts));
-    const search::Scorer scorer(evaluator, space.instance_counts(), price_of(s.hardware, f.price), objective(f),
+    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, group));
+    const spec::PriceChoice price = price_of(s.hardware, f);
+    if (!price.note.empty() && &group == &groups.front()) price_notes.push_back(price.note);
+    const search::Scorer scorer(evaluator, space.instance_counts(),
+                                price.available() ? price.usd_per_instance_hour : NAN, objective(f),
                                 failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
     search::SearchOptions so;
     so.top_k = 1;
     so.threads = f.threads;
     apply_strict_memory(f, so);
     const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
-    std::vector<report::Cell> row{s.hardware.name};
+    std::vector<report::Cell> row{s.hardware.name, s.stack.name + ", " + spec::to_string(s.workload.precision)};
     if (r.top.empty()) {
-      row.push_back(report::Cell{});
+      ++without_plan;
+      std::cerr << "trainplan: no feasible plan for " << s.model.name << " on " << s.hardware.name << " at "
+                << (group.size() == 1 ? std::to_string(group.front()) : f.instances) << " instances: "
+                << search::why_none_kept(r.drops) << "\n";
+      row.push_back(group.size() == 1 ? report::Cell{double(group.front())} : report::Cell{});
       row.push_back(std::string("no feasible plan"));
       while (row.size() < t.columns.size()) row.push_back(report::Cell{});
       t.add_row(row);
@@ -73,8 +92,12 @@ int run(const CompareOptions& o) {
     }
     const search::RankedPlan& b = r.top.front();
     const cost::Estimate& e = b.dag_estimate;
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
     row.insert(row.end(), {double(b.evaluation.plan.instances), describe(b.evaluation.plan), e.tokens_per_s, e.mfu,
-                           b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
+                           b.dag_score.time_to_train_s / 86400.0,
+                           price.available() ? report::Cell{std::string(rate)} : report::Cell{std::string("none")},
+                           b.dag_score.cost_to_train_usd});
     for (const auto& k : kinds) {
       const spec::PriceQuote* q = s.hardware.price(k);
       row.push_back(q ? report::Cell{cost::tokens_per_usd(e.tokens_per_s, b.evaluation.plan.instances, q->usd_per_instance_hour)}
@@ -84,10 +107,14 @@ int run(const CompareOptions& o) {
     row.push_back(b.dag_score.objective / first);
     t.add_row(row);
   }
+  }
   for (const Scenario& s : scenarios)
     for (const std::string& note : scenario_notes(s)) t.notes.push_back(note);
-  t.notes.push_back("Ratio: this hardware's objective figure over the first hardware's (higher is better for "
-                    "throughput and tokens per dollar, lower for time and cost).");
+  for (const std::string& note : price_notes) t.notes.push_back(note);
+  t.notes.push_back(std::string("Ratio: this hardware's objective figure over the first hardware's") +
+                    (groups.size() > 1 ? " at the same instance count" : "") +
+                    " (higher is better for throughput and tokens per dollar, lower for time and cost).");
+  if (without_plan == groups.size() * scenarios.size()) return 2;  // each reason is said; no table
   report::render_tables(std::cout, {t}, f.scenario.format, o.document);
   return 0;
 }
@@ -103,8 +130,8 @@ void add_compare_command(CLI::App& app) {
       "  trainplan compare --hardware trn1.32xlarge,p5.48xlarge --at budget --budget 500000 --instances 1..256");
   add_scenario_options(c, o->flags.scenario, true);
   add_instances_option(c, o->flags, "16");
-  c->add_option("--at", o->at, "instances (one count), budget (fastest within --budget) or deadline "
-                               "(cheapest within --deadline)")
+  c->add_option("--at", o->at, "instances (each count of --instances compared on its own: --instances 8,16,64), "
+                               "budget (fastest within --budget) or deadline (cheapest within --deadline)")
       ->capture_default_str()
       ->check(CLI::IsMember({"instances", "budget", "deadline"}));
   add_narrowing_options(c, o->flags);

@@ -28,6 +28,7 @@ struct EstimateOptions {
   PlanOptions plan;
   std::string pipeline = "dag";
   std::string error_bands;  // default data/error-bands.json
+  bool quiet = false;       // estimate draws no progress bar; the flag is taken as every command takes it
 };
 
 // The held-out error bands put on this estimate's throughput and memory. The
@@ -64,10 +65,10 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
 }
 
 int run_estimate(const EstimateOptions& o) {
-  const Scenario s = load_scenario(o.scenario, o.scenario.hardware);
+  Scenario s = load_scenario(o.scenario, o.scenario.hardware);
   const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
-  const spec::Plan plan = to_plan(o.plan);
+  const spec::Plan plan = to_plan(o.plan, s.stack, &s.assumptions);
   if (const std::string refusal = spec::stack_refusal(s.stack, plan); !refusal.empty()) {
     std::cerr << "trainplan: plan refused: " << refusal << "\n";
     return 2;
@@ -97,16 +98,16 @@ int run_estimate(const EstimateOptions& o) {
         std::cerr << "trainplan: wrote " << path << "\n";
     }
   }
-  report::render_estimate(std::cout, o.scenario.format, view, o.document);
-  if (ev.problem == cost::PlanProblem::out_of_memory) {
+  // The refusal comes first; the breakdown after it shows where the memory goes.
+  const bool out_of_memory = ev.problem == cost::PlanProblem::out_of_memory;
+  if (out_of_memory)
     std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
               << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
               << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)"
               << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())
-              << "; largest component: " << ev.estimate.memory.largest_component() << "\n";
-    return 2;
-  }
-  return 0;
+              << "; largest component: " << ev.estimate.memory.largest_component() << std::endl;
+  report::render_estimate(std::cout, o.scenario.format, view, o.document);
+  return out_of_memory ? 2 : 0;
 }
 
 // The callback of estimate and export: the job from --from-config where given, then the estimate.
@@ -134,6 +135,7 @@ void add_estimate_command(CLI::App& app) {
                 "launch script, a NeMo or NxD YAML, or a DeepSpeed ds_config JSON (--hardware and --instances where "
                 "the file is silent)");
   add_emit_options(c, options->emit);
+  c->add_flag("-q,--quiet", options->quiet, "No progress bar (estimate draws none; taken as search, sweep and compare take it)");
   c->add_option("--pipeline", options->pipeline,
                 "Pipeline timing: dag (critical path of the schedule's task graph) or closed-form")
       ->capture_default_str()

@@ -18,7 +18,8 @@ search::SearchResult search_at(const cost::Evaluator& evaluator, const validate:
   constraints.instances = {c.plan.instances};
   constraints.overlap_tp = false;
   const search::PlanSpace space(evaluator.model(), hardware, evaluator.stack(), c.workload, constraints);
-  const search::Scorer scorer(evaluator, space.instance_counts(), price_of(hardware, defaults.price),
+  const spec::PriceChoice price = price_of(hardware, defaults);
+  const search::Scorer scorer(evaluator, space.instance_counts(), price.available() ? price.usd_per_instance_hour : NAN,
                               objective(defaults), failure_settings(defaults));
   search::SearchOptions options;
   options.top_k = 1;

@@ -28,7 +28,10 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
   c->add_option("--calibration", o.calibration,
                 "Calibration file; default: data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, "
                 "<family>.json, <hardware>.json, the first that exists, else the assumed default");
-  c->add_option("-s,--seq-len", o.seq_len, "Sequence length in tokens")->capture_default_str()->check(positive_whole());
+  c->add_option("-s,--seq-len", o.seq_len,
+                "Sequence length in tokens; default " + std::to_string(kDefaultSeqLen) +
+                    ", or the model's positions where it has fewer (BERT: 512)")
+      ->check(positive_whole());
   c->add_option("-b,--global-batch", o.global_batch, "Global batch in sequences per optimizer step")
       ->capture_default_str()
       ->check(positive_whole());
@@ -37,8 +40,8 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
   c->add_option("--precision", o.precision,
                 "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32, fp8 "
                 "(mixed-bf16 with FP8 GEMMs in the transformer layers: hardware with an FP8 peak, a stack that offers it), "
-                "or fp32-bf16-matmul (an FP32 model whose matmuls the compiler casts to BF16: neuronx-cc --auto-cast matmult)")
-      ->capture_default_str()
+                "or fp32-bf16-matmul (an FP32 model whose matmuls the compiler casts to BF16: neuronx-cc --auto-cast matmult); "
+                "default: the stack's (bf16-sr under the Neuron stacks, mixed-bf16 elsewhere)")
       ->check(CLI::IsMember({"mixed-bf16", "bf16-sr", "fp32", "fp8", "fp32-bf16-matmul"}));
   c->add_option("--expert-imbalance", o.expert_imbalance,
                 "MoE models: tokens the busiest expert-parallel rank computes over the mean (an assumption; 1: "
@@ -55,19 +58,35 @@ void add_scenario_options(CLI::App* c, ScenarioOptions& o, bool multiple_hardwar
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
 }
 
-spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& model) {
+spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& model, const spec::Stack& stack,
+                             std::vector<std::string>& assumptions) {
   spec::Workload w;
   w.seq_len = o.seq_len;
+  if (w.seq_len == 0) {
+    w.seq_len = kDefaultSeqLen;
+    if (model.max_positions > 0 && model.max_positions < kDefaultSeqLen) {
+      w.seq_len = model.max_positions;
+      assumptions.push_back("sequence length " + std::to_string(w.seq_len) + ", " + model.name +
+                            "'s positions (the default " + std::to_string(kDefaultSeqLen) +
+                            " is past them); --seq-len sets it");
+    }
+  }
   w.global_batch_seqs = o.global_batch;
   w.tokens_to_train = o.tokens > 0 ? o.tokens : 20.0 * double(model.total_parameters());
-  spec::parse_precision(o.precision, w.precision);
+  if (o.precision.empty()) {
+    w.precision = stack.default_precision;
+    assumptions.push_back(std::string("precision ") + spec::to_string(w.precision) + ", stack " + stack.name +
+                          "'s default; --precision names another");
+  } else {
+    spec::parse_precision(o.precision, w.precision);
+  }
   if (!(o.expert_imbalance >= 1 && o.expert_imbalance <= 64))
     throw spec::SpecError("--expert-imbalance", "", "expected a number from 1 (balanced) to 64, got " +
                                                         std::to_string(o.expert_imbalance));
   w.expert_imbalance = o.expert_imbalance;
-  if (o.document_tokens > o.seq_len)
+  if (o.document_tokens > w.seq_len)
     throw spec::SpecError("--document-tokens", "", "expected at most the sequence length (" +
-                                                       std::to_string(o.seq_len) + " tokens), got " +
+                                                       std::to_string(w.seq_len) + " tokens), got " +
                                                        std::to_string(o.document_tokens));
   w.document_tokens = o.document_tokens;
   return w;
@@ -121,7 +140,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
                                 choice.file + " serves (" + s.calibration.description + ")");
     }
   }
-  s.workload = load_workload(o, s.model);
+  s.workload = load_workload(o, s.model, s.stack, s.assumptions);
   if (s.model.moe()) {
     char load[32];
     std::snprintf(load, sizeof load, "%.2f", s.workload.expert_imbalance);
@@ -156,7 +175,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
              : "stack " + s.stack.name + "'s unfused attention computes the whole score matrix all the same"));
   }
   if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
-    throw spec::SpecError("--precision " + o.precision, "", why);
+    throw spec::SpecError("--precision " + std::string(spec::to_string(s.workload.precision)), "", why);
   return s;
 }
 
@@ -198,14 +217,21 @@ void add_plan_options(CLI::App* c, PlanOptions& o) {
   c->add_option("--zero", o.zero, "ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights")
       ->capture_default_str()
       ->check(whole_in(0, 3));
-  c->add_option("--recompute", o.recompute, "Activation recompute: none, selective (attention core) or full")
-      ->capture_default_str()
+  c->add_option("--recompute", o.recompute,
+                "Activation recompute: none, selective (attention core) or full; default: selective where the stack "
+                "offers it, else none")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   c->add_flag("--no-overlap-dp", o.no_overlap_dp, "Do not overlap DP gradient collectives with backward");
   c->add_flag("--overlap-tp", o.overlap_tp, "Overlap TP collectives with the layer's GEMMs (async TP)");
 }
 
-spec::Plan to_plan(const PlanOptions& o) {
+spec::Recompute default_recompute(const spec::Stack& stack) {
+  for (spec::Recompute mode : {spec::Recompute::selective, spec::Recompute::none})
+    if (stack.offers_recompute(mode)) return mode;
+  return stack.recompute_modes.front();
+}
+
+spec::Plan to_plan(const PlanOptions& o, const spec::Stack& stack, std::vector<std::string>* assumptions) {
   spec::Plan p;
   p.instances = o.instances;
   p.tp = o.tp;
@@ -219,7 +245,14 @@ spec::Plan to_plan(const PlanOptions& o) {
   p.etp = o.etp;
   p.micro_batch = o.micro_batch;
   p.zero = o.zero;
-  spec::parse_recompute(o.recompute, p.recompute);
+  if (o.recompute.empty()) {
+    p.recompute = default_recompute(stack);
+    if (assumptions && p.recompute != spec::Recompute::selective)
+      assumptions->push_back(std::string("recompute ") + spec::to_string(p.recompute) + ": stack " + stack.name +
+                             " offers no selective recompute; --recompute names another");
+  } else {
+    spec::parse_recompute(o.recompute, p.recompute);
+  }
   p.overlap_dp_comm = !o.no_overlap_dp;
   p.overlap_tp_comm = o.overlap_tp;
   return p;

@@ -25,7 +25,8 @@ struct SearchCommandOptions {
   EmitOptions emit;  // the leader as a launcher config
 };
 
-report::Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer) {
+report::Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer,
+                        const std::string& price_kind) {
   using report::NumberStyle;
   report::Table t;
   t.key = "best_plans";
@@ -36,10 +37,12 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
                {"grad accum", "", NumberStyle::integer}, {"ZeRO", "", NumberStyle::integer}, {"recompute", ""},
                {"overlap", ""}, {"step time", "s", NumberStyle::engineering}, {"throughput", "tokens/s", NumberStyle::integer},
                {"MFU", "", NumberStyle::percent, 1}, {"memory", "B", NumberStyle::engineering},
-               {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
-               {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
+               {"tokens per USD, " + price_kind, "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
+               {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train, " + price_kind, "USD", NumberStyle::integer}};
   t.columns[14].key = "step_time_s";
   t.columns[15].key = "tokens_per_s";
+  t.columns[18].key = "tokens_per_usd";
+  t.columns[21].key = "cost_to_train_usd";
   int rank = 1;
   for (const auto& p : r.top) {
     const spec::Plan& pl = p.evaluation.plan;
@@ -90,11 +93,14 @@ report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref,
 int run(const SearchCommandOptions& o) {
   const std::vector<int> counts = parse_instances(o.flags.instances);
   std::vector<report::Table> tables;
-  for (const std::string& hw : split_hardware(o.flags.scenario.hardware)) {
+  const std::vector<std::string> hardware = split_hardware(o.flags.scenario.hardware);
+  std::size_t without_plan = 0;
+  for (const std::string& hw : hardware) {
     const Scenario s = load_scenario(o.flags.scenario, hw);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
     const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, counts));
-    const search::Scorer scorer(evaluator, space.instance_counts(), price_of(s.hardware, o.flags.price),
+    const spec::PriceChoice price = price_of(s.hardware, o.flags);
+    const search::Scorer scorer(evaluator, space.instance_counts(), price.available() ? price.usd_per_instance_hour : NAN,
                                 objective(o.flags), failure_settings(o.flags), o.flags.budget_usd,
                                 o.flags.deadline_days * 86400.0);
     search::SearchOptions so;
@@ -103,23 +109,30 @@ int run(const SearchCommandOptions& o) {
     apply_strict_memory(o.flags, so);
     if (o.has_reference) {
       // The reference obeys the overlap the search is restricted to, so the two compare like for like.
-      spec::Plan reference = to_plan(o.reference);
+      spec::Plan reference = to_plan(o.reference, s.stack);
       if (o.flags.overlap_dp != "any") reference.overlap_dp_comm = o.flags.overlap_dp == "on";
       if (o.flags.overlap_tp != "any") reference.overlap_tp_comm = o.flags.overlap_tp == "on";
       so.reference = reference;
     }
     const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "search " + hw);
+    if (r.drops.feasible == 0) {
+      ++without_plan;
+      std::cerr << "trainplan: no feasible plan for " << s.model.name << " on " << hw << " at " << o.flags.instances
+                << " instances: " << search::why_none_kept(r.drops) << "\n";
+    }
     if (!o.emit.format.empty() && !r.top.empty())
       for (const std::string& path : emit_launch_config(o.emit, s, r.top.front().evaluation.plan))
         std::cerr << "trainplan: wrote " << path << " (the leader, " << describe(r.top.front().evaluation.plan) << ")\n";
     const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
-                              spec::to_string(s.workload.precision) + ", " + o.flags.price + " prices";
+                              spec::to_string(s.workload.precision) + ", stack " + s.stack.name + ", " + price.kind +
+                              " price";
     report::Table drops = drop_table(r.drops, "Plans for " + scene);
     tables.push_back(drops);
-    tables.push_back(top_table(r, "Best plans for " + scene, scorer));
+    tables.push_back(top_table(r, "Best plans for " + scene, scorer, price.kind));
     const std::size_t first_of_hardware = tables.size() - 2;
     for (const std::string& n : scenario_notes(s)) tables.back().notes.push_back(n);
+    if (!price.note.empty()) tables.back().notes.push_back(price.note);
     if (o.has_reference) {
       report::Table ref;
       ref.key = "reference_plan";
@@ -151,6 +164,7 @@ int run(const SearchCommandOptions& o) {
     }
     for (std::size_t i = first_of_hardware; i < tables.size(); ++i) tables[i].scope = {{"hardware", hw}};
   }
+  if (without_plan == hardware.size()) return 2;  // each hardware's reason is said; there is no table to show
   report::render_tables(std::cout, tables, o.flags.scenario.format, o.document);
   return 0;
 }
@@ -179,7 +193,9 @@ void add_search_command(CLI::App& app) {
       ->needs(rtp);
   c->add_option("--reference-micro-batch", o->reference.micro_batch, "Reference plan: micro-batch")->capture_default_str()->needs(rtp);
   c->add_option("--reference-zero", o->reference.zero, "Reference plan: ZeRO stage")->capture_default_str()->needs(rtp);
-  c->add_option("--reference-recompute", o->reference.recompute, "Reference plan: recompute")->capture_default_str()->needs(rtp);
+  c->add_option("--reference-recompute", o->reference.recompute,
+                "Reference plan: recompute; default: selective where the stack offers it, else none")
+      ->needs(rtp);
   c->add_option("--like", o->like,
                 "Rank alternatives to the job in this launcher config (Megatron-LM or Megatron-DeepSpeed script, "
                 "NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and instances; its plan "

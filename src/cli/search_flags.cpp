@@ -50,8 +50,16 @@ void add_objective_options(CLI::App* c, SearchFlags& f) {
   c->add_option("--objective", f.objective, "Rank by throughput, tokens-per-dollar, time-to-train or cost-to-train")
       ->capture_default_str()
       ->check(CLI::IsMember({"throughput", "tokens-per-dollar", "time-to-train", "cost-to-train"}));
-  c->add_option("--price", f.price, "Price kind: on-demand, reserved-1y, reserved-3y, ... (as the descriptor lists)")
+  c->add_option("--price", f.price,
+                "Price kind: on-demand, reserved-1y, reserved-3y, spot, capacity-block (as the descriptor lists); a "
+                "hardware without it falls back to the first kind it lists, and the output says so")
       ->capture_default_str();
+  c->add_option("--price-usd-hour", f.price_usd_hour,
+                "Your own rate, USD per instance-hour, before any listed price: HARDWARE=RATE, comma-separated or "
+                "repeated (e.g. trn1.32xlarge=12.5)");
+  c->add_option("--prices", f.prices_file,
+                "A JSON file of your own rates: {\"trn1.32xlarge\": 12.5, \"p5.48xlarge\": {\"usd_per_instance_hour\": "
+                "55, \"source\": \"...\"}}; --price-usd-hour wins over it");
   c->add_option("--budget", f.budget_usd, "Drop plans whose cost to train exceeds this (USD)")
       ->check(non_negative());
   c->add_option("--deadline", f.deadline_days, "Drop plans whose time to train exceeds this (days)")
@@ -180,11 +188,18 @@ void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options) {
   options.memory_band = spec::load_error_bands(f.error_bands.empty() ? spec::default_error_bands_file() : f.error_bands).memory;
 }
 
-double price_of(const spec::HardwareSpec& hardware, const std::string& kind) {
-  if (const spec::PriceQuote* q = hardware.price(kind)) return q->usd_per_instance_hour;
-  std::string kinds;
-  for (const auto& p : hardware.prices) kinds += (kinds.empty() ? "" : ", ") + p.kind;
-  throw spec::SpecError(hardware.source_file, "$.prices", "no '" + kind + "' price; it lists: " + kinds);
+spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchFlags& f) {
+  std::map<std::string, spec::UserRate> rates;
+  if (!f.prices_file.empty()) spec::load_user_rates(f.prices_file, rates);
+  for (const std::string& text : f.price_usd_hour) spec::parse_user_rates(text, rates);
+  const spec::PriceChoice choice = spec::choose_price(hardware, f.price, rates);
+  const bool needs_price = f.objective == "tokens-per-dollar" || f.objective == "cost-to-train" || f.budget_usd > 0;
+  if (!choice.available() && needs_price)
+    throw spec::SpecError(hardware.source_file, "$.prices",
+                          "a price for " + hardware.name + " (--objective " + f.objective +
+                              (f.budget_usd > 0 ? " and --budget need" : " needs") + " one); give --price-usd-hour " +
+                              hardware.name + "=RATE");
+  return choice;
 }
 
 search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,

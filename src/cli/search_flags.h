@@ -14,6 +14,7 @@
 #include "search/objective.h"
 #include "search/plan_space.h"
 #include "search/ranker.h"
+#include "spec/price_choice.h"
 
 namespace tp::cli {
 
@@ -28,6 +29,8 @@ struct SearchFlags {
   std::string overlap_tp = "off";
   std::string objective = "throughput";
   std::string price = "on-demand";
+  std::vector<std::string> price_usd_hour;  // HW=RATE, the user's own rates
+  std::string prices_file;                  // a JSON object of the same
   double budget_usd = 0, deadline_days = 0;
   bool strict_memory = false;  // drop plans whose memory fits only as predicted
   std::string error_bands;     // the bands --strict-memory reads; default data/error-bands.json
@@ -58,8 +61,9 @@ cost::FailureSettings failure_settings(const SearchFlags& f);
 search::Objective objective(const SearchFlags& f);
 // With --strict-memory, the held-out memory band every kept plan must fit at; loads the bands file.
 void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options);
-// USD per instance-hour of the chosen price kind; throws SpecError if the hardware lacks it.
-double price_of(const spec::HardwareSpec& hardware, const std::string& kind);
+// The price of an instance-hour on this hardware (spec/price_choice.h); throws
+// SpecError when the hardware has none and the objective or a budget needs one.
+spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchFlags& flags);
 
 // Runs one search with a progress bar on stderr when it is a terminal and not quiet.
 search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <memory>
 
 #include "cli/commands.h"
@@ -52,20 +53,26 @@ int run(const SweepOptions& o) {
                      {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
                      {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
   search::DropStats all_drops;
+  std::set<std::string> price_kinds;
   report::LinePlot plot;
   report::Panel throughput_panel, efficiency_panel;
-  for (const std::string& hw : split_hardware(o.flags.scenario.hardware)) {
+  const std::vector<std::string> hardware = split_hardware(o.flags.scenario.hardware);
+  for (const std::string& hw : hardware) {
     const Scenario s = load_scenario(o.flags.scenario, hw);
     model_name = s.model.name;
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
                     std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const double price = price_of(s.hardware, o.flags.price);
+    const spec::PriceChoice price_choice = price_of(s.hardware, o.flags);
+    const double price = price_choice.available() ? price_choice.usd_per_instance_hour : NAN;
+    price_kinds.insert(price_choice.kind);
+    if (!price_choice.note.empty()) scaling.notes.push_back(price_choice.note);
     report::Series tput{hw, {}, {}}, eff{hw, {}, {}};
     double base_per_instance = 0;
     std::optional<search::RankedPlan> base;
     int base_instances = 0;
     for (const std::string& note : scenario_notes(s)) scaling.notes.push_back(note);
+    search::DropStats hardware_drops;
     for (int n : counts) {
       const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, {n}));
       const search::Scorer scorer(evaluator, space.instance_counts(), price, objective(o.flags),
@@ -77,6 +84,7 @@ int run(const SweepOptions& o) {
       const search::SearchResult r =
           run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "sweep " + hw + " x" + std::to_string(n));
       all_drops += r.drops;
+      hardware_drops += r.drops;
       const cost::ReliabilityResult& rel = scorer.reliability(n);
       failures.add_row({hw, double(n), rel.cluster_mtbf_s / 3600.0, rel.checkpoint_write_s, rel.interval_s / 60.0,
                         rel.failures_per_day, rel.lost_hours_per_day, rel.utilisation});
@@ -112,16 +120,28 @@ int run(const SweepOptions& o) {
       eff.y.push_back(efficiency * 100);
       points.push_back({hw, n, b});
     }
+    if (tput.x.empty()) {
+      std::cerr << "trainplan: no feasible plan for " << s.model.name << " on " << hw << " at any of "
+                << o.flags.instances << " instances: " << search::why_none_kept(hardware_drops) << "\n";
+      continue;  // no curve to draw
+    }
     throughput_panel.series.push_back(tput);
     efficiency_panel.series.push_back(eff);
   }
   const bool fixed = o.flags.tp > 0 && o.flags.pp > 0;
+  std::string kinds_text;
+  for (const std::string& k : price_kinds) kinds_text += (kinds_text.empty() ? "" : " / ") + k;
   scaling.title = "Scaling of " + model_name + " (" + workload_text + "), " +
-                  (fixed ? "plan held fixed by flags" : "best plan by " + o.flags.objective) + ", " + o.flags.price + " prices";
+                  (fixed ? "plan held fixed by flags" : "best plan by " + o.flags.objective) + ", " + kinds_text + " prices";
+  scaling.columns[9].header += ", " + kinds_text;
+  scaling.columns[9].key = "tokens_per_usd";
+  scaling.columns[12].header += ", " + kinds_text;
+  scaling.columns[12].key = "cost_to_train_usd";
   scaling.notes.push_back("Scaling efficiency: tokens/s per instance against the smallest count on the same hardware.");
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(drop_table(all_drops, "Plans considered over the sweep"));
+  if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
   report::render_tables(std::cout, tables, o.flags.scenario.format, o.document);
 
   int code = 0;
@@ -150,7 +170,7 @@ int run(const SweepOptions& o) {
     report::ScatterPlot sc;
     sc.title = "Time against cost to train: " + title;
     sc.x_label = "time to train (days)";
-    sc.y_label = "cost to train (USD, " + o.flags.price + ")";
+    sc.y_label = "cost to train (USD, " + kinds_text + ")";
     sc.log_x = sc.log_y = true;
     std::vector<double> xs, ys;
     for (const auto& p : points) {

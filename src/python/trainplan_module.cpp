@@ -146,14 +146,16 @@ std::string value_text(const CLI::Option& option) {
   return colon == std::string::npos ? type : type.substr(colon + 1);
 }
 
-// Options the module sets itself: the caller may not.
-bool reserved(const std::string& key) { return key == "format" || key == "quiet" || key == "help" || key == "help_all"; }
+// Options the module sets itself: the caller may not. quiet is always on (no
+// progress bar in a library); quiet=True or False is taken and changes nothing.
+bool reserved(const std::string& key) { return key == "format" || key == "help" || key == "help_all"; }
 
 // "--seq-len=4096", "--sp", "--hardware=a,b": one token per keyword; None and False give none.
 std::vector<std::string> arguments_of(const py::module_& module, const CLI::App& command, const py::kwargs& kwargs) {
   std::vector<std::string> tokens;
   for (const auto& [key_handle, value] : kwargs) {
     const std::string key = py::str(key_handle);
+    if (key == "quiet") continue;
     if (reserved(key))
       raise_argument_error(module, key + ": set by the module (the document is always --format json, with no progress "
                                          "bar); help(trainplan." + command.get_name() + ") lists the keywords");
@@ -277,7 +279,7 @@ std::string docstring_of(const CLI::App& command) {
     std::string key = option->get_lnames().front();
     for (char& c : key)
       if (c == '-') c = '_';
-    if (reserved(key)) continue;
+    if (reserved(key) || key == "quiet") continue;  // quiet: always on, nothing to teach
     std::string line = "  " + key + ": " + (option->get_expected_max() == 0 ? "bool" : value_text(*option));
     if (!option->get_default_str().empty()) line += " [" + option->get_default_str() + "]";
     std::string description = option->get_description();

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "cost/plan_check.h"
 
@@ -20,5 +21,9 @@ struct DropStats {
   std::int64_t dropped() const { return considered - feasible; }
   DropStats& operator+=(const DropStats& other);
 };
+
+// For a search that kept no plan: "N plans considered, none kept; the nearest
+// were dropped as: <cause> (k plans)", the cause checked last that any plan met.
+std::string why_none_kept(const DropStats& stats);
 
 }  // namespace tp::search

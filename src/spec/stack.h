@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/plan.h"
+#include "spec/workload.h"
 
 namespace tp::spec {
 
@@ -57,6 +58,9 @@ struct Stack {
   // Its compiler casts an FP32 model's matmuls to BF16 (Precision::fp32_bf16_matmul;
   // neuronx-cc --auto-cast matmult); optional in files.
   bool fp32_bf16_matmul = false;
+  // The precision its published jobs train in, which a plan takes when the user
+  // names none; optional in files ("default_precision", absent: mixed BF16).
+  Precision default_precision = Precision::mixed_bf16;
   // Under FP8, the linear GEMMs' inputs kept for the weight gradient are FP8
   // (Transformer Engine), not BF16 (torchao re-casts in backward); optional.
   bool fp8_saves_gemm_inputs_in_fp8 = false;

@@ -328,7 +328,11 @@ const Case kCases[] = {
     {"search_instances_range_from_0", "search --instances 0..4 --quiet", S::none, none, "--instances"},
     {"search_instances_empty_item", "search --instances 1,,2 --quiet", S::none, none, "--instances"},
     {"search_tp_3", "search --instances 4 --tp 3 --quiet", S::none, none, "tp"},
-    {"search_price_spot", "search --instances 4 --price spot --quiet", S::none, none, "spot"},
+    {"search_price_not_a_number", "search --instances 4 --price-usd-hour trn1.32xlarge=abc --quiet", S::none, none,
+     "--price-usd-hour"},
+    {"search_price_without_hardware", "search --instances 4 --price-usd-hour =12 --quiet", S::none, none,
+     "HARDWARE=USD_PER_INSTANCE_HOUR"},
+    {"search_prices_file_empty", "search --instances 4 --prices /dev/null --quiet", S::none, none, "/dev/null"},
     {"compare_budget_without_budget", "compare --at budget --instances 4 --quiet", S::none, none, "--budget"},
     {"compare_unknown_hardware", "compare --hardware trn1.32xlarge,no-such-hw --instances 4 --quiet", S::none, none, "no-such-hw"},
 

@@ -26,7 +26,7 @@ CASES = [
     ("search", "search --instances 1..8 --top 3 --quiet"),
     ("search", "search --model llama2-13b --hardware trn1.32xlarge,p5.48xlarge --instances 4,16 --top 2 --quiet "
                "--objective tokens-per-dollar --reference-tp 8 --reference-sp"),
-    ("search", "search --model llama2-70b --instances 1 --quiet --reference-tp 1"),
+    ("search", "search --model llama2-70b --instances 4 --quiet --reference-tp 1"),
     ("sweep", "sweep --instances 1..8 --quiet"),
     ("sweep", "sweep --model llama2-13b --hardware trn1.32xlarge,dl1.24xlarge --instances 1,4 --quiet --seq-len 2048"),
     ("compare", "compare --hardware trn1.32xlarge,p5.48xlarge --instances 4 --at instances --quiet"),

@@ -46,13 +46,13 @@ class SameAsTheProgram(unittest.TestCase):
         self.assertEqual(doc["schema"], "trainplan/estimate/1")
         self.assertEqual(doc["plan"]["dp"], 512)
         self.assertEqual(doc, cli("estimate", "--model", "llama2-7b", "--hardware", "trn1.32xlarge", "--instances", 128,
-                                  "--tp", 8, "--pp", 1, "--sp", "--seq-len", 4096, "--global-batch", 1024))
+                                  "--tp", 8, "--pp", 1, "--sp", "--seq-len", 4096, "--global-batch", 1024, "--quiet"))
 
     def test_false_and_none_leave_an_option_out(self):
         doc = trainplan.estimate(model="llama2-7b", instances=16, tp=8, sp=False, stack=None)
         self.assertFalse(doc["query"]["sp"])
         self.assertIsNone(doc["query"]["stack"])
-        self.assertEqual(doc, cli("estimate", "--model", "llama2-7b", "--instances", 16, "--tp", 8))
+        self.assertEqual(doc, cli("estimate", "--model", "llama2-7b", "--instances", 16, "--tp", 8, "--quiet"))
 
     def test_calls_do_not_leak_into_each_other(self):
         first = trainplan.estimate(**SEED_002)
@@ -60,7 +60,7 @@ class SameAsTheProgram(unittest.TestCase):
                                    micro_batch=2, recompute="full", precision="mixed-bf16")
         self.assertEqual(other, cli("estimate", "--model", "llama2-13b", "--hardware", "p5.48xlarge", "--instances", 8,
                                     "--tp", 4, "--pp", 2, "--micro-batch", 2, "--recompute", "full",
-                                    "--precision", "mixed-bf16"))
+                                    "--precision", "mixed-bf16", "--quiet"))
         self.assertNotEqual(first["time"]["step_s"], other["time"]["step_s"])
         self.assertEqual(trainplan.estimate(**SEED_002), first)
 
@@ -170,9 +170,11 @@ class Errors(unittest.TestCase):
         self.assertIn("on,off,any", str(caught.exception))
 
     def test_options_the_module_sets_are_refused(self):
-        for key in ("format", "quiet", "help"):
+        for key in ("format", "help"):
             with self.assertRaises(trainplan.ArgumentError):
                 trainplan.search(**{key: "text" if key == "format" else True})
+        # quiet is always on; saying so is no error.
+        self.assertEqual(trainplan.sweep(model="llama2-7b", instances=[1, 2], quiet=True)["query"]["quiet"], True)
 
     def test_calls_after_errors_still_work(self):
         for bad in (dict(model="no-such-model"), dict(tp=7), dict(bogus=1)):

@@ -1,0 +1,159 @@
+// A newcomer's first commands: only --model and --hardware given. Every
+// built-in pair gets an answer (exit 0 with a table) or one line saying why
+// not (exit 2); defaults follow the hardware's stack and the model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.h"
+
+namespace {
+
+using tp::cli::testing::run_cli;
+
+std::vector<std::string> names_in(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+// Precision and recompute come from the hardware's default stack (issue 39):
+// mixed BF16 under Megatron-LM on p5, BF16 with stochastic rounding under
+// NxD on trn1; DeepSpeed-Habana on dl1 offers no selective recompute; BERT's
+// learned positions end at 512, so its default sequence is 512, not 4096.
+TEST(Defaults, FollowTheHardwaresStackAndTheModel) {
+  const auto p5 = run_cli("estimate -m llama2-7b -H p5.48xlarge");
+  EXPECT_EQ(p5.code, 0) << p5.out;
+  EXPECT_NE(p5.out.find("seq 4096, global batch 1024, mixed-bf16"), std::string::npos) << p5.out;
+  EXPECT_NE(p5.out.find("assumption: precision mixed-bf16, stack megatron-lm's default"), std::string::npos) << p5.out;
+  const auto trn1 = run_cli("estimate -m llama2-7b -H trn1.32xlarge --tp 8 --sp");
+  EXPECT_EQ(trn1.code, 0) << trn1.out;
+  EXPECT_NE(trn1.out.find("global batch 1024, bf16-sr"), std::string::npos) << trn1.out;
+  const auto bert = run_cli("estimate -m bert-large -H dl1.24xlarge");
+  EXPECT_EQ(bert.code, 0) << bert.out;
+  EXPECT_NE(bert.out.find("seq 512,"), std::string::npos) << bert.out;
+  EXPECT_NE(bert.out.find("recompute none"), std::string::npos) << bert.out;
+  EXPECT_NE(bert.out.find("assumption: sequence length 512, bert-large's positions"), std::string::npos) << bert.out;
+  // What the user names wins over every default.
+  const auto named = run_cli("estimate -m bert-large -H dl1.24xlarge --seq-len 128 --precision fp32 --recompute full");
+  EXPECT_EQ(named.code, 0) << named.out;
+  EXPECT_NE(named.out.find("seq 128, global batch 1024, fp32"), std::string::npos) << named.out;
+  EXPECT_NE(named.out.find("recompute full"), std::string::npos) << named.out;
+  EXPECT_EQ(named.out.find("assumption: precision"), std::string::npos) << named.out;
+}
+
+// A search or sweep that keeps no plan says so in one line and exits 2,
+// naming the cause the nearest plans met; there is no table or plot to show.
+TEST(Defaults, NoFeasiblePlanIsOneLineAndExitTwo) {
+  const auto search = run_cli("search -q -m llama3.1-405b -H dl1.24xlarge");
+  EXPECT_EQ(search.code, 2) << search.out;
+  EXPECT_EQ(search.out.rfind("trainplan: no feasible plan for llama3.1-405b on dl1.24xlarge at 1..128 instances: ", 0), 0u)
+      << search.out;
+  EXPECT_NE(search.out.find("the nearest were dropped as: does not fit in HBM"), std::string::npos) << search.out;
+  EXPECT_EQ(count_lines(search.out), 1) << search.out;
+  const auto sweep = run_cli("sweep -q -m bert-large -H dl1.24xlarge --seq-len 4096 --plot /tmp/trainplan-no-plan.png");
+  EXPECT_EQ(sweep.code, 2) << sweep.out;
+  EXPECT_NE(sweep.out.find("sequence longer than the learned positions"), std::string::npos) << sweep.out;
+  EXPECT_EQ(count_lines(sweep.out), 1) << sweep.out;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/trainplan-no-plan.png"));
+  // One hardware without a plan among others with one: the line, and exit 0.
+  const auto mixed = run_cli("search -q -m llama3.1-405b -H dl1.24xlarge,p5.48xlarge");
+  EXPECT_EQ(mixed.code, 0) << mixed.out;
+  EXPECT_NE(mixed.out.find("trainplan: no feasible plan for llama3.1-405b on dl1.24xlarge"), std::string::npos);
+}
+
+bool answers_or_refuses_in_one_line(const tp::cli::testing::Outcome& r, const std::string& args) {
+  if (r.code == 0) {
+    EXPECT_GT(count_lines(r.out), 3) << args << "\n" << r.out;
+    return count_lines(r.out) > 3;
+  }
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.rfind("trainplan: ", 0), 0u) << args << "\n" << r.out;
+  return r.code == 2 && r.out.rfind("trainplan: ", 0) == 0;
+}
+
+// Prices: a kind the hardware does not list falls back to the first it does,
+// with a note; a user's own rate wins over every listed one; a hardware with
+// no price at all has no cost figures, and a cost objective then asks for one.
+TEST(Prices, FallBackPerHardwareAndTakeTheUsersRate) {
+  const auto fallback = run_cli("compare -q -H trn1.32xlarge,trn2.48xlarge --instances 4 --price reserved-3y");
+  EXPECT_EQ(fallback.code, 0) << fallback.out;
+  EXPECT_NE(fallback.out.find("price: trn2.48xlarge lists no reserved-3y price; its capacity-block price"),
+            std::string::npos) << fallback.out;
+  EXPECT_NE(fallback.out.find("reserved-3y $"), std::string::npos) << fallback.out;  // trn1 lists it
+
+  const auto none = run_cli("search -q -H a100-80gb-x1 --instances 1 --objective tokens-per-dollar");
+  EXPECT_EQ(none.code, 2) << none.out;
+  EXPECT_EQ(count_lines(none.out), 1) << none.out;
+  EXPECT_NE(none.out.find("give --price-usd-hour a100-80gb-x1=RATE"), std::string::npos) << none.out;
+
+  // 4.10 USD an instance-hour: tokens per USD = tokens/s x 3600 / (instances x 4.10).
+  const auto rate = run_cli("search -q -H a100-80gb-x1 --instances 1 --top 1 --objective tokens-per-dollar "
+                            "--price-usd-hour a100-80gb-x1=4.10 --format json");
+  ASSERT_EQ(rate.code, 0) << rate.out;
+  const auto doc = nlohmann::json::parse(rate.out);
+  for (const auto& table : doc["tables"])
+    if (table["key"] == "best_plans") {
+      const auto& row = table["rows"][0];
+      EXPECT_NEAR(row["tokens_per_usd"].get<double>(), row["tokens_per_s"].get<double>() * 3600 / 4.10, 1e-6 * row["tokens_per_usd"].get<double>());
+    }
+  EXPECT_NE(rate.out.find("the user's rate from --price-usd-hour"), std::string::npos) << rate.out;
+
+  const auto bad = run_cli("search -q --price-usd-hour trn1.32xlarge=-3");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--price-usd-hour: trn1.32xlarge"), std::string::npos) << bad.out;
+}
+
+// estimate for every built-in model on one hardware, nothing else set: exit 0
+// with the report, or exit 2 with one line that starts "trainplan:" (an
+// out-of-memory refusal then shows the breakdown after that line).
+class EveryModel : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryModel, EstimateAnswersOrRefusesInOneLine) {
+  for (const std::string& model : names_in("models")) {
+    const std::string args = "estimate -q -m " + model + " -H " + GetParam();
+    const auto r = run_cli(args);
+    if (!answers_or_refuses_in_one_line(r, args)) return;
+    if (r.code == 2) EXPECT_EQ(r.out.find("\ntrainplan: "), std::string::npos) << args << "\n" << r.out;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hardware, EveryModel, testing::ValuesIn(names_in("hardware")),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           return name;
+                         });
+
+// search for every model on the default hardware and compare for every
+// hardware with the default model; at 8 instances, as the default 1..128 over
+// every pair takes minutes (a 175B model's search is about 0.4 s a hardware).
+TEST(Defaults, EveryModelSearchesAndEveryHardwareCompares) {
+  for (const std::string& model : names_in("models")) {
+    const std::string args = "search -q --top 1 --instances 8 -m " + model;
+    if (!answers_or_refuses_in_one_line(run_cli(args), args)) return;
+  }
+  for (const std::string& hardware : names_in("hardware")) {
+    const std::string args = "compare -q --instances 8 -H " + hardware;
+    if (!answers_or_refuses_in_one_line(run_cli(args), args)) return;
+  }
+}
+
+// sweep with its default counts for every hardware and the default model.
+TEST(Defaults, EveryHardwareSweeps) {
+  for (const std::string& hardware : names_in("hardware")) {
+    const std::string args = "sweep -q -H " + hardware;
+    if (!answers_or_refuses_in_one_line(run_cli(args), args)) return;
+  }
+}
+
+}  // namespace
