@@ -133,6 +133,10 @@ int run(const SearchCommandOptions& o) {
     const std::size_t first_of_hardware = tables.size() - 2;
     for (const std::string& n : scenario_notes(s)) tables.back().notes.push_back(n);
     if (!price.note.empty()) tables.back().notes.push_back(price.note);
+    if (space.micro_batch_cap() > 0)
+      tables.back().notes.push_back("micro-batches tried: the " + std::to_string(search::kMaxMicroBatchChoices) +
+                                    " smallest divisors of the global batch, up to " +
+                                    std::to_string(space.micro_batch_cap()) + "; --micro-batch N tries another");
     if (o.has_reference) {
       report::Table ref;
       ref.key = "reference_plan";

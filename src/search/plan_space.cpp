@@ -1,6 +1,7 @@
 #include "search/plan_space.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "spec/error.h"
@@ -56,7 +57,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   for (int pp : divisors(model.layers)) {
     if (!allowed(c.pp, pp)) continue;
     for (int v : divisors(model.layers / pp)) {
-      if (v > 1 && (pp == 1 || v > c.max_virtual_stages) && !c.virtual_stages) continue;
+      if (v > 1 && pp == 1 && !c.virtual_stages) continue;
       if (!allowed(c.virtual_stages, v) || !stack.offers_pipeline(pp, v)) continue;
       pp_.push_back({pp, v});
     }
@@ -85,8 +86,21 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   if (c.micro_batch) {  // one value to check, however large (never a loop up to it)
     if (*c.micro_batch >= 1 && batch % *c.micro_batch == 0) micro_batch_.push_back(*c.micro_batch);
   } else {
-    for (int mb = 1; mb <= c.max_micro_batch; ++mb)
-      if (batch % mb == 0) micro_batch_.push_back(mb);
+    // Divisors in pairs (d, batch / d) up to the square root, then in order.
+    std::vector<long> small, large;
+    for (long d = 1; d * d <= batch; ++d)
+      if (batch % d == 0) {
+        small.push_back(d);
+        if (d * d != batch) large.push_back(batch / d);
+      }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    for (long mb : small) {
+      if (micro_batch_.size() == std::size_t(kMaxMicroBatchChoices) || mb > std::numeric_limits<int>::max()) {
+        micro_batch_cap_ = micro_batch_.back();
+        break;
+      }
+      micro_batch_.push_back(int(mb));
+    }
   }
   require(!micro_batch_.empty(), "micro_batch");
   for (int z = 0; z <= 3; ++z)

@@ -25,12 +25,16 @@ struct SpaceConstraints {
   std::optional<int> tp, pp, virtual_stages, micro_batch, zero, cp, ep, etp;
   std::optional<bool> sp, overlap_dp, overlap_tp;
   std::optional<spec::Recompute> recompute;
-  int max_virtual_stages = 4;  // interleaving deeper than this is rarely worth its p2p cost
-  int max_micro_batch = 8;     // micro-batches (sequences) tried: divisors of the batch up to this
+  // Micro-batches tried: every divisor of the global batch, the smallest
+  // kMaxMicroBatchChoices of them where it has more (PlanSpace::micro_batch_cap).
   // Pruning: a CP rank's two chunks shorter than this leave its attention too
   // small to hide the K/V ring behind, and CP exists for long sequences.
   int min_cp_chunk = 2048;
 };
+
+// A bound on the micro-batch axis for speed: a batch of 1024 has 11 divisors,
+// 1536 has 20; only contrived batches have more than 64.
+inline constexpr int kMaxMicroBatchChoices = 64;
 
 class PlanSpace {
  public:
@@ -43,6 +47,9 @@ class PlanSpace {
   // The index-th plan (dp and grad_accum left for cost::complete_plan). Allocation-free.
   spec::Plan at(std::uint64_t index) const;
   const std::vector<int>& instance_counts() const { return instances_; }
+  // The largest micro-batch tried when the batch had more divisors than
+  // kMaxMicroBatchChoices (0: every divisor was tried), for the output to say.
+  long micro_batch_cap() const { return micro_batch_cap_; }
 
  private:
   struct TpChoice { int tp; bool sp, overlap_tp; int etp; };  // etp 0: TP's degree
@@ -56,6 +63,7 @@ class PlanSpace {
   std::vector<spec::Recompute> recompute_;
   std::vector<bool> overlap_dp_;
   std::uint64_t size_ = 0;
+  long micro_batch_cap_ = 0;
 };
 
 }  // namespace tp::search

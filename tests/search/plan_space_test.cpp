@@ -57,6 +57,56 @@ TEST(PlanSpace, FlagsNarrowTheSpace) {
   EXPECT_EQ(p.instances, 128);
 }
 
+// No fixed cap on micro-batches or interleaving (issue 39): every divisor of
+// the global batch is a micro-batch, every divisor of a stage's layers a
+// virtual-stage count. 1024 sequences: 1, 2, ..., 1024 (11); Llama 2 7B's 32
+// layers at PP 2: 1, 2, 4, 8, 16 chunks.
+TEST(PlanSpace, MicroBatchesAndVirtualStagesRunOverEveryDivisor) {
+  const auto model = spec::load_model("llama2-7b");
+  const auto hw = spec::load_hardware("trn1.32xlarge");
+  SpaceConstraints c;
+  c.instances = {8};
+  c.tp = 8;
+  c.sp = true;
+  c.zero = 1;
+  c.recompute = spec::Recompute::none;
+  c.overlap_dp = false;
+  c.overlap_tp = false;
+  const PlanSpace space(model, hw, spec::Stack{}, workload(), c);
+  std::set<int> micro_batches, chunks_at_pp2;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const spec::Plan p = space.at(i);
+    micro_batches.insert(p.micro_batch);
+    if (p.pp == 2) chunks_at_pp2.insert(p.virtual_stages);
+  }
+  EXPECT_EQ(micro_batches, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(chunks_at_pp2, (std::set<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(space.micro_batch_cap(), 0);
+}
+
+// A batch with more divisors than kMaxMicroBatchChoices keeps the smallest and
+// says where it stopped: 720720 = 2^4 3^2 5 7 11 13 has 240 divisors.
+TEST(PlanSpace, ABatchWithHundredsOfDivisorsIsCappedAndSaysWhere) {
+  const auto model = spec::load_model("llama2-7b");
+  const auto hw = spec::load_hardware("trn1.32xlarge");
+  SpaceConstraints c;
+  c.instances = {1};
+  c.tp = 8;
+  c.pp = 1;
+  const spec::Workload w{4096, 720720, 1e12, spec::Precision::bf16_sr};
+  const PlanSpace space(model, hw, spec::Stack{}, w, c);
+  std::set<int> micro_batches;
+  for (std::uint64_t i = 0; i < space.size(); ++i) micro_batches.insert(space.at(i).micro_batch);
+  EXPECT_EQ(micro_batches.size(), std::size_t(kMaxMicroBatchChoices));
+  EXPECT_EQ(*micro_batches.rbegin(), space.micro_batch_cap());
+  for (int mb : micro_batches) EXPECT_EQ(720720 % mb, 0) << mb;
+  // The 64th divisor of 720720 in increasing order.
+  int seen = 0, sixty_fourth = 0;
+  for (int d = 1; seen < 64; ++d)
+    if (720720 % d == 0 && ++seen == 64) sixty_fourth = d;
+  EXPECT_EQ(space.micro_batch_cap(), sixty_fourth);
+}
+
 TEST(PlanSpace, TpThatDividesNoHeadsIsRefused) {
   const auto model = spec::load_model("llama2-7b");
   const auto hw = spec::load_hardware("trn1.32xlarge");
