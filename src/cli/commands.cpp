@@ -1,5 +1,9 @@
 #include "cli/commands.h"
 
+#include <sstream>
+
+#include "spec/closest_name.h"
+
 namespace tp::cli {
 
 void add_all_commands(CLI::App& app) {
@@ -12,6 +16,21 @@ void add_all_commands(CLI::App& app) {
   add_calibrate_command(app);
   add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
   add_validate_command(app);
+}
+
+std::string closest_option(const CLI::App& app, const std::string& extras_message) {
+  const CLI::App* command = &app;
+  while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command->get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  std::istringstream words(extras_message.substr(std::min(extras_message.find(':') + 1, extras_message.size())));
+  for (std::string word; words >> word;) {
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string flag = word.substr(0, word.find('='));
+    if (std::string guess = spec::closest_name(flag, names); !guess.empty()) return guess;
+  }
+  return {};
 }
 
 }  // namespace tp::cli

@@ -19,4 +19,9 @@ void add_compare_command(CLI::App& app);
 
 void add_all_commands(CLI::App& app);
 
+// For CLI11's "The following arguments were not expected: ..." after a parse:
+// the chosen (sub)command's long option nearest the first unknown flag
+// ("--tpp" -> "--tp"); empty when there is none close.
+std::string closest_option(const CLI::App& app, const std::string& extras_message);
+
 }  // namespace tp::cli

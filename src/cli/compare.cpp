@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/query.h"
 #include "cli/search_flags.h"
+#include "report/column_choice.h"
 #include "cost/evaluate.h"
 
 namespace tp::cli {
@@ -115,7 +116,10 @@ int run(const CompareOptions& o) {
                     (groups.size() > 1 ? " at the same instance count" : "") +
                     " (higher is better for throughput and tokens per dollar, lower for time and cost).");
   if (without_plan == groups.size() * scenarios.size()) return 2;  // each reason is said; no table
-  report::render_tables(std::cout, {t}, f.scenario.format, o.document);
+  t.reading_view = {"hardware", "stack_precision", "instances", "plan", "throughput_tokens_per_s", "mfu",
+                    "time_to_train_days", "price", "cost_to_train_usd", t.columns.back().machine_key()};
+  report::render_tables(std::cout, report::choose_columns({t}, f.scenario.format, f.columns), f.scenario.format,
+                        o.document);
   return 0;
 }
 

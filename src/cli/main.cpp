@@ -21,6 +21,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();  // a subcommand's own refusal, already explained on stderr
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown flag: name the command's option it most likely meant.
+    if (const std::string guess = tp::cli::closest_option(app, e.what()); !guess.empty()) {
+      std::cerr << "trainplan: " << e.what() << "; did you mean " << guess << "?\n";
+      return 2;
+    }
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const tp::spec::SpecError& e) {

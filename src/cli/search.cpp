@@ -1,6 +1,7 @@
 // `trainplan search`: every valid layout for one model and workload on each
 // hardware, ranked by an objective; the top K re-timed with the pipeline DAG.
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -11,7 +12,9 @@
 #include "cli/validators.h"
 #include "report/step_difference.h"
 #include "cli/search_flags.h"
+#include "report/column_choice.h"
 #include "cost/evaluate.h"
+#include "cost/uncertainty.h"
 
 namespace tp::cli {
 namespace {
@@ -26,7 +29,7 @@ struct SearchCommandOptions {
 };
 
 report::Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer,
-                        const std::string& price_kind) {
+                        const std::string& price_kind, const std::optional<spec::ErrorBands>& bands) {
   using report::NumberStyle;
   report::Table t;
   t.key = "best_plans";
@@ -43,21 +46,68 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
   t.columns[15].key = "tokens_per_s";
   t.columns[18].key = "tokens_per_usd";
   t.columns[21].key = "cost_to_train_usd";
+  t.columns.insert(t.columns.begin() + 18, {"memory fit", ""});
+  t.columns.push_back({"vs #1", "", NumberStyle::fixed, 3});
+  t.columns.push_back({"tied", ""});
+  t.columns[18].key = "memory_fit";
+  t.columns[t.columns.size() - 2].key = "vs_leader";
+  t.columns.back().key = "tied_with_leader";
+  // A person's view: the plan's degrees (CP, EP and virtual stages where a
+  // listed plan uses them), throughput, MFU, memory and its fit, days and cost.
+  bool cp = false, ep = false, virtual_stages = false, one_count = true;
+  for (const auto& p : r.top) {
+    one_count = one_count && p.evaluation.plan.instances == r.top.front().evaluation.plan.instances;
+    cp = cp || p.evaluation.plan.cp > 1;
+    ep = ep || p.evaluation.plan.ep > 1;
+    virtual_stages = virtual_stages || p.evaluation.plan.virtual_stages > 1;
+  }
+  t.columns[22].header = "USD to train, " + price_kind;
+  t.columns[22].unit = "";
+  t.columns[21].header = "days to train";
+  t.columns[21].unit = "";
+  t.columns[21].key = "time_to_train_days";
+  // One instance count for every plan listed: the title says it, the view drops the column.
+  t.reading_view = {"rank"};
+  if (!one_count) t.reading_view.push_back("instances");
+  else if (!r.top.empty()) t.title += ", " + std::to_string(r.top.front().evaluation.plan.instances) + " instances";
+  t.reading_view.insert(t.reading_view.end(), {"tp", "pp"});
+  if (cp) t.reading_view.push_back("cp");
+  if (ep) t.reading_view.push_back("ep");
+  t.reading_view.insert(t.reading_view.end(), {"sp"});
+  if (virtual_stages) t.reading_view.push_back("virtual_stages");
+  t.reading_view.insert(t.reading_view.end(), {"micro_batch", "zero", "recompute", "tokens_per_s", "mfu", "memory_bytes",
+                                               "memory_fit", "time_to_train_days", "cost_to_train_usd", "tied_with_leader"});
+  const double lead = r.top.empty() ? 0 : r.top.front().dag_score.objective;
   int rank = 1;
   for (const auto& p : r.top) {
     const spec::Plan& pl = p.evaluation.plan;
     const cost::Estimate& e = p.dag_estimate;
     std::string overlap = std::string(pl.overlap_dp_comm ? "DP" : "") + (pl.overlap_tp_comm ? (pl.overlap_dp_comm ? "+TP" : "TP") : "");
+    const report::Cell fit =
+        bands ? report::Cell{std::string(cost::to_string(cost::fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, bands->memory)))}
+              : report::Cell{};
+    const bool tie = &p != &r.top.front() && bands && cost::tied(p.dag_score.objective, lead, bands->ranking);
     t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp), double(pl.cp),
                double(pl.ep), std::string(pl.sp ? "on" : "off"), double(pl.virtual_stages), double(pl.micro_batch),
                double(pl.grad_accum), double(pl.zero), std::string(spec::to_string(pl.recompute)),
                overlap.empty() ? std::string("none") : overlap, e.time.step_s, e.tokens_per_s, e.mfu,
-               e.memory.total_bytes, p.dag_score.tokens_per_usd, p.dag_score.utilisation,
-               p.dag_score.time_to_train_s / 86400.0, p.dag_score.cost_to_train_usd});
+               e.memory.total_bytes, fit, p.dag_score.tokens_per_usd, p.dag_score.utilisation,
+               p.dag_score.time_to_train_s / 86400.0, p.dag_score.cost_to_train_usd, p.dag_score.objective / lead,
+               std::string(tie ? "tied" : "")});
   }
   t.notes.push_back(std::string("Ranked by ") + search::to_string(scorer.objective()) +
                     " (closed-form pipeline), then re-timed and re-ranked with the pipeline DAG; figures shown are the DAG's.");
   t.notes.push_back("Time and cost to train include failures and checkpoints at the utilisation shown.");
+  if (bands && bands->ranking.runs > 0) {
+    char width[16];
+    std::snprintf(width, sizeof width, "%.0f%%", 100 * (bands->ranking.high - bands->ranking.low) / 2);
+    t.notes.push_back(std::string("tied with #1: predicted within ") + width +
+                      " of the leader, inside the spread of the held-out errors between runs of one published source "
+                      "(data/error-bands.json, ranking); their order is not a measured difference.");
+  }
+  if (bands)
+    t.notes.push_back("memory fit: marginal when the predicted peak fits but not at the held-out memory band's upper "
+                      "end; --strict-memory drops such plans.");
   return t;
 }
 
@@ -95,6 +145,7 @@ int run(const SearchCommandOptions& o) {
   std::vector<report::Table> tables;
   const std::vector<std::string> hardware = split_hardware(o.flags.scenario.hardware);
   std::size_t without_plan = 0;
+  const std::optional<spec::ErrorBands> bands = error_bands_of(o.flags);
   for (const std::string& hw : hardware) {
     const Scenario s = load_scenario(o.flags.scenario, hw);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
@@ -129,7 +180,7 @@ int run(const SearchCommandOptions& o) {
                               " price";
     report::Table drops = drop_table(r.drops, "Plans for " + scene);
     tables.push_back(drops);
-    tables.push_back(top_table(r, "Best plans for " + scene, scorer, price.kind));
+    tables.push_back(top_table(r, "Best plans for " + scene, scorer, price.kind, bands));
     const std::size_t first_of_hardware = tables.size() - 2;
     for (const std::string& n : scenario_notes(s)) tables.back().notes.push_back(n);
     if (!price.note.empty()) tables.back().notes.push_back(price.note);
@@ -169,7 +220,8 @@ int run(const SearchCommandOptions& o) {
     for (std::size_t i = first_of_hardware; i < tables.size(); ++i) tables[i].scope = {{"hardware", hw}};
   }
   if (without_plan == hardware.size()) return 2;  // each hardware's reason is said; there is no table to show
-  report::render_tables(std::cout, tables, o.flags.scenario.format, o.document);
+  report::render_tables(std::cout, report::choose_columns(tables, o.flags.scenario.format, o.flags.columns),
+                        o.flags.scenario.format, o.document);
   return 0;
 }
 

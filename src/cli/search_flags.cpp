@@ -92,6 +92,10 @@ void add_run_options(CLI::App* c, SearchFlags& f) {
       ->capture_default_str()
       ->check(whole_in(0, 1024));
   c->add_flag("-q,--quiet", f.quiet, "No progress bar");
+  c->add_option("--columns", f.columns,
+                "Columns to show: all, or machine keys separated by commas (as in --format csv's header, e.g. "
+                "rank,tp,pp,tokens_per_s,cost_to_train_usd); default: a narrow view in text and markdown, every "
+                "column in csv and json");
 }
 
 std::vector<int> parse_instances(const std::string& text) {
@@ -186,6 +190,13 @@ search::Objective objective(const SearchFlags& f) {
 void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options) {
   if (!f.strict_memory) return;
   options.memory_band = spec::load_error_bands(f.error_bands.empty() ? spec::default_error_bands_file() : f.error_bands).memory;
+}
+
+std::optional<spec::ErrorBands> error_bands_of(const SearchFlags& f) {
+  if (!f.error_bands.empty()) return spec::load_error_bands(f.error_bands);
+  const std::string shipped = spec::default_error_bands_file();
+  if (!std::filesystem::is_regular_file(shipped)) return std::nullopt;
+  return spec::load_error_bands(shipped);
 }
 
 spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchFlags& f) {

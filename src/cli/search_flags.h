@@ -3,6 +3,7 @@
 // translation into search:: and cost:: values; and small shared renderers.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "search/objective.h"
 #include "search/plan_space.h"
 #include "search/ranker.h"
+#include "spec/error_bands.h"
 #include "spec/price_choice.h"
 
 namespace tp::cli {
@@ -36,6 +38,7 @@ struct SearchFlags {
   std::string error_bands;     // the bands --strict-memory reads; default data/error-bands.json
   int top = 10, threads = 0;
   bool quiet = false;
+  std::string columns;  // report/column_choice.h: empty (the reading view in text), "all", or keys
   // Failures (0: descriptor default or assumption; see cost/train_time.h).
   double mtbf_hours = 0, checkpoint_gb_per_s = 0, restart_minutes = 0, checkpoint_interval_minutes = 0;
   std::string recovery = "automatic";
@@ -61,6 +64,8 @@ cost::FailureSettings failure_settings(const SearchFlags& f);
 search::Objective objective(const SearchFlags& f);
 // With --strict-memory, the held-out memory band every kept plan must fit at; loads the bands file.
 void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options);
+// The held-out error bands: --error-bands, else the shipped file where it exists (a trimmed install may lack it).
+std::optional<spec::ErrorBands> error_bands_of(const SearchFlags& f);
 // The price of an instance-hour on this hardware (spec/price_choice.h); throws
 // SpecError when the hardware has none and the objective or a budget needs one.
 spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchFlags& flags);

@@ -11,6 +11,7 @@
 #include "cli/query.h"
 #include "report/step_difference.h"
 #include "cli/search_flags.h"
+#include "report/column_choice.h"
 #include "cost/evaluate.h"
 #include "report/plot.h"
 #include "search/pareto.h"
@@ -142,7 +143,10 @@ int run(const SweepOptions& o) {
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(drop_table(all_drops, "Plans considered over the sweep"));
   if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
-  report::render_tables(std::cout, tables, o.flags.scenario.format, o.document);
+  tables.front().reading_view = {"hardware", "instances", "plan", "throughput_tokens_per_s", "scaling_efficiency", "mfu",
+                                 "time_to_train_days", "cost_to_train_usd"};
+  report::render_tables(std::cout, report::choose_columns(tables, o.flags.scenario.format, o.flags.columns),
+                        o.flags.scenario.format, o.document);
 
   int code = 0;
   const std::string title = model_name + ", " + workload_text;

@@ -1,5 +1,7 @@
 #include "cost/uncertainty.h"
 
+#include <algorithm>
+
 namespace tp::cost {
 
 Range measured_range(double predicted, const spec::ErrorBand& band) {
@@ -10,6 +12,12 @@ const spec::ErrorBand& throughput_band(const spec::ErrorBands& bands, const std:
   const auto it = bands.throughput_by_family.find(family);
   return it != bands.throughput_by_family.end() && it->second.runs >= kMinRunsForFamilyBand ? it->second
                                                                                              : bands.throughput;
+}
+
+bool tied(double a, double b, const spec::ErrorBand& ranking) {
+  if (ranking.runs == 0 || !(a > 0) || !(b > 0)) return false;
+  const double half_width = (ranking.high - ranking.low) / 2;
+  return std::max(a, b) / std::min(a, b) - 1 <= half_width;
 }
 
 FitVerdict fit_verdict(double predicted_peak_bytes, double capacity_bytes, const spec::ErrorBand& memory) {

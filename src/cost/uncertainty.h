@@ -25,6 +25,12 @@ const spec::ErrorBand& throughput_band(const spec::ErrorBands& bands, const std:
 // fits: the band's upper end of the measured peak fits the capacity;
 // marginal: the prediction fits but that upper end does not;
 // does_not_fit: the prediction itself exceeds the capacity.
+// Two plans of one job tie when the smaller's predicted objective is within
+// the ranking band's half-width of the larger's: published runs of one source
+// were predicted that far apart from each other (spec::ErrorBands::ranking).
+// False when the band is not known.
+bool tied(double objective_a, double objective_b, const spec::ErrorBand& ranking);
+
 enum class FitVerdict { fits, marginal, does_not_fit };
 FitVerdict fit_verdict(double predicted_peak_bytes, double capacity_bytes, const spec::ErrorBand& memory);
 const char* to_string(FitVerdict v);

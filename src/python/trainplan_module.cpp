@@ -80,14 +80,16 @@ class ArgumentError(Error, ValueError):
 
 
 def rows(document, key):
-    """The rows of the first table whose "key" is `key`, as a list of dicts that
-    pandas.DataFrame takes as it is. A document without such a table but with a
-    top-level list under `key` (estimate's "prices") gives that list.
+    """The rows of every table whose "key" is `key` (search prints one per
+    hardware), as a list of dicts that pandas.DataFrame takes as it is; each
+    row carries its table's scope ({"hardware": ...}) as keys of its own.
+    A document without such a table but with a top-level list under `key`
+    (estimate's "prices") gives that list.
     Raises KeyError naming the keys the document has."""
     tables = document.get("tables", [])
-    for table in tables:
-        if table.get("key") == key:
-            return table["rows"]
+    found = [t for t in tables if t.get("key") == key]
+    if found:
+        return [{**t.get("scope", {}), **row} for t in found for row in t["rows"]]
     if isinstance(document.get(key), _list):
         return document[key]
     have = [t.get("key") for t in tables] or sorted(k for k, v in document.items() if isinstance(v, _list))

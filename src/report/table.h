@@ -38,6 +38,9 @@ struct Table {
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;  // each row has columns.size() cells
   std::vector<std::string> notes;       // footer lines: assumptions, sources
+  // Machine keys of the columns a person's default view shows (text and
+  // markdown; report/column_choice.h); empty: every column.
+  std::vector<std::string> reading_view;
 
   // Appends a row; throws tp::spec::SpecError when its width is wrong.
   Table& add_row(std::vector<Cell> cells);

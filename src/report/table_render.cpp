@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "report/escape.h"
@@ -28,6 +30,26 @@ std::string human_cell(const Cell& cell, const Column& column) {
   return "-";
 }
 
+// A header wider than its column's cells wraps onto a second line at the space
+// or hyphen
+// that makes the wider line narrowest: tables of long headers and short
+// numbers stay narrow enough to read.
+std::pair<std::string, std::string> wrap_header(const std::string& header, std::size_t cells_width) {
+  if (display_width(header) <= cells_width) return {header, ""};
+  std::pair<std::string, std::string> best{header, ""};
+  std::size_t best_width = display_width(header);
+  for (std::size_t at = header.find_first_of(" -"); at != std::string::npos; at = header.find_first_of(" -", at + 1)) {
+    // At a space the space goes; at a hyphen the hyphen stays on the first line.
+    const bool hyphen = header[at] == '-';
+    const std::string first = header.substr(0, hyphen ? at + 1 : at), second = header.substr(at + 1);
+    const std::size_t width = std::max(display_width(first), display_width(second));
+    if (width < best_width) best = {first, second}, best_width = width;
+  }
+  return best;
+}
+
+constexpr std::size_t kTextWidth = 120;
+
 std::string pad(const std::string& text, std::size_t width, bool right) {
   const std::size_t used = display_width(text);
   const std::string fill(width > used ? width - used : 0, ' ');
@@ -39,16 +61,27 @@ void render_text(std::ostream& out, const Table& table) {
   std::vector<std::size_t> widths(n);
   std::vector<bool> right(n);
   std::vector<std::vector<std::string>> cells;
-  for (std::size_t c = 0; c < n; ++c) {
-    widths[c] = display_width(table.columns[c].human_header());
-    right[c] = right_aligned(table.columns[c], table.rows, c);
-  }
+  for (std::size_t c = 0; c < n; ++c) right[c] = right_aligned(table.columns[c], table.rows, c);
   for (const auto& row : table.rows) {
     std::vector<std::string>& line = cells.emplace_back();
     for (std::size_t c = 0; c < n; ++c) {
       line.push_back(human_cell(row[c], table.columns[c]));
       widths[c] = std::max(widths[c], display_width(line.back()));
     }
+  }
+  // Headers wrap only where the table would be wider than a terminal's kTextWidth.
+  std::size_t one_line_width = 0;
+  for (std::size_t c = 0; c < n; ++c)
+    one_line_width += std::max(widths[c], display_width(table.columns[c].human_header())) + (c ? 2 : 0);
+  std::vector<std::string> header(n), header_second(n);
+  bool two_line_header = false;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (one_line_width > kTextWidth)
+      std::tie(header[c], header_second[c]) = wrap_header(table.columns[c].human_header(), std::max<std::size_t>(widths[c], 4));
+    else
+      header[c] = table.columns[c].human_header();
+    widths[c] = std::max({widths[c], display_width(header[c]), display_width(header_second[c])});
+    two_line_header = two_line_header || !header_second[c].empty();
   }
   auto emit = [&](const std::vector<std::string>& line) {
     std::string text;
@@ -57,12 +90,10 @@ void render_text(std::ostream& out, const Table& table) {
     out << text << '\n';
   };
   if (!table.title.empty()) out << table.title << '\n';
-  std::vector<std::string> header, rule;
-  for (std::size_t c = 0; c < n; ++c) {
-    header.push_back(table.columns[c].human_header());
-    rule.emplace_back(widths[c], '-');
-  }
+  std::vector<std::string> rule;
+  for (std::size_t c = 0; c < n; ++c) rule.emplace_back(widths[c], '-');
   emit(header);
+  if (two_line_header) emit(header_second);
   emit(rule);
   for (const auto& line : cells) emit(line);
   for (const auto& note : table.notes) out << note << '\n';

@@ -11,8 +11,8 @@ namespace {
 
 std::vector<int> divisors(int n) {
   std::vector<int> out;
-  for (int d = 1; d <= n; ++d)
-    if (n % d == 0) out.push_back(d);
+  for (long d = 1; d <= long(n); ++d)  // long: d never overflows at n = INT_MAX
+    if (n % d == 0) out.push_back(int(d));
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 #include <thread>
 
 namespace tp::search {
@@ -104,8 +105,16 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   if (threads == 1) {
     work(0);
   } else {
+    // Work is handed out in chunks from one counter, so a thread the system
+    // cannot start (an address-space or process limit) loses nothing: this
+    // thread takes its slot and drains what is left.
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    int started = 0;
+    try {
+      for (; started < threads; ++started) pool.emplace_back(work, started);
+    } catch (const std::system_error&) {
+      work(started);
+    }
     for (auto& th : pool) th.join();
   }
 

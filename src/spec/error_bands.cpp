@@ -38,7 +38,7 @@ nlohmann::json band_to_json(const ErrorBand& b) {
 ErrorBands error_bands_from_json(const nlohmann::json& j, const std::string& file) {
   const JsonReader r(file);
   if (!j.is_object()) r.fail("$", "an object with coverage, computed_on, throughput, throughput_by_family and memory");
-  r.only_keys(j, "$", {"coverage", "computed_on", "throughput", "throughput_by_family", "memory", "memory_families"});
+  r.only_keys(j, "$", {"coverage", "computed_on", "throughput", "throughput_by_family", "memory", "memory_families", "ranking"});
   ErrorBands bands;
   bands.coverage = r.positive(j, "$", "coverage");
   if (bands.coverage >= 1) r.fail("$.coverage", "a share between 0 and 1 (0.8: the central 80% of the runs)");
@@ -48,6 +48,7 @@ ErrorBands error_bands_from_json(const nlohmann::json& j, const std::string& fil
   for (auto it = families.begin(); it != families.end(); ++it)
     bands.throughput_by_family[it.key()] = band_from_json(r, families, "$.throughput_by_family", it.key());
   bands.memory = band_from_json(r, j, "$", "memory");
+  if (r.has(j, "ranking")) bands.ranking = band_from_json(r, j, "$", "ranking");
   const nlohmann::json& families_of_memory = r.field(j, "$", "memory_families");
   if (!families_of_memory.is_array()) r.fail("$.memory_families", "an array of accelerator family names");
   for (const auto& f : families_of_memory) {
@@ -67,6 +68,7 @@ nlohmann::json error_bands_to_json(const ErrorBands& bands) {
   j["throughput_by_family"] = families;
   j["memory"] = band_to_json(bands.memory);
   j["memory_families"] = bands.memory_families;
+  j["ranking"] = band_to_json(bands.ranking);
   return j;
 }
 

@@ -18,12 +18,19 @@ struct ErrorBand {
   double low = 0, median = 0, high = 0;
 };
 
+inline constexpr int kMinRunsForRanking = 4;
+
 struct ErrorBands {
   double coverage = 0.8;  // share of the runs between low and high
   std::string computed_on;  // the corpus and the hold-out, in words
   ErrorBand throughput;    // every timed run, each predicted with its own source left out of the fit
   std::map<std::string, ErrorBand> throughput_by_family;  // accelerator family -> band
   ErrorBand memory;        // every run with measured memory (no fitted term: in and out of sample alike)
+  // Between two runs of one source: each timed run's held-out error less its
+  // source's median, over sources with kMinRunsForRanking runs or more. How far
+  // apart two plans of one job must be predicted before their order means
+  // something; optional in files (runs 0: not known).
+  ErrorBand ranking;
   std::vector<std::string> memory_families;  // the accelerator families those memory runs ran on
 };
 

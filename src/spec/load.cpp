@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "spec/closest_name.h"
 #include "spec/error.h"
 #include "spec/json_reader.h"
 #include "spec/json_text.h"
@@ -47,8 +48,10 @@ std::string resolve(const std::string& name_or_path, const char* folder, const c
   if (!fs::exists(path)) {
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    const std::string guess = closest_name(name_or_path, known);
     throw SpecError(name_or_path, "", std::string("unknown ") + noun +
-                                          "; expected a path to a .json file or one of: " + list);
+                                          (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                                          " Expected a path to a .json file or one of: " + list);
   }
   return path.string();
 }
@@ -78,12 +81,17 @@ struct MoeKeys {
   const char* first_dense; const char* capacity;
 };
 void check_moe(const JsonReader& r, const ModelSpec& m, const std::string& at, const MoeKeys& k) {
-  if (m.experts < 2) r.fail(at + k.experts, "expected at least 2 routed experts, got " + std::to_string(m.experts));
+  // Bounds past any published MoE (DeepSeek-V3: 256 experts of 2048; Switch:
+  // 2048 experts), so every product of them stays far inside 64-bit figures.
+  if (m.experts < 2 || m.experts > 65536)
+    r.fail(at + k.experts, "expected 2 to 65536 routed experts, got " + std::to_string(m.experts));
   if (m.top_k < 1 || m.top_k > m.experts)
     r.fail(at + k.top_k, "expected 1.." + std::to_string(m.experts) + " experts per token (at most the experts), got " +
                              std::to_string(m.top_k));
-  if (m.expert_ffn_hidden < 1) r.fail(at + k.expert_ffn, "expected a positive expert FFN width");
-  if (m.shared_expert_ffn_hidden < 0) r.fail(at + k.shared_ffn, "expected a shared-expert width >= 0 (0: none)");
+  if (m.expert_ffn_hidden < 1 || m.expert_ffn_hidden > 10000000)
+    r.fail(at + k.expert_ffn, "expected an expert FFN width from 1 to 10000000");
+  if (m.shared_expert_ffn_hidden < 0 || m.shared_expert_ffn_hidden > 10000000)
+    r.fail(at + k.shared_ffn, "expected a shared-expert width from 0 (none) to 10000000");
   if (m.first_dense_layers < 0 || m.first_dense_layers >= m.layers)
     r.fail(at + k.first_dense, "expected 0.." + std::to_string(m.layers - 1) + " dense layers before the MoE layers");
   if (!(m.capacity_factor == 0 || (m.capacity_factor >= 1 && m.capacity_factor <= 64)))

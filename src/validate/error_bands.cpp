@@ -52,6 +52,16 @@ spec::ErrorBands error_bands(const ValidationResult& result, double coverage, co
   for (const auto& [family, errors] : by_family) bands.throughput_by_family[family] = band_of(errors, coverage);
   bands.memory = band_of(memory, coverage);
   bands.memory_families.assign(families.begin(), families.end());
+  std::map<std::string, std::vector<double>> by_source;
+  for (const RunResult& r : result.runs)
+    if (r.timed) by_source[r.run.source_id].push_back(r.error_cross_source);
+  std::vector<double> within_source;
+  for (const auto& [source, errors] : by_source) {
+    if (int(errors.size()) < spec::kMinRunsForRanking) continue;
+    const double centre = quantile(errors, 0.5);
+    for (double e : errors) within_source.push_back(e - centre);
+  }
+  bands.ranking = band_of(within_source, coverage);
   return bands;
 }
 

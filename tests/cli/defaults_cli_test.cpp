@@ -81,6 +81,36 @@ bool answers_or_refuses_in_one_line(const tp::cli::testing::Outcome& r, const st
   return r.code == 2 && r.out.rfind("trainplan: ", 0) == 0;
 }
 
+// A mistyped name or flag is refused with the nearest known one.
+TEST(Defaults, MistypedNamesAndFlagsGetADidYouMean) {
+  const auto flag = run_cli("estimate --tpp 2");
+  EXPECT_EQ(flag.code, 2) << flag.out;
+  EXPECT_NE(flag.out.find("did you mean --tp?"), std::string::npos) << flag.out;
+  const auto model = run_cli("estimate -m llama3-70");
+  EXPECT_EQ(model.code, 2) << model.out;
+  EXPECT_NE(model.out.find("unknown model; did you mean llama3-70b?"), std::string::npos) << model.out;
+  const auto hardware = run_cli("search -q -H trn1");
+  EXPECT_NE(hardware.out.find("did you mean trn1.32xlarge?"), std::string::npos) << hardware.out;
+  const auto column = run_cli("search -q --instances 4 --columns rank,throughput");
+  EXPECT_EQ(column.code, 2) << column.out;
+  EXPECT_NE(column.out.find("--columns"), std::string::npos) << column.out;
+}
+
+// The default text view fits a 120-column terminal; csv keeps every column.
+TEST(Defaults, SearchTableFitsOneHundredTwentyColumns) {
+  const auto text = run_cli("search -q --instances 128 --top 5");
+  ASSERT_EQ(text.code, 0) << text.out;
+  const std::size_t best = text.out.find("Best plans");
+  std::size_t start = text.out.find('\n', best) + 1;
+  for (int line = 0; line < 8; ++line) {
+    const std::size_t end = text.out.find('\n', start);
+    EXPECT_LE(end - start, 120u) << text.out.substr(start, end - start);
+    start = end + 1;
+  }
+  const auto csv = run_cli("search -q --instances 128 --top 1 --format csv");
+  EXPECT_NE(csv.out.find("grad_accum,zero,recompute,overlap,step_time_s"), std::string::npos) << csv.out;
+}
+
 // Prices: a kind the hardware does not list falls back to the first it does,
 // with a note; a user's own rate wins over every listed one; a hardware with
 // no price at all has no cost figures, and a cost objective then asks for one.

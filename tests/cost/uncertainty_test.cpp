@@ -36,5 +36,18 @@ TEST(Uncertainty, FitVerdictUsesTheBandsUnderPrediction) {
   EXPECT_STREQ(to_string(FitVerdict::marginal), "marginal");
 }
 
+// Ranking band from -10% to +18%: half-width 14%. Plans 10% apart tie; 20% do
+// not, whichever way round; without a band nothing ties.
+TEST(Uncertainty, PlansTieInsideTheRankingBand) {
+  spec::ErrorBand ranking;
+  ranking.runs = 600;
+  ranking.low = -0.10;
+  ranking.high = 0.18;
+  EXPECT_TRUE(tied(100, 110, ranking));
+  EXPECT_TRUE(tied(110, 100, ranking));
+  EXPECT_FALSE(tied(100, 120, ranking));
+  EXPECT_FALSE(tied(100, 110, spec::ErrorBand{}));
+}
+
 }  // namespace
 }  // namespace tp::cost

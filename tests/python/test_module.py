@@ -99,10 +99,11 @@ class SameAsTheProgram(unittest.TestCase):
 
 
 class Rows(unittest.TestCase):
-    def test_rows_of_the_first_table_with_the_key(self):
-        doc = trainplan.search(model="llama2-7b", instances=4, top=3)
+    def test_rows_of_every_table_with_the_key_and_their_scope(self):
+        doc = trainplan.search(model="llama2-7b", hardware=["trn1.32xlarge", "p5.48xlarge"], instances=4, top=3)
         rows = trainplan.rows(doc, "best_plans")
-        self.assertEqual([r["rank"] for r in rows], [1, 2, 3])
+        self.assertEqual([r["rank"] for r in rows], [1, 2, 3, 1, 2, 3])
+        self.assertEqual([r["hardware"] for r in rows], ["trn1.32xlarge"] * 3 + ["p5.48xlarge"] * 3)
         self.assertIn("step_time_s", rows[0])
 
     def test_rows_of_a_top_level_list(self):

@@ -151,6 +151,10 @@ TEST(MoeModel, HuggingFaceBadFields) {
   j["num_experts_per_tok"] = 9;
   expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.num_experts_per_tok", "at most the experts");
   j["num_experts_per_tok"] = 2;
+  // Issue 41: 2^31 - 1 experts overflowed the search's divisor loop (SIGFPE)
+  // and priced "5227 PiB to spare"; past any published MoE it is refused.
+  j["num_local_experts"] = 2147483647;
+  expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.num_local_experts", "2 to 65536 routed experts");
   j.erase("num_local_experts");
   expect_spec_error([&] { model_from_json(j, "config.json"); }, "$.num_local_experts", "");
 }
