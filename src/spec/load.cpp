@@ -341,20 +341,28 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   ModelSpec m;
   m.source_file = file;
   m.source = "Hugging Face config.json (" + a + ")";
-  m.name = r.has(j, "_name_or_path") && j["_name_or_path"].is_string() && !j["_name_or_path"].get<std::string>().empty()
-               ? j["_name_or_path"].get<std::string>()
-               : fs::path(file).parent_path().filename().string();
+  // Named as the config names itself: its Hub path, else its model_type, else its folder.
+  const auto named = [&](const char* key) {
+    return r.has(j, key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  m.name = !named("_name_or_path").empty() ? named("_name_or_path")
+           : !named("model_type").empty()  ? named("model_type")
+                                           : fs::path(file).parent_path().filename().string();
   if (m.name.empty()) m.name = fs::path(file).stem().string();
   m.vocab_pad_multiple = 1;  // a HF vocab_size is already padded as trained
   // HF documents these defaults for the keys below when a config omits them.
   auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
   const bool deepseek = a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM";
+  // Qwen2 and Phi-3 are Llama's layer with other names (transformers'
+  // modeling_qwen2.py: bias on the Q, K and V projections; modeling_phi3.py:
+  // fused qkv_proj and gate_up_proj, the same GEMM FLOPs).
   const bool llama_like = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
-                          a == "Qwen2MoeForCausalLM" || a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek;
+                          a == "Qwen2ForCausalLM" || a == "Phi3ForCausalLM" || a == "Qwen2MoeForCausalLM" ||
+                          a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek;
   const bool known = llama_like || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" || a == "BertForMaskedLM";
   if (!known)
     r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                                 "Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
+                                 "Qwen2ForCausalLM, Phi3ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
                                  "DeepseekV3ForCausalLM, GPTNeoXForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
@@ -371,7 +379,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.position = PositionKind::rotary;
     m.rotary_fraction = 1.0;
     m.tied_embeddings = flag("tie_word_embeddings", false);
-    m.bias = flag("attention_bias", false);
+    m.bias = flag("attention_bias", a == "Qwen2ForCausalLM");
     // Llama-family configs may state head_dim (Qwen3: always; 128 with hidden
     // 2048 and 32 heads); MLA's head widths come from its own keys.
     if (!deepseek && r.has(j, "head_dim") && !j["head_dim"].is_null()) {

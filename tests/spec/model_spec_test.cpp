@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "spec/load.h"
 
 using tp::spec::load_model;
@@ -35,4 +37,38 @@ TEST(ModelSpec, GroupedQueryAttention) {
   auto m = load_model("llama2-70b");
   EXPECT_EQ(m.head_dim(), 128);
   EXPECT_EQ(m.kv_hidden(), 1024);
+}
+
+// Qwen2 and Phi-3 configs as published on the Hub, read as Llama's layer
+// (issue 39): Qwen/Qwen2.5-7B-Instruct config.json (transformers 4.43.3) and
+// microsoft/Phi-3.5-mini-instruct config.json (4.46.3), both as quoted verbatim
+// in Lightning-AI/lightning-thunder's RoPE benchmarks (hf_qwen2_rope,
+// hf_phi3_rope; Phi-3.5's rope_scaling lists omitted: they change no shape).
+// Published sizes: Qwen2.5 technical report (arXiv:2412.15115, table 1) 7.61B,
+// 6.53B without embeddings; Phi-3.5-mini model card 3.8B. A config is named as
+// it names itself: its _name_or_path, else its model_type.
+TEST(ModelSpec, HuggingFaceQwen2AndPhi3ReadAsLlamaLayers) {
+  auto qwen = nlohmann::json::parse(R"({"_name_or_path": "Qwen/Qwen2.5-7B-Instruct",
+    "architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584, "intermediate_size": 18944,
+    "max_position_embeddings": 32768, "max_window_layers": 28, "model_type": "qwen2", "num_attention_heads": 28,
+    "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+    "sliding_window": null, "tie_word_embeddings": false, "use_sliding_window": false, "vocab_size": 152064})");
+  const tp::spec::ModelSpec q = tp::spec::model_from_hf_config(qwen, "ut/config.json");
+  EXPECT_EQ(q.name, "Qwen/Qwen2.5-7B-Instruct");
+  EXPECT_EQ(q.kv_heads, 4);
+  EXPECT_EQ(q.mlp, tp::spec::MlpKind::swiglu);
+  EXPECT_NEAR(q.total_parameters() / 1e9, 7.61, 0.01);
+  EXPECT_NEAR((q.total_parameters() - 2.0 * 152064 * 3584) / 1e9, 6.53, 0.01);
+  qwen.erase("_name_or_path");
+  EXPECT_EQ(tp::spec::model_from_hf_config(qwen, "ut/config.json").name, "qwen2");
+
+  const auto phi = nlohmann::json::parse(R"({"_name_or_path": "microsoft/Phi-3.5-mini-instruct",
+    "architectures": ["Phi3ForCausalLM"], "attention_bias": false, "hidden_act": "silu", "hidden_size": 3072,
+    "intermediate_size": 8192, "max_position_embeddings": 131072, "model_type": "phi3", "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 32, "original_max_position_embeddings": 4096,
+    "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "sliding_window": 262144, "tie_word_embeddings": false,
+    "vocab_size": 32064})");
+  const tp::spec::ModelSpec p = tp::spec::model_from_hf_config(phi, "config.json");
+  EXPECT_EQ(p.head_dim(), 96);
+  EXPECT_NEAR(p.total_parameters() / 1e9, 3.82, 0.01);
 }
