@@ -77,7 +77,7 @@ class Reader {
       const LogLine& l = lines[i];
       const auto& t = l.tokens;
       if (t.empty()) continue;
-      remember_ranks(t);
+      remember_ranks(t, l.number);
       if (t[0] == "[LATENCY")
         throw spec::SpecError(log_where(file_, l.number), "report",
                               "a bandwidth report (hccl_demo --measure bw); a latency report has no bandwidth");
@@ -100,10 +100,11 @@ class Reader {
 
  private:
   // run_hccl_demo.py logs one command per rank: ... HCCL_NRANKS=16 HCCL_RANKS_PER_NODE=8 ... ./hccl_demo
-  void remember_ranks(const std::vector<std::string>& t) {
-    if (const std::string n = value_of(t, "HCCL_NRANKS"); is_whole_token(n) && ranks_ == 0) ranks_ = std::stoi(n);
+  void remember_ranks(const std::vector<std::string>& t, int line) {
+    if (const std::string n = value_of(t, "HCCL_NRANKS"); is_whole_token(n) && ranks_ == 0)
+      ranks_ = log_count(n, file_, line, "HCCL_NRANKS");
     if (const std::string m = value_of(t, "HCCL_RANKS_PER_NODE"); is_whole_token(m) && per_node_ == 0)
-      per_node_ = std::stoi(m);
+      per_node_ = log_count(m, file_, line, "HCCL_RANKS_PER_NODE");
   }
 
   const LogLine* next_nonempty(const std::vector<LogLine>& lines, std::size_t& i) {

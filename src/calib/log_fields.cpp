@@ -62,4 +62,13 @@ long long log_whole(const std::string& token, const std::string& file, int line,
   return std::stoll(token);
 }
 
+int log_count(const std::string& token, const std::string& file, int line, const std::string& field) {
+  constexpr long long kMaxCount = 1LL << 24;
+  const long long n = log_whole(token, file, line, field);
+  if (n < 1 || n > kMaxCount)
+    throw spec::SpecError(log_where(file, line), field,
+                          "a count from 1 to " + std::to_string(kMaxCount) + ", got " + log_excerpt(token));
+  return int(n);
+}
+
 }  // namespace tp::calib

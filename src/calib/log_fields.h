@@ -24,5 +24,8 @@ bool is_whole_token(const std::string& token);  // plain decimal digits
 double log_number(const std::string& token, const std::string& file, int line, const std::string& field);
 // A whole number >= 0 in decimal digits; throws SpecError otherwise.
 long long log_whole(const std::string& token, const std::string& file, int line, const std::string& field);
+// A count of ranks or nodes: a whole number from 1 to 2^24 (the devices a
+// plan may span, cost/plan_check.h); else SpecError naming the field.
+int log_count(const std::string& token, const std::string& file, int line, const std::string& field);
 
 }  // namespace tp::calib

@@ -48,9 +48,9 @@ Command read_command(const LogLine& l, std::size_t program, const std::string& f
   for (std::size_t i = program + 1; i < t.size(); ++i) {
     std::string value;
     if (option_value(t, i, "-r", "--nworkers", value)) {
-      c.ranks = int(log_whole(value, file, l.number, "-r"));
+      c.ranks = log_count(value, file, l.number, "-r");
     } else if (option_value(t, i, "-N", "--nnodes", value)) {
-      c.nodes = int(log_whole(value, file, l.number, "-N"));
+      c.nodes = log_count(value, file, l.number, "-N");
     } else if (auto it = kOps.find(t[i]); it != kOps.end()) {
       c.op_known = parse_collective_name(it->second, c.op);
     } else if (std::find(std::begin(kOtherOps), std::end(kOtherOps), t[i]) != std::end(kOtherOps)) {

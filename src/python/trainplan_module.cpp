@@ -179,6 +179,9 @@ std::vector<std::string> arguments_of(const py::module_& module, const CLI::App&
     } else {
       text = py::str(value);
     }
+    // A NUL would end the string the command reads: 'llama2-7b\0evil' ran as llama2-7b.
+    if (text.find('\0') != std::string::npos)
+      raise_argument_error(module, key + ": a value without NUL characters");
     tokens.push_back(name + "=" + text);
   }
   return tokens;

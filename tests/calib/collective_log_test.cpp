@@ -149,6 +149,19 @@ TEST(CollectiveLog, HintsFillGapsAndContradictionsAreRefused) {
                  fixture("nccl_all_reduce_p5_8ranks.log") + ":14", "ranks", "--ranks says 16");
 }
 
+// Issue 41: rank counts past any cluster ("HCCL_NRANKS=999999999999" once
+// leaked "trainplan: stoi"; "nccom-test -r 2147483648" wrapped to a negative
+// int) are refused naming the field.
+TEST(CollectiveLog, RankCountsPastAnyClusterAreRefused) {
+  const std::string nccom = tp::spec::read_text_file(fixture("nccom_allr_trn1_32ranks.log"));
+  std::string wide = nccom;
+  wide.replace(wide.find("-r 32"), 5, "-r 2147483648");
+  expect_refusal([&] { read_collective_log(wide, "n.log"); }, "n.log:1", "-r", "a count from 1 to 16777216");
+  std::string hccl = tp::spec::read_text_file(fixture("hccl_all_reduce_dl1_8ranks.log"));
+  hccl.replace(hccl.find("HCCL_NRANKS=8"), 13, "HCCL_NRANKS=999999999999");
+  expect_refusal([&] { read_collective_log(hccl, "h.log"); }, "h.log:3", "HCCL_NRANKS", "a count from 1 to 16777216");
+}
+
 TEST(CollectiveLog, MalformedLinesNameFileLineAndColumn) {
   const std::string row = "        1024           256     float     sum      -1    12.20    0.08    0.15      0    12.25    0.08    0.15      0\n";
   expect_refusal([&] { read_collective_log(kNcclHead + "        1024           256     float\n", "n.log"); }, "n.log:4",

@@ -177,6 +177,11 @@ class Errors(unittest.TestCase):
         # quiet is always on; saying so is no error.
         self.assertEqual(trainplan.sweep(model="llama2-7b", instances=[1, 2], quiet=True)["query"]["quiet"], True)
 
+    def test_a_nul_in_a_value_is_refused(self):
+        with self.assertRaises(trainplan.ArgumentError) as caught:
+            trainplan.estimate(model="llama2-7b\x00evil")
+        self.assertIn("NUL", str(caught.exception))
+
     def test_calls_after_errors_still_work(self):
         for bad in (dict(model="no-such-model"), dict(tp=7), dict(bogus=1)):
             with self.assertRaises(trainplan.Error):
