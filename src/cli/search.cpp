@@ -40,18 +40,14 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
                {"grad accum", "", NumberStyle::integer}, {"ZeRO", "", NumberStyle::integer}, {"recompute", ""},
                {"overlap", ""}, {"step time", "s", NumberStyle::engineering}, {"throughput", "tokens/s", NumberStyle::integer},
                {"MFU", "", NumberStyle::percent, 1}, {"memory", "B", NumberStyle::engineering},
-               {"tokens per USD, " + price_kind, "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
-               {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train, " + price_kind, "USD", NumberStyle::integer}};
-  t.columns[14].key = "step_time_s";
-  t.columns[15].key = "tokens_per_s";
-  t.columns[18].key = "tokens_per_usd";
-  t.columns[21].key = "cost_to_train_usd";
-  t.columns.insert(t.columns.begin() + 18, {"memory fit", ""});
-  t.columns.push_back({"vs #1", "", NumberStyle::fixed, 3});
-  t.columns.push_back({"tied", ""});
-  t.columns[18].key = "memory_fit";
-  t.columns[t.columns.size() - 2].key = "vs_leader";
-  t.columns.back().key = "tied_with_leader";
+               {"memory fit", ""}, {"tokens per USD, " + price_kind, "", NumberStyle::integer},
+               {"utilisation", "", NumberStyle::percent, 2}, {"days to train", "", NumberStyle::fixed, 2},
+               {"USD to train, " + price_kind, "", NumberStyle::integer}, {"vs #1", "", NumberStyle::fixed, 3},
+               {"tied", ""}};
+  // Machine keys that stay put whatever the price kind the headers name.
+  const char* keys[] = {"step_time_s", "tokens_per_s", "mfu", "memory_bytes", "memory_fit", "tokens_per_usd",
+                        "utilisation", "time_to_train_days", "cost_to_train_usd", "vs_leader", "tied_with_leader"};
+  for (std::size_t i = 0; i < std::size(keys); ++i) t.columns[14 + i].key = keys[i];
   // A person's view: the plan's degrees (CP, EP and virtual stages where a
   // listed plan uses them), throughput, MFU, memory and its fit, days and cost.
   bool cp = false, ep = false, virtual_stages = false, one_count = true;
@@ -61,11 +57,6 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
     ep = ep || p.evaluation.plan.ep > 1;
     virtual_stages = virtual_stages || p.evaluation.plan.virtual_stages > 1;
   }
-  t.columns[22].header = "USD to train, " + price_kind;
-  t.columns[22].unit = "";
-  t.columns[21].header = "days to train";
-  t.columns[21].unit = "";
-  t.columns[21].key = "time_to_train_days";
   // One instance count for every plan listed: the title says it, the view drops the column.
   t.reading_view = {"rank"};
   if (!one_count) t.reading_view.push_back("instances");
