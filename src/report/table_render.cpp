@@ -140,6 +140,8 @@ nlohmann::ordered_json json_value(const Cell& cell, const Column& column) {
     if (column.style == NumberStyle::integer && std::fabs(*number) < 9.0e15 && *number == std::round(*number)) {
       return static_cast<long long>(*number);
     }
+    // Bytes are whole: a modelled figure's fraction of a byte says nothing.
+    if (column.unit == "B" && std::fabs(*number) < 9.0e15) return std::llround(*number);
     return *number;
   }
   return nullptr;

@@ -126,7 +126,7 @@ nlohmann::json mixtral_file() {
 TEST(MoeModel, BadFieldsAreRefusedWithTheirPath) {
   auto j = mixtral_file();
   j["moe"]["experts"] = 1;
-  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.experts", "at least 2 routed experts", "m.json");
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.experts", "expected 2 to 65536 routed experts, got 1", "m.json");
   j = mixtral_file();
   j["moe"]["top_k"] = 9;
   expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.moe.top_k", "at most the experts");
