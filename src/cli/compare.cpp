@@ -1,7 +1,6 @@
 // `trainplan compare`: hardware side by side for one model and workload, at
 // equal instance count, equal budget or equal deadline: the best plan on each,
 // tokens per dollar under each price kind, and the ratio to the first hardware.
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -44,8 +43,10 @@ int run(const CompareOptions& o) {
   std::vector<Scenario> scenarios;
   std::set<std::string> kinds_set;
   std::vector<std::string> kinds;
+  std::vector<spec::PriceChoice> prices;
   for (const auto& hw : hardware) {
     scenarios.push_back(load_scenario(f.scenario, hw));
+    prices.push_back(price_of(scenarios.back().hardware, f));
     for (const auto& q : scenarios.back().hardware.prices)
       if (kinds_set.insert(q.kind).second) kinds.push_back(q.kind);
   }
@@ -63,55 +64,53 @@ int run(const CompareOptions& o) {
   for (const auto& k : kinds) t.columns.push_back({"tokens per USD " + k, "", NumberStyle::integer});
   t.columns.push_back({search::to_string(objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
   std::size_t without_plan = 0;
-  std::vector<std::string> price_notes;
   for (const std::vector<int>& group : groups) {
-  double first = 0;
-  for (const Scenario& s : scenarios) {
-    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, group));
-    const spec::PriceChoice price = price_of(s.hardware, f);
-    if (!price.note.empty() && &group == &groups.front()) price_notes.push_back(price.note);
-    const search::Scorer scorer(evaluator, space.instance_counts(),
-                                price.available() ? price.usd_per_instance_hour : NAN, objective(f),
-                                failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
-    search::SearchOptions so;
-    so.top_k = 1;
-    so.threads = f.threads;
-    apply_strict_memory(f, so);
-    const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
-    std::vector<report::Cell> row{s.hardware.name, s.stack.name + ", " + spec::to_string(s.workload.precision)};
-    if (r.top.empty()) {
-      ++without_plan;
-      std::cerr << "trainplan: no feasible plan for " << s.model.name << " on " << s.hardware.name << " at "
-                << (group.size() == 1 ? std::to_string(group.front()) : f.instances) << " instances: "
-                << search::why_none_kept(r.drops) << "\n";
-      row.push_back(group.size() == 1 ? report::Cell{double(group.front())} : report::Cell{});
-      row.push_back(std::string("no feasible plan"));
-      while (row.size() < t.columns.size()) row.push_back(report::Cell{});
+    double first = 0;
+    for (std::size_t h = 0; h < scenarios.size(); ++h) {
+      const Scenario& s = scenarios[h];
+      const spec::PriceChoice& price = prices[h];
+      const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
+      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, group));
+      const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(), objective(f),
+                                  failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
+      search::SearchOptions so;
+      so.top_k = 1;
+      so.threads = f.threads;
+      apply_strict_memory(f, so);
+      const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
+      std::vector<report::Cell> row{s.hardware.name, s.stack.name + ", " + spec::to_string(s.workload.precision)};
+      if (r.top.empty()) {
+        ++without_plan;
+        say_no_feasible_plan(s.model.name, s.hardware.name,
+                             group.size() == 1 ? std::to_string(group.front()) : f.instances, r.drops);
+        row.push_back(group.size() == 1 ? report::Cell{double(group.front())} : report::Cell{});
+        row.push_back(std::string("no feasible plan"));
+        while (row.size() < t.columns.size()) row.push_back(report::Cell{});
+        t.add_row(row);
+        continue;
+      }
+      const search::RankedPlan& b = r.top.front();
+      const cost::Estimate& e = b.dag_estimate;
+      char rate[64];
+      std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
+      row.insert(row.end(), {double(b.evaluation.plan.instances), describe(b.evaluation.plan), e.tokens_per_s, e.mfu,
+                             b.dag_score.time_to_train_s / 86400.0,
+                             price.available() ? report::Cell{std::string(rate)} : report::Cell{std::string("none")},
+                             b.dag_score.cost_to_train_usd});
+      for (const auto& k : kinds) {
+        const spec::PriceQuote* q = s.hardware.price(k);
+        row.push_back(q ? report::Cell{cost::tokens_per_usd(e.tokens_per_s, b.evaluation.plan.instances, q->usd_per_instance_hour)}
+                        : report::Cell{});
+      }
+      if (first == 0) first = b.dag_score.objective;
+      row.push_back(b.dag_score.objective / first);
       t.add_row(row);
-      continue;
     }
-    const search::RankedPlan& b = r.top.front();
-    const cost::Estimate& e = b.dag_estimate;
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
-    row.insert(row.end(), {double(b.evaluation.plan.instances), describe(b.evaluation.plan), e.tokens_per_s, e.mfu,
-                           b.dag_score.time_to_train_s / 86400.0,
-                           price.available() ? report::Cell{std::string(rate)} : report::Cell{std::string("none")},
-                           b.dag_score.cost_to_train_usd});
-    for (const auto& k : kinds) {
-      const spec::PriceQuote* q = s.hardware.price(k);
-      row.push_back(q ? report::Cell{cost::tokens_per_usd(e.tokens_per_s, b.evaluation.plan.instances, q->usd_per_instance_hour)}
-                      : report::Cell{});
-    }
-    if (first == 0) first = b.dag_score.objective;
-    row.push_back(b.dag_score.objective / first);
-    t.add_row(row);
-  }
   }
   for (const Scenario& s : scenarios)
     for (const std::string& note : scenario_notes(s)) t.notes.push_back(note);
-  for (const std::string& note : price_notes) t.notes.push_back(note);
+  for (const spec::PriceChoice& price : prices)
+    if (!price.note.empty()) t.notes.push_back(price.note);
   t.notes.push_back(std::string("Ratio: this hardware's objective figure over the first hardware's") +
                     (groups.size() > 1 ? " at the same instance count" : "") +
                     " (higher is better for throughput and tokens per dollar, lower for time and cost).");

@@ -19,7 +19,7 @@ search::SearchResult search_at(const cost::Evaluator& evaluator, const validate:
   constraints.overlap_tp = false;
   const search::PlanSpace space(evaluator.model(), hardware, evaluator.stack(), c.workload, constraints);
   const spec::PriceChoice price = price_of(hardware, defaults);
-  const search::Scorer scorer(evaluator, space.instance_counts(), price.available() ? price.usd_per_instance_hour : NAN,
+  const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(),
                               objective(defaults), failure_settings(defaults));
   search::SearchOptions options;
   options.top_k = 1;

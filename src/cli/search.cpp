@@ -142,7 +142,7 @@ int run(const SearchCommandOptions& o) {
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
     const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, counts));
     const spec::PriceChoice price = price_of(s.hardware, o.flags);
-    const search::Scorer scorer(evaluator, space.instance_counts(), price.available() ? price.usd_per_instance_hour : NAN,
+    const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(),
                                 objective(o.flags), failure_settings(o.flags), o.flags.budget_usd,
                                 o.flags.deadline_days * 86400.0);
     search::SearchOptions so;
@@ -159,8 +159,7 @@ int run(const SearchCommandOptions& o) {
     const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "search " + hw);
     if (r.drops.feasible == 0) {
       ++without_plan;
-      std::cerr << "trainplan: no feasible plan for " << s.model.name << " on " << hw << " at " << o.flags.instances
-                << " instances: " << search::why_none_kept(r.drops) << "\n";
+      say_no_feasible_plan(s.model.name, hw, o.flags.instances, r.drops);
     }
     if (!o.emit.format.empty() && !r.top.empty())
       for (const std::string& path : emit_launch_config(o.emit, s, r.top.front().evaluation.plan))

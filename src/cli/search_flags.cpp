@@ -3,6 +3,7 @@
 #include "cli/validators.h"
 
 #include <filesystem>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -235,6 +236,12 @@ std::string describe(const spec::Plan& p) {
     << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::to_string(p.recompute)
     << (p.overlap_tp_comm ? " / async TP" : "") << (p.overlap_dp_comm ? "" : " / no DP overlap");
   return s.str();
+}
+
+void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
+                          const search::DropStats& drops) {
+  std::cerr << "trainplan: no feasible plan for " << model << " on " << hardware << " at " << instances
+            << " instances: " << search::why_none_kept(drops) << "\n";
 }
 
 report::Table drop_table(const search::DropStats& d, const std::string& title) {

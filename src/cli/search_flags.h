@@ -77,6 +77,9 @@ search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const s
 
 // "TP 8 / PP 1 / SP / v1 / mb 1 / ZeRO 1 / selective"
 std::string describe(const spec::Plan& plan);
+// "trainplan: no feasible plan for M on HW at X instances: <why_none_kept>", on stderr.
+void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
+                          const search::DropStats& drops);
 // How many plans were considered, dropped and why.
 report::Table drop_table(const search::DropStats& drops, const std::string& title);
 

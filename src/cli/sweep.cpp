@@ -65,7 +65,7 @@ int run(const SweepOptions& o) {
                     std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
     const spec::PriceChoice price_choice = price_of(s.hardware, o.flags);
-    const double price = price_choice.available() ? price_choice.usd_per_instance_hour : NAN;
+    const double price = price_choice.rate_or_nan();
     price_kinds.insert(price_choice.kind);
     if (!price_choice.note.empty()) scaling.notes.push_back(price_choice.note);
     report::Series tput{hw, {}, {}}, eff{hw, {}, {}};
@@ -122,8 +122,7 @@ int run(const SweepOptions& o) {
       points.push_back({hw, n, b});
     }
     if (tput.x.empty()) {
-      std::cerr << "trainplan: no feasible plan for " << s.model.name << " on " << hw << " at any of "
-                << o.flags.instances << " instances: " << search::why_none_kept(hardware_drops) << "\n";
+      say_no_feasible_plan(s.model.name, hw, "any of " + o.flags.instances, hardware_drops);
       continue;  // no curve to draw
     }
     throughput_panel.series.push_back(tput);

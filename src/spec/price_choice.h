@@ -3,6 +3,7 @@
 // asked kind, else the first kind the descriptor lists (a note says so), else
 // none (cost figures are not available, and a cost objective is refused).
 #pragma once
+#include <limits>
 #include <map>
 #include <string>
 
@@ -20,6 +21,8 @@ struct PriceChoice {
   std::string kind;                  // the kind used ("user rate" for the user's own)
   std::string note;                  // why it is not the kind asked for; empty when it is
   bool available() const { return usd_per_instance_hour > 0; }
+  // What the scorer prices with: NaN where there is no price, so every cost figure is "n/a".
+  double rate_or_nan() const { return available() ? usd_per_instance_hour : std::numeric_limits<double>::quiet_NaN(); }
 };
 
 // "trn1.32xlarge=12.5,p5.48xlarge=55" (several flags add up); throws SpecError naming the flag.
