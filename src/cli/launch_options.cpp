@@ -38,6 +38,7 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario
   exporting::LaunchJob job;
   job.model_name = s.model.name;
   job.hardware_name = s.hardware.name;
+  job.hardware_family = s.hardware.family;
   job.stack_name = s.stack.name;
   job.model = s.model;
   job.instances = plan.instances;
@@ -91,6 +92,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
     s.hardware = job.hardware_name;
   }
   const spec::HardwareSpec hardware = spec::load_hardware(s.hardware);
+  exporting::check_runs_on(read.format, hardware.family, hardware.name, file);
   if (job.devices_per_instance > 0 && job.devices_per_instance != hardware.devices_per_instance())
     throw spec::SpecError(file, "devices per instance",
                           std::to_string(hardware.devices_per_instance()) + " on " + hardware.name + ", found " +

@@ -44,7 +44,15 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: not offered");
   if (p.uneven_stages) cannot("--pp-partition-method", "uneven pipeline stages are not exported yet");
   if (p.recompute == spec::Recompute::selective) cannot("--checkpoint-activations", "full or no recompute; selective recompute is not offered");
-  if (p.pp > 1 && p.zero >= 2) cannot("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
+  // pretrain_gpt.py@8387ae17:56-64 builds GPTModelPipe whenever --deepspeed is
+  // given, so DeepSpeed's PipelineEngine runs even at PP 1, and it asserts a ZeRO stage below 2.
+  if (p.zero >= 2)
+    cannot("zero_optimization.stage", "0 or 1: bigscience Megatron-DeepSpeed always runs DeepSpeed's pipeline engine, "
+                                      "which rejects ZeRO-2 and -3");
+  if (m.qk_norm) cannot("--qk-layernorm", "no QK-norm: not offered");
+  if (m.position == spec::PositionKind::rotary && m.rope_theta > 0 && m.rope_theta != 10000)
+    cannot("--position-embedding-type", "a RoPE base of 10000: the fork's rotary embedding has no option for " +
+                                            m.name + "'s " + rope_base_text(m));
   if (bf16 && p.zero == 0) cannot("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
   if (m.norm != spec::NormKind::layernorm) cannot("--normalization", "LayerNorm; RMSNorm is not offered");
   if (m.kv_heads != m.heads) cannot("--num-query-groups", "multi-head attention; grouped-query attention is not offered");

@@ -53,6 +53,8 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
     cannot("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
   if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
   if (m.position == spec::PositionKind::alibi) cannot("--use-rotary-position-embeddings", "learned or rotary positions; ALiBi is not offered");
+  if (m.qkv_bias && !m.bias) cannot("--add-qkv-bias", "all linear biases or none; the fork has no option for Q, K and V biases alone");
+  if (m.qk_norm) cannot("--qk-layernorm", "no QK-norm: the fork has no such option");
   if (m.kv_heads % p.tp != 0)
     cannot("--num-key-value-heads", "a multiple of TP (" + std::to_string(p.tp) + "): the fork divides KV heads over TP, " +
                                         m.name + " has " + std::to_string(m.kv_heads));
@@ -65,7 +67,8 @@ const FormatInfo& microsoft_deepspeed_info() {
       LaunchFormat::deepspeed, "deepspeed", kMicrosoftDeepSpeedStack,
       "DeepSpeed 0.16.2 ds_config with microsoft Megatron-DeepSpeed arguments",
       "microsoft/DeepSpeed@b344c04df0fdf058617004924a7aaa15055dccce deepspeed/runtime/constants.py, "
-      "microsoft/Megatron-DeepSpeed@f4157bea69f3df8c6cb66f2ebcda66ba03d1288e megatron/arguments.py"};
+      "microsoft/Megatron-DeepSpeed@f4157bea69f3df8c6cb66f2ebcda66ba03d1288e megatron/arguments.py",
+      "NVIDIA GPUs (the deepspeed launcher; CUDA kernels, NCCL)"};
   return fork;
 }
 
@@ -85,6 +88,7 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   if (m.position == spec::PositionKind::rotary) {
     arg("--use-rotary-position-embeddings");  // turns the learned position embedding off (arguments.py:316-317)
     write_rotary_percent(a, m);
+    arg("--rotary-position-embeddings-theta", rope_base_text(m));  // dest rope_theta, int, default 10000 (:635)
   }
   arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm");
   write_shared_architecture(a, m);
@@ -152,6 +156,7 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
   if (args.has("--use-rotary-position-embeddings")) {
     m.position = spec::PositionKind::rotary;
     m.rotary_fraction = args.real("--rotary-percent", 1.0, file);
+    m.rope_theta = double(args.whole("--rotary-position-embeddings-theta", 1, 1L << 30, 10000, file));
   } else if (args.has("--no-position-embedding")) {
     throw spec::SpecError(file, "--no-position-embedding",
                           "learned or rotary positions (--use-rotary-position-embeddings); trainplan models no "

@@ -7,17 +7,21 @@ namespace tp::exporting {
 const std::vector<FormatInfo>& launch_formats() {
   static const std::vector<FormatInfo> formats = {
       {LaunchFormat::megatron, "megatron", "megatron-lm", "Megatron-LM core_r0.13.0",
-       "NVIDIA/Megatron-LM@73a28a1078a8da8e6062199f7f1079a52173ab77 megatron/training/arguments.py"},
+       "NVIDIA/Megatron-LM@73a28a1078a8da8e6062199f7f1079a52173ab77 megatron/training/arguments.py",
+       "NVIDIA GPUs (torchrun; CUDA kernels, Transformer Engine)"},
       {LaunchFormat::nemo, "nemo", "nemo", "NeMo 2.0.0 (megatron_gpt_pretraining.py with the Hydra YAML)",
        "NVIDIA/NeMo@e938df327c6d1e9d26e9670e51c1ceea0bf5a677 "
-       "examples/nlp/language_modeling/conf/megatron_gpt_config.yaml"},
+       "examples/nlp/language_modeling/conf/megatron_gpt_config.yaml",
+       "NVIDIA GPUs (trainer.accelerator gpu; CUDA kernels, Transformer Engine)"},
       {LaunchFormat::nxd, "nxd", "neuronx-distributed", "NeuronX Distributed Training (Neuron SDK 2.20) YAML",
        "aws-neuron/neuronx-distributed-training@ff83d7bdb1b21fcc4c282c4775ae25a6ffdfbf36 "
-       "examples/conf/megatron_llama_7B_config.yaml, docs/general/config_overview.rst"},
+       "examples/conf/megatron_llama_7B_config.yaml, docs/general/config_overview.rst",
+       "Trainium (torch-neuronx, XLA devices)"},
       {LaunchFormat::deepspeed, "deepspeed", "megatron-deepspeed",
        "DeepSpeed 0.6.5 ds_config with bigscience Megatron-DeepSpeed arguments",
        "microsoft/DeepSpeed@8164ea9e6d35dfbbe62b0f15448daf05268b9e81 deepspeed/runtime/constants.py, "
-       "bigscience-workshop/Megatron-DeepSpeed@8387ae17c4704f6579f88a84500b535d19d7fbbf megatron/arguments.py"},
+       "bigscience-workshop/Megatron-DeepSpeed@8387ae17c4704f6579f88a84500b535d19d7fbbf megatron/arguments.py",
+       "NVIDIA GPUs (the deepspeed launcher; CUDA fused kernels, NCCL)"},
   };
   return formats;
 }
@@ -32,6 +36,31 @@ LaunchFormat parse_launch_format(std::string_view text, const std::string& optio
   for (const FormatInfo& f : launch_formats())
     if (text == f.name) return f.format;
   throw spec::SpecError(option, "", "one of megatron, nemo, nxd, deepspeed, found '" + std::string(text) + "'");
+}
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+bool runs_on(LaunchFormat format, const std::string& family) {
+  if (family.empty()) return true;
+  const bool neuron = starts_with(family, "trainium") || starts_with(family, "inferentia");
+  const bool gaudi = starts_with(family, "gaudi");
+  if (format == LaunchFormat::nxd) return neuron;
+  return !neuron && !gaudi;
+}
+
+void check_runs_on(LaunchFormat format, const std::string& family, const std::string& hardware, const std::string& where) {
+  if (runs_on(format, family)) return;
+  std::string others;
+  for (const FormatInfo& f : launch_formats())
+    if (runs_on(f.format, family)) others += std::string(others.empty() ? "" : ", ") + f.name;
+  throw spec::SpecError(where, "--hardware",
+                        std::string("hardware the launcher runs on: ") + info(format).release + " runs on " +
+                            info(format).runs_on + ", and " + hardware + " is " + family + " (" +
+                            (others.empty() ? "no format trainplan writes runs there" : "use --emit " + others) + ")");
 }
 
 }  // namespace tp::exporting

@@ -15,11 +15,19 @@ struct FormatInfo {
   const char* stack;    // the stacks/ descriptor a file of this format runs under by default
   const char* release;  // the release whose option names are written
   const char* source;   // where those names were read
+  const char* runs_on;  // the accelerators its launcher starts processes on, in words
 };
 
 const std::vector<FormatInfo>& launch_formats();
 const FormatInfo& info(LaunchFormat format);
 // Throws spec::SpecError naming `option` when `text` is not a format.
 LaunchFormat parse_launch_format(std::string_view text, const std::string& option);
+
+// Whether the format's launcher runs on an accelerator family ("h100", "trainium1",
+// "gaudi2"): Megatron-LM, NeMo and DeepSpeed's GPT scripts on NVIDIA GPUs (torchrun,
+// CUDA), NxD Training on Trainium only. An empty family (unknown) passes.
+bool runs_on(LaunchFormat format, const std::string& family);
+// Throws spec::SpecError naming `where` and --hardware when it does not.
+void check_runs_on(LaunchFormat format, const std::string& family, const std::string& hardware, const std::string& where);
 
 }  // namespace tp::exporting

@@ -17,6 +17,9 @@ struct LaunchJob {
   // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent,
   // except a microsoft Megatron-DeepSpeed script's stack (megatron-deepspeed-ms), told by its options.
   std::string model_name, hardware_name, stack_name;
+  // The hardware's accelerator family ("h100", "trainium1", "gaudi2"); empty where unknown
+  // (a file read back). Writing refuses a format whose launcher does not run on it.
+  std::string hardware_family;
   spec::ModelSpec model;       // the architecture (written from it; read back from the file's fields)
   bool has_architecture = false;  // on reading: the file states layers, hidden, heads and vocabulary
   int instances = 0;           // 0: the file is silent

@@ -1,6 +1,7 @@
 #include "export/megatron_args.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 
 namespace tp::exporting {
@@ -19,6 +20,12 @@ void write_layer_shape(ArgList& a, const spec::ModelSpec& m) {
   a.number("--num-attention-heads", m.heads);
   // Megatron takes hidden / heads unless told (arguments.py: --kv-channels).
   if (m.explicit_head_dim > 0) a.number("--kv-channels", m.explicit_head_dim);
+}
+
+std::string rope_base_text(const spec::ModelSpec& m) {
+  std::ostringstream f;
+  f << std::fixed << std::setprecision(0) << (m.rope_theta > 0 ? m.rope_theta : 10000.0);
+  return f.str();
 }
 
 void write_rotary_percent(ArgList& a, const spec::ModelSpec& m) {

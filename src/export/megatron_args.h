@@ -16,6 +16,9 @@ void write_batch_and_sequence(ArgList& args, const LaunchJob& job);
 void write_layer_shape(ArgList& args, const spec::ModelSpec& model);
 // --rotary-percent (a partial rotary only), --swiglu, --untie-embeddings-and-output-weights,
 // --disable-bias-linear, zero dropouts, --vocab-size, --make-vocab-size-divisible-by.
+// RoPE's base as the clients take it (an integer: Megatron's --rotary-base is type=int);
+// a model that states none gets the clients' default, 10000.
+std::string rope_base_text(const spec::ModelSpec& m);
 void write_rotary_percent(ArgList& args, const spec::ModelSpec& model);
 void write_shared_architecture(ArgList& args, const spec::ModelSpec& model);
 // The reverse of write_shared_architecture (less --swiglu) and --max-position-embeddings:

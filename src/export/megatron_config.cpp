@@ -17,6 +17,14 @@ const char* kWhere = "--emit megatron";
   throw spec::SpecError(kWhere, option, why);
 }
 
+// arguments.py@73a28a10:862-874 asserts CUDA_DEVICE_MAX_CONNECTIONS=1 when TP > 1
+// or CP > 1 (before Blackwell) unless FSDP runs, which asserts it is not 1 (:659).
+std::string cuda_connections_line(const spec::Plan& p) {
+  if (p.zero >= 2) return "export CUDA_DEVICE_MAX_CONNECTIONS=8  # Megatron-FSDP asserts a value other than 1\n";
+  if (p.tp > 1 || p.cp > 1) return "export CUDA_DEVICE_MAX_CONNECTIONS=1  # asserted by Megatron-LM when TP > 1 or CP > 1\n";
+  return "";
+}
+
 }  // namespace
 
 std::string write_megatron(const LaunchJob& job) {
@@ -55,15 +63,23 @@ std::string write_megatron(const LaunchJob& job) {
     if (m.shared_expert_ffn_hidden > 0) num("--moe-shared-expert-intermediate-size", m.shared_expert_ffn_hidden);
     if (p.ep > 1) num("--expert-model-parallel-size", p.ep);
     if (p.etp > 0 && p.etp != p.tp) num("--expert-tensor-parallel-size", p.etp);
+    // Priced as an all-to-all exchange with the experts' GEMMs grouped; the
+    // client's defaults are the all-gather dispatcher and one GEMM per expert
+    // (arguments.py@73a28a10:2790 default 'allgather', :2725 store_true), so
+    // both are stated, as NVIDIA's Mixtral example does.
+    arg("--moe-token-dispatcher-type", "alltoall");
+    if (job.workload.precision != spec::Precision::fp32) arg("--moe-grouped-gemm");  // BF16 only (:804)
   }
   if (p.sp) arg("--sequence-parallel");
   write_batch_and_sequence(a, job);
   if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
   if (job.workload.precision == spec::Precision::fp8) arg("--fp8-format", "hybrid");  // E4M3 forward, E5M2 gradients
   if (p.zero == 1) arg("--use-distributed-optimizer");
-  if (p.zero >= 2) {
+  if (p.zero >= 2) {  // Megatron-FSDP: arguments.py@73a28a10:646-660 asserts each of these
     arg("--use-custom-fsdp");
+    arg("--use-distributed-optimizer");
     arg("--data-parallel-sharding-strategy", p.zero == 2 ? "optim_grads" : "optim_grads_params");
+    arg("--no-gradient-accumulation-fusion");
   }
   if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
   if (p.recompute == spec::Recompute::full) {
@@ -84,14 +100,20 @@ std::string write_megatron(const LaunchJob& job) {
   if (m.position == spec::PositionKind::rotary) {
     arg("--position-embedding-type", "rope");
     write_rotary_percent(a, m);
+    arg("--rotary-base", rope_base_text(m));  // default 10000 (arguments.py@73a28a10:1400)
   }
+  if (m.qkv_bias && !m.bias) arg("--add-qkv-bias");  // :1909; --disable-bias-linear keeps it off otherwise
+  if (m.qk_norm) arg("--qk-layernorm");              // :2690, in the model's --normalization
   arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "RMSNorm" : "LayerNorm");
   write_shared_architecture(a, m);
 
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n" << header_comment(job, info(LaunchFormat::megatron));
   s << "set -euo pipefail\n";
-  if (p.tp > 1) s << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # asserted by Megatron-LM when TP > 1\n";
+  s << cuda_connections_line(p);
+  if (p.zero >= 2)
+    s << "# Megatron-FSDP runs without gradient-accumulation fusion; trainplan priced the stack's fused accumulation\n"
+         "# (one memory-bound pass over the gradients per micro-batch apart).\n";
   s << "torchrun --nnodes " << job.instances << " --nproc_per_node " << job.devices_per_instance
     << " --node_rank \"${NODE_RANK:-0}\" --master_addr \"${MASTER_ADDR:-localhost}\" --master_port \"${MASTER_PORT:-6000}\" \\\n"
     << "  pretrain_gpt.py \\\n";
@@ -129,7 +151,8 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   p.cp = int(whole("--context-parallel-size", 1, kBig, 1));
   p.ep = int(whole("--expert-model-parallel-size", 1, kBig, 1));
   p.etp = int(whole("--expert-tensor-parallel-size", 1, kBig, 0));  // absent: TP's degree
-  p.sp = args.has("--sequence-parallel");
+  // Megatron-LM switches sequence parallelism off at TP 1 (arguments.py@73a28a10:884-888, a warning).
+  p.sp = args.has("--sequence-parallel") && p.tp > 1;
   const bool embedding_slot = args.has("--account-for-embedding-in-pipeline-split");
   if (embedding_slot != args.has("--account-for-loss-in-pipeline-split"))
     throw spec::SpecError(file, "--account-for-loss-in-pipeline-split",
@@ -150,6 +173,9 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   }
   p.zero = 0;
   if (args.has("--use-distributed-optimizer")) p.zero = 1;
+  if (args.has("--use-custom-fsdp") && !args.has("--use-distributed-optimizer"))
+    throw spec::SpecError(file, "--use-distributed-optimizer",
+                          "the option beside --use-custom-fsdp (Megatron-LM core_r0.13.0 asserts it)");
   if (args.has("--use-custom-fsdp") || args.has("--use-megatron-fsdp")) {
     const std::string s = args.value("--data-parallel-sharding-strategy").value_or("no_shard");
     if (s == "optim") p.zero = 1;
@@ -188,12 +214,15 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     if (position == "rope") {
       m.position = spec::PositionKind::rotary;
       m.rotary_fraction = args.real("--rotary-percent", 1.0, file);
+      m.rope_theta = double(whole("--rotary-base", 1, kBig, 10000));
     } else if (position == "learned_absolute") {
       m.position = spec::PositionKind::learned;
     } else {
       throw spec::SpecError(file, "--position-embedding-type", "learned_absolute or rope, found '" + position + "'");
     }
     read_shared_architecture(args, file, job);
+    m.qkv_bias = !m.bias && args.has("--add-qkv-bias");
+    m.qk_norm = args.has("--qk-layernorm");
     if (args.has("--multi-latent-attention"))
       throw spec::SpecError(file, "--multi-latent-attention", "standard attention (MLA is not read yet)");
     if (args.value("--moe-layer-freq").value_or("1") != "1")

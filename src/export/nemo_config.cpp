@@ -1,6 +1,11 @@
 #include "export/nemo_config.h"
 
+#include <sstream>
+#include <utility>
+#include <vector>
+
 #include "export/header.h"
+#include "export/megatron_args.h"
 #include "export/yaml_fields.h"
 #include "spec/error.h"
 
@@ -18,6 +23,48 @@ const char* optimizer_for(int zero) {
   }
 }
 
+// Keys NeMo 2.0.0's megatron_gpt_model reads (cfg.get / cfg.optim.get) that
+// megatron_gpt_config.yaml@e938df32 lacks: Hydra refuses them in the file's
+// struct merge, so they go on the command line with `+`, listed in one header
+// line that read_nemo takes back.
+const char* kOverridesLine = "# Hydra overrides (keys the base config lacks; pass them on the command line):";
+
+std::string overrides_text(const std::vector<std::pair<std::string, std::string>>& overrides) {
+  if (overrides.empty()) return "";
+  std::string line = kOverridesLine;
+  for (const auto& [key, value] : overrides) line += " +" + key + "=" + value;
+  return line + "\n";
+}
+
+void read_overrides(const std::string& text, YamlFields& y) {
+  const std::size_t at = text.find(kOverridesLine);
+  if (at == std::string::npos) return;
+  const std::size_t begin = at + std::string(kOverridesLine).size();
+  std::istringstream words(text.substr(begin, text.find('\n', begin) - begin));
+  std::string word;
+  while (words >> word) {
+    const std::size_t eq = word.find('=');
+    if (word.size() < 3 || word[0] != '+' || eq == std::string::npos)
+      throw spec::SpecError(y.file(), word, "a Hydra override +key.path=value");
+    y.add(word.substr(1, eq - 1), word.substr(eq + 1));
+  }
+}
+
+// NeMo switches gradient-accumulation fusion off without O2, under FSDP, and
+// with DP > 1 and no pipeline unless the optimizer is distributed
+// (megatron_base_model.py@e938df32:966-987).
+bool accumulation_fusion_kept(const LaunchJob& job) {
+  const spec::Plan& p = job.plan;
+  const bool o2 = job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8;
+  const long dp = long(job.instances) * job.devices_per_instance / (long(p.tp) * p.pp * p.cp);
+  return o2 && p.zero != 3 && (p.pp > 1 || dp <= 1 || p.zero == 1 || p.zero == 2);
+}
+
+// Under fused_adam with O2, NeMo all-reduces gradients asynchronously in
+// backward only with PP 1, no SP and no accumulation fusion
+// (megatron_base_model.py@e938df32:834-843).
+bool zero0_overlaps(const spec::Plan& p, bool accumulation_fusion) { return p.pp == 1 && !p.sp && !accumulation_fusion; }
+
 }  // namespace
 
 std::string write_nemo(const LaunchJob& job) {
@@ -33,6 +80,7 @@ std::string write_nemo(const LaunchJob& job) {
   if (p.uneven_stages) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   if (p.cp > 1) throw spec::SpecError(kWhere, "model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use --emit megatron)");
+  if (m.qk_norm) throw spec::SpecError(kWhere, "model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use --emit megatron)");
   if (m.moe() || m.mla()) throw spec::SpecError(kWhere, "model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use --emit megatron)");
   if (p.sp && p.tp == 1) throw spec::SpecError(kWhere, "model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(kWhere, "model.ub_tp_comm_overlap", "model.sequence_parallel as well");
@@ -70,6 +118,9 @@ std::string write_nemo(const LaunchJob& job) {
   if (m.position == spec::PositionKind::rotary) model["rotary_percentage"] = m.rotary_fraction > 0 ? m.rotary_fraction : 1.0;
   model["share_embeddings_and_output_weights"] = m.tied_embeddings;
   model["bias"] = m.bias;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  if (m.qkv_bias && !m.bias) overrides.push_back({"model.qkv_bias", "true"});
+  if (m.position == spec::PositionKind::rotary) overrides.push_back({"model.rotary_base", rope_base_text(m)});
   model["hidden_dropout"] = m.dropout ? 0.1 : 0.0;
   model["attention_dropout"] = m.dropout ? 0.1 : 0.0;
   model["make_vocab_size_divisible_by"] = m.vocab_pad_multiple;
@@ -85,21 +136,43 @@ std::string write_nemo(const LaunchJob& job) {
     model["activations_checkpoint_method"] = "uniform";
     model["activations_checkpoint_num_layers"] = 1;
   }
+  // The nemo stack prices Transformer Engine layers (fused attention, TP-comm
+  // overlap, FP8); the base's False builds the local spec, whose fused
+  // LayerNorm rejects RMSNorm.
+  model["transformer_engine"] = true;
+  model["gradient_accumulation_fusion"] = accumulation_fusion_kept(job);
   model["ub_tp_comm_overlap"] = p.overlap_tp_comm;
   model["fsdp"] = p.zero == 3;
   if (p.zero == 3) model["fsdp_sharding_strategy"] = "full";
   YAML::Node optim = model["optim"];
   optim["name"] = optimizer_for(p.zero);
-  optim["overlap_grad_sync"] = p.overlap_dp_comm;  // Megatron-Core DDP's overlap_grad_reduce
-  if (p.zero == 1 || p.zero == 2) optim[p.zero == 1 ? "overlap_param_gather" : "overlap_param_sync"] = p.overlap_dp_comm;
+  // Only the distributed optimizers take the overlap keys (apex fused_adam has no
+  // overlap_grad_sync argument); torch DDP under fused_adam overlaps by itself.
+  if (p.zero == 1 || p.zero == 2) {
+    const std::string on = p.overlap_dp_comm ? "true" : "false";
+    overrides.push_back({"model.optim.overlap_grad_sync", on});  // Megatron-Core DDP's overlap_grad_reduce
+    overrides.push_back({p.zero == 1 ? "model.optim.overlap_param_gather" : "model.optim.overlap_param_sync", on});
+  }
   std::string header = header_comment(job, info(LaunchFormat::nemo));
+  header += overrides_text(overrides);
+  if (!accumulation_fusion_kept(job))
+    header += "# NeMo runs this plan without gradient-accumulation fusion (no O2, FSDP, or DP without a distributed "
+              "optimizer); trainplan priced the stack's fused accumulation.\n";
+  if (p.zero == 0 && zero0_overlaps(p, accumulation_fusion_kept(job)) != p.overlap_dp_comm)
+    header += std::string("# NeMo ") + (p.overlap_dp_comm ? "does not overlap" : "overlaps") +
+              " the gradient all-reduce with backward here (fused_adam: only with PP 1, no SP, no accumulation "
+              "fusion); trainplan priced it " + (p.overlap_dp_comm ? "overlapped" : "after backward") + ".\n";
+  if (p.zero == 3 && job.workload.precision != spec::Precision::fp32)
+    header += "# NeMo's FSDP turns megatron_amp_O2 off (FP32 parameters under autocast); trainplan priced O2 "
+              "(BF16 weights beside FP32 main parameters).\n";
   header += "# Overrides of megatron_gpt_config.yaml; the vocabulary comes from your tokenizer (trainplan assumed " +
             std::to_string(m.vocab) + ").\n";
   return yaml_text(header, root);
 }
 
 LaunchJob read_nemo(const std::string& text, const std::string& file) {
-  const YamlFields y(text, file);
+  YamlFields y(text, file);
+  read_overrides(text, y);
   LaunchJob job;
   read_header(text, job);
   constexpr long kBig = 1L << 30;
@@ -156,7 +229,10 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
     throw spec::SpecError(file, "model.optim.name",
                           "fused_adam, mcore_distributed_optim or distributed_fused_adam, found '" + optimizer + "'");
   }
-  p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", p.zero == 2);  // Apex's default is on
+  // The distributed optimizers read the key (Apex's default on).
+  if (p.zero == 0) p.overlap_dp_comm = zero0_overlaps(p, y.flag("model.gradient_accumulation_fusion", false));
+  else if (p.zero == 3) p.overlap_dp_comm = true;  // torch FSDP reduce-scatters from backward hooks
+  else p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", p.zero == 2);
   return job;
 }
 

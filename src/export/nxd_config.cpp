@@ -32,6 +32,15 @@ std::string write_nxd(const LaunchJob& job) {
     throw spec::SpecError(kWhere, "model.num_attention_heads", "heads of hidden / heads dims; " + m.name + "'s head_dim is not exported to NxD yet");
   if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
     throw spec::SpecError(kWhere, "precision.type", "mixed_precision needs zero1 (NxD keeps FP32 master weights in the ZeRO-1 optimizer)");
+  // megatron_base_model.py@ff83d7bd:79-80 raises without zero1 ("accuracy issues").
+  if (p.zero != 1)
+    throw spec::SpecError(kWhere, "distributed_strategy.zero1", "ZeRO 1: NxD Training's megatron model raises without zero1");
+  // transformer.py@ff83d7bd:846-847 divides the KV heads over TP (safe_divide); NxD
+  // replicates them only on its HF model path (kv_replicator), not written here.
+  if (m.kv_heads % p.tp != 0)
+    throw spec::SpecError(kWhere, "distributed_strategy.tensor_model_parallel_size",
+                          "a divisor of the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
+                              " (the megatron model divides them over TP), found " + std::to_string(p.tp));
 
   YAML::Node root;
   root["name"] = "megatron_llama";
@@ -60,7 +69,11 @@ std::string write_nxd(const LaunchJob& job) {
   model["make_vocab_size_divisible_by"] = m.vocab_pad_multiple;
   model["share_embeddings_and_output_weights"] = m.tied_embeddings;
   model["position_embedding_type"] = m.position == spec::PositionKind::rotary ? "rope" : "learned_absolute";
-  if (m.position == spec::PositionKind::rotary) model["rotary_percentage"] = m.rotary_fraction > 0 ? m.rotary_fraction : 1.0;
+  if (m.position == spec::PositionKind::rotary) {
+    model["rotary_percentage"] = m.rotary_fraction > 0 ? m.rotary_fraction : 1.0;
+    // megatron_gpt_model.py@ff83d7bd:129 reads position_freq_base, default 10000.
+    model["position_freq_base"] = m.rope_theta > 0 ? m.rope_theta : 10000.0;
+  }
   model["activation"] = m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu";
   model["has_bias"] = m.bias;
   if (p.recompute == spec::Recompute::none) model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
@@ -104,8 +117,9 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   else if (precision == "bf16SR") job.workload.precision = spec::Precision::bf16_sr;
   else if (precision == "fp32") job.workload.precision = spec::Precision::fp32;
   else throw spec::SpecError(file, "precision.type", "mixed_precision, bf16SR or fp32 (trainplan's three precisions), found '" + precision + "'");
-  if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
-    throw spec::SpecError(file, "distributed_strategy.zero1", "true with precision.type mixed_precision (NxD requires ZeRO-1 for FP32 master weights)");
+  if (p.zero != 1)
+    throw spec::SpecError(file, "distributed_strategy.zero1",
+                          "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
   return job;
 }
 

@@ -31,6 +31,25 @@ YAML::Node YamlFields::find(const std::string& path) const {
   }
 }
 
+void YamlFields::add(const std::string& path, const std::string& value) {
+  YAML::Node node;
+  node.reset(root_);
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (key.empty() || (node.IsDefined() && !node.IsNull() && !node.IsMap()))
+      throw spec::SpecError(file_, path, "a key path of mappings (a.b.c)");
+    if (dot == std::string::npos) {
+      node[key] = value;
+      return;
+    }
+    YAML::Node child = node[key];
+    node.reset(child);
+    start = dot + 1;
+  }
+}
+
 bool YamlFields::has(const std::string& path) const {
   const YAML::Node n = find(path);
   return n.IsDefined() && !n.IsNull();

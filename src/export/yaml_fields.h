@@ -18,6 +18,8 @@ class YamlFields {
   double real(const std::string& path, double fallback) const;
   bool flag(const std::string& path, bool fallback) const;
   std::string text(const std::string& path, const std::string& fallback) const;
+  // Hydra's `+path=value` (a key the base config lacks): sets it, making the mappings on the way.
+  void add(const std::string& path, const std::string& value);
   const std::string& file() const { return file_; }
 
  private:

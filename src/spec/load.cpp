@@ -122,6 +122,13 @@ void read_mla(const JsonReader& r, const nlohmann::json& j, ModelSpec& m) {
   m.v_head_dim = r.positive_int(mla, "$.mla", "v_head_dim");
 }
 
+// RoPE's base: a rotary model's only, from 1 to 1e12 (published: 1e4 to 5e7).
+void read_rope_theta(const JsonReader& r, const nlohmann::json& j, const char* key, ModelSpec& m) {
+  m.rope_theta = r.positive(j, "$", key);
+  if (m.position != PositionKind::rotary) r.fail(std::string("$.") + key, "no RoPE base: the model's positions are not rotary");
+  if (m.rope_theta < 1 || m.rope_theta > 1e12) r.fail(std::string("$.") + key, "expected a RoPE base from 1 to 1e12");
+}
+
 // {"centre", "low", "high", "source", "note"?}: shares of line rate, 0 < low <= centre <= high <= 1.
 ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const std::string& parent_path) {
   const std::string path = parent_path + ".collective_share";
@@ -234,7 +241,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   ModelSpec m;
   m.source_file = file;
   r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "mlp", "norm",
-                      "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "embedding_norm", "bias", "dropout", "vocab",
+                      "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "embedding_norm", "bias", "qkv_bias", "qk_norm", "rope_theta", "dropout", "vocab",
                       "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla"});
   m.name = r.string(j, "$", "name");
   m.source = r.string(j, "$", "source");
@@ -260,6 +267,10 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   m.tied_embeddings = r.boolean(j, "$", "tied_embeddings");
   if (r.has(j, "embedding_norm")) m.embedding_norm = r.boolean(j, "$", "embedding_norm");
   m.bias = r.boolean(j, "$", "bias");
+  // Optional: only where the architecture has them.
+  if (r.has(j, "qkv_bias")) m.qkv_bias = r.boolean(j, "$", "qkv_bias");
+  if (r.has(j, "qk_norm")) m.qk_norm = r.boolean(j, "$", "qk_norm");
+  if (r.has(j, "rope_theta")) read_rope_theta(r, j, "rope_theta", m);
   // Optional: descriptors say "dropout": true where training used it.
   if (r.has(j, "dropout")) m.dropout = r.boolean(j, "$", "dropout");
   m.vocab = r.positive_int(j, "$", "vocab");
@@ -308,8 +319,6 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
     m.expert_ffn_hidden = r.positive_int(j, "$", "moe_intermediate_size");
     // Qwen3-MoE has no shared expert (transformers' configuration_qwen3_moe.py).
     m.shared_expert_ffn_hidden = a == "Qwen2MoeForCausalLM" ? hf_int(r, j, "shared_expert_intermediate_size", 0) : 0;
-    // Qwen2-MoE has biases on Q, K and V only; they are left out (under 0.01% of the parameters).
-    m.bias = false;
     check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
                            "shared_expert_intermediate_size", "mlp_only_layers", "num_experts"});
   } else if (a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM") {
@@ -379,7 +388,13 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.position = PositionKind::rotary;
     m.rotary_fraction = 1.0;
     m.tied_embeddings = flag("tie_word_embeddings", false);
-    m.bias = flag("attention_bias", a == "Qwen2ForCausalLM");
+    // Qwen2's Q, K and V projections carry biases, no other linear layer does
+    // (modeling_qwen2.py: q_proj/k_proj/v_proj bias=True, o_proj bias=False);
+    // Llama-family attention_bias puts them on all four projections.
+    m.bias = flag("attention_bias", false);
+    m.qkv_bias = a == "Qwen2ForCausalLM" || a == "Qwen2MoeForCausalLM";
+    // Qwen3 normalises each head's query and key (modeling_qwen3.py q_norm, k_norm).
+    m.qk_norm = a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM";
     // Llama-family configs may state head_dim (Qwen3: always; 128 with hidden
     // 2048 and 32 heads); MLA's head widths come from its own keys.
     if (!deepseek && r.has(j, "head_dim") && !j["head_dim"].is_null()) {
@@ -407,6 +422,12 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.bias = true;
     m.type_vocab = r.positive_int(j, "$", "type_vocab_size");
     m.head_token_fraction = 0.15;  // Devlin et al. 2018: 15% of positions are masked
+  }
+  // transformers' default base for the rotary configs read here is 10000.
+  if (m.position == PositionKind::rotary) {
+    if (r.has(j, "rope_theta") && !j["rope_theta"].is_null()) read_rope_theta(r, j, "rope_theta", m);
+    else if (r.has(j, "rotary_emb_base") && !j["rotary_emb_base"].is_null()) read_rope_theta(r, j, "rotary_emb_base", m);
+    else m.rope_theta = 10000;
   }
   if (m.hidden % m.heads != 0 && !m.mla() && m.explicit_head_dim == 0)
     r.fail("$.num_attention_heads", "expected heads to divide hidden_size, or a head_dim");

@@ -20,7 +20,9 @@ int64_t ModelSpec::attention_parameters() const {
     return q + kv + n * v_head_dim * h;
   }
   const int64_t q = query_hidden(), kv = kv_hidden();
-  return h * (q + 2 * kv) + q * h + (bias ? (q + 2 * kv) + h : 0);
+  const int64_t biases = bias ? (q + 2 * kv) + h : qkv_bias ? q + 2 * kv : 0;
+  const int64_t qk_norms = qk_norm ? 2 * int64_t(head_dim()) : 0;  // one weight per head dimension, shared by heads
+  return h * (q + 2 * kv) + q * h + biases + qk_norms;
 }
 
 int64_t ModelSpec::mlp_parameters(int ffn) const {

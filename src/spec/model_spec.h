@@ -32,8 +32,11 @@ struct ModelSpec {
   bool parallel_residual = false;
   bool tied_embeddings = false;
   bool embedding_norm = false;  // a LayerNorm on the word embeddings (BLOOM's --embed-layernorm)
-  bool bias = false;
-  bool dropout = false;  // dropout in training (GPT-3, BERT); modern LLM pre-training uses none  // linear layers carry biases (BERT, GPT, NeoX; not Llama)
+  bool bias = false;      // linear layers carry biases (BERT, GPT, NeoX; not Llama)
+  bool qkv_bias = false;  // the Q, K and V projections alone carry biases (Qwen 1-2.5), where bias is false
+  bool qk_norm = false;   // an RMSNorm over each head's query and key before RoPE (Qwen3, OLMo 2)
+  double rope_theta = 0;  // RoPE base (HF rope_theta); 0: unstated, the clients' default 10000 applies
+  bool dropout = false;  // dropout in training (GPT-3, BERT); modern LLM pre-training uses none
   int vocab = 0;
   int vocab_pad_multiple = 1;  // vocab is padded up to a multiple of this (times TP, as Megatron does)
   int max_positions = 0;

@@ -48,6 +48,9 @@ void expect_round_trip(const std::string& plan, const std::string& format, const
 const std::string kSeed002 =
     "--model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --pp 1 --sp --seq-len 4096 "
     "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1";
+const std::string kLlama7bP5 =
+    "--model llama2-7b --hardware p5.48xlarge --instances 16 --tp 8 --pp 1 --sp --seq-len 4096 "
+    "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1";
 const std::string kLlama70bP5 =
     "--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --virtual-stages 2 --sp --seq-len 4096 "
     "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16";
@@ -57,17 +60,19 @@ const std::string kLlama70bP5NoVirtual =
 
 TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   expect_round_trip(kSeed002 + " --precision bf16-sr", "nxd", "seed002.yaml");
-  expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack megatron-lm", "megatron", "seed002-mixed.sh");
-  expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack nemo", "nemo", "seed002-mixed.yaml");
+  expect_round_trip(kLlama7bP5 + " --precision mixed-bf16 --stack megatron-lm", "megatron", "l7-mixed.sh");
+  expect_round_trip(kLlama7bP5 + " --precision mixed-bf16 --stack nemo", "nemo", "l7-mixed.yaml");
   expect_round_trip(kLlama70bP5 + " --stack megatron-lm", "megatron", "l70.sh");
   expect_round_trip(kLlama70bP5 + " --stack nemo", "nemo", "l70.yaml");
-  expect_round_trip(kLlama70bP5 + " --stack neuronx-distributed", "nxd", "l70-nxd.yaml");
+  expect_round_trip("--model llama2-7b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 4 --virtual-stages 2 --sp "
+                    "--seq-len 4096 --global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision bf16-sr",
+                    "nxd", "l7-nxd-vs.yaml");
   expect_round_trip("--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 1 "
                     "--seq-len 2048 --global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed",
                     "deepspeed", "bloom.sh");
   // microsoft Megatron-DeepSpeed (stack megatron-deepspeed-ms): SP, selective recompute and Llama's architecture;
   // DeepSpeed's pipeline engine does not interleave, so the 70B plan runs without virtual stages.
-  expect_round_trip(kSeed002 + " --precision mixed-bf16 --stack megatron-deepspeed-ms", "deepspeed", "seed002-ds.sh");
+  expect_round_trip(kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms", "deepspeed", "l7-ds.sh");
   // Context parallel, and a MoE model with EP and expert TP 1 (Megatron-LM only).
   expect_round_trip("--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --cp 2 --sp --seq-len 16384 "
                     "--global-batch 256 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16 --stack megatron-lm",
@@ -79,9 +84,11 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
 }
 
 TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
-  Outcome r = run_cli("estimate " + kSeed002 + " --precision bf16-sr --emit megatron --emit-to " + scratch("no.sh"));
+  // A CUDA launcher for a Trainium plan: refused before anything is written.
+  Outcome r = run_cli("estimate " + kSeed002 + " --precision mixed-bf16 --emit megatron --emit-to " + scratch("no.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--emit megatron: --bf16: BF16 with stochastic rounding"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--emit megatron: --hardware: hardware the launcher runs on"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trn1.32xlarge is trainium1 (use --emit nxd)"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(scratch("no.sh")));
   r = run_cli("estimate --model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 2 --seq-len 4096 "
               "--global-batch 1024 --recompute full --precision mixed-bf16 --stack megatron-deepspeed --emit deepspeed "
@@ -112,7 +119,10 @@ TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {
   EXPECT_NE(r.out.find("--instances"), std::string::npos) << r.out;
   r = run_cli("estimate --from-config " + path + " --hardware trn1.32xlarge");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("devices per instance: 32 on trn1.32xlarge, found 8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--hardware: hardware the launcher runs on: NeMo"), std::string::npos) << r.out;
+  r = run_cli("estimate --from-config " + path + " --hardware a100-80gb-x2");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("devices per instance: 2 on a100-80gb-x2, found 8"), std::string::npos) << r.out;
   // The file splits the pipeline its own way and states whether SP runs: a flag saying otherwise is refused.
   r = run_cli("estimate --from-config " + path + " --edge-layer-slots");
   EXPECT_EQ(r.code, 2) << r.out;

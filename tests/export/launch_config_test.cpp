@@ -28,6 +28,7 @@ LaunchJob llama2_70b_on_p5() {
   job.model = spec::load_model("llama2-70b");
   job.model_name = "llama2-70b";
   job.hardware_name = "p5.48xlarge";
+  job.hardware_family = "h100";
   job.stack_name = "megatron-lm";
   job.instances = 16;
   job.devices_per_instance = 8;
@@ -46,6 +47,14 @@ LaunchJob llama2_70b_on_p5() {
   return job;
 }
 
+// The same job on trn1.32xlarge, where NxD Training runs.
+LaunchJob on_trn1(LaunchJob job) {
+  job.hardware_name = "trn1.32xlarge";
+  job.hardware_family = "trainium1";
+  job.devices_per_instance = 32;
+  return job;
+}
+
 // BLOOM-176B under the bigscience fork at TP 4: BF16, full recompute,
 // micro-batch 2, global batch 2048 (ZeRO 1 is written as stage 0: DeepSpeed's
 // BF16 optimizer shards with pipeline parallelism).
@@ -54,6 +63,7 @@ LaunchJob bloom_176b_on(int instances, int pp) {
   job.model = spec::load_model("bloom-176b");
   job.model_name = "bloom-176b";
   job.hardware_name = "jean-zay-a100-80gb";
+  job.hardware_family = "a100";
   job.stack_name = "megatron-deepspeed";
   job.instances = job.plan.instances = instances;
   job.devices_per_instance = 8;
@@ -130,7 +140,7 @@ TEST(LaunchConfig, ExplicitHeadDimRoundTripsThroughKvChannels) {
   dense.model.explicit_head_dim = 160;
   const std::string yaml = launch_files(LaunchFormat::nemo, dense, "x.yaml").front().text;
   EXPECT_EQ(YAML::Load(yaml)["model"]["kv_channels"].as<int>(), 160);
-  expect_spec_error([&] { launch_files(LaunchFormat::nxd, dense, "x.yaml"); }, "model.num_attention_heads", "head_dim");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(dense), "x.yaml"); }, "model.num_attention_heads", "head_dim");
 }
 
 TEST(LaunchConfig, NemoNxdAndDeepSpeedRoundTrip) {
@@ -139,11 +149,18 @@ TEST(LaunchConfig, NemoNxdAndDeepSpeedRoundTrip) {
   expect_same_job(job, round_trip(LaunchFormat::nemo, job, "nemo.yaml").job);
   job.plan.recompute = spec::Recompute::full;
   job.plan.zero = 0;
+  // Under fused_adam NeMo overlaps the all-reduce only with PP 1 and no SP
+  // (megatron_base_model.py@e938df32:834-843): a plan priced otherwise is told so in the file.
+  const std::string overlapped = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  EXPECT_NE(overlapped.find("does not overlap the gradient all-reduce"), std::string::npos) << overlapped;
+  job.plan.overlap_dp_comm = false;
   expect_same_job(job, round_trip(LaunchFormat::nemo, job, "nemo-full.yaml").job);
+  job.plan.overlap_dp_comm = true;
 
   job.stack_name = "neuronx-distributed";
   job.plan.zero = 1;
   job.hardware_name = "trn1.32xlarge";
+  job.hardware_family = "trainium1";
   job.devices_per_instance = 32;
   const ReadLaunch nxd = round_trip(LaunchFormat::nxd, job, "nxd.yaml");
   EXPECT_EQ(nxd.format, LaunchFormat::nxd);
@@ -181,6 +198,8 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       "--moe-ffn-hidden-size" /*2714*/, "--moe-shared-expert-intermediate-size" /*2717*/,
       "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/, "--kv-channels" /*1378*/,
       "--account-for-embedding-in-pipeline-split" /*2342*/, "--account-for-loss-in-pipeline-split" /*2345*/,
+      "--no-gradient-accumulation-fusion" /*1941*/, "--rotary-base" /*1400*/, "--moe-token-dispatcher-type" /*2790*/,
+      "--moe-grouped-gemm" /*2725*/, "--add-qkv-bias" /*1909*/, "--qk-layernorm" /*2690*/,
       // torchrun (torch.distributed.run)
       "--nnodes", "--nproc_per_node", "--node_rank", "--master_addr", "--master_port"};
   LaunchJob job = llama2_70b_on_p5();
@@ -206,8 +225,10 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
 }
 
 // NeMo 2.0.0's megatron_gpt_config.yaml (NVIDIA/NeMo@e938df32) holds every key
-// written under trainer and model (line of each); optim.overlap_* are read in
-// megatron_gpt_model.py (554, 561, 695). NxD Training's megatron_llama_7B_config.yaml
+// written under trainer and model (line of each): Hydra merges the file onto it
+// in struct mode. Keys NeMo reads that the base lacks travel as `+` overrides:
+// optim.overlap_* (megatron_gpt_model.py 554, 561, 695), rotary_base (462, 531),
+// qkv_bias (megatron_base_model.py 487). NxD Training's megatron_llama_7B_config.yaml
 // (aws-neuron/neuronx-distributed-training@ff83d7bd) holds every key it writes.
 TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
   const std::set<std::string> nemo = {
@@ -219,8 +240,8 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
       "model.share_embeddings_and_output_weights", "model.bias", "model.hidden_dropout", "model.attention_dropout",
       "model.make_vocab_size_divisible_by", "model.megatron_amp_O2", "model.activations_checkpoint_granularity",
       "model.activations_checkpoint_method", "model.activations_checkpoint_num_layers", "model.ub_tp_comm_overlap",
-      "model.fsdp", "model.fsdp_sharding_strategy", "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.kv_channels", "model.optim.name", "model.optim.overlap_grad_sync",
-      "model.optim.overlap_param_gather", "model.optim.overlap_param_sync"};
+      "model.fsdp", "model.fsdp_sharding_strategy", "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.kv_channels", "model.optim.name",
+      "model.transformer_engine" /*222*/, "model.gradient_accumulation_fusion" /*152*/};
   const std::set<std::string> nxd = {
       "name", "model_source", "trainer.devices", "trainer.num_nodes", "distributed_strategy.tensor_model_parallel_size",
       "distributed_strategy.pipeline_model_parallel_size", "distributed_strategy.virtual_pipeline_model_parallel_size",
@@ -229,7 +250,8 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
       "model.hidden_size", "model.ffn_hidden_size", "model.num_attention_heads", "model.num_kv_heads",
       "model.hidden_dropout", "model.attention_dropout", "model.normalization", "model.make_vocab_size_divisible_by",
       "model.share_embeddings_and_output_weights", "model.position_embedding_type", "model.rotary_percentage",
-      "model.activation", "model.has_bias", "model.activations_checkpoint_granularity", "precision.type"};
+      "model.activation", "model.has_bias", "model.activations_checkpoint_granularity", "precision.type",
+      "model.position_freq_base" /*read by megatron_gpt_model.py:129*/};
   auto keys = [](const YAML::Node& node, const std::string& prefix, auto& self, std::set<std::string>& out) -> void {
     for (const auto& kv : node) {
       const std::string key = prefix + kv.first.as<std::string>();
@@ -238,16 +260,36 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
     }
   };
   LaunchJob job = llama2_70b_on_p5();
+  const std::set<std::string> overrides = {"+model.optim.overlap_grad_sync", "+model.optim.overlap_param_gather",
+                                           "+model.optim.overlap_param_sync", "+model.rotary_base", "+model.qkv_bias"};
+  job.model = spec::load_model("qwen2.5-14b");  // RoPE base 1e6 and biases on Q, K and V alone
+  job.model.name = "qwen2.5-14b";
   for (int zero : {0, 1, 2, 3}) {
     job.plan.zero = zero;
     job.plan.recompute = zero == 3 ? spec::Recompute::full : spec::Recompute::selective;
+    const std::string text = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
     std::set<std::string> written;
-    keys(YAML::Load(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text), "", keys, written);
-    for (const auto& k : written) EXPECT_TRUE(nemo.count(k)) << k << " is not a NeMo key";
+    keys(YAML::Load(text), "", keys, written);
+    for (const auto& k : written) EXPECT_TRUE(nemo.count(k)) << k << " is not a key of megatron_gpt_config.yaml";
+    EXPECT_EQ(YAML::Load(text)["model"]["transformer_engine"].as<bool>(), true);
+    std::smatch m;
+    for (std::string rest = text; std::regex_search(rest, m, std::regex(R"((\+[a-z_.]+)=)")); rest = m.suffix())
+      EXPECT_TRUE(overrides.count(m[1].str())) << m[1] << " is not a key NeMo reads";
+    EXPECT_NE(text.find("+model.rotary_base=1000000"), std::string::npos) << text;
+    EXPECT_NE(text.find("+model.qkv_bias=true"), std::string::npos) << text;
+    // apex fused_adam (ZeRO 0) and FSDP (3) take no overlap keys: fused_adam(overlap_grad_sync=...) is a TypeError.
+    EXPECT_EQ(text.find("overlap_grad_sync") != std::string::npos, zero == 1 || zero == 2) << zero;
+    const ReadLaunch back = [&] {
+      const fs::path path = scratch("overrides.yaml");
+      std::ofstream(path) << text;
+      return read_launch_config(path.string());
+    }();
+    EXPECT_EQ(back.job.plan.zero, zero);
   }
+  job = llama2_70b_on_p5();
   job.plan.zero = 1;
   std::set<std::string> written;
-  keys(YAML::Load(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text), "", keys, written);
+  keys(YAML::Load(launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml").front().text), "", keys, written);
   for (const auto& k : written) EXPECT_TRUE(nxd.count(k)) << k << " is not an NxD Training key";
 }
 
@@ -258,7 +300,7 @@ TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "trainer.precision", "stochastic rounding");
   job = llama2_70b_on_p5();
   job.plan.zero = 2;
-  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "zero1", "ZeRO-2", "--emit nxd");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "zero1", "ZeRO-2", "--emit nxd");
   job = llama2_70b_on_p5();
   expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--sequence-parallel", "no sequence");
   job.plan.sp = false;
@@ -268,6 +310,91 @@ TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   job.plan.sp = true;
   job.plan.tp = 1;
   expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--sequence-parallel", "TP > 1");
+}
+
+// Megatron-LM, NeMo and DeepSpeed's GPT scripts start CUDA processes; NxD Training runs on Trainium alone.
+TEST(LaunchConfig, ALauncherThatDoesNotRunOnTheHardwareIsRefused) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.hardware_name = "trn1.32xlarge";
+  job.hardware_family = "trainium1";
+  job.devices_per_instance = 32;
+  for (LaunchFormat f : {LaunchFormat::megatron, LaunchFormat::nemo, LaunchFormat::deepspeed})
+    expect_spec_error([&] { launch_files(f, job, "x.sh"); }, "--hardware", "is trainium1 (use --emit nxd)");
+  job.hardware_name = "dl1.24xlarge";
+  job.hardware_family = "gaudi1";
+  job.devices_per_instance = 8;
+  for (LaunchFormat f : {LaunchFormat::megatron, LaunchFormat::nxd})
+    expect_spec_error([&] { launch_files(f, job, "x.sh"); }, "--hardware", "no format trainplan writes runs there");
+  job = llama2_70b_on_p5();
+  job.plan.zero = 1;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "--hardware", "runs on Trainium", "--emit nxd");
+}
+
+// NxD Training's megatron model (aws-neuron/neuronx-distributed-training@ff83d7bd)
+// raises without zero1 and divides the KV heads over TP.
+TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.hardware_name = "trn1.32xlarge";
+  job.hardware_family = "trainium1";
+  job.devices_per_instance = 32;
+  job.workload.precision = spec::Precision::bf16_sr;
+  job.plan.zero = 0;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "distributed_strategy.zero1", "raises without zero1");
+  job.plan.zero = 1;
+  job.plan.tp = 32;  // Llama 2 70B has 8 KV heads
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "tensor_model_parallel_size", "KV heads");
+  job.plan.tp = 8;
+  const std::string yaml = launch_files(LaunchFormat::nxd, job, "x.yaml").front().text;
+  EXPECT_EQ(YAML::Load(yaml)["model"]["position_freq_base"].as<double>(), 10000.0);
+}
+
+// Megatron-LM core_r0.13.0's validate_args (arguments.py@73a28a10) and the MoE
+// settings trainplan prices, as written into the script.
+TEST(LaunchConfig, MegatronScriptsPassValidateArgs) {
+  LaunchJob job = llama2_70b_on_p5();
+  auto script = [&] { return launch_files(LaunchFormat::megatron, job, "x.sh").front().text; };
+  // TP > 1 or CP > 1 without FSDP: CUDA_DEVICE_MAX_CONNECTIONS=1 is asserted (862-874).
+  EXPECT_NE(script().find("export CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos);
+  job.plan.tp = 1;
+  job.plan.sp = false;
+  job.plan.cp = 2;
+  EXPECT_NE(script().find("export CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos);
+  job.plan.cp = 1;
+  EXPECT_EQ(script().find("CUDA_DEVICE_MAX_CONNECTIONS"), std::string::npos);
+  // Megatron-FSDP (ZeRO 2/3): the distributed optimizer, no accumulation fusion, connections other than 1 (646-660).
+  job.plan.tp = 8;
+  job.plan.sp = true;
+  for (int zero : {2, 3}) {
+    job.plan.zero = zero;
+    const std::string text = script();
+    const ShellArgs args = parse_shell_args(text, "x.sh");
+    EXPECT_TRUE(args.has("--use-custom-fsdp"));
+    EXPECT_TRUE(args.has("--use-distributed-optimizer"));
+    EXPECT_TRUE(args.has("--no-gradient-accumulation-fusion"));
+    EXPECT_EQ(text.find("CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos) << text;
+    EXPECT_NE(text.find("CUDA_DEVICE_MAX_CONNECTIONS=8"), std::string::npos) << text;
+  }
+  // MoE: the all-to-all dispatcher trainplan prices and grouped expert GEMMs (defaults: allgather, off).
+  job = llama2_70b_on_p5();
+  job.model = spec::load_model("mixtral-8x7b");
+  job.plan.ep = 8;
+  const ShellArgs moe = parse_shell_args(script(), "x.sh");
+  EXPECT_EQ(moe.value("--moe-token-dispatcher-type"), "alltoall");
+  EXPECT_TRUE(moe.has("--moe-grouped-gemm"));
+  EXPECT_EQ(moe.value("--rotary-base"), "1000000");
+  // Qwen2.5: biases on Q, K and V alone; Qwen3: QK-norm. Both read back.
+  for (const char* name : {"qwen2.5-14b", "qwen3-30b-a3b"}) {
+    job = llama2_70b_on_p5();
+    job.model = spec::load_model(name);
+    job.plan.pp = 1;
+    job.plan.virtual_stages = 1;
+    if (job.model.moe()) job.plan.ep = 8;
+    const ReadLaunch back = round_trip(LaunchFormat::megatron, job, std::string(name) + ".sh");
+    EXPECT_EQ(back.job.model.qkv_bias, job.model.qkv_bias) << name;
+    EXPECT_EQ(back.job.model.qk_norm, job.model.qk_norm) << name;
+    EXPECT_EQ(back.job.model.rope_theta, 1e6) << name;
+    EXPECT_EQ(back.job.model.total_parameters(), job.model.total_parameters()) << name;
+  }
 }
 
 TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
@@ -314,7 +441,7 @@ TEST(LaunchConfig, Fp8RoundTripsWhereTheStackOffersIt) {
   expect_same_job(job, round_trip(LaunchFormat::megatron, job, "fp8.sh").job);
   job.stack_name = "nemo";
   expect_same_job(job, round_trip(LaunchFormat::nemo, job, "fp8.yaml").job);
-  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "precision.type", "FP8");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "precision.type", "FP8");
 }
 
 }  // namespace
@@ -383,7 +510,7 @@ TEST(LaunchConfig, MicrosoftDeepSpeedOptionsExistAtThePinnedCommits) {
       "--tensor-model-parallel-size" /*1149*/, "--pipeline-model-parallel-size" /*1154*/, "--sequence-parallel" /*972*/,
       "--micro-batch-size" /*801*/, "--global-batch-size" /*808*/, "--seq-length" /*1278*/,
       "--max-position-embeddings" /*630*/, "--num-layers" /*602*/, "--hidden-size" /*616*/, "--ffn-hidden-size" /*618*/,
-      "--num-attention-heads" /*621*/, "--num-key-value-heads" /*623*/, "--use-rotary-position-embeddings" /*633*/,
+      "--num-attention-heads" /*621*/, "--num-key-value-heads" /*623*/, "--use-rotary-position-embeddings" /*633*/, "--rotary-position-embeddings-theta" /*635*/,
       "--rotary-percent" /*638*/, "--swiglu" /*670*/, "--normalization" /*647, choices layernorm, rmsnorm*/,
       "--untie-embeddings-and-output-weights" /*680*/, "--disable-bias-linear" /*937*/, "--attention-dropout" /*768*/,
       "--hidden-dropout" /*770*/, "--vocab-size" /*1269*/, "--make-vocab-size-divisible-by" /*644*/, "--bf16" /*1113*/,

@@ -74,9 +74,10 @@ TEST(MoeModel, Qwen3MoeHeadsWiderThanHiddenOverHeads) {
   const ModelSpec m = load_model("qwen3-30b-a3b");
   EXPECT_EQ(m.head_dim(), 128);
   EXPECT_EQ(m.query_hidden(), 4096);
-  EXPECT_EQ(m.attention_parameters(), 18874368LL);
-  EXPECT_EQ(m.total_parameters(), 30532110336LL);
-  EXPECT_EQ(m.active_parameters(), 3353020416LL);
+  // Q, K, V, O (18,874,368) plus the per-head query and key RMSNorm weights (2 x 128, modeling_qwen3_moe.py q_norm, k_norm).
+  EXPECT_EQ(m.attention_parameters(), 18874368LL + 256);
+  EXPECT_EQ(m.total_parameters(), 30532110336LL + 48 * 256);
+  EXPECT_EQ(m.active_parameters(), 3353020416LL + 48 * 256);
   const auto j = nlohmann::json::parse(R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048,
     "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
     "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
