@@ -35,6 +35,10 @@ void check_emit_options(const EmitOptions& o) {
 
 std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario& s, const spec::Plan& plan) {
   if (o.format.empty()) return {};
+  if (s.workload.document_tokens > 0)
+    throw spec::SpecError(o.format == "" ? "--emit" : "--emit " + o.format, "--document-tokens",
+                          "attention over whole sequences: no format trainplan writes masks attention at document "
+                          "boundaries, so the job would run slower than the plan priced");
   exporting::LaunchJob job;
   job.model_name = s.model.name;
   job.hardware_name = s.hardware.name;
@@ -99,6 +103,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
                               std::to_string(job.devices_per_instance));
   // Stack: --stack, else the header, else the format's own.
   if (!given(c, "--stack")) s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
+  else exporting::check_serves_stack(read.format, spec::load_stack(s.stack).name, file);
   // Model: --model, else the header's name, else the file's architecture.
   if (!given(c, "--model")) {
     if (!job.model_name.empty()) {
@@ -108,6 +113,21 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
     } else {
       throw spec::SpecError(file, "--model", "the model (the file states no vocabulary size): give --model");
     }
+  }
+  if (!job.has_architecture && !s.model_spec) {  // a partial architecture: what it states must match the named model
+    const spec::ModelSpec named = spec::load_model(s.model);
+    const bool yaml = read.format == exporting::LaunchFormat::nemo || read.format == exporting::LaunchFormat::nxd;
+    const std::pair<const char*, std::pair<int, int>> stated[] = {
+        {yaml ? "model.num_layers" : "--num-layers", {job.model.layers, named.layers}},
+        {yaml ? "model.hidden_size" : "--hidden-size", {job.model.hidden, named.hidden}},
+        {yaml ? "model.num_attention_heads" : "--num-attention-heads", {job.model.heads, named.heads}},
+        {yaml ? "model.ffn_hidden_size" : "--ffn-hidden-size", {job.model.ffn_hidden, named.ffn_hidden}},
+        {"--num-experts", {job.model.experts, named.experts}}};
+    for (const auto& [option, values] : stated)
+      if (values.first > 0 && values.first != values.second)
+        throw spec::SpecError(file, option,
+                              std::to_string(values.second) + " as " + named.name + " (the model) has; the file states " +
+                                  std::to_string(values.first) + ": give --model a model of the file's architecture");
   }
   if (job.has_architecture && !s.model_spec) {
     const spec::ModelSpec named = spec::load_model(s.model);
@@ -162,6 +182,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
   p.recompute = recompute;
   p.no_overlap_dp = !plan.overlap_dp_comm;
   p.overlap_tp = plan.overlap_tp_comm;
+  s.config_notes = job.notes;
   return read;
 }
 

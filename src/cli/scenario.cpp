@@ -141,6 +141,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     }
   }
   s.workload = load_workload(o, s.model, s.stack, s.assumptions);
+  for (const std::string& note : o.config_notes) s.assumptions.push_back(note);
   if (s.model.moe()) {
     char load[32];
     std::snprintf(load, sizeof load, "%.2f", s.workload.expert_imbalance);

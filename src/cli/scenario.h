@@ -30,6 +30,8 @@ struct ScenarioOptions {
   std::string format = "text";
   // An architecture read from a launcher config (--from-config), used instead of `model` when set.
   std::optional<spec::ModelSpec> model_spec;
+  // What a launcher config states that is priced otherwise (exporting::LaunchJob::notes), said as assumptions.
+  std::vector<std::string> config_notes;
 };
 
 struct Scenario {

@@ -42,7 +42,45 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+// Stack-name prefixes each format's launcher runs: Megatron-LM and NeMo share
+// Megatron-Core; NxD Training runs the neuronx-distributed stacks; the DeepSpeed
+// format is a Megatron-DeepSpeed launch.
+std::vector<const char*> served_prefixes(LaunchFormat format) {
+  switch (format) {
+    case LaunchFormat::megatron:
+    case LaunchFormat::nemo: return {"megatron-lm", "nemo"};
+    case LaunchFormat::nxd: return {"neuronx-distributed"};
+    case LaunchFormat::deepspeed: return {"megatron-deepspeed"};
+  }
+  return {};
+}
+
+// Shipped stacks no format serves: their own launchers (HF Trainer, Composer,
+// torchtitan, torchtune, optimum-habana, Neuron's HF and NeMo-Megatron ports).
+const char* kUnservedPrefixes[] = {"composer", "torchtitan", "torchtune", "hf-trainer", "ms-swift", "optimum-habana",
+                                   "torch-neuronx", "deepspeed-habana", "nvidia-bert", "neuronx-nemo-megatron"};
+
+bool served(LaunchFormat format, const std::string& stack) {
+  for (const char* prefix : served_prefixes(format))
+    if (starts_with(stack, prefix) && !starts_with(stack, "neuronx-nemo-megatron")) return true;
+  return false;
+}
+
 }  // namespace
+
+void check_serves_stack(LaunchFormat format, const std::string& stack, const std::string& where) {
+  if (stack.empty() || served(format, stack)) return;
+  std::string others;
+  for (const FormatInfo& f : launch_formats())
+    if (served(f.format, stack)) others += std::string(others.empty() ? "" : ", ") + f.name;
+  bool shipped = !others.empty();
+  for (const char* prefix : kUnservedPrefixes) shipped = shipped || starts_with(stack, prefix);
+  if (!shipped) return;
+  throw spec::SpecError(where, "--stack",
+                        std::string("a stack the launcher runs: the plan was priced under ") + stack + ", which " +
+                            info(format).release + " does not run (" +
+                            (others.empty() ? "no format trainplan writes runs it" : "use --emit " + others) + ")");
+}
 
 bool runs_on(LaunchFormat format, const std::string& family) {
   if (family.empty()) return true;

@@ -27,6 +27,11 @@ LaunchFormat parse_launch_format(std::string_view text, const std::string& optio
 // "gaudi2"): Megatron-LM, NeMo and DeepSpeed's GPT scripts on NVIDIA GPUs (torchrun,
 // CUDA), NxD Training on Trainium only. An empty family (unknown) passes.
 bool runs_on(LaunchFormat format, const std::string& family);
+// Whether the format's launcher runs the software a stack describes (the
+// stacks/ names it serves, by prefix): a plan priced under another shipped
+// stack (an HF Trainer job, torchtitan) is refused, naming --stack. A stack name
+// trainplan does not ship (the user's own file) passes.
+void check_serves_stack(LaunchFormat format, const std::string& stack, const std::string& where);
 // Throws spec::SpecError naming `where` and --hardware when it does not.
 void check_runs_on(LaunchFormat format, const std::string& family, const std::string& hardware, const std::string& where);
 

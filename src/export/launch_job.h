@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "spec/model_spec.h"
 #include "spec/plan.h"
@@ -21,11 +22,16 @@ struct LaunchJob {
   // (a file read back). Writing refuses a format whose launcher does not run on it.
   std::string hardware_family;
   spec::ModelSpec model;       // the architecture (written from it; read back from the file's fields)
-  bool has_architecture = false;  // on reading: the file states layers, hidden, heads and vocabulary
+  // On reading: the file states layers, hidden, heads and vocabulary. Without it,
+  // model.layers, hidden and heads hold what the file does state (0: silent).
+  bool has_architecture = false;
   int instances = 0;           // 0: the file is silent
   int devices_per_instance = 0;
   spec::Plan plan;
   spec::Workload workload;
+  // On reading: what the file states that trainplan prices otherwise than the
+  // client would read it, one sentence each (printed as assumptions).
+  std::vector<std::string> notes;
 };
 
 }  // namespace tp::exporting

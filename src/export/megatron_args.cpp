@@ -60,18 +60,19 @@ void read_shared_architecture(const ShellArgs& args, const std::string& file, La
 
 bool read_architecture_head(const ShellArgs& args, const std::string& file, const std::string& vocab_option,
                             LaunchJob& job) {
+  constexpr long kBig = 1L << 30;
+  spec::ModelSpec& m = job.model;
+  // What a partial architecture states is kept, for the caller to hold a named model against it.
+  m.layers = int(args.whole("--num-layers", 1, kBig, 0, file));
+  m.hidden = int(args.whole("--hidden-size", 1, kBig, 0, file));
+  m.heads = int(args.whole("--num-attention-heads", 1, kBig, 0, file));
   if (!(args.has("--num-layers") && args.has("--hidden-size") && args.has("--num-attention-heads") &&
         args.has(vocab_option)))
     return false;
-  constexpr long kBig = 1L << 30;
-  spec::ModelSpec& m = job.model;
   job.has_architecture = true;
   m.name = "from " + file;
   m.source_file = file;
   m.source = file + " (its architecture arguments)";
-  m.layers = int(args.whole("--num-layers", 1, kBig, 0, file));
-  m.hidden = int(args.whole("--hidden-size", 1, kBig, 0, file));
-  m.heads = int(args.whole("--num-attention-heads", 1, kBig, 0, file));
   if (args.has("--kv-channels")) {
     const int d = int(args.whole("--kv-channels", 1, kBig, 0, file));
     if (long(d) * m.heads != m.hidden) m.explicit_head_dim = d;

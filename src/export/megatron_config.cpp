@@ -153,6 +153,8 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   p.etp = int(whole("--expert-tensor-parallel-size", 1, kBig, 0));  // absent: TP's degree
   // Megatron-LM switches sequence parallelism off at TP 1 (arguments.py@73a28a10:884-888, a warning).
   p.sp = args.has("--sequence-parallel") && p.tp > 1;
+  if (args.has("--sequence-parallel") && p.tp == 1)
+    job.notes.push_back("--sequence-parallel at TP 1 read as off, as Megatron-LM switches it off");
   const bool embedding_slot = args.has("--account-for-embedding-in-pipeline-split");
   if (embedding_slot != args.has("--account-for-loss-in-pipeline-split"))
     throw spec::SpecError(file, "--account-for-loss-in-pipeline-split",
@@ -163,12 +165,13 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   job.workload.global_batch_seqs = whole("--global-batch-size", 1, kBig, 0);
   job.workload.seq_len = int(required("--seq-length", 1, kBig));
   if (args.has("--bf16") && args.has("--fp16")) throw spec::SpecError(file, "--fp16", "not with --bf16");
-  if (args.has("--fp16")) throw spec::SpecError(file, "--fp16", "--bf16 (trainplan models BF16 and FP32 training)");
-  job.workload.precision = args.has("--bf16") ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
+  // FP16 runs the same tensor-core GEMMs as BF16; loss scaling is not priced.
+  if (args.has("--fp16")) job.notes.push_back("--fp16 priced as mixed BF16 (same GEMM rate; loss scaling not priced)");
+  job.workload.precision = args.has("--bf16") || args.has("--fp16") ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
   if (args.has("--fp8-format")) {
     const std::string format = args.value("--fp8-format").value_or("");
     if (format != "hybrid" && format != "e4m3") throw spec::SpecError(file, "--fp8-format", "e4m3 or hybrid, found '" + format + "'");
-    if (!args.has("--bf16")) throw spec::SpecError(file, "--fp8-format", "--bf16 as well (trainplan models FP8 over mixed BF16)");
+    if (!args.has("--bf16") || args.has("--fp16")) throw spec::SpecError(file, "--fp8-format", "--bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
   }
   p.zero = 0;
@@ -233,6 +236,9 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
       m.expert_ffn_hidden = int(whole("--moe-ffn-hidden-size", 1, kBig, m.ffn_hidden));
       m.shared_expert_ffn_hidden = int(whole("--moe-shared-expert-intermediate-size", 1, kBig, 0));
     }
+  } else {  // a partial architecture: what it states, for a named model to be held against
+    m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 0));
+    m.experts = int(whole("--num-experts", 1, kBig, 0));
   }
   return job;
 }

@@ -233,6 +233,7 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   if (p.zero == 0) p.overlap_dp_comm = zero0_overlaps(p, y.flag("model.gradient_accumulation_fusion", false));
   else if (p.zero == 3) p.overlap_dp_comm = true;  // torch FSDP reduce-scatters from backward hooks
   else p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", p.zero == 2);
+  read_yaml_layer_shape(y, job);
   return job;
 }
 

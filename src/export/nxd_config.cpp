@@ -120,6 +120,10 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   if (p.zero != 1)
     throw spec::SpecError(file, "distributed_strategy.zero1",
                           "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
+  if (y.text("model_source", "megatron") == "hf")
+    job.notes.push_back("the architecture is in model.model_config (" + y.text("model.model_config", "unnamed") +
+                        "), which trainplan does not read: --model names it");
+  read_yaml_layer_shape(y, job);
   return job;
 }
 

@@ -27,6 +27,85 @@ std::string ArgList::render() const {
   return out;
 }
 
+namespace {
+
+bool identifier_char(char c, bool first) {
+  return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
+}
+
+// `NAME=value` (also after `export`): the name, or "" when the word is not an assignment.
+std::string assigned_name(const std::string& word) {
+  const std::size_t eq = word.find('=');
+  if (eq == std::string::npos || eq == 0) return "";
+  for (std::size_t i = 0; i < eq; ++i)
+    if (!identifier_char(word[i], i == 0)) return "";
+  return word.substr(0, eq);
+}
+
+using Variables = std::map<std::string, std::string>;
+
+// $NAME, ${NAME}, ${NAME:-default} and ${N:-default} (positional: unset, so the
+// default) as the shell expands them, from the script's own assignments; a
+// variable the script never sets, and any other form ($(...), arrays), stays as written.
+std::string expand(const std::string& word, const Variables& vars) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size();) {
+    if (word[i] != '$' || i + 1 >= word.size()) {
+      out += word[i++];
+      continue;
+    }
+    if (word[i + 1] == '{') {
+      const std::size_t close = word.find('}', i + 2);
+      if (close == std::string::npos) {
+        out += word.substr(i);
+        break;
+      }
+      const std::string inner = word.substr(i + 2, close - i - 2);
+      const std::size_t dash = inner.find(":-");
+      const std::string name = inner.substr(0, dash);
+      bool plain = !name.empty();
+      for (std::size_t k = 0; k < name.size(); ++k) plain = plain && identifier_char(name[k], false);
+      const auto it = plain ? vars.find(name) : vars.end();
+      if (it != vars.end()) out += it->second;
+      else if (plain && dash != std::string::npos) out += expand(inner.substr(dash + 2), vars);
+      else out += word.substr(i, close + 1 - i);
+      i = close + 1;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < word.size() && identifier_char(word[end], end == i + 1)) ++end;
+    const auto it = end > i + 1 ? vars.find(word.substr(i + 1, end - i - 1)) : vars.end();
+    out += it != vars.end() ? it->second : word.substr(i, end - i);
+    i = end;
+  }
+  return out;
+}
+
+// Launch scripts keep options in bash arrays whose quoted items hold an option
+// and its value ("--fp8-format hybrid"); the unquoted ${ARR[@]} splits them.
+std::vector<std::string> split_option_items(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const std::string& w : words) {
+    const std::size_t space = w.find_first_of(" \t");
+    // "--name=two words" is one option with its value; "--name value" an item to split.
+    if (w.rfind("--", 0) != 0 || space == std::string::npos || w.find('=') < space) {
+      out.push_back(w);
+      continue;
+    }
+    std::size_t start = 0;
+    while (start < w.size()) {
+      const std::size_t begin = w.find_first_not_of(" \t", start);
+      if (begin == std::string::npos) break;
+      const std::size_t end = w.find_first_of(" \t", begin);
+      out.push_back(w.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+      start = end == std::string::npos ? w.size() : end;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   ShellArgs out;
   std::string word;
@@ -66,6 +145,12 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     }
   }
   end_word();
+  Variables vars;
+  for (const std::string& w : out.words)
+    if (const std::string name = assigned_name(w); !name.empty() && w.find("=(") == std::string::npos)
+      vars[name] = expand(w.substr(name.size() + 1), vars);
+  for (std::string& w : out.words) w = expand(w, vars);
+  out.words = split_option_items(out.words);
   for (std::size_t w = 0; w < out.words.size(); ++w) {
     const std::string& s = out.words[w];
     if (s.size() < 3 || s.rfind("--", 0) != 0) continue;

@@ -1,7 +1,9 @@
 // The options of a launch script: the words of a POSIX shell script (quotes,
-// backslash-newline continuations and # comments honoured; variables left as
-// written) and every `--name value`, `--name=value` or bare `--flag` among them.
-// A name given twice keeps its last value, as argparse does.
+// backslash-newline continuations and # comments honoured; $VAR, ${VAR} and
+// ${VAR:-default} expanded from the script's own assignments, others left as
+// written; quoted "--option value" array items split) and every `--name value`,
+// `--name=value` or bare `--flag` among them. A name given twice keeps its last
+// value, as argparse does.
 #pragma once
 #include <map>
 #include <optional>

@@ -83,6 +83,14 @@ void read_yaml_cluster(const YamlFields& y, LaunchJob& job) {
   job.plan.instances = job.instances;
 }
 
+void read_yaml_layer_shape(const YamlFields& y, LaunchJob& job) {
+  constexpr long kBig = 1L << 30;
+  job.model.layers = int(y.whole("model.num_layers", 1, kBig, 0));
+  job.model.hidden = int(y.whole("model.hidden_size", 1, kBig, 0));
+  job.model.heads = int(y.whole("model.num_attention_heads", 1, kBig, 0));
+  job.model.ffn_hidden = int(y.whole("model.ffn_hidden_size", 1, kBig, 0));
+}
+
 std::string yaml_text(const std::string& header, const YAML::Node& root) {
   YAML::Emitter out;
   out << root;

@@ -129,6 +129,42 @@ TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {
   EXPECT_NE(r.out.find("--edge-layer-slots: edge layer slots as the file states (false)"), std::string::npos) << r.out;
 }
 
+std::string example(const std::string& name) { return std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/" + name; }
+
+// A file that states part of an architecture is held against --model; what the
+// client would read otherwise than trainplan prices is said as an assumption.
+TEST(LaunchCli, ClientExamplesNeverHaveTheirArchitectureReplaced) {
+  Outcome r = run_cli("estimate --from-config " + example("megatron-mixtral-8x7b.sh") + " --hardware p5.48xlarge --model llama2-7b");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--ffn-hidden-size: 11008 as llama2-7b (the model) has; the file states 14336"), std::string::npos) << r.out;
+  r = run_cli("estimate --from-config " + example("nxd-megatron-llama-7b.yaml") + " --hardware trn1.32xlarge --model llama3-8b");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("model.ffn_hidden_size: 14336 as llama3-8b (the model) has; the file states 11008"), std::string::npos)
+      << r.out;
+  r = run_cli("estimate --from-config " + example("nxd-megatron-llama-7b.yaml") + " --hardware trn1.32xlarge --model llama2-7b");
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = run_cli("estimate --from-config " + example("nxd-hf-llama3-8b.yaml") + " --hardware trn1.32xlarge --model llama3-8b");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("assumption: the architecture is in model.model_config (/home/ubuntu/config.json)"), std::string::npos)
+      << r.out;
+  r = run_cli("estimate --from-config " + example("megatron-llama3-8b-h100-fp8.sh") + " --hardware p5.48xlarge --format json");
+  EXPECT_NE(r.out.find("--sequence-parallel at TP 1 read as off"), std::string::npos) << r.out;
+  // A Megatron-LM script on Trainium: the launcher does not run there.
+  r = run_cli("estimate --from-config " + example("megatron-llama3-8b-h100-fp8.sh") + " --hardware trn1.32xlarge");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--hardware: hardware the launcher runs on"), std::string::npos) << r.out;
+}
+
+// Document masking is priced but written by no format: refused rather than dropped.
+TEST(LaunchCli, DocumentTokensAreRefusedByEveryFormat) {
+  for (const std::string format : {"megatron", "nemo", "deepspeed"}) {
+    const Outcome r = run_cli("export --to " + format + " --out " + scratch("doc." + format) + " " + kLlama7bP5 +
+                              " --precision mixed-bf16 --document-tokens 1024");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("--document-tokens: attention over whole sequences"), std::string::npos) << r.out;
+  }
+}
+
 TEST(LaunchCli, ExportConvertsOneFormatIntoAnother) {
   const std::string yaml = scratch("convert.yaml"), script = scratch("convert.sh");
   ASSERT_EQ(run_cli("export --to nemo --out " + yaml + " " + kLlama70bP5 + " --stack nemo").code, 0);

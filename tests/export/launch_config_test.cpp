@@ -47,8 +47,9 @@ LaunchJob llama2_70b_on_p5() {
   return job;
 }
 
-// The same job on trn1.32xlarge, where NxD Training runs.
+// The same job on trn1.32xlarge under NxD, where NxD Training runs.
 LaunchJob on_trn1(LaunchJob job) {
+  job.stack_name = "neuronx-distributed";
   job.hardware_name = "trn1.32xlarge";
   job.hardware_family = "trainium1";
   job.devices_per_instance = 32;
@@ -302,6 +303,7 @@ TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   job.plan.zero = 2;
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "zero1", "ZeRO-2", "--emit nxd");
   job = llama2_70b_on_p5();
+  job.stack_name = "megatron-deepspeed";
   expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--sequence-parallel", "no sequence");
   job.plan.sp = false;
   job.plan.virtual_stages = 1;
@@ -309,6 +311,7 @@ TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--normalization", "RMSNorm");
   job.plan.sp = true;
   job.plan.tp = 1;
+  job.stack_name = "megatron-lm";
   expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--sequence-parallel", "TP > 1");
 }
 
@@ -330,13 +333,27 @@ TEST(LaunchConfig, ALauncherThatDoesNotRunOnTheHardwareIsRefused) {
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "--hardware", "runs on Trainium", "--emit nxd");
 }
 
+// A format writes jobs for the software it launches: an HF Trainer or
+// torchtitan plan is not a Megatron job; a stack trainplan does not ship passes.
+TEST(LaunchConfig, AStackTheLauncherDoesNotRunIsRefused) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "hf-trainer-deepspeed";
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--stack",
+                    "no format trainplan writes runs it", "--emit deepspeed");
+  job.stack_name = "torchtitan-compile";
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--stack", "torchtitan-compile");
+  job.stack_name = "megatron-deepspeed";
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--stack", "use --emit deepspeed");
+  job.stack_name = "nemo";  // Megatron-Core under both
+  EXPECT_NO_THROW(launch_files(LaunchFormat::megatron, job, "x.sh"));
+  job.stack_name = "my-own-megatron-fork";
+  EXPECT_NO_THROW(launch_files(LaunchFormat::megatron, job, "x.sh"));
+}
+
 // NxD Training's megatron model (aws-neuron/neuronx-distributed-training@ff83d7bd)
 // raises without zero1 and divides the KV heads over TP.
 TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
-  LaunchJob job = llama2_70b_on_p5();
-  job.hardware_name = "trn1.32xlarge";
-  job.hardware_family = "trainium1";
-  job.devices_per_instance = 32;
+  LaunchJob job = on_trn1(llama2_70b_on_p5());
   job.workload.precision = spec::Precision::bf16_sr;
   job.plan.zero = 0;
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "distributed_strategy.zero1", "raises without zero1");
@@ -395,6 +412,63 @@ TEST(LaunchConfig, MegatronScriptsPassValidateArgs) {
     EXPECT_EQ(back.job.model.rope_theta, 1e6) << name;
     EXPECT_EQ(back.job.model.total_parameters(), job.model.total_parameters()) << name;
   }
+}
+
+std::string fixture(const std::string& name) { return std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/" + name; }
+
+// The clients' own examples (tests/export/fixtures, each naming its source), read
+// as the client reads them: shell variables with defaults, option arrays with
+// quoted "--option value" items, what the client switches off.
+TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
+  const ReadLaunch llama = read_launch_config(fixture("megatron-llama3-8b-h100-fp8.sh"));
+  EXPECT_EQ(llama.format, LaunchFormat::megatron);
+  EXPECT_EQ(llama.job.instances, 1);           // NUM_NODES=1
+  EXPECT_EQ(llama.job.devices_per_instance, 8);  // GPUS_PER_NODE=8
+  EXPECT_EQ(llama.job.plan.tp, 1);             // TP_SIZE=1
+  EXPECT_FALSE(llama.job.plan.sp);             // --sequence-parallel at TP 1: Megatron switches it off
+  EXPECT_EQ(llama.job.workload.seq_len, 8192);  // SEQ_LENGTH=8192
+  EXPECT_EQ(llama.job.workload.global_batch_seqs, 128);
+  EXPECT_EQ(llama.job.workload.precision, spec::Precision::fp8);  // "--fp8-format hybrid" split from its array item
+  EXPECT_EQ(llama.job.plan.zero, 1);
+  EXPECT_TRUE(llama.job.plan.overlap_dp_comm);  // appended with TRAINING_ARGS+=("${DDP_ARGS[@]}")
+  ASSERT_TRUE(llama.job.has_architecture);
+  EXPECT_EQ(llama.job.model.layers, 32);  // NUM_LAYERS=32
+  EXPECT_EQ(llama.job.model.kv_heads, 8);
+  EXPECT_EQ(llama.job.model.rope_theta, 1e6);
+  EXPECT_EQ(llama.job.notes.size(), 1u);
+
+  const ReadLaunch mixtral = read_launch_config(fixture("megatron-mixtral-8x7b.sh"));
+  EXPECT_EQ(mixtral.job.instances, 1);  // ${SLURM_NNODES:-"1"}
+  EXPECT_EQ(mixtral.job.plan.pp, 4);
+  EXPECT_EQ(mixtral.job.plan.ep, 8);
+  EXPECT_FALSE(mixtral.job.has_architecture);  // no --vocab-size: what it states is kept for --model to match
+  EXPECT_EQ(mixtral.job.model.experts, 8);
+  EXPECT_EQ(mixtral.job.model.ffn_hidden, 14336);
+
+  const ReadLaunch nxd = read_launch_config(fixture("nxd-megatron-llama-7b.yaml"));
+  EXPECT_EQ(nxd.format, LaunchFormat::nxd);
+  EXPECT_EQ(nxd.job.plan.tp, 8);
+  EXPECT_TRUE(nxd.job.plan.sp);
+  EXPECT_EQ(nxd.job.plan.recompute, spec::Recompute::selective);
+  EXPECT_EQ(nxd.job.model.ffn_hidden, 11008);
+  const ReadLaunch hf = read_launch_config(fixture("nxd-hf-llama3-8b.yaml"));
+  EXPECT_EQ(hf.job.instances, 4);
+  EXPECT_EQ(hf.job.plan.tp, 32);
+  EXPECT_EQ(hf.job.workload.seq_len, 8192);
+  ASSERT_EQ(hf.job.notes.size(), 1u);
+  EXPECT_NE(hf.job.notes[0].find("model.model_config"), std::string::npos);
+}
+
+TEST(ShellArgs, VariablesExpandAsTheShellDoes) {
+  const ShellArgs a = parse_shell_args(
+      "TP=4\nNODES=${SLURM_NNODES:-\"2\"}\nSEQ=${1:-4096}\nARGS=(\n  \"--seq-length $SEQ\"\n)\n"
+      "run --tp ${TP} --nnodes $NODES --x ${UNSET} --y $(date) ${ARGS[@]}\n",
+      "f");
+  EXPECT_EQ(a.value("--tp"), "4");
+  EXPECT_EQ(a.value("--nnodes"), "2");
+  EXPECT_EQ(a.value("--seq-length"), "4096");
+  EXPECT_EQ(a.value("--x"), "${UNSET}");  // never set: left as written, refused where a number is needed
+  EXPECT_EQ(a.value("--y"), "$(date)");
 }
 
 TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
