@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.h"
@@ -162,6 +163,49 @@ TEST(LaunchCli, DocumentTokensAreRefusedByEveryFormat) {
                               " --precision mixed-bf16 --document-tokens 1024");
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("--document-tokens: attention over whole sequences"), std::string::npos) << r.out;
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// export -> --from-config -> export writes the same file, for every format over
+// dense and MoE plans, TP/PP/VP/CP/EP, ZeRO 0-3, each recompute mode, BF16/FP8/BF16-SR.
+TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
+  const std::string p5 = " --hardware p5.48xlarge --seq-len 4096 --micro-batch 1 --precision mixed-bf16";
+  const std::vector<std::pair<std::string, std::string>> plans = {
+      {"megatron", kLlama70bP5 + " --stack megatron-lm"},
+      {"megatron", "--model mixtral-8x7b --instances 8 --tp 2 --pp 2 --ep 8 --etp 1 --sp --global-batch 512 --recompute selective --zero 1" + p5},
+      {"megatron", "--model qwen2.5-14b --instances 4 --tp 2 --pp 1 --sp --global-batch 256 --recompute full --zero 3" + p5},
+      {"megatron", "--model llama3-8b --instances 4 --tp 1 --pp 1 --cp 2 --global-batch 256 --recompute none --zero 2" + p5},
+      {"megatron", "--model llama3-70b --instances 16 --tp 8 --pp 4 --sp --global-batch 512 --recompute selective --zero 1 --hardware p5.48xlarge --seq-len 8192 --micro-batch 1 --precision fp8"},
+      {"nemo", kLlama70bP5 + " --stack nemo"},
+      {"nemo", "--model qwen2.5-14b --instances 4 --tp 4 --pp 2 --sp --global-batch 256 --recompute selective --zero 2 --stack nemo" + p5},
+      {"nemo", "--model llama2-7b --instances 4 --tp 4 --pp 1 --global-batch 256 --recompute full --zero 0 --stack nemo" + p5},
+      {"nemo", "--model llama2-13b --instances 4 --tp 2 --pp 1 --sp --global-batch 256 --recompute full --zero 3 --stack nemo" + p5},
+      {"nxd", kSeed002 + " --precision bf16-sr"},
+      {"nxd", "--model llama2-70b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 8 --virtual-stages 2 --sp --seq-len 4096 "
+              "--global-batch 1024 --micro-batch 1 --recompute full --zero 1 --precision mixed-bf16"},
+      {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms"},
+      {"deepspeed", "--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 1 --seq-len 2048 "
+                    "--global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed"},
+  };
+  int n = 0;
+  for (const auto& [format, plan] : plans) {
+    const std::string ext = format == "nemo" || format == "nxd" ? ".yaml" : ".sh";
+    const std::string a = scratch("rt" + std::to_string(n) + "a" + ext), b = scratch("rt" + std::to_string(n) + "b" + ext);
+    ++n;
+    Outcome r = run_cli("export --to " + format + " --out " + a + " " + plan);
+    ASSERT_EQ(r.code, 0) << plan << "\n" << r.out;
+    r = run_cli("export --from-config " + a + " --to " + format + " --out " + b);
+    ASSERT_EQ(r.code, 0) << plan << "\n" << r.out;
+    std::string second = read_file(b);
+    if (format == "deepspeed")  // the script names its own ds_config
+      for (std::size_t at; (at = second.find(fs::path(b).stem().string() + ".ds_config")) != std::string::npos;)
+        second.replace(at, fs::path(b).stem().string().size(), fs::path(a).stem().string());
+    EXPECT_EQ(read_file(a), second) << format << ": " << plan;
   }
 }
 
