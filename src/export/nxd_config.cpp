@@ -81,7 +81,15 @@ std::string write_nxd(const LaunchJob& job) {
   root["precision"]["type"] = job.workload.precision == spec::Precision::mixed_bf16 ? "mixed_precision"
                               : job.workload.precision == spec::Precision::bf16_sr   ? "bf16SR"
                                                                                      : "fp32";
+  // megatron_llama_7B_config.yaml@ff83d7bd:126 'flash_attention: False': the megatron model has no flash path
+  // (models/megatron has none); the HF path has (hf_llama3_8B_config.yaml:78).
+  root["model"]["fusions"]["flash_attention"] = false;
   std::string header = header_comment(job, info(LaunchFormat::nxd));
+  if (job.stack_name == "neuronx-distributed-training")
+    header += "# model_source megatron has no flash-attention path; trainplan priced this stack's NKI flash attention.\n"
+              "# To run as priced, use the HF model path (model_source: hf, model.model_config, "
+              "model.fusions.flash_attention: True);\n# to price this file as written, use --stack neuronx-distributed "
+              "(unfused attention).\n";
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
   return yaml_text(header, root);
 }

@@ -252,7 +252,7 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
       "model.hidden_dropout", "model.attention_dropout", "model.normalization", "model.make_vocab_size_divisible_by",
       "model.share_embeddings_and_output_weights", "model.position_embedding_type", "model.rotary_percentage",
       "model.activation", "model.has_bias", "model.activations_checkpoint_granularity", "precision.type",
-      "model.position_freq_base" /*read by megatron_gpt_model.py:129*/};
+      "model.position_freq_base" /*read by megatron_gpt_model.py:129*/, "model.fusions.flash_attention" /*126*/};
   auto keys = [](const YAML::Node& node, const std::string& prefix, auto& self, std::set<std::string>& out) -> void {
     for (const auto& kv : node) {
       const std::string key = prefix + kv.first.as<std::string>();
@@ -363,6 +363,10 @@ TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
   job.plan.tp = 8;
   const std::string yaml = launch_files(LaunchFormat::nxd, job, "x.yaml").front().text;
   EXPECT_EQ(YAML::Load(yaml)["model"]["position_freq_base"].as<double>(), 10000.0);
+  EXPECT_EQ(YAML::Load(yaml)["model"]["fusions"]["flash_attention"].as<bool>(), false);
+  EXPECT_EQ(yaml.find("no flash-attention path"), std::string::npos);
+  job.stack_name = "neuronx-distributed-training";  // prices NKI flash attention, which the megatron path lacks
+  EXPECT_NE(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text.find("no flash-attention path"), std::string::npos);
 }
 
 // Megatron-LM core_r0.13.0's validate_args (arguments.py@73a28a10) and the MoE
