@@ -47,15 +47,29 @@ using Variables = std::map<std::string, std::string>;
 // $NAME, ${NAME}, ${NAME:-default} and ${N:-default} (positional: unset, so the
 // default) as the shell expands them, from the script's own assignments; a
 // variable the script never sets, and any other form ($(...), arrays), stays as written.
-std::string expand(const std::string& word, const Variables& vars) {
+// Bounds that keep a hostile script (A=$A$A repeated; defaults nested deep)
+// from taking the memory or the stack: far past any real launch script.
+constexpr std::size_t kMaxExpandedChars = 1 << 16;
+constexpr int kMaxDefaultDepth = 8;
+
+std::string expand(const std::string& word, const Variables& vars, const std::string& file, int depth = 0) {
+  if (depth > kMaxDefaultDepth) return word;
   std::string out;
   for (std::size_t i = 0; i < word.size();) {
+    if (out.size() > kMaxExpandedChars)
+      throw spec::SpecError(file, "", "shell variables expanding to at most " + std::to_string(kMaxExpandedChars) +
+                                          " characters a word (this file's grow past it)");
     if (word[i] != '$' || i + 1 >= word.size()) {
       out += word[i++];
       continue;
     }
     if (word[i + 1] == '{') {
-      const std::size_t close = word.find('}', i + 2);
+      std::size_t close = i + 2;  // the brace that closes this one, past nested ${...}
+      for (int open = 1; close < word.size(); ++close) {
+        if (word[close] == '{') ++open;
+        if (word[close] == '}' && --open == 0) break;
+      }
+      if (close >= word.size()) close = std::string::npos;
       if (close == std::string::npos) {
         out += word.substr(i);
         break;
@@ -67,7 +81,7 @@ std::string expand(const std::string& word, const Variables& vars) {
       for (std::size_t k = 0; k < name.size(); ++k) plain = plain && identifier_char(name[k], false);
       const auto it = plain ? vars.find(name) : vars.end();
       if (it != vars.end()) out += it->second;
-      else if (plain && dash != std::string::npos) out += expand(inner.substr(dash + 2), vars);
+      else if (plain && dash != std::string::npos) out += expand(inner.substr(dash + 2), vars, file, depth + 1);
       else out += word.substr(i, close + 1 - i);
       i = close + 1;
       continue;
@@ -148,8 +162,8 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   Variables vars;
   for (const std::string& w : out.words)
     if (const std::string name = assigned_name(w); !name.empty() && w.find("=(") == std::string::npos)
-      vars[name] = expand(w.substr(name.size() + 1), vars);
-  for (std::string& w : out.words) w = expand(w, vars);
+      vars[name] = expand(w.substr(name.size() + 1), vars, file);
+  for (std::string& w : out.words) w = expand(w, vars, file);
   out.words = split_option_items(out.words);
   for (std::size_t w = 0; w < out.words.size(); ++w) {
     const std::string& s = out.words[w];

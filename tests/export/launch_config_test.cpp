@@ -466,13 +466,22 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
 TEST(ShellArgs, VariablesExpandAsTheShellDoes) {
   const ShellArgs a = parse_shell_args(
       "TP=4\nNODES=${SLURM_NNODES:-\"2\"}\nSEQ=${1:-4096}\nARGS=(\n  \"--seq-length $SEQ\"\n)\n"
-      "run --tp ${TP} --nnodes $NODES --x ${UNSET} --y $(date) ${ARGS[@]}\n",
+      "run --tp ${TP} --nnodes $NODES --x ${UNSET} --y $(date) ${ARGS[@]} --pp ${PP:-${TP}}\n",
       "f");
   EXPECT_EQ(a.value("--tp"), "4");
   EXPECT_EQ(a.value("--nnodes"), "2");
   EXPECT_EQ(a.value("--seq-length"), "4096");
   EXPECT_EQ(a.value("--x"), "${UNSET}");  // never set: left as written, refused where a number is needed
   EXPECT_EQ(a.value("--y"), "$(date)");
+  EXPECT_EQ(a.value("--pp"), "4");  // a default that is itself a variable
+  // A variable doubling itself 40 times, and defaults nested 100 deep: refused or left, never exhausting memory or stack.
+  std::string doubling = "A=xx\n";
+  for (int i = 0; i < 40; ++i) doubling += "A=$A$A\n";
+  expect_spec_error([&] { parse_shell_args(doubling + "run --x $A\n", "f"); }, "", "65536 characters", "f");
+  std::string nested = "run --x ";
+  for (int i = 0; i < 100; ++i) nested += "${U:-";
+  nested += "1" + std::string(100, '}') + "\n";
+  EXPECT_NO_THROW(parse_shell_args(nested, "f"));
 }
 
 TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
