@@ -62,17 +62,24 @@ const char* kUnservedPrefixes[] = {"composer", "torchtitan", "torchtune", "hf-tr
 
 bool served(LaunchFormat format, const std::string& stack) {
   for (const char* prefix : served_prefixes(format))
-    if (starts_with(stack, prefix) && !starts_with(stack, "neuronx-nemo-megatron")) return true;
+    if (starts_with(stack, prefix)) return true;
   return false;
+}
+
+// The names of the formats `fits` accepts, comma-separated ("" for none).
+template <typename Fits>
+std::string formats_where(Fits fits) {
+  std::string names;
+  for (const FormatInfo& f : launch_formats())
+    if (fits(f.format)) names += std::string(names.empty() ? "" : ", ") + f.name;
+  return names;
 }
 
 }  // namespace
 
 void check_serves_stack(LaunchFormat format, const std::string& stack, const std::string& where) {
   if (stack.empty() || served(format, stack)) return;
-  std::string others;
-  for (const FormatInfo& f : launch_formats())
-    if (served(f.format, stack)) others += std::string(others.empty() ? "" : ", ") + f.name;
+  const std::string others = formats_where([&](LaunchFormat f) { return served(f, stack); });
   bool shipped = !others.empty();
   for (const char* prefix : kUnservedPrefixes) shipped = shipped || starts_with(stack, prefix);
   if (!shipped) return;
@@ -92,9 +99,7 @@ bool runs_on(LaunchFormat format, const std::string& family) {
 
 void check_runs_on(LaunchFormat format, const std::string& family, const std::string& hardware, const std::string& where) {
   if (runs_on(format, family)) return;
-  std::string others;
-  for (const FormatInfo& f : launch_formats())
-    if (runs_on(f.format, family)) others += std::string(others.empty() ? "" : ", ") + f.name;
+  const std::string others = formats_where([&](LaunchFormat f) { return runs_on(f, family); });
   throw spec::SpecError(where, "--hardware",
                         std::string("hardware the launcher runs on: ") + info(format).release + " runs on " +
                             info(format).runs_on + ", and " + hardware + " is " + family + " (" +

@@ -147,7 +147,7 @@ std::string write_nemo(const LaunchJob& job) {
   YAML::Node optim = model["optim"];
   optim["name"] = optimizer_for(p.zero);
   // Only the distributed optimizers take the overlap keys (apex fused_adam has no
-  // overlap_grad_sync argument); torch DDP under fused_adam overlaps by itself.
+  // overlap_grad_sync argument); under fused_adam NeMo overlaps by its own rule (zero0_overlaps).
   if (p.zero == 1 || p.zero == 2) {
     const std::string on = p.overlap_dp_comm ? "true" : "false";
     overrides.push_back({"model.optim.overlap_grad_sync", on});  // Megatron-Core DDP's overlap_grad_reduce

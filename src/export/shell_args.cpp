@@ -44,13 +44,14 @@ std::string assigned_name(const std::string& word) {
 
 using Variables = std::map<std::string, std::string>;
 
-// $NAME, ${NAME}, ${NAME:-default} and ${N:-default} (positional: unset, so the
-// default) as the shell expands them, from the script's own assignments; a
-// variable the script never sets, and any other form ($(...), arrays), stays as written.
 // Bounds that keep a hostile script (A=$A$A repeated; defaults nested deep)
 // from taking the memory or the stack: far past any real launch script.
 constexpr std::size_t kMaxExpandedChars = 1 << 16;
 constexpr int kMaxDefaultDepth = 8;
+
+// $NAME, ${NAME}, ${NAME:-default} and ${N:-default} (positional: unset, so the
+// default) as the shell expands them, from the script's own assignments; a
+// variable the script never sets, and any other form ($(...), arrays), stays as written.
 
 std::string expand(const std::string& word, const Variables& vars, const std::string& file, int depth = 0) {
   if (depth > kMaxDefaultDepth) return word;
@@ -69,8 +70,7 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
         if (word[close] == '{') ++open;
         if (word[close] == '}' && --open == 0) break;
       }
-      if (close >= word.size()) close = std::string::npos;
-      if (close == std::string::npos) {
+      if (close >= word.size()) {  // unclosed: as written
         out += word.substr(i);
         break;
       }
