@@ -366,12 +366,13 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   // modeling_qwen2.py: bias on the Q, K and V projections; modeling_phi3.py:
   // fused qkv_proj and gate_up_proj, the same GEMM FLOPs).
   const bool llama_like = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
-                          a == "Qwen2ForCausalLM" || a == "Phi3ForCausalLM" || a == "Qwen2MoeForCausalLM" ||
+                          a == "Qwen2ForCausalLM" || a == "Phi3ForCausalLM" || a == "GemmaForCausalLM" ||
+                          a == "Qwen2MoeForCausalLM" ||
                           a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek;
   const bool known = llama_like || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" || a == "BertForMaskedLM";
   if (!known)
     r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                                 "Qwen2ForCausalLM, Phi3ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
+                                 "Qwen2ForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
                                  "DeepseekV3ForCausalLM, GPTNeoXForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
@@ -387,7 +388,9 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.norm = NormKind::rmsnorm;
     m.position = PositionKind::rotary;
     m.rotary_fraction = 1.0;
-    m.tied_embeddings = flag("tie_word_embeddings", false);
+    // Gemma ties its embeddings unless told (configuration_gemma.py tie_word_embeddings=True); its
+    // GeGLU MLP has SwiGLU's three GEMMs (gate_proj, up_proj, down_proj), only the gate's activation differs.
+    m.tied_embeddings = flag("tie_word_embeddings", a == "GemmaForCausalLM");
     // Qwen2's Q, K and V projections carry biases, no other linear layer does
     // (modeling_qwen2.py: q_proj/k_proj/v_proj bias=True, o_proj bias=False);
     // Llama-family attention_bias puts them on all four projections.

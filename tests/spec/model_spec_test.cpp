@@ -47,7 +47,7 @@ TEST(ModelSpec, GroupedQueryAttention) {
 // Published sizes: Qwen2.5 technical report (arXiv:2412.15115, table 1) 7.61B,
 // 6.53B without embeddings; Phi-3.5-mini model card 3.8B. A config is named as
 // it names itself: its _name_or_path, else its model_type.
-TEST(ModelSpec, HuggingFaceQwen2AndPhi3ReadAsLlamaLayers) {
+TEST(ModelSpec, HuggingFaceQwen2Phi3AndGemmaReadAsLlamaLayers) {
   auto qwen = nlohmann::json::parse(R"({"_name_or_path": "Qwen/Qwen2.5-7B-Instruct",
     "architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584, "intermediate_size": 18944,
     "max_position_embeddings": 32768, "max_window_layers": 28, "model_type": "qwen2", "num_attention_heads": 28,
@@ -71,4 +71,16 @@ TEST(ModelSpec, HuggingFaceQwen2AndPhi3ReadAsLlamaLayers) {
   const tp::spec::ModelSpec p = tp::spec::model_from_hf_config(phi, "config.json");
   EXPECT_EQ(p.head_dim(), 96);
   EXPECT_NEAR(p.total_parameters() / 1e9, 3.82, 0.01);
+
+  // google/gemma-7b config.json: 16 heads of 256 over hidden 3072 (head_dim stated), GeGLU, tied by default;
+  // Gemma Team 2024 (arXiv:2403.08295) Table 2: 7,751,248,896 non-embedding parameters.
+  const auto gemma = nlohmann::json::parse(R"({"architectures": ["GemmaForCausalLM"], "head_dim": 256,
+    "hidden_act": "gelu", "hidden_size": 3072, "intermediate_size": 24576, "max_position_embeddings": 8192,
+    "model_type": "gemma", "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 16,
+    "rms_norm_eps": 1e-06, "rope_theta": 10000.0, "vocab_size": 256000})");
+  const tp::spec::ModelSpec g = tp::spec::model_from_hf_config(gemma, "config.json");
+  EXPECT_EQ(g.name, "gemma");
+  EXPECT_EQ(g.explicit_head_dim, 256);
+  EXPECT_TRUE(g.tied_embeddings);
+  EXPECT_EQ(g.total_parameters() - 256000LL * 3072, 7751248896LL);
 }
