@@ -67,7 +67,7 @@ report::Table stack_table() {
     if (s.pipeline_1f1b) pipeline = "1F1B";
     if (s.pipeline_interleaved) pipeline += pipeline.empty() ? "interleaved" : ", interleaved";
     t.add_row({s.name, s.versions.substr(0, 60), std::string(spec::to_string(s.grad_accumulation)),
-               std::string(spec::to_string(s.attention)), std::string(s.dp_overlap_grad_reduce ? "yes" : "no"), zero,
+               std::string(spec::to_string(s.attention)), s.dp_overlap_grad_reduce, zero,
                pipeline.empty() ? std::string("none") : pipeline});
   }
   t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");

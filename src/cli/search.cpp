@@ -79,7 +79,7 @@ report::Table top_table(const search::SearchResult& r, const std::string& title,
               : report::Cell{};
     const bool tie = &p != &r.top.front() && bands && cost::tied(p.dag_score.objective, lead, bands->ranking);
     t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp), double(pl.cp),
-               double(pl.ep), std::string(pl.sp ? "on" : "off"), double(pl.virtual_stages), double(pl.micro_batch),
+               double(pl.ep), pl.sp, double(pl.virtual_stages), double(pl.micro_batch),
                double(pl.grad_accum), double(pl.zero), std::string(spec::to_string(pl.recompute)),
                overlap.empty() ? std::string("none") : overlap, e.time.step_s, e.tokens_per_s, e.mfu,
                e.memory.total_bytes, fit, p.dag_score.tokens_per_usd, p.dag_score.utilisation,

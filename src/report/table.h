@@ -27,7 +27,8 @@ struct Column {
   std::string human_header() const;
 };
 
-using Cell = std::variant<std::monostate, std::string, double>;
+// A switch is a bool: people read "on"/"off", programs get true/false.
+using Cell = std::variant<std::monostate, std::string, double, bool>;
 
 struct Table {
   std::string key;    // machine name, fixed per command whatever the query: "best_plans" (JSON)

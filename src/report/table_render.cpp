@@ -17,13 +17,14 @@ namespace {
 bool right_aligned(const Column& column, const std::vector<std::vector<Cell>>& rows, std::size_t index) {
   if (column.align != Align::automatic) return column.align == Align::right;
   for (const auto& row : rows) {
-    if (std::holds_alternative<std::string>(row[index])) return false;
+    if (std::holds_alternative<std::string>(row[index]) || std::holds_alternative<bool>(row[index])) return false;
   }
   return true;
 }
 
 std::string human_cell(const Cell& cell, const Column& column) {
   if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+  if (const auto* on = std::get_if<bool>(&cell)) return *on ? "on" : "off";
   if (const auto* number = std::get_if<double>(&cell)) {
     return format_human(*number, column.style, column.decimals, column.unit);
   }
@@ -127,6 +128,7 @@ void render_csv(std::ostream& out, const Table& table) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (c) out << ',';
       if (const auto* text = std::get_if<std::string>(&row[c])) out << csv_field(*text);
+      if (const auto* on = std::get_if<bool>(&row[c])) out << (*on ? "true" : "false");
       if (const auto* number = std::get_if<double>(&row[c])) out << (std::isnan(*number) ? "" : format_raw(*number));
     }
     out << '\n';
@@ -135,6 +137,7 @@ void render_csv(std::ostream& out, const Table& table) {
 
 nlohmann::ordered_json json_value(const Cell& cell, const Column& column) {
   if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+  if (const auto* on = std::get_if<bool>(&cell)) return *on;
   if (const auto* number = std::get_if<double>(&cell)) {
     if (!std::isfinite(*number)) return nullptr;
     if (column.style == NumberStyle::integer && std::fabs(*number) < 9.0e15 && *number == std::round(*number)) {

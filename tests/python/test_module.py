@@ -105,6 +105,7 @@ class Rows(unittest.TestCase):
         self.assertEqual([r["rank"] for r in rows], [1, 2, 3, 1, 2, 3])
         self.assertEqual([r["hardware"] for r in rows], ["trn1.32xlarge"] * 3 + ["p5.48xlarge"] * 3)
         self.assertIn("step_time_s", rows[0])
+        self.assertTrue(all(isinstance(r["sp"], bool) for r in rows))  # a switch is a bool, not "on"/"off"
 
     def test_rows_of_a_top_level_list(self):
         doc = trainplan.estimate(**SEED_002)
