@@ -9,6 +9,42 @@ namespace {
 
 const char* kWhere = "--emit nxd";
 
+// The sections NxD Training's code reads that no plan decides: experiment
+// manager and optimizer, with megatron_llama_7B_config.yaml@ff83d7bd's values
+// (the header asks the user to set their own learning rate and checkpoint cadence).
+void write_example_sections(YAML::Node& root) {
+  YAML::Node e = root["exp_manager"];
+  e["log_local_rank_0_only"] = true;
+  e["create_tensorboard_logger"] = true;
+  e["explicit_log_dir"] = YAML::Node(YAML::NodeType::Null);
+  e["exp_dir"] = YAML::Node(YAML::NodeType::Null);
+  e["name"] = "megatron_llama";
+  e["resume_if_exists"] = true;
+  e["resume_ignore_no_checkpoint"] = true;
+  e["create_checkpoint_callback"] = true;
+  YAML::Node c = e["checkpoint_callback_params"];
+  c["monitor"] = "step";
+  c["save_top_k"] = 1;
+  c["mode"] = "max";
+  c["save_last"] = false;
+  c["every_n_train_steps"] = 200;
+  e["log_parameter_norm"] = true;
+  e["log_gradient_norm"] = true;
+  e["save_xser"] = true;
+  e["load_xser"] = true;
+  YAML::Node o = root["model"]["optim"];
+  o["name"] = "adamw";
+  o["lr"] = 3e-4;
+  o["weight_decay"] = 0.1;
+  o["capturable"] = true;
+  o["betas"].push_back(0.9);
+  o["betas"].push_back(0.95);
+  o["sched"]["name"] = "CosineAnnealing";
+  o["sched"]["warmup_steps"] = 2000;
+  o["sched"]["constant_steps"] = 0;
+  o["sched"]["min_lr"] = 3.0e-5;
+}
+
 }  // namespace
 
 std::string write_nxd(const LaunchJob& job) {
@@ -84,6 +120,8 @@ std::string write_nxd(const LaunchJob& job) {
   // megatron_llama_7B_config.yaml@ff83d7bd:126 'flash_attention: False': the megatron model has no flash path
   // (models/megatron has none); the HF path has (hf_llama3_8B_config.yaml:78).
   root["model"]["fusions"]["flash_attention"] = false;
+  root["model"]["fusions"]["softmax"] = true;
+  write_example_sections(root);
   std::string header = header_comment(job, info(LaunchFormat::nxd));
   if (job.stack_name == "neuronx-distributed-training")
     header += "# model_source megatron has no flash-attention path; trainplan priced this stack's NKI flash attention.\n"
@@ -91,6 +129,8 @@ std::string write_nxd(const LaunchJob& job) {
               "model.fusions.flash_attention: True);\n# to price this file as written, use --stack neuronx-distributed "
               "(unfused attention).\n";
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
+  header += "# exp_manager and model.optim hold megatron_llama_7B_config.yaml's example values: set your own learning "
+            "rate, schedule and checkpoint cadence.\n";
   return yaml_text(header, root);
 }
 
