@@ -110,21 +110,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
       throw spec::SpecError(file, "--model", "the model (the file states no vocabulary size): give --model");
     }
   }
-  if (!job.has_architecture && !s.model_spec) {  // a partial architecture: what it states must match the named model
-    const spec::ModelSpec named = spec::load_model(s.model);
-    const bool yaml = read.format == exporting::LaunchFormat::nemo || read.format == exporting::LaunchFormat::nxd;
-    const std::pair<const char*, std::pair<int, int>> stated[] = {
-        {yaml ? "model.num_layers" : "--num-layers", {job.model.layers, named.layers}},
-        {yaml ? "model.hidden_size" : "--hidden-size", {job.model.hidden, named.hidden}},
-        {yaml ? "model.num_attention_heads" : "--num-attention-heads", {job.model.heads, named.heads}},
-        {yaml ? "model.ffn_hidden_size" : "--ffn-hidden-size", {job.model.ffn_hidden, named.ffn_hidden}},
-        {"--num-experts", {job.model.experts, named.experts}}};
-    for (const auto& [option, values] : stated)
-      if (values.first > 0 && values.first != values.second)
-        throw spec::SpecError(file, option,
-                              std::to_string(values.second) + " as " + named.name + " (the model) has; the file states " +
-                                  std::to_string(values.first) + ": give --model a model of the file's architecture");
-  }
+  if (!job.has_architecture && !s.model_spec) exporting::check_stated_architecture(read, spec::load_model(s.model), file);
   if (job.has_architecture && !s.model_spec) {
     const spec::ModelSpec named = spec::load_model(s.model);
     if (named.layers != job.model.layers || named.hidden != job.model.hidden || named.heads != job.model.heads ||

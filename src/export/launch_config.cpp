@@ -1,6 +1,7 @@
 #include "export/launch_config.h"
 
 #include <filesystem>
+#include <utility>
 
 #include "export/deepspeed_config.h"
 #include "export/megatron_config.h"
@@ -53,6 +54,22 @@ ReadLaunch read_launch_config(const std::string& path) {
   throw spec::SpecError(path, "",
                         "a launcher config: a Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML "
                         "(.yaml), or a DeepSpeed ds_config (.json)");
+}
+
+void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& named, const std::string& file) {
+  const spec::ModelSpec& m = read.job.model;
+  const bool yaml = read.format == LaunchFormat::nemo || read.format == LaunchFormat::nxd;
+  const std::pair<const char*, std::pair<int, int>> stated[] = {
+      {yaml ? "model.num_layers" : "--num-layers", {m.layers, named.layers}},
+      {yaml ? "model.hidden_size" : "--hidden-size", {m.hidden, named.hidden}},
+      {yaml ? "model.num_attention_heads" : "--num-attention-heads", {m.heads, named.heads}},
+      {yaml ? "model.ffn_hidden_size" : "--ffn-hidden-size", {m.ffn_hidden, named.ffn_hidden}},
+      {"--num-experts", {m.experts, named.experts}}};
+  for (const auto& [option, values] : stated)
+    if (values.first > 0 && values.first != values.second)
+      throw spec::SpecError(file, option,
+                            std::to_string(values.second) + " as " + named.name + " (the model) has; the file states " +
+                                std::to_string(values.first) + ": give --model a model of the file's architecture");
 }
 
 }  // namespace tp::exporting

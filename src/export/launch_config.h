@@ -27,4 +27,9 @@ struct ReadLaunch {
 // A Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML, or a ds_config JSON.
 ReadLaunch read_launch_config(const std::string& path);
 
+// A file that states part of an architecture (no vocabulary: LaunchJob::has_architecture
+// false) against the model named for it: throws spec::SpecError naming `file` and the
+// format's own key for the first layer count, width, heads, FFN or experts that differs.
+void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& named, const std::string& file);
+
 }  // namespace tp::exporting
