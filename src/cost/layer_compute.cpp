@@ -129,13 +129,22 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // op as several eager kernels states the bytes it moves (stack elementwise_bytes).
   const auto op_bytes = [e](double stated, double fused_elements) { return stated > 0 ? stated : fused_elements * e; };
   const spec::Stack& stack = ctx.stack;
-  const double norm_bytes = sp_tokens * h * op_bytes(stack.norm_bytes_per_element, 2);
-  const double residual_bytes = 3 * sp_tokens * h * e;  // two reads, one write
+  // Under torch.autocast over an FP32 model the residual stream and the norms
+  // are FP32 (es = 4): a residual add reads the BF16 branch output and the FP32
+  // stream and writes FP32, and each norm output is cast to BF16 for the GEMM
+  // it feeds (QKV, MLP up: read 4, write 2 bytes per element).
+  const double es = ctx.stream_element_bytes();
+  const double norm_bytes = sp_tokens * h * (stack.norm_bytes_per_element > 0 ? stack.norm_bytes_per_element : 2 * es);
+  const double residual_bytes = sp_tokens * h * (e + 2 * es);  // two reads, one write
+  const double autocast_cast_bytes = ctx.fp32_autocast() ? 2 * sp_tokens * h * (es + e) : 0.0;
   // The activation runs over each MLP's intermediate: the dense one, or the
   // shared and routed experts' (mlp_intermediate_elements, per device).
   const double act_bytes =
       mlp_intermediate_elements(ctx) * (swiglu ? op_bytes(stack.swiglu_bytes_per_element, 3) : 2 * e);
-  const double softmax_bytes = flash ? 0.0 : b * heads * s * s * e * 2 / cp;  // a flash kernel keeps scores on chip
+  // Scores in, probabilities out (FP32 under autocast, whose FP32 lists hold
+  // softmax, and cast back to BF16 for P V); a flash kernel keeps them on chip.
+  const double score_elements = flash ? 0.0 : b * heads * s * s / cp;
+  const double softmax_bytes = score_elements * (e + es + (ctx.fp32_autocast() ? es + e : 0.0));
   const double rotary_bytes =
       m.position == spec::PositionKind::rotary
           ? tokens * (heads + kv) * d * m.rotary_fraction * op_bytes(stack.rotary_bytes_per_element, 2)
@@ -148,7 +157,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const double fp8_cast_bytes =
       ctx.workload.precision == spec::Precision::fp8 ? tokens * heads * d * 3.0 : 0.0;
   l.memory_forward_s = moe_memory_s(ctx) + 2 * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
-                       ctx.stream_s(ctx.ops.activation, act_bytes) + softmax_s +
+                       ctx.stream_s(ctx.ops.activation, act_bytes) + ctx.stream_s(ctx.ops.residual, autocast_cast_bytes) + softmax_s +
                        ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;
   // Dropout, where the model trained with it: an unfused attention drops the
@@ -158,7 +167,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // hidden dropouts ride in the bias-dropout-add kernels: one mask byte per
   // element written forward and read backward. Each pass moves its bytes once.
   const double attention_dropout_s =
-      m.dropout && !flash ? ctx.stream_s(ctx.ops.attention_softmax, b * heads * s * s * (2 * e + 1) / cp) : 0.0;
+      m.dropout && !flash ? ctx.stream_s(ctx.ops.attention_softmax, score_elements * (2 * es + 1)) : 0.0;
   const double dropout_s = m.dropout ? attention_dropout_s + 2 * ctx.stream_s(ctx.ops.residual, sp_tokens * h) : 0.0;
   l.memory_forward_s += dropout_s;
   l.memory_backward_s += dropout_s;

@@ -35,6 +35,14 @@ struct StepContext {
   // The transformer layers' linear GEMMs: FP8 under Precision::fp8, else peak_flops_per_s().
   double linear_peak_flops_per_s() const;
   double element_bytes() const { return spec::element_bytes(workload.precision); }
+  // Mixed BF16 as torch.autocast over an FP32 model (spec::Stack): the
+  // residual stream, the norms and the attention probabilities are FP32.
+  bool fp32_autocast() const {
+    return stack.mixed_precision_autocast && workload.precision == spec::Precision::mixed_bf16;
+  }
+  // Bytes of an element of the residual stream and the norms (and, for an
+  // unfused attention, of the softmax's probabilities).
+  double stream_element_bytes() const { return fp32_autocast() ? 4.0 : element_bytes(); }
   // One micro-batch's tokens on one device: its sequences' share under CP.
   double tokens() const { return double(workload.seq_len) / plan.cp * plan.micro_batch; }
   double seq_local() const { return double(workload.seq_len) / plan.cp; }

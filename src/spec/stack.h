@@ -58,6 +58,10 @@ struct Stack {
   // Its compiler casts an FP32 model's matmuls to BF16 (Precision::fp32_bf16_matmul;
   // neuronx-cc --auto-cast matmult); optional in files.
   bool fp32_bf16_matmul = false;
+  // Its mixed BF16 is torch.autocast over an FP32 model: the matmuls take BF16
+  // casts, while the residual stream, the norms and the softmax (on every
+  // autocast FP32 list) stay FP32; optional in files ("mixed_precision_autocast").
+  bool mixed_precision_autocast = false;
   // The precision its published jobs train in, which a plan takes when the user
   // names none; optional in files ("default_precision", absent: mixed BF16).
   Precision default_precision = Precision::mixed_bf16;

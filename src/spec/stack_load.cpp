@@ -69,7 +69,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
-                      "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
+                      "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "pipeline_graph_cut_per_micro_batch", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -119,6 +119,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   }
   if (r.has(j, "expert_parallel")) s.expert_parallel = flag(r, j, "expert_parallel");
   if (r.has(j, "fp32_bf16_matmul")) s.fp32_bf16_matmul = flag(r, j, "fp32_bf16_matmul");
+  if (r.has(j, "mixed_precision_autocast")) s.mixed_precision_autocast = flag(r, j, "mixed_precision_autocast");
   if (r.has(j, "default_precision"))
     parse_precision(word(r, j, "default_precision", {"mixed-bf16", "bf16-sr", "fp32", "fp8", "fp32-bf16-matmul"}),
                     s.default_precision);

@@ -245,5 +245,37 @@ TEST(LayerCompute, Fp32ModelWithBf16MatmulsPaysFp32BytesAtBf16GemmSpeed) {
   EXPECT_NEAR(fp32.gemm_forward_s, 4 * cast.gemm_forward_s, cast.gemm_forward_s * 1e-9);
 }
 
+// torch.autocast over an FP32 model (the Neuron BERT tutorial's AMP rows): the
+// residual stream, the norms and the attention probabilities stay FP32.
+// BERT-Large on one trn1 NeuronCore, s 128, micro-batch 16 (2048 tokens x 1024,
+// 16 x 16 heads x 128^2 = 4,194,304 score elements), forward bytes over plain
+// mixed BF16: two norms read and write 4 bytes, not 2 (2 x 2048 x 1024 x 4);
+// two residual adds write and read the stream at 4 (2 x 2048 x 1024 x 4); two
+// norm outputs cast to BF16 (2 x 2048 x 1024 x 6); the softmax writes 4-byte
+// probabilities and casts them back (4,194,304 x 8); dropout reads and writes
+// them at 4 (4,194,304 x 4): 109,051,904 bytes. Backward moves twice the
+// non-dropout bytes plus dropout's once. The GEMMs, and bf16-sr, do not change.
+TEST(LayerCompute, AutocastKeepsTheStreamNormsAndProbabilitiesInFp32) {
+  spec::Plan p;
+  p.instances = 1;
+  p.micro_batch = 16;
+  const auto at = [&](spec::Precision precision, bool autocast) {
+    testing::StepFixture f("bert-large-hf", "trn1.32xlarge", 128, 512, precision, p);
+    EXPECT_TRUE(f.model.dropout);
+    f.stack.attention = spec::AttentionKernel::unfused;
+    f.stack.mixed_precision_autocast = autocast;
+    const StepContext ctx = f.context();
+    return std::pair{layer_compute(ctx), ctx.stream_s(ctx.ops.residual, 1e9) / 1e9};
+  };
+  const auto [plain, per_byte_s] = at(spec::Precision::mixed_bf16, false);
+  const LayerCompute autocast = at(spec::Precision::mixed_bf16, true).first;
+  const double dropout = 16777216.0, rest = 109051904.0 - dropout;
+  EXPECT_NEAR(autocast.memory_forward_s - plain.memory_forward_s, (rest + dropout) * per_byte_s, 1e-12);
+  EXPECT_NEAR(autocast.memory_backward_s - plain.memory_backward_s, (2 * rest + dropout) * per_byte_s, 1e-12);
+  EXPECT_DOUBLE_EQ(autocast.gemm_forward_s, plain.gemm_forward_s);
+  EXPECT_DOUBLE_EQ(at(spec::Precision::bf16_sr, true).first.memory_forward_s,
+                   at(spec::Precision::bf16_sr, false).first.memory_forward_s);
+}
+
 }  // namespace
 }  // namespace tp::cost

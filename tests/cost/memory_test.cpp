@@ -62,6 +62,29 @@ TEST(Memory, ActivationsFollowKorthikanti) {
 // outputs 4h, Q K V 3h, attention output h, MLP 3f = 65,792 elements = 131,584
 // bytes. A flash kernel adds its FP32 log-sum-exp (32 heads x 4 bytes); an
 // unfused one keeps the BF16 softmax output instead: 32 x 4096 x 2 bytes per token.
+// torch.autocast over an FP32 model keeps each norm's FP32 input and the BF16
+// cast of its output for the GEMM (6h bytes a norm, not 4h), and FP32
+// probabilities with dropout's one-byte mask and FP32 output (9 bytes a score,
+// not 2 + 1 + 2). BERT-Large (h 1024, 16 heads), s 128, micro-batch 16: per
+// token 2 x 2 x 1024 + 16 x 128 x 4 = 12,288 bytes more, x 2048 tokens.
+TEST(Memory, AutocastKeepsFp32NormInputsAndProbabilities) {
+  const spec::ModelSpec m = spec::load_model("bert-large-hf");
+  ASSERT_TRUE(m.dropout);
+  spec::Plan p;
+  p.micro_batch = 16;
+  spec::Stack s = unfused();
+  const double plain = cost::layer_activation_bytes(m, s, workload(128, 16), p);
+  s.mixed_precision_autocast = true;
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, workload(128, 16), p) - plain, 2048.0 * 12288);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, workload(128, 16, spec::Precision::bf16_sr), p), plain);
+  // Selective recompute drops the FP32 probabilities with the rest of the core.
+  p.recompute = spec::Recompute::selective;
+  spec::Stack fused_bf16 = unfused();
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, workload(128, 16), p) -
+                       cost::layer_activation_bytes(m, fused_bf16, workload(128, 16), p),
+                   2048.0 * 2 * 2 * 1024);
+}
+
 TEST(Memory, FlashAttentionStoresNoScoreMatrix) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::Workload w = workload(4096, 1);

@@ -109,7 +109,16 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
                                 ? tokens * (x.outside_gemm_inputs / outside_split + x.inside_gemm_inputs) * (e - 1)
                                 : 0.0;
   const EagerExtra eager = eager_extra(m, stack, t, e);
-  const double all = tokens * ((x.outside / outside_split + x.inside + x.scores) * e + x.bytes_1 / outside_split +
+  // torch.autocast over an FP32 model (spec::Stack::mixed_precision_autocast):
+  // each norm keeps its FP32 input and its GEMM the BF16 cast of the output
+  // (half of `outside` each); an unfused attention keeps FP32 probabilities
+  // and, with dropout, its one-byte mask and FP32 output.
+  const bool autocast = stack.mixed_precision_autocast && w.precision == spec::Precision::mixed_bf16;
+  const double outside_bytes = autocast ? x.outside / 2 * (4 + e) : x.outside * e;
+  const bool unfused = stack.attention == spec::AttentionKernel::unfused;
+  const double scores_bytes =
+      autocast && unfused ? m.heads / t * w.seq_len * (m.dropout ? 4 + 1 + 4 : 4) : x.scores * e;
+  const double all = tokens * ((outside_bytes / outside_split + x.inside * e + scores_bytes) + x.bytes_1 / outside_split +
                                eager.outside / outside_split + eager.inside) -
                      fp8_saving;
   switch (p.recompute) {
@@ -122,7 +131,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
         const double matmul_outputs = (q + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
         return tokens * e * (h / outside_split + q / t + 0.5 * matmul_outputs);
       }
-      return all - tokens * x.scores * e * (stack.attention == spec::AttentionKernel::unfused ? 1.0 : 0.0);
+      return all - tokens * scores_bytes * (unfused ? 1.0 : 0.0);
     case spec::Recompute::full: return tokens * m.hidden * e / outside_split;  // the layer's input
   }
   return all;
