@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     std::cerr << "trainplan: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "trainplan: " << e.what() << "\n";
+    std::cerr << "trainplan: " << tp::spec::one_line(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -130,7 +130,7 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
 
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n" << header_comment(job, microsoft ? microsoft_deepspeed_info() : info(LaunchFormat::deepspeed));
-  s << "# Run from this folder: --deepspeed_config names " << config_name << " beside this script.\n";
+  s << "# Run from this folder: --deepspeed_config names " << comment_word(config_name) << " beside this script.\n";
   s << "set -euo pipefail\n";
   if (microsoft && p.sp) s << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # asserted by Megatron-DeepSpeed with --sequence-parallel\n";
   s << "python -m torch.distributed.run --nnodes " << job.instances << " --nproc_per_node " << job.devices_per_instance

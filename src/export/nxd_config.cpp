@@ -169,7 +169,7 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
     throw spec::SpecError(file, "distributed_strategy.zero1",
                           "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
   if (y.text("model_source", "megatron") == "hf")
-    job.notes.push_back("the architecture is in model.model_config (" + y.text("model.model_config", "unnamed") +
+    job.notes.push_back("the architecture is in model.model_config (" + spec::one_line(y.text("model.model_config", "unnamed"), 200) +
                         "), which trainplan does not read: --model names it");
   read_yaml_layer_shape(y, job);
   return job;

@@ -1,5 +1,8 @@
 #include "export/shell_args.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "export/read_values.h"
 #include "spec/error.h"
 
@@ -180,7 +183,12 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
 }
 
 std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`;&|<>()*?#") == std::string::npos) return word;
+  // Bare only where every byte is one no shell reads specially (shlex.quote's set).
+  const auto safe = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), safe)) return word;
   std::string q = "'";
   for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "spec/closest_name.h"
 #include "spec/error.h"
 #include "spec/json_reader.h"
 #include "spec/json_text.h"
 #include "spec/plausible.h"
+#include "spec/text_file.h"
 
 namespace tp::spec {
 namespace fs = std::filesystem;
@@ -24,15 +24,7 @@ std::string data_root() {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw SpecError(path, "", "expected a JSON file, got a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(path, "", "cannot read the file (does it exist?)");
-  // Bounded memory: our largest file is a few hundred KB; a parsed document takes several times its bytes.
-  if (const auto bytes = fs::file_size(path, ec); !ec && bytes > kMaxJsonFileBytes)
-    throw SpecError(path, "", "expected a JSON file of at most " + std::to_string(kMaxJsonFileBytes >> 20) +
-                                  " MiB, got " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB");
-  return parse_json_stream(in, path);
+  return parse_json_text(read_text_file(path), path);
 }
 
 namespace {
@@ -45,7 +37,8 @@ std::string resolve(const std::string& name_or_path, const char* folder, const c
                     const std::vector<std::string>& known) {
   if (looks_like_path(name_or_path)) return name_or_path;
   const fs::path path = fs::path(data_root()) / folder / (name_or_path + ".json");
-  if (!fs::exists(path)) {
+  std::error_code ec;  // a name too long for a path is unknown too, not a filesystem error
+  if (!fs::exists(path, ec)) {
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
     const std::string guess = closest_name(name_or_path, known);

@@ -19,9 +19,9 @@ namespace tp::spec {
 // else the source tree the binary was built from.
 std::string data_root();
 
-// Throws SpecError if unreadable, malformed (spec/json_text.h) or over kMaxJsonFileBytes.
+// Throws SpecError if unreadable, not a regular file, over spec/text_file.h's
+// kMaxInputFileBytes, or malformed (spec/json_text.h).
 nlohmann::json read_json_file(const std::string& path);
-inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t(16) << 20;
 
 HardwareSpec load_hardware(const std::string& name_or_path);
 ModelSpec load_model(const std::string& name_or_path);

@@ -1,12 +1,19 @@
-// Whole text files in and out. A write goes to PATH.partial beside the target
-// and is renamed over it once complete, so an interrupted run leaves the old
-// file whole. Problems throw SpecError naming the path.
+// Whole text files in and out, the one way the tool opens a file. A read takes
+// a regular file (or a link to one) of at most kMaxInputFileBytes, so a FIFO,
+// a device or a huge file is refused at once instead of hanging or exhausting
+// memory. A write goes to PATH.partial beside the target (through a link, to
+// the file it names) and is renamed over it once complete; it never replaces a
+// FIFO, device or folder, and a failed write leaves no .partial behind.
+// Problems throw SpecError naming the path.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace tp::spec {
 
-std::string read_text_file(const std::string& path);  // refuses a folder or an unreadable path
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t(16) << 20;
+
+std::string read_text_file(const std::string& path);
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
 }  // namespace tp::spec

@@ -8,6 +8,7 @@
 // one thing changed. Rows marked known_bug are real failures of the rules
 // today; they stay in the table, skipped, until the binary is fixed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "run_cli.h"
 
@@ -72,6 +73,8 @@ enum class Setup {
   folder,    // {FILE} is an empty folder
   measured,  // content written to {DIR}/run.json
   choices,   // the shipped seed-001 run in {DIR}/measured, content in {DIR}/choices/c.json
+  fifo,      // {FILE} is a FIFO nobody writes to: a read would hang
+  device_link,  // {FILE} is a symbolic link to /dev/full
 };
 
 struct Case {
@@ -385,6 +388,16 @@ const Case kCases[] = {
     {"search_micro_batch_0", "search --instances 4 --micro-batch 0 --quiet", S::none, none, "--micro-batch"},
     // The extension is checked after the sweep: exit 1 after the whole table.
     {"sweep_plot_gif", "sweep --instances 1,2 --quiet --plot {FILE}.gif", S::none, none, "--plot"},
+    // ---- readers: regular files only, names escaped and shortened in the message (issue 41)
+    {"model_fifo", "estimate --model {FILE}", S::fifo, none, "{FILE}: a regular file, got a FIFO"},
+    {"from_config_dev_zero", "estimate --from-config /dev/zero", S::none, none, "/dev/zero: a regular file, got a device"},
+    {"model_name_longer_than_a_path", "estimate --model \"$(printf '%0100000d' 0)\"", S::none, none,
+     "(96000 bytes more): unknown model"},
+    {"model_name_with_a_newline_and_an_escape", "estimate --model \"$(printf 'no\\nsuch\\033[31m')\"", S::none, none,
+     "no\\nsuch\\x1b[31m: unknown model"},
+    // ---- writers: through a link to a device is refused, not replaced, and nothing is left behind
+    {"calibrate_fit_out_links_to_a_device", "calibrate fit --hardware trn1.32xlarge --out {FILE}", S::device_link, none,
+     "{FILE}: a regular file to write the calibration file to, got a device"},
 };
 
 // ---------------------------------------------------------------- running
@@ -424,6 +437,8 @@ TEST_P(BadInput, RefusedWithExitTwoInAtMostTwoLinesNamingTheCulprit) {
     case Setup::none: break;
     case Setup::file: write(file, c.content()); break;
     case Setup::folder: fs::create_directories(file); break;
+    case Setup::fifo: ASSERT_EQ(mkfifo(file.c_str(), 0600), 0); break;
+    case Setup::device_link: fs::create_symlink("/dev/full", file); break;
     case Setup::measured: write(fs::path(dir) / "run.json", c.content()); break;
     case Setup::choices:
       write(fs::path(dir) / "measured" / "seed.json", measured().dump(2));
@@ -437,6 +452,7 @@ TEST_P(BadInput, RefusedWithExitTwoInAtMostTwoLinesNamingTheCulprit) {
   };
   const std::string args = fill(c.args), expect = fill(c.expect);
   const Outcome r = run(args);
+  const bool partial_left = fs::exists(file + ".partial") || fs::exists(fs::path(dir) / "run.json.partial");
   fs::remove_all(file);
   fs::remove_all(file + ".gif");
   fs::remove_all(dir);
@@ -449,6 +465,7 @@ TEST_P(BadInput, RefusedWithExitTwoInAtMostTwoLinesNamingTheCulprit) {
   for (const char* text : kLibraryText) EXPECT_EQ(r.out.find(text), std::string::npos) << "library text: " << text;
   EXPECT_GE(lines(r.out), 1);
   EXPECT_LE(lines(r.out), 2);
+  EXPECT_FALSE(partial_left) << "a failed write left its .partial behind";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(kCases),

@@ -6,8 +6,10 @@
 // `export` converts one format into another; `search --like` ranks the file's job.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.h"
@@ -207,6 +209,39 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
         second.replace(at, fs::path(b).stem().string().size(), fs::path(a).stem().string());
     EXPECT_EQ(read_file(a), second) << format << ": " << plan;
   }
+}
+
+// A model's name comes from its file (an HF config's _name_or_path): a newline,
+// a command substitution or a backtick in it must not reach the generated
+// script or YAML as anything but a comment's text (issue 41). Each format's
+// output keeps every line that mentions the payload inside a comment, and the
+// shell script still parses (bash -n).
+TEST(LaunchCli, NamesFromFilesCannotInjectLinesIntoGeneratedConfigs) {
+  const std::string config = scratch("injected-config.json"), marker = scratch("injected-marker");
+  nlohmann::json hf = {{"architectures", {"LlamaForCausalLM"}}, {"hidden_size", 4096}, {"intermediate_size", 11008},
+                       {"num_attention_heads", 32}, {"num_key_value_heads", 32}, {"num_hidden_layers", 32},
+                       {"vocab_size", 32000}, {"max_position_embeddings", 4096}, {"rms_norm_eps", 1e-5},
+                       {"hidden_act", "silu"}, {"model_type", "llama"},
+                       {"_name_or_path", "x\ntouch " + marker + "\n$(touch " + marker + ") `touch " + marker + "`"}};
+  std::ofstream(config) << hf.dump();
+  const std::vector<std::pair<std::string, std::string>> exports = {
+      {"megatron", "--hardware p5.48xlarge --stack megatron-lm"},
+      {"nemo", "--hardware p5.48xlarge --stack nemo"},
+      {"deepspeed", "--hardware p5.48xlarge --stack megatron-deepspeed-ms --precision mixed-bf16"},
+      {"nxd", "--hardware trn1.32xlarge --stack neuronx-distributed"}};
+  for (const auto& [format, where] : exports) {
+    const std::string out = scratch("injected." + format + (format == "nemo" || format == "nxd" ? ".yaml" : ".sh"));
+    const Outcome r = run_cli("export --to " + format + " --out " + out + " --model " + config + " " + where +
+                              " --instances 2 --tp 8 --sp --seq-len 4096 --global-batch 256 --micro-batch 1 --zero 1");
+    ASSERT_EQ(r.code, 0) << format << "\n" << r.out;
+    std::istringstream lines(read_file(out));
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("touch") != std::string::npos) EXPECT_EQ(line.rfind('#', 0), 0u) << format << ": " << line;
+    if (format != "nemo" && format != "nxd") {
+      EXPECT_EQ(std::system(("bash -n " + out).c_str()), 0) << format;
+    }
+  }
+  EXPECT_FALSE(fs::exists(marker));
 }
 
 TEST(LaunchCli, ExportConvertsOneFormatIntoAnother) {
