@@ -454,6 +454,21 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(mixtral.job.model.experts, 8);
   EXPECT_EQ(mixtral.job.model.ffn_hidden, 14336);
 
+  // A comment inside an option array, a three-value option and --fp16; the
+  // published node count (1) is kept, so the plan is refused until it is set.
+  const ReadLaunch gpt3 = read_launch_config(fixture("megatron-gpt3-175b.sh"));
+  EXPECT_EQ(gpt3.job.instances, 1);  // NUM_NODES=1
+  EXPECT_EQ(gpt3.job.plan.tp, 8);
+  EXPECT_EQ(gpt3.job.plan.pp, 16);
+  EXPECT_EQ(gpt3.job.workload.seq_len, 2048);
+  EXPECT_EQ(gpt3.job.workload.global_batch_seqs, 1536);  // the ramp-up's end point is the priced batch
+  EXPECT_EQ(gpt3.job.workload.precision, spec::Precision::mixed_bf16);
+  EXPECT_EQ(gpt3.job.model.layers, 96);
+  EXPECT_EQ(gpt3.job.model.heads, 96);
+  EXPECT_FALSE(gpt3.job.has_architecture);  // no vocabulary size: --model names the model
+  ASSERT_EQ(gpt3.job.notes.size(), 1u);
+  EXPECT_NE(gpt3.job.notes[0].find("--fp16"), std::string::npos);
+
   const ReadLaunch nxd = read_launch_config(fixture("nxd-megatron-llama-7b.yaml"));
   EXPECT_EQ(nxd.format, LaunchFormat::nxd);
   EXPECT_EQ(nxd.job.plan.tp, 8);
