@@ -27,7 +27,7 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   // own data-parallel group (stride expert TP x EP). Both groups run one after
   // the other through the same buckets, so their times add.
   const net::GroupLayout dense_group{dense_dp, p.tp};
-  const net::GroupLayout expert_group{expert_dp, (p.etp > 0 ? p.etp : p.tp) * p.ep};
+  const net::GroupLayout expert_group{expert_dp, spec::expert_tp(p) * p.ep};
   const double params = ctx.params_per_device + ctx.expert_params_per_device;
   const double element = gradient_element_bytes(ctx.stack, ctx.workload.precision);
   const double grad_bytes = params * element;

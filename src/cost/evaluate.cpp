@@ -30,7 +30,7 @@ Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& har
     : model_(model), hardware_(hardware), stack_(stack), calibration_(calibration), workload_(workload),
       cluster_(hardware), attention_speedup_(stack.attention_speedup(hardware.family)) {
   if (const std::string why = spec::precision_refusal(hardware, stack, workload.precision); !why.empty())
-    throw spec::SpecError("--precision", "", why);
+    throw spec::SpecError(stack.source_file.empty() ? stack.name : stack.source_file, "precision", why);
 }
 
 Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) const {

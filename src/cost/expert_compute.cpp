@@ -1,15 +1,10 @@
 #include "cost/expert_compute.h"
 
 namespace tp::cost {
-namespace {
-
-int expert_tp(const spec::Plan& p) { return p.etp > 0 ? p.etp : p.tp; }
-
-}  // namespace
 
 double routed_rows(const StepContext& ctx) {
   if (!ctx.model.moe()) return 0;
-  return ctx.sp_tokens() * ctx.model.top_k * expert_tp(ctx.plan) * ctx.expert_load();
+  return ctx.sp_tokens() * ctx.model.top_k * spec::expert_tp(ctx.plan) * ctx.expert_load();
 }
 
 void mlp_compute(const StepContext& ctx, LayerCompute& l) {
@@ -38,7 +33,7 @@ void mlp_compute(const StepContext& ctx, LayerCompute& l) {
   // Routed experts: this rank's experts / EP, each on its share of the rows,
   // split over expert TP (grouped GEMMs priced as one GEMM per expert).
   const double local_experts = double(m.experts) / ctx.plan.ep;
-  const double etp = expert_tp(ctx.plan);
+  const double etp = spec::expert_tp(ctx.plan);
   mlp(routed_rows(ctx) / local_experts, m.expert_ffn_hidden / etp, moe * local_experts);
 }
 
@@ -48,7 +43,7 @@ double mlp_intermediate_elements(const StepContext& ctx) {
   double elements = (1 - moe) * tokens * m.ffn_hidden / t;
   if (moe > 0)
     elements += moe * (tokens * m.shared_expert_ffn_hidden / t +
-                       routed_rows(ctx) * m.expert_ffn_hidden / expert_tp(ctx.plan));
+                       routed_rows(ctx) * m.expert_ffn_hidden / spec::expert_tp(ctx.plan));
   return elements;
 }
 

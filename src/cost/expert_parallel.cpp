@@ -23,7 +23,7 @@ double dispatch_bytes(const StepContext& ctx) {
 ExpertParallelTime expert_parallel(const StepContext& ctx) {
   ExpertParallelTime t;
   const spec::Plan& p = ctx.plan;
-  const int etp = p.etp > 0 ? p.etp : p.tp;
+  const int etp = spec::expert_tp(p);
   if (!ctx.model.moe() || (p.ep <= 1 && etp <= 1)) return t;
   const double bytes = dispatch_bytes(ctx);
   // The expert grid is ETP innermost, then EP (spec/plan.h).

@@ -7,8 +7,8 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (p.instances < 1 || p.tp < 1 || p.pp < 1 || p.virtual_stages < 1 || p.micro_batch < 1 || p.zero < 0 ||
       p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1 || p.cp < 1 || p.ep < 1 || p.etp < 0)
     return PlanProblem::non_positive;
-  if (m.heads % p.tp != 0) return PlanProblem::tp_not_dividing_heads;
-  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) return PlanProblem::tp_not_matching_kv_heads;
+  if (!m.tp_divides_heads(p.tp)) return PlanProblem::tp_not_dividing_heads;
+  if (!m.tp_fits_kv_heads(p.tp)) return PlanProblem::tp_not_matching_kv_heads;
   if (hw.devices_per_instance() % p.tp != 0) return PlanProblem::tp_not_dividing_instance;
   // In 64 bits: PP x virtual stages can pass an int when the library is called directly.
   const long long slots = m.layers + (spec::edge_slots_active(p) ? 2 : 0);

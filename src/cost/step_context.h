@@ -58,7 +58,7 @@ struct StepContext {
   double sp_tokens() const { return plan.sp ? tokens() / plan.tp : tokens(); }
   double heads_local() const { return double(model.heads) / plan.tp; }
   // KV heads on one TP rank; replicated when TP exceeds them.
-  double kv_heads_local() const { return model.kv_heads % plan.tp == 0 ? double(model.kv_heads) / plan.tp : 1.0; }
+  double kv_heads_local() const { return model.kv_heads_per_rank(plan.tp); }
   int micro_batches() const { return plan.grad_accum; }
   double stream_s(const spec::MemoryEfficiency& eff, double bytes) const {
     return bytes > 0 ? bytes / (hardware.hbm_bytes_per_s * eff.at(bytes)) : 0.0;

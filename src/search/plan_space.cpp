@@ -36,8 +36,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   require(!instances_.empty(), "instances");
 
   for (int tp : divisors(hardware.devices_per_instance())) {
-    if (!allowed(c.tp, tp) || model.heads % tp != 0) continue;
-    if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) continue;
+    if (!allowed(c.tp, tp) || !model.tp_divides_heads(tp) || !model.tp_fits_kv_heads(tp)) continue;
     for (bool sp : {false, true}) {
       if ((sp && (tp == 1 || !stack.sequence_parallel)) || !allowed(c.sp, sp)) continue;
       for (bool otp : {false, true}) {

@@ -74,6 +74,12 @@ struct ModelSpec {
   // Dims per head of the query-key product and of the value (head_dim() without MLA).
   int qk_head_dim() const { return mla() ? qk_nope_head_dim + qk_rope_head_dim : head_dim(); }
   int value_head_dim() const { return mla() ? v_head_dim : head_dim(); }
+  // TP splits the query heads evenly; the KV heads split evenly or, where TP
+  // exceeds them, each is replicated over TP / kv_heads ranks (Megatron-Core's GQA).
+  bool tp_divides_heads(int tp) const { return heads % tp == 0; }
+  bool tp_fits_kv_heads(int tp) const { return kv_heads % tp == 0 || tp % kv_heads == 0; }
+  // KV heads on one of `tp` ranks: their share, or 1 where they are replicated.
+  double kv_heads_per_rank(int tp) const { return kv_heads % tp == 0 ? double(kv_heads) / tp : 1.0; }
   // Attention's projection weights (and biases) of one layer.
   int64_t attention_parameters() const;
   // One MLP (or one expert) of width `ffn`, with its biases.

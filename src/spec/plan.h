@@ -44,9 +44,12 @@ struct Plan {
 inline constexpr int kMaxPipelineStages = 10000;
 inline constexpr int kMaxVirtualStages = 10000;
 
-// Data-parallel replicas of the experts: tp * cp * dp / (etp * ep), etp 0 read as TP.
+// Expert tensor-parallel degree: etp, or TP's where it is 0.
+inline int expert_tp(const Plan& p) { return p.etp > 0 ? p.etp : p.tp; }
+
+// Data-parallel replicas of the experts: tp * cp * dp / (etp * ep).
 inline int expert_dp(const Plan& p) {
-  const long grid = long(p.etp > 0 ? p.etp : p.tp) * p.ep;
+  const long grid = long(expert_tp(p)) * p.ep;
   return int(std::max(1L, long(p.tp) * p.cp * p.dp / grid));
 }
 

@@ -31,7 +31,7 @@ struct PerToken {
 // the expert's intermediates, on etp ranks that gather their tokens (Megatron's
 // alltoall dispatcher), with the busiest rank's load; shared experts follow TP.
 double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double t, double etp, double imbalance) {
-  const double heads = m.heads / t, kv = m.kv_heads % int(t) == 0 ? m.kv_heads / t : 1.0;
+  const double heads = m.heads / t, kv = m.kv_heads_per_rank(int(t));
   const double attention = (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim();
   const double width = m.mlp == spec::MlpKind::swiglu ? 3 : 2;
   if (!m.moe()) return attention + width * m.ffn_hidden / t;
@@ -48,7 +48,7 @@ double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double
 PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double seq, double t, double etp,
                       double imbalance) {
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
-  const double heads = m.heads / t, kv = m.kv_heads % int(t) == 0 ? m.kv_heads / t : 1.0;
+  const double heads = m.heads / t, kv = m.kv_heads_per_rank(int(t));
   PerToken x;
   x.outside = 4 * h;
   x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
@@ -103,7 +103,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double e = spec::element_bytes(w.precision);
   const double outside_split = p.sp ? t : 1.0;
   const double imbalance = m.routed_load(w.expert_imbalance);
-  const PerToken x = no_recompute(m, stack, w.seq_len, t, p.etp > 0 ? p.etp : t, imbalance);
+  const PerToken x = no_recompute(m, stack, w.seq_len, t, spec::expert_tp(p), imbalance);
   // Bytes saved where FP8 stores a GEMM input in one byte instead of e.
   const double fp8_saving = w.precision == spec::Precision::fp8 && stack.fp8_saves_gemm_inputs_in_fp8
                                 ? tokens * (x.outside_gemm_inputs / outside_split + x.inside_gemm_inputs) * (e - 1)

@@ -8,7 +8,7 @@ namespace tp::cost {
 
 double expert_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
   if (!m.moe()) return 0;
-  const int etp = p.etp > 0 ? p.etp : p.tp;
+  const int etp = spec::expert_tp(p);
   const double per_layer = double(m.routed_expert_parameters()) / m.layers;
   return per_layer * spec::layers_per_stage(m.layers, p) / (double(p.ep) * etp);
 }
