@@ -37,9 +37,7 @@ struct StepContext {
   double element_bytes() const { return spec::element_bytes(workload.precision); }
   // Mixed BF16 as torch.autocast over an FP32 model (spec::Stack): the
   // residual stream, the norms and the attention probabilities are FP32.
-  bool fp32_autocast() const {
-    return stack.mixed_precision_autocast && workload.precision == spec::Precision::mixed_bf16;
-  }
+  bool fp32_autocast() const { return stack.fp32_autocast(workload.precision); }
   // Bytes of an element of the residual stream and the norms (and, for an
   // unfused attention, of the softmax's probabilities).
   double stream_element_bytes() const { return fp32_autocast() ? 4.0 : element_bytes(); }

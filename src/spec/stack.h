@@ -62,6 +62,10 @@ struct Stack {
   // casts, while the residual stream, the norms and the softmax (on every
   // autocast FP32 list) stay FP32; optional in files ("mixed_precision_autocast").
   bool mixed_precision_autocast = false;
+  // Whether a plan in `precision` runs as that autocast (its mixed BF16 only).
+  bool fp32_autocast(Precision precision) const {
+    return mixed_precision_autocast && precision == Precision::mixed_bf16;
+  }
   // The precision its published jobs train in, which a plan takes when the user
   // names none; optional in files ("default_precision", absent: mixed BF16).
   Precision default_precision = Precision::mixed_bf16;

@@ -113,7 +113,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   // each norm keeps its FP32 input and its GEMM the BF16 cast of the output
   // (half of `outside` each); an unfused attention keeps FP32 probabilities
   // and, with dropout, its one-byte mask and FP32 output.
-  const bool autocast = stack.mixed_precision_autocast && w.precision == spec::Precision::mixed_bf16;
+  const bool autocast = stack.fp32_autocast(w.precision);
   const double outside_bytes = autocast ? x.outside / 2 * (4 + e) : x.outside * e;
   const bool unfused = stack.attention == spec::AttentionKernel::unfused;
   const double scores_bytes =
