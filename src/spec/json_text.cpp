@@ -30,6 +30,4 @@ json parse(const std::string& file, Input&&... input) {
 
 json parse_json_text(std::string_view text, const std::string& file) { return parse(file, text.begin(), text.end()); }
 
-json parse_json_stream(std::istream& in, const std::string& file) { return parse(file, in); }
-
 }  // namespace tp::spec

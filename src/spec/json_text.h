@@ -1,9 +1,8 @@
-// JSON from the bytes of a file, as every loader reads it (text or stream).
+// JSON from the text of a file, as every loader reads it.
 // Malformed text, a number too large for a double, or nesting deeper than
 // kMaxJsonDepth (our files nest a few levels; deeper only exhausts the stack
 // of recursive copies) throws SpecError(file, "", what was expected).
 #pragma once
-#include <istream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -13,6 +12,5 @@ namespace tp::spec {
 inline constexpr int kMaxJsonDepth = 64;
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& file);
-nlohmann::json parse_json_stream(std::istream& in, const std::string& file);
 
 }  // namespace tp::spec

@@ -30,13 +30,15 @@ std::string read_text_file(const std::string& path) {
   if (!fs::is_regular_file(status)) throw SpecError(path, "", "a regular file, got " + kind_of(status.type()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError(path, "", "a readable file");
-  // Read one byte past the cap, whatever size the file system reports.
-  std::string text(kMaxInputFileBytes + 1, '\0');
-  in.read(text.data(), std::streamsize(text.size()));
+  // In chunks, stopping one past the cap whatever size the file system reports.
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, std::size_t(in.gcount()));
+    if (text.size() > kMaxInputFileBytes)
+      throw SpecError(path, "", "a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB");
+  }
   if (in.bad()) throw SpecError(path, "", "a readable file");
-  text.resize(std::size_t(in.gcount()));
-  if (text.size() > kMaxInputFileBytes)
-    throw SpecError(path, "", "a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB");
   return text;
 }
 
