@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "calib/host_fabric.h"
+#include "calib/json_fields.h"
 #include "spec/calibration_origins.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -27,31 +28,6 @@ json tier_json(const TierFit& t) {
 
 json efficiency_json(const spec::CollectiveEfficiency& e) {
   return {{"intra_node", e.intra_node}, {"inter_node", e.inter_node}, {"step_latency_s", e.step_latency_s}};
-}
-
-const json& member(const json& j, const char* key, const std::string& file, const std::string& path) {
-  if (!j.is_object() || !j.contains(key)) throw spec::SpecError(file, path + "." + key, "a required field, missing");
-  return j[key];
-}
-
-double positive_number(const json& j, const char* key, const std::string& file, const std::string& path) {
-  const json& v = member(j, key, file, path);
-  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-    throw spec::SpecError(file, path + "." + key, "a positive number");
-  return v.get<double>();
-}
-
-int whole(const json& j, const char* key, const std::string& file, const std::string& path, int lo) {
-  const json& v = member(j, key, file, path);
-  if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > (1 << 24))
-    throw spec::SpecError(file, path + "." + key, "a whole number from " + std::to_string(lo) + " to 2^24");
-  return v.get<int>();
-}
-
-std::string text(const json& j, const char* key, const std::string& file, const std::string& path) {
-  const json& v = member(j, key, file, path);
-  if (!v.is_string()) throw spec::SpecError(file, path + "." + key, "a string");
-  return v.get<std::string>();
 }
 
 }  // namespace

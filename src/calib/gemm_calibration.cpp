@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "calib/json_fields.h"
 #include "spec/calibration_origins.h"
 #include "spec/error.h"
 
@@ -18,24 +19,6 @@ std::string engineering(double v, const char* unit) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[p], unit);
   return buf;
-}
-
-const json& member(const json& j, const char* key, const std::string& file, const std::string& path) {
-  if (!j.is_object() || !j.contains(key)) throw spec::SpecError(file, path + "." + key, "a required field, missing");
-  return j[key];
-}
-
-double positive(const json& j, const char* key, const std::string& file, const std::string& path) {
-  const json& v = member(j, key, file, path);
-  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-    throw spec::SpecError(file, path + "." + key, "a positive number");
-  return v.get<double>();
-}
-
-std::string text(const json& j, const char* key, const std::string& file, const std::string& path) {
-  const json& v = member(j, key, file, path);
-  if (!v.is_string()) throw spec::SpecError(file, path + "." + key, "a string");
-  return v.get<std::string>();
 }
 
 // What a kernel sweep (`calibrate kernels`) keeps beside its fields: measured against the curve and
@@ -100,7 +83,7 @@ StoredGemm stored_gemm_timings(const spec::CalibrationFile& file, const std::str
   const std::string at = "$.gemm_timings";
   const json& g = member(file.extra, "gemm_timings", path, "$");
   StoredGemm s;
-  s.peak_flops_per_s = positive(g, "peak_flops_per_s", path, at);
+  s.peak_flops_per_s = positive_number(g, "peak_flops_per_s", path, at);
   s.peak_source = text(g, "peak_source", path, at);
   s.device = text(g, "device", path, at);
   s.dtype = text(g, "dtype", path, at);
@@ -109,10 +92,10 @@ StoredGemm stored_gemm_timings(const spec::CalibrationFile& file, const std::str
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string row = at + ".rows[" + std::to_string(i) + "]";
     GemmTiming t;
-    t.m = positive(rows[i], "m", path, row);
-    t.n = positive(rows[i], "n", path, row);
-    t.k = positive(rows[i], "k", path, row);
-    t.seconds = positive(rows[i], "seconds", path, row);
+    t.m = positive_number(rows[i], "m", path, row);
+    t.n = positive_number(rows[i], "n", path, row);
+    t.k = positive_number(rows[i], "k", path, row);
+    t.seconds = positive_number(rows[i], "seconds", path, row);
     t.dtype = s.dtype;
     if (rows[i].contains("label") && rows[i]["label"].is_string()) t.label = rows[i]["label"].get<std::string>();
     if (rows[i].contains("line") && rows[i]["line"].is_number_integer()) t.line = rows[i]["line"].get<int>();

@@ -9,8 +9,8 @@
 namespace tp::calib {
 namespace {
 
-constexpr double kGB = 1e9;   // common.h formatBW: bytesPerSec / 1e9
-constexpr double kMs = 1e-3;  // common.h formatTime: timeInSec * 1e3
+constexpr double kHcclDemoGB = 1e9;   // common.h formatBW: bytesPerSec / 1e9
+constexpr double kHcclDemoMs = 1e-3;  // common.h formatTime: timeInSec * 1e3
 
 // hccl_demo's test types (--test) and stat names (collectiveTestDriver, sendRecvTestDriver).
 const std::map<std::string, std::string> kTests = {{"all_reduce", "all_reduce"},
@@ -54,7 +54,7 @@ double bandwidth_line(const LogLine& l, const std::string& file) {
   if (colon == l.tokens.end() || colon + 1 == l.tokens.end() || (colon + 2 != l.tokens.end() && colon[2] != "GB/s"))
     throw spec::SpecError(log_where(file, l.number), "bandwidth",
                           "'[BENCHMARK]     ... Bandwidth : X GB/s', got " + log_excerpt(l.text));
-  return log_number(colon[1], file, l.number, "bandwidth") * kGB;
+  return log_number(colon[1], file, l.number, "bandwidth") * kHcclDemoGB;
 }
 
 LogRun new_run(const std::string& file, net::Collective op, int line) {
@@ -68,9 +68,9 @@ LogRun new_run(const std::string& file, net::Collective op, int line) {
   return run;
 }
 
-class Reader {
+class HcclDemoReader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  explicit HcclDemoReader(std::string file) : file_(std::move(file)) {}
 
   void read(const std::vector<LogLine>& lines) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -157,7 +157,7 @@ class Reader {
       const double alg = log_number(values[algbw], file_, l.number, "algoBW");
       const double bus = log_number(values[busbw], file_, l.number, "nw_bw");
       if (!(ms > 0)) throw spec::SpecError(log_where(file_, l.number), "time", "a positive time in ms");
-      if (bytes > 0) run.run.samples.push_back({bytes, ms * kMs, alg * kGB, bus * kGB, l.number});
+      if (bytes > 0) run.run.samples.push_back({bytes, ms * kHcclDemoMs, alg * kHcclDemoGB, bus * kHcclDemoGB, l.number});
       last = j;
     }
     runs_.push_back(std::move(run));
@@ -206,7 +206,7 @@ class Reader {
 }  // namespace
 
 std::vector<LogRun> parse_hccl_demo_log(const std::string& text, const std::string& file) {
-  Reader reader(file);
+  HcclDemoReader reader(file);
   reader.read(log_lines(text));
   return reader.finish();
 }

@@ -9,8 +9,8 @@
 namespace tp::calib {
 namespace {
 
-constexpr double kGB = 1e9;  // nccl-tests' GetBw functions divide by 1.0E9
-constexpr double kUs = 1e-6;
+constexpr double kNcclTestsGB = 1e9;  // nccl-tests' GetBw functions divide by 1.0E9
+constexpr double kNcclTestsUs = 1e-6;
 
 // The tokens of a '#' line without its leading '#'s.
 std::vector<std::string> comment_words(const LogLine& line) {
@@ -29,9 +29,9 @@ struct Layout {
   std::ptrdiff_t redop = -1, root = -1, time = -1;  // column of the out-of-place time; algbw, busbw follow
 };
 
-class Reader {
+class NcclTestsReader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) { start(); }
+  explicit NcclTestsReader(std::string file) : file_(std::move(file)) { start(); }
 
   void line(const LogLine& l) {
     if (l.tokens.empty()) return;
@@ -155,7 +155,7 @@ class Reader {
     if (!(us > 0)) throw spec::SpecError(log_where(file_, l.number), "time", "a positive time in microseconds, got " + log_excerpt(t[layout_.time]));
     if (algbw < 0 || busbw < 0)
       throw spec::SpecError(log_where(file_, l.number), algbw < 0 ? "algbw" : "busbw", "a bandwidth >= 0 GB/s");
-    current_.run.samples.push_back({bytes, us * kUs, algbw * kGB, busbw * kGB, l.number});
+    current_.run.samples.push_back({bytes, us * kNcclTestsUs, algbw * kNcclTestsGB, busbw * kNcclTestsGB, l.number});
   }
 
   std::string file_;
@@ -170,7 +170,7 @@ class Reader {
 }  // namespace
 
 std::vector<LogRun> parse_nccl_tests_log(const std::string& text, const std::string& file) {
-  Reader reader(file);
+  NcclTestsReader reader(file);
   for (const LogLine& l : log_lines(text)) reader.line(l);
   return reader.finish();
 }

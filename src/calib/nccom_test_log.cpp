@@ -10,7 +10,7 @@ namespace tp::calib {
 namespace {
 
 constexpr double kGiB = 1073741824.0;  // the guide: "gibibytes (1GiB = 1,073,741,824 bytes) per second"
-constexpr double kUs = 1e-6;
+constexpr double kNccomUs = 1e-6;
 
 // The operation words nccom-test takes (the guide's <cc operation> list).
 const std::map<std::string, std::string> kOps = {
@@ -62,13 +62,13 @@ Command read_command(const LogLine& l, std::size_t program, const std::string& f
   return c;
 }
 
-struct Columns {
+struct NccomColumns {
   std::size_t count = 0;
   std::ptrdiff_t size = -1, time = -1, algbw = -1, busbw = -1;
 };
 
-Columns read_header(const LogLine& l, const std::string& file) {
-  Columns c;
+NccomColumns read_header(const LogLine& l, const std::string& file) {
+  NccomColumns c;
   c.count = l.tokens.size();
   for (std::size_t i = 0; i < l.tokens.size(); ++i) {
     const std::string& w = l.tokens[i];
@@ -90,7 +90,7 @@ Columns read_header(const LogLine& l, const std::string& file) {
 std::vector<LogRun> parse_nccom_test_log(const std::string& text, const std::string& file) {
   std::vector<LogRun> runs;
   Command command;
-  Columns columns;
+  NccomColumns columns;
   bool table_open = false;
   for (const LogLine& l : log_lines(text)) {
     const auto& t = l.tokens;
@@ -135,7 +135,7 @@ std::vector<LogRun> parse_nccom_test_log(const std::string& text, const std::str
     if (bytes == 0) continue;
     if (!(us > 0)) throw spec::SpecError(log_where(file, l.number), "time(us)", "a positive time in microseconds");
     if (algbw < 0 || busbw < 0) throw spec::SpecError(log_where(file, l.number), "busbw(GB/s)", "a bandwidth >= 0");
-    runs.back().run.samples.push_back({bytes, us * kUs, algbw * kGiB, busbw * kGiB, l.number});
+    runs.back().run.samples.push_back({bytes, us * kNccomUs, algbw * kGiB, busbw * kGiB, l.number});
   }
   std::erase_if(runs, [](const LogRun& r) { return r.run.samples.empty(); });
   return runs;

@@ -20,7 +20,7 @@
 namespace tp::cli {
 namespace {
 
-struct Options {
+struct CollectiveOptions {
   bool quick = false, quiet = false;
   std::string hardware = "host";
   long long max_bytes = 1LL << 30;
@@ -29,7 +29,7 @@ struct Options {
 
 // Refusals before anything is measured; every rank sees the same topology, so every rank
 // refuses, and only rank 0 says why.
-void check_topology(const calib::MpiTopology& t, const Options& o, const spec::HardwareSpec* named) {
+void check_topology(const calib::MpiTopology& t, const CollectiveOptions& o, const spec::HardwareSpec* named) {
   try {
     if (!t.even)
       throw spec::SpecError("calibrate collectives", "ranks",
@@ -51,7 +51,7 @@ void check_topology(const calib::MpiTopology& t, const Options& o, const spec::H
   }
 }
 
-int run(const Options& o) {
+int run_collectives(const CollectiveOptions& o) {
   if (!calib::mpi_available()) {
     std::cerr << "trainplan: calibrate collectives: this trainplan was built without MPI (CMake found none); install "
                  "Open MPI (libopenmpi-dev openmpi-bin; setup/install-deps.sh) and rebuild\n";
@@ -100,7 +100,7 @@ int run(const Options& o) {
 }  // namespace
 
 void add_collectives_command(CLI::App& calibrate) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CollectiveOptions>();
   CLI::App* c = calibrate.add_subcommand(
       "collectives",
       "Time MPI all-reduce, all-gather, reduce-scatter and send/recv from 1 KiB to 1 GiB on the ranks mpirun\n"
@@ -121,7 +121,7 @@ void add_collectives_command(CLI::App& calibrate) {
   add_output_options(c, o->output, "the one estimate uses for --hardware, or the built-in default for host");
   c->callback([o, c] {
     o->output.document = json_document(*c);
-    if (const int code = run(*o)) throw CLI::RuntimeError(code);
+    if (const int code = run_collectives(*o)) throw CLI::RuntimeError(code);
   });
 }
 

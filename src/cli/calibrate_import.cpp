@@ -19,7 +19,7 @@
 namespace tp::cli {
 namespace {
 
-struct Options {
+struct ImportOptions {
   std::vector<std::string> collectives;
   std::string gemm, dtype;
   int threads = 0;
@@ -28,7 +28,7 @@ struct Options {
   CollectiveOutput output;
 };
 
-void import_collectives(const Options& o) {
+void import_collectives(const ImportOptions& o) {
   const spec::HardwareSpec hardware = spec::load_hardware(o.hardware);
   calib::LogHints hints;
   if (!o.op.empty()) {
@@ -51,7 +51,7 @@ void import_collectives(const Options& o) {
   fit_and_write(runs, hardware, {{"name", o.hardware}}, how, o.output);
 }
 
-int run(const Options& o) {
+int run_import(const ImportOptions& o) {
   if (o.collectives.empty() == o.gemm.empty())
     throw spec::SpecError("calibrate import", o.gemm.empty() ? "--collectives" : "--gemm",
                           "one kind of input: --collectives FILE... or --gemm FILE.csv (to combine them, import one "
@@ -75,7 +75,7 @@ int run(const Options& o) {
 }  // namespace
 
 void add_import_command(CLI::App& calibrate) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ImportOptions>();
   CLI::App* c = calibrate.add_subcommand(
       "import",
       "Read what was measured on your own cluster and fit that part of a calibration for the hardware it\n"
@@ -117,7 +117,7 @@ void add_import_command(CLI::App& calibrate) {
                      "<hardware>-collectives-<date> or <hardware>-gemm-<date>");
   c->callback([o, c] {
     o->output.document = json_document(*c);
-    if (const int code = run(*o)) throw CLI::RuntimeError(code);
+    if (const int code = run_import(*o)) throw CLI::RuntimeError(code);
   });
 }
 

@@ -8,14 +8,11 @@
 #include "export/megatron_args.h"
 #include "export/read_values.h"
 #include "export/shell_args.h"
+#include "export/refusal.h"
 #include "spec/error.h"
 
 namespace tp::exporting {
 namespace {
-
-const char* kWhere = "--emit deepspeed";
-
-[[noreturn]] void cannot(const std::string& option, const std::string& why) { throw spec::SpecError(kWhere, option, why); }
 
 bool microsoft_fork(const LaunchJob& job) { return job.stack_name == kMicrosoftDeepSpeedStack; }
 
@@ -34,33 +31,33 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
-  if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
-  if (job.workload.precision == spec::Precision::bf16_sr) cannot("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
-  if (job.workload.precision == spec::Precision::fp8) cannot("bf16.enabled", "mixed-bf16 or fp32; FP8 is not offered");
+  if (m.kind != spec::ModelKind::decoder) refuse_deepspeed("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (job.workload.precision == spec::Precision::bf16_sr) refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
+  if (job.workload.precision == spec::Precision::fp8) refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; FP8 is not offered");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
-    cannot("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
-  if (p.sp) cannot("--sequence-parallel", "no sequence parallelism: Megatron-DeepSpeed (bigscience) has none");
-  if (p.virtual_stages > 1) cannot("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
-  if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: not offered");
-  if (p.uneven_stages) cannot("--pp-partition-method", "uneven pipeline stages are not exported yet");
-  if (p.recompute == spec::Recompute::selective) cannot("--checkpoint-activations", "full or no recompute; selective recompute is not offered");
+    refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
+  if (p.sp) refuse_deepspeed("--sequence-parallel", "no sequence parallelism: Megatron-DeepSpeed (bigscience) has none");
+  if (p.virtual_stages > 1) refuse_deepspeed("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
+  if (p.overlap_tp_comm) refuse_deepspeed("--tp-comm-overlap", "no async TP: not offered");
+  if (p.uneven_stages) refuse_deepspeed("--pp-partition-method", "uneven pipeline stages are not exported yet");
+  if (p.recompute == spec::Recompute::selective) refuse_deepspeed("--checkpoint-activations", "full or no recompute; selective recompute is not offered");
   // pretrain_gpt.py@8387ae17:56-64 builds GPTModelPipe whenever --deepspeed is
   // given, so DeepSpeed's PipelineEngine runs even at PP 1, and it asserts a ZeRO stage below 2.
   if (p.zero >= 2)
-    cannot("zero_optimization.stage", "0 or 1: bigscience Megatron-DeepSpeed always runs DeepSpeed's pipeline engine, "
+    refuse_deepspeed("zero_optimization.stage", "0 or 1: bigscience Megatron-DeepSpeed always runs DeepSpeed's pipeline engine, "
                                       "which rejects ZeRO-2 and -3");
-  if (m.qk_norm) cannot("--qk-layernorm", "no QK-norm: not offered");
+  if (m.qk_norm) refuse_deepspeed("--qk-layernorm", "no QK-norm: not offered");
   if (m.position == spec::PositionKind::rotary && m.rope_theta > 0 && m.rope_theta != 10000)
-    cannot("--position-embedding-type", "a RoPE base of 10000: the fork's rotary embedding has no option for " +
+    refuse_deepspeed("--position-embedding-type", "a RoPE base of 10000: the fork's rotary embedding has no option for " +
                                             m.name + "'s " + rope_base_text(m));
-  if (bf16 && p.zero == 0) cannot("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
-  if (m.norm != spec::NormKind::layernorm) cannot("--normalization", "LayerNorm; RMSNorm is not offered");
-  if (m.kv_heads != m.heads) cannot("--num-query-groups", "multi-head attention; grouped-query attention is not offered");
-  if (!m.tied_embeddings) cannot("--untie-embeddings-and-output-weights", "tied embeddings; untying is not offered");
-  if (!m.bias) cannot("--disable-bias-linear", "linear biases; removing them is not offered");
-  if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
-  if (p.cp > 1) cannot("--context-parallel-size", "context parallel 1: Megatron-DeepSpeed (bigscience) has none");
-  if (m.moe() || m.mla()) cannot("--num-experts", "a dense model with standard attention: " + m.name + " is not offered");
+  if (bf16 && p.zero == 0) refuse_deepspeed("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  if (m.norm != spec::NormKind::layernorm) refuse_deepspeed("--normalization", "LayerNorm; RMSNorm is not offered");
+  if (m.kv_heads != m.heads) refuse_deepspeed("--num-query-groups", "multi-head attention; grouped-query attention is not offered");
+  if (!m.tied_embeddings) refuse_deepspeed("--untie-embeddings-and-output-weights", "tied embeddings; untying is not offered");
+  if (!m.bias) refuse_deepspeed("--disable-bias-linear", "linear biases; removing them is not offered");
+  if (m.parallel_residual) refuse_deepspeed("--num-layers", m.name + "'s parallel residual blocks are not offered");
+  if (p.cp > 1) refuse_deepspeed("--context-parallel-size", "context parallel 1: Megatron-DeepSpeed (bigscience) has none");
+  if (m.moe() || m.mla()) refuse_deepspeed("--num-experts", "a dense model with standard attention: " + m.name + " is not offered");
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };

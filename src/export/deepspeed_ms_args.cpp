@@ -1,14 +1,11 @@
 #include "export/deepspeed_ms_args.h"
 
 #include "export/megatron_args.h"
+#include "export/refusal.h"
 #include "spec/error.h"
 
 namespace tp::exporting {
 namespace {
-
-const char* kWhere = "--emit deepspeed";
-
-[[noreturn]] void cannot(const std::string& option, const std::string& why) { throw spec::SpecError(kWhere, option, why); }
 
 // Options only one fork defines (each fork's megatron/arguments.py at the commit named).
 const char* const kBigscienceOnly[] = {"--pad-vocab-size-to", "--position-embedding-type", "--glu-activation"};
@@ -28,35 +25,35 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
-  if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (m.kind != spec::ModelKind::decoder) refuse_deepspeed("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr)
-    cannot("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
+    refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
-    cannot("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
+    refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (job.workload.precision == spec::Precision::fp8)
-    cannot("--fp8-hybrid", "mixed-bf16 or fp32; FP8 needs --transformer-impl transformer_engine, which DeepSpeed's "
+    refuse_deepspeed("--fp8-hybrid", "mixed-bf16 or fp32; FP8 needs --transformer-impl transformer_engine, which DeepSpeed's "
                            "pipeline model (ParallelTransformerLayerPipe) does not use");
   if (p.virtual_stages > 1)
-    cannot("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
-  if (p.overlap_tp_comm) cannot("--tp-comm-overlap", "no async TP: Megatron-DeepSpeed has no such option");
-  if (p.uneven_stages) cannot("--pipeline-model-parallel-size", "uneven pipeline stages are not exported yet");
-  if (p.edge_layer_slots) cannot("--pipeline-model-parallel-size", "edge layer slots are not exported for Microsoft's Megatron-DeepSpeed yet");
-  if (p.cp > 1) cannot("--ds-sequence-parallel-size", "context parallel 1; DeepSpeed-Ulysses is not the ring CP planned");
-  if (p.ep > 1 || m.moe()) cannot("--num-experts", "a dense model; DeepSpeed-MoE is not exported");
-  if (m.mla()) cannot("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");
-  if (p.sp && p.tp == 1) cannot("--sequence-parallel", "TP > 1 (Megatron-DeepSpeed switches sequence parallelism off at TP 1)");
-  if (p.pp > 1 && p.zero >= 2) cannot("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
+    refuse_deepspeed("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
+  if (p.overlap_tp_comm) refuse_deepspeed("--tp-comm-overlap", "no async TP: Megatron-DeepSpeed has no such option");
+  if (p.uneven_stages) refuse_deepspeed("--pipeline-model-parallel-size", "uneven pipeline stages are not exported yet");
+  if (p.edge_layer_slots) refuse_deepspeed("--pipeline-model-parallel-size", "edge layer slots are not exported for Microsoft's Megatron-DeepSpeed yet");
+  if (p.cp > 1) refuse_deepspeed("--ds-sequence-parallel-size", "context parallel 1; DeepSpeed-Ulysses is not the ring CP planned");
+  if (p.ep > 1 || m.moe()) refuse_deepspeed("--num-experts", "a dense model; DeepSpeed-MoE is not exported");
+  if (m.mla()) refuse_deepspeed("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");
+  if (p.sp && p.tp == 1) refuse_deepspeed("--sequence-parallel", "TP > 1 (Megatron-DeepSpeed switches sequence parallelism off at TP 1)");
+  if (p.pp > 1 && p.zero >= 2) refuse_deepspeed("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
   if (p.zero >= 2)
-    cannot("zero_optimization.stage", "ZeRO 1: ZeRO-2 and -3 need --no-pipeline-parallel and DeepSpeed's ZeRO optimizer "
+    refuse_deepspeed("zero_optimization.stage", "ZeRO 1: ZeRO-2 and -3 need --no-pipeline-parallel and DeepSpeed's ZeRO optimizer "
                                       "with BF16 gradient accumulation, which stack megatron-deepspeed-ms does not describe");
   if (bf16 && p.zero == 0)
-    cannot("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
-  if (m.parallel_residual) cannot("--num-layers", m.name + "'s parallel residual blocks are not offered");
-  if (m.position == spec::PositionKind::alibi) cannot("--use-rotary-position-embeddings", "learned or rotary positions; ALiBi is not offered");
-  if (m.qkv_bias && !m.bias) cannot("--add-qkv-bias", "all linear biases or none; the fork has no option for Q, K and V biases alone");
-  if (m.qk_norm) cannot("--qk-layernorm", "no QK-norm: the fork has no such option");
+    refuse_deepspeed("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  if (m.parallel_residual) refuse_deepspeed("--num-layers", m.name + "'s parallel residual blocks are not offered");
+  if (m.position == spec::PositionKind::alibi) refuse_deepspeed("--use-rotary-position-embeddings", "learned or rotary positions; ALiBi is not offered");
+  if (m.qkv_bias && !m.bias) refuse_deepspeed("--add-qkv-bias", "all linear biases or none; the fork has no option for Q, K and V biases alone");
+  if (m.qk_norm) refuse_deepspeed("--qk-layernorm", "no QK-norm: the fork has no such option");
   if (m.kv_heads % p.tp != 0)
-    cannot("--num-key-value-heads", "a multiple of TP (" + std::to_string(p.tp) + "): the fork divides KV heads over TP, " +
+    refuse_deepspeed("--num-key-value-heads", "a multiple of TP (" + std::to_string(p.tp) + "): the fork divides KV heads over TP, " +
                                         m.name + " has " + std::to_string(m.kv_heads));
 }
 

@@ -6,16 +6,11 @@
 #include "export/header.h"
 #include "export/megatron_args.h"
 #include "export/shell_args.h"
+#include "export/refusal.h"
 #include "spec/error.h"
 
 namespace tp::exporting {
 namespace {
-
-const char* kWhere = "--emit megatron";
-
-[[noreturn]] void cannot(const std::string& option, const std::string& why) {
-  throw spec::SpecError(kWhere, option, why);
-}
 
 // arguments.py@73a28a10:862-874 asserts CUDA_DEVICE_MAX_CONNECTIONS=1 when TP > 1
 // or CP > 1 (before Blackwell) unless FSDP runs, which asserts it is not 1 (:659).
@@ -30,20 +25,20 @@ std::string cuda_connections_line(const spec::Plan& p) {
 std::string write_megatron(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  if (m.kind != spec::ModelKind::decoder) cannot("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
-  if (m.parallel_residual) cannot("--num-layers", m.name + " has parallel residual blocks, which Megatron-LM's GPT model has no option for");
-  if (m.position == spec::PositionKind::alibi) cannot("--position-embedding-type", "learned_absolute or rope; ALiBi is not offered");
+  if (m.kind != spec::ModelKind::decoder) refuse_megatron("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (m.parallel_residual) refuse_megatron("--num-layers", m.name + " has parallel residual blocks, which Megatron-LM's GPT model has no option for");
+  if (m.position == spec::PositionKind::alibi) refuse_megatron("--position-embedding-type", "learned_absolute or rope; ALiBi is not offered");
   if (job.workload.precision == spec::Precision::bf16_sr)
-    cannot("--bf16", "BF16 with stochastic rounding is not a Megatron-LM precision; use --precision mixed-bf16");
+    refuse_megatron("--bf16", "BF16 with stochastic rounding is not a Megatron-LM precision; use --precision mixed-bf16");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
-    cannot("--bf16", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
-  if (p.uneven_stages) cannot("--decoder-first-pipeline-num-layers", "uneven pipeline stages are not exported yet");
-  if (p.sp && p.tp == 1) cannot("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
-  if (p.overlap_tp_comm && !p.sp) cannot("--tp-comm-overlap", "--sequence-parallel as well");
-  if (p.virtual_stages > 1 && p.pp < 2) cannot("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
-  if (m.mla()) cannot("--multi-latent-attention", m.name + "'s multi-latent attention is not exported yet");
+    refuse_megatron("--bf16", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
+  if (p.uneven_stages) refuse_megatron("--decoder-first-pipeline-num-layers", "uneven pipeline stages are not exported yet");
+  if (p.sp && p.tp == 1) refuse_megatron("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
+  if (p.overlap_tp_comm && !p.sp) refuse_megatron("--tp-comm-overlap", "--sequence-parallel as well");
+  if (p.virtual_stages > 1 && p.pp < 2) refuse_megatron("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
+  if (m.mla()) refuse_megatron("--multi-latent-attention", m.name + "'s multi-latent attention is not exported yet");
   if (m.moe() && m.first_dense_layers > 0)
-    cannot("--moe-layer-freq", "MoE in every layer; " + m.name + "'s leading dense layers are not exported yet");
+    refuse_megatron("--moe-layer-freq", "MoE in every layer; " + m.name + "'s leading dense layers are not exported yet");
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };

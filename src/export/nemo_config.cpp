@@ -7,12 +7,11 @@
 #include "export/header.h"
 #include "export/megatron_args.h"
 #include "export/yaml_fields.h"
+#include "export/refusal.h"
 #include "spec/error.h"
 
 namespace tp::exporting {
 namespace {
-
-const char* kWhere = "--emit nemo";
 
 const char* optimizer_for(int zero) {
   switch (zero) {
@@ -70,22 +69,22 @@ bool zero0_overlaps(const spec::Plan& p, bool accumulation_fusion) { return p.pp
 std::string write_nemo(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  if (m.kind != spec::ModelKind::decoder) throw spec::SpecError(kWhere, "model", "a decoder model; " + m.name + " is an encoder");
+  if (m.kind != spec::ModelKind::decoder) refuse_nemo("model", "a decoder model; " + m.name + " is an encoder");
   if (m.parallel_residual)
-    throw spec::SpecError(kWhere, "model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
+    refuse_nemo("model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
   if (job.workload.precision == spec::Precision::bf16_sr)
-    throw spec::SpecError(kWhere, "trainer.precision", "bf16 (O2) or 32; BF16 with stochastic rounding is not a NeMo precision");
+    refuse_nemo("trainer.precision", "bf16 (O2) or 32; BF16 with stochastic rounding is not a NeMo precision");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
-    throw spec::SpecError(kWhere, "trainer.precision", "bf16 (O2) or 32; matmuls auto-cast to BF16 are a Neuron compiler mode");
-  if (p.uneven_stages) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
-  if (p.edge_layer_slots) throw spec::SpecError(kWhere, "model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
-  if (p.cp > 1) throw spec::SpecError(kWhere, "model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use --emit megatron)");
-  if (m.qk_norm) throw spec::SpecError(kWhere, "model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use --emit megatron)");
-  if (m.moe() || m.mla()) throw spec::SpecError(kWhere, "model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use --emit megatron)");
-  if (p.sp && p.tp == 1) throw spec::SpecError(kWhere, "model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");
-  if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(kWhere, "model.ub_tp_comm_overlap", "model.sequence_parallel as well");
+    refuse_nemo("trainer.precision", "bf16 (O2) or 32; matmuls auto-cast to BF16 are a Neuron compiler mode");
+  if (p.uneven_stages) refuse_nemo("model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
+  if (p.edge_layer_slots) refuse_nemo("model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
+  if (p.cp > 1) refuse_nemo("model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use --emit megatron)");
+  if (m.qk_norm) refuse_nemo("model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use --emit megatron)");
+  if (m.moe() || m.mla()) refuse_nemo("model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use --emit megatron)");
+  if (p.sp && p.tp == 1) refuse_nemo("model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");
+  if (p.overlap_tp_comm && !p.sp) refuse_nemo("model.ub_tp_comm_overlap", "model.sequence_parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2)
-    throw spec::SpecError(kWhere, "model.virtual_pipeline_model_parallel_size", "pipeline_model_parallel_size > 1");
+    refuse_nemo("model.virtual_pipeline_model_parallel_size", "pipeline_model_parallel_size > 1");
 
   YAML::Node root;
   YAML::Node trainer = root["trainer"];

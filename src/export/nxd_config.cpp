@@ -2,12 +2,11 @@
 
 #include "export/header.h"
 #include "export/yaml_fields.h"
+#include "export/refusal.h"
 #include "spec/error.h"
 
 namespace tp::exporting {
 namespace {
-
-const char* kWhere = "--emit nxd";
 
 // The sections NxD Training's code reads that no plan decides: experiment
 // manager and optimizer, with megatron_llama_7B_config.yaml@ff83d7bd's values
@@ -50,31 +49,31 @@ void write_example_sections(YAML::Node& root) {
 std::string write_nxd(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  if (m.kind != spec::ModelKind::decoder) throw spec::SpecError(kWhere, "model", "a decoder model; " + m.name + " is an encoder");
-  if (m.parallel_residual) throw spec::SpecError(kWhere, "model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
+  if (m.kind != spec::ModelKind::decoder) refuse_nxd("model", "a decoder model; " + m.name + " is an encoder");
+  if (m.parallel_residual) refuse_nxd("model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
   if (m.position == spec::PositionKind::alibi)
-    throw spec::SpecError(kWhere, "model.position_embedding_type", "learned_absolute or rope; ALiBi is not offered");
+    refuse_nxd("model.position_embedding_type", "learned_absolute or rope; ALiBi is not offered");
   if (job.workload.precision == spec::Precision::fp8)
-    throw spec::SpecError(kWhere, "precision.type", "mixed_precision, bf16SR or fp32; FP8 training is not offered");
+    refuse_nxd("precision.type", "mixed_precision, bf16SR or fp32; FP8 training is not offered");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
-    throw spec::SpecError(kWhere, "precision.type", "mixed_precision, bf16SR or fp32; an auto-cast FP32 model is not exported yet");
-  if (p.zero > 1) throw spec::SpecError(kWhere, "distributed_strategy.zero1", "ZeRO 0 or 1; NxD offers no ZeRO-" + std::to_string(p.zero));
-  if (p.overlap_tp_comm) throw spec::SpecError(kWhere, "distributed_strategy", "no async TP; NxD offers no TP communication overlap");
-  if (p.uneven_stages) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
-  if (p.edge_layer_slots) throw spec::SpecError(kWhere, "distributed_strategy.pipeline_model_parallel_size", "edge layer slots are not exported yet");
-  if (p.cp > 1) throw spec::SpecError(kWhere, "distributed_strategy.context_parallel_size", "context parallel 1; CP is not exported to NxD yet");
-  if (m.moe() || m.mla()) throw spec::SpecError(kWhere, "model", "a dense model with standard attention; " + m.name + " is not exported to NxD yet");
+    refuse_nxd("precision.type", "mixed_precision, bf16SR or fp32; an auto-cast FP32 model is not exported yet");
+  if (p.zero > 1) refuse_nxd("distributed_strategy.zero1", "ZeRO 0 or 1; NxD offers no ZeRO-" + std::to_string(p.zero));
+  if (p.overlap_tp_comm) refuse_nxd("distributed_strategy", "no async TP; NxD offers no TP communication overlap");
+  if (p.uneven_stages) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
+  if (p.edge_layer_slots) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "edge layer slots are not exported yet");
+  if (p.cp > 1) refuse_nxd("distributed_strategy.context_parallel_size", "context parallel 1; CP is not exported to NxD yet");
+  if (m.moe() || m.mla()) refuse_nxd("model", "a dense model with standard attention; " + m.name + " is not exported to NxD yet");
   if (m.explicit_head_dim > 0)
-    throw spec::SpecError(kWhere, "model.num_attention_heads", "heads of hidden / heads dims; " + m.name + "'s head_dim is not exported to NxD yet");
+    refuse_nxd("model.num_attention_heads", "heads of hidden / heads dims; " + m.name + "'s head_dim is not exported to NxD yet");
   if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
-    throw spec::SpecError(kWhere, "precision.type", "mixed_precision needs zero1 (NxD keeps FP32 master weights in the ZeRO-1 optimizer)");
+    refuse_nxd("precision.type", "mixed_precision needs zero1 (NxD keeps FP32 master weights in the ZeRO-1 optimizer)");
   // megatron_base_model.py@ff83d7bd:79-80 raises without zero1 ("accuracy issues").
   if (p.zero != 1)
-    throw spec::SpecError(kWhere, "distributed_strategy.zero1", "ZeRO 1: NxD Training's megatron model raises without zero1");
+    refuse_nxd("distributed_strategy.zero1", "ZeRO 1: NxD Training's megatron model raises without zero1");
   // transformer.py@ff83d7bd:846-847 divides the KV heads over TP (safe_divide); NxD
   // replicates them only on its HF model path (kv_replicator), not written here.
   if (m.kv_heads % p.tp != 0)
-    throw spec::SpecError(kWhere, "distributed_strategy.tensor_model_parallel_size",
+    refuse_nxd("distributed_strategy.tensor_model_parallel_size",
                           "a divisor of the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
                               " (the megatron model divides them over TP), found " + std::to_string(p.tp));
 

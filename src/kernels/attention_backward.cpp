@@ -1,6 +1,6 @@
 // One task per head, so dQ (summed over every key block) has one owner and needs no
 // atomics. Per head: Q, dO widened once, D_i = dO_i . O_i; then for each block of
-// kBk keys, K and V widened (and transposed, so the per-query dot products over the
+// kBackwardKeyBlock keys, K and V widened (and transposed, so the per-query dot products over the
 // head dimension run over contiguous keys), and for each query that sees the block:
 //   p = exp(scale q.k - lse), dV += p dO, dp = dO.v, ds = p (dp - D), dK += scale ds q,
 //   dQ += scale ds k   (FlashAttention-2, Dao 2023, Algorithm 2, with FP32 sums).
@@ -14,7 +14,7 @@
 
 namespace tp::kernels {
 namespace {
-constexpr long kBk = 64;
+constexpr long kBackwardKeyBlock = 64;
 }
 
 double attention_backward_flops(const AttentionShape& s) { return 2.5 * attention_flops(s); }
@@ -27,8 +27,8 @@ void attention_backward_bf16(const bf16* q, const bf16* k, const bf16* v, const 
   pool.run(tasks, [&](int t) {
     const size_t dz = static_cast<size_t>(d);
     std::vector<float> qf(static_cast<size_t>(sq) * dz), dof(qf.size()), dqf(qf.size()), big_d(static_cast<size_t>(sq));
-    std::vector<float> kt(dz * kBk), vt(dz * kBk), kb(kBk * dz), dkb(kBk * dz), dvb(kBk * dz), row(dz);
-    std::vector<float> p(kBk), ds(kBk);
+    std::vector<float> kt(dz * kBackwardKeyBlock), vt(dz * kBackwardKeyBlock), kb(kBackwardKeyBlock * dz), dkb(kBackwardKeyBlock * dz), dvb(kBackwardKeyBlock * dz), row(dz);
+    std::vector<float> p(kBackwardKeyBlock), ds(kBackwardKeyBlock);
     for (long h = t; h < s.heads; h += tasks) {
       const long base = h * s.head_stride;
       for (long i = 0; i < sq; ++i) {
@@ -40,14 +40,14 @@ void attention_backward_bf16(const bf16* q, const bf16* k, const bf16* v, const 
         big_d[size_t(i)] = di;
       }
       std::fill(dqf.begin(), dqf.end(), 0.f);
-      for (long k0 = 0; k0 < sk; k0 += kBk) {
-        const long bk = std::min(kBk, sk - k0);
+      for (long k0 = 0; k0 < sk; k0 += kBackwardKeyBlock) {
+        const long bk = std::min(kBackwardKeyBlock, sk - k0);
         for (long j = 0; j < bk; ++j) {
           to_float(k + base + (k0 + j) * s.ld, kb.data() + j * d, d);
           to_float(v + base + (k0 + j) * s.ld, row.data(), d);
           for (long e = 0; e < d; ++e) {
-            kt[size_t(e * kBk + j)] = kb[size_t(j * d + e)];
-            vt[size_t(e * kBk + j)] = row[size_t(e)];
+            kt[size_t(e * kBackwardKeyBlock + j)] = kb[size_t(j * d + e)];
+            vt[size_t(e * kBackwardKeyBlock + j)] = row[size_t(e)];
           }
         }
         std::fill(dkb.begin(), dkb.end(), 0.f);
@@ -64,8 +64,8 @@ void attention_backward_bf16(const bf16* q, const bf16* k, const bf16* v, const 
           std::fill(ds.begin(), ds.begin() + visible, 0.f);
           for (long e = 0; e < d; ++e) {
             const float qe = qi[e], de = doi[e];
-            const float* ke = kt.data() + e * kBk;
-            const float* ve = vt.data() + e * kBk;
+            const float* ke = kt.data() + e * kBackwardKeyBlock;
+            const float* ve = vt.data() + e * kBackwardKeyBlock;
             for (long j = 0; j < visible; ++j) {
               p[size_t(j)] += qe * ke[j];
               ds[size_t(j)] += de * ve[j];  // dp for now

@@ -14,7 +14,7 @@
 namespace tp::net {
 namespace {
 
-constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+constexpr double kUnboundedRate = std::numeric_limits<double>::infinity();
 
 // Routing never leaves the instance: traffic between two devices of one
 // instance does not hairpin through the EFA NIC.
@@ -60,7 +60,7 @@ InstanceGraph::InstanceGraph(const spec::HardwareSpec& hw) {
   for (int c = 0; c < chips; ++c) boost::add_vertex(VertexInfo{VertexKind::chip, c}, graph_);
 
   // A chip that holds one device has no on-chip hop worth modelling.
-  double on_chip = kUnbounded;
+  double on_chip = kUnboundedRate;
   if (per_chip > 1) {
     require_positive(hw, hw.on_chip_bytes_per_s, "on_chip_bytes_per_s");
     on_chip = hw.on_chip_bytes_per_s;
@@ -162,7 +162,7 @@ double InstanceGraph::bottleneck_bytes_per_s(const std::vector<Flow>& flows) con
   std::vector<double> load(arcs_, 0.0);
   for (const Flow& f : flows)
     for (const ArcShare& a : routes_[f.from_device * devices_ + f.to_device]) load[a.arc] += f.weight * a.fraction;
-  double best = kUnbounded;
+  double best = kUnboundedRate;
   for (int a = 0; a < arcs_; ++a)
     if (load[a] > 1e-12) best = std::min(best, arc_bytes_per_s_[a] / load[a]);
   return best;
@@ -185,7 +185,7 @@ std::vector<std::vector<int>> InstanceGraph::groups(GroupLayout layout) const {
 
 double InstanceGraph::collective_bytes_per_s(GroupLayout layout) const {
   const int n = layout.size;
-  if (n < 2) return kUnbounded;
+  if (n < 2) return kUnboundedRate;
   const auto all = groups(layout);
   std::vector<Flow> ring, two_way, direct;
   for (const auto& g : all)
@@ -203,7 +203,7 @@ double InstanceGraph::collective_bytes_per_s(GroupLayout layout) const {
 
 double InstanceGraph::all_to_all_bytes_per_s(GroupLayout layout) const {
   const int n = layout.size;
-  if (n < 2) return kUnbounded;
+  if (n < 2) return kUnboundedRate;
   std::vector<Flow> sends;
   for (const auto& g : groups(layout))
     for (int k = 0; k < n; ++k)
@@ -213,7 +213,7 @@ double InstanceGraph::all_to_all_bytes_per_s(GroupLayout layout) const {
 }
 
 double InstanceGraph::p2p_bytes_per_s(GroupLayout layout) const {
-  if (layout.size < 2) return kUnbounded;
+  if (layout.size < 2) return kUnboundedRate;
   std::vector<Flow> sends;
   for (const auto& g : groups(layout))
     for (int k = 0; k + 1 < layout.size; ++k) sends.push_back({g[k], g[k + 1], 1.0});

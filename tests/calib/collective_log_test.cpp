@@ -18,10 +18,10 @@ using tp::spec::SpecError;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TRAINPLAN_SOURCE_DIR) + "/tests/calib/fixtures/" + name; }
+std::string log_fixture(const std::string& name) { return std::string(TRAINPLAN_SOURCE_DIR) + "/tests/calib/fixtures/" + name; }
 
 std::vector<CollectiveRun> load(const std::string& name, const LogHints& hints = {}) {
-  return load_collective_log(fixture(name), hints);
+  return load_collective_log(log_fixture(name), hints);
 }
 
 // Runs `f`, expects a SpecError whose file names `where` and whose field and message contain the parts.
@@ -54,7 +54,7 @@ TEST(CollectiveLog, BusFactorsAreNcclTests) {
 
 TEST(CollectiveLog, TellsTheFormatFromTheContent) {
   auto format = [](const std::string& name) {
-    return detect_log_format(tp::spec::read_text_file(fixture(name)), name);
+    return detect_log_format(tp::spec::read_text_file(log_fixture(name)), name);
   };
   EXPECT_EQ(format("nccl_all_reduce_p5_8ranks.log"), LogFormat::nccl_tests);
   EXPECT_EQ(format("nccl_all_gather_p5_16ranks_2hosts.log"), LogFormat::nccl_tests);
@@ -144,20 +144,20 @@ TEST(CollectiveLog, HintsFillGapsAndContradictionsAreRefused) {
   hints.ranks = 4;                      // 2(n-1)/n = 1.5, the log says 1.94
   expect_refusal([&] { read_collective_log(table, "t.log", hints); }, "t.log:2", "busbw", "busbw / algbw");
   expect_refusal([&] { load("nccom_allr_trn1_32ranks.log", {Collective::all_gather, 0, 0}); },
-                 fixture("nccom_allr_trn1_32ranks.log") + ":2", "op", "--op says all_gather");
+                 log_fixture("nccom_allr_trn1_32ranks.log") + ":2", "op", "--op says all_gather");
   expect_refusal([&] { load("nccl_all_reduce_p5_8ranks.log", {std::nullopt, 16, 0}); },
-                 fixture("nccl_all_reduce_p5_8ranks.log") + ":14", "ranks", "--ranks says 16");
+                 log_fixture("nccl_all_reduce_p5_8ranks.log") + ":14", "ranks", "--ranks says 16");
 }
 
 // Issue 41: rank counts past any cluster ("HCCL_NRANKS=999999999999" once
 // leaked "trainplan: stoi"; "nccom-test -r 2147483648" wrapped to a negative
 // int) are refused naming the field.
 TEST(CollectiveLog, RankCountsPastAnyClusterAreRefused) {
-  const std::string nccom = tp::spec::read_text_file(fixture("nccom_allr_trn1_32ranks.log"));
+  const std::string nccom = tp::spec::read_text_file(log_fixture("nccom_allr_trn1_32ranks.log"));
   std::string wide = nccom;
   wide.replace(wide.find("-r 32"), 5, "-r 2147483648");
   expect_refusal([&] { read_collective_log(wide, "n.log"); }, "n.log:1", "-r", "a count from 1 to 16777216");
-  std::string hccl = tp::spec::read_text_file(fixture("hccl_all_reduce_dl1_8ranks.log"));
+  std::string hccl = tp::spec::read_text_file(log_fixture("hccl_all_reduce_dl1_8ranks.log"));
   hccl.replace(hccl.find("HCCL_NRANKS=8"), 13, "HCCL_NRANKS=999999999999");
   expect_refusal([&] { read_collective_log(hccl, "h.log"); }, "h.log:3", "HCCL_NRANKS", "a count from 1 to 16777216");
 }
@@ -199,7 +199,7 @@ TEST(CollectiveLog, DamagedLogsAreRefusedNeverCrash) {
   for (const char* name : {"nccl_all_reduce_p5_8ranks.log", "nccl_all_gather_p5_16ranks_2hosts.log",
                            "nccom_allr_trn1_32ranks.log", "nccom_allg_trn1_64ranks_2nodes.log",
                            "hccl_all_reduce_dl1_8ranks.log", "hccl_all_gather_dl1_benchmark.log"}) {
-    const std::string text = tp::spec::read_text_file(fixture(name));
+    const std::string text = tp::spec::read_text_file(log_fixture(name));
     auto attempt = [&](const std::string& damaged) {
       try {
         for (const auto& run : read_collective_log(damaged, name, {})) {

@@ -46,7 +46,7 @@ enum class Input {
   oversized,      // {FILE}: 17 MiB (sparse; refused before it is read)
 };
 
-struct Case {
+struct LimitCase {
   const char* name;
   const char* args;    // {FILE} and {DIR} are replaced
   Input input;
@@ -56,9 +56,9 @@ struct Case {
   const char* expect;  // a substring of the output (placeholders replaced)
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const LimitCase& c, std::ostream* os) { *os << c.name; }
 
-const Case kCases[] = {
+const LimitCase kLimitCases[] = {
     {"batch_2e9", "estimate --global-batch 2000000000", Input::none, "", 0, 2, "exceed trainplan's bounds"},
     {"interleaved_batch_1e9", "estimate --pp 4 --virtual-stages 2 --global-batch 1000000000", Input::none, "", 0, 2,
      "exceed trainplan's bounds"},
@@ -94,7 +94,7 @@ const Case kCases[] = {
     {"hardware_file_over_the_cap", "estimate --hardware {FILE}", Input::oversized, "", 0, 2, "at most 16 MiB"},
 };
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+std::string replace_every(std::string s, const std::string& from, const std::string& to) {
   for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
   return s;
 }
@@ -104,7 +104,7 @@ json seed_run() {
   return json::parse(in);
 }
 
-void write(const fs::path& path, const std::string& content) {
+void write_text(const fs::path& path, const std::string& content) {
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary) << content;
 }
@@ -119,10 +119,10 @@ std::string nested(int depth, bool objects) {
   return text;
 }
 
-const char* const kLibraryText[] = {"bad_alloc", "std::", "what():", "terminate", "max_size", "json.exception",
+const char* const kLimitLeaks[] = {"bad_alloc", "std::", "what():", "terminate", "max_size", "json.exception",
                                     "Segmentation", "Aborted", "Could not convert"};
 
-int lines(const std::string& s) {
+int line_count(const std::string& s) {
   int n = int(std::count(s.begin(), s.end(), '\n'));
   return n + (!s.empty() && s.back() != '\n');
 }
@@ -134,13 +134,13 @@ bool prints_non_finite(const std::string& out) {
   return false;
 }
 
-class WorstCase : public ::testing::TestWithParam<Case> {};
+class WorstCase : public ::testing::TestWithParam<LimitCase> {};
 
 TEST_P(WorstCase, FinishesWithinTwoGibAndAMinuteAndAnswersInOurWords) {
 #ifdef TRAINPLAN_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer's shadow memory cannot live under a 2 GiB address-space limit";
 #endif
-  const Case& c = GetParam();
+  const LimitCase& c = GetParam();
   const std::string stem = ::testing::TempDir() + "trainplan_worst_" + std::to_string(getpid()) + "_" + c.name;
   const std::string file = stem + ".json", dir = stem + "_dir";
   fs::remove_all(file);
@@ -152,25 +152,25 @@ TEST_P(WorstCase, FinishesWithinTwoGibAndAMinuteAndAnswersInOurWords) {
       // A whole figure goes in as a JSON integer, as a file would write it.
       if (std::fabs(c.value) < 9e15 && c.value == std::floor(c.value)) run[json::json_pointer(c.pointer)] = int64_t(c.value);
       else run[json::json_pointer(c.pointer)] = c.value;
-      write(fs::path(dir) / "run.json", run.dump(1));
+      write_text(fs::path(dir) / "run.json", run.dump(1));
       break;
     }
-    case Input::deep_model: write(file, nested(300000, false)); break;
+    case Input::deep_model: write_text(file, nested(300000, false)); break;
     case Input::deep_measured: {
       json run = seed_run();
       run["runs"][0]["plan"] = "@DEEP@";
       std::string text = run.dump();
       text.replace(text.find("\"@DEEP@\""), 8, nested(300000, true));
-      write(fs::path(dir) / "run.json", text);
+      write_text(fs::path(dir) / "run.json", text);
       break;
     }
     case Input::oversized:
-      write(file, "{}");
+      write_text(file, "{}");
       fs::resize_file(file, 17u << 20);
       break;
   }
-  const std::string args = replace_all(replace_all(c.args, "{FILE}", file), "{DIR}", dir);
-  const std::string expect = replace_all(replace_all(c.expect, "{FILE}", file), "{DIR}", dir);
+  const std::string args = replace_every(replace_every(c.args, "{FILE}", file), "{DIR}", dir);
+  const std::string expect = replace_every(replace_every(c.expect, "{FILE}", file), "{DIR}", dir);
 
   const auto start = std::chrono::steady_clock::now();
   const tp::cli::testing::Outcome r = tp::cli::testing::run_cli(args, {kAddressSpace, kCpuSeconds});
@@ -182,12 +182,12 @@ TEST_P(WorstCase, FinishesWithinTwoGibAndAMinuteAndAnswersInOurWords) {
   EXPECT_EQ(r.code, c.code);
   EXPECT_LT(seconds, 2.0 * kCpuSeconds);
   EXPECT_NE(r.out.find(expect), std::string::npos) << "expected the output to name: " << expect;
-  for (const char* text : kLibraryText) EXPECT_EQ(r.out.find(text), std::string::npos) << "library text: " << text;
+  for (const char* text : kLimitLeaks) EXPECT_EQ(r.out.find(text), std::string::npos) << "library text: " << text;
   EXPECT_FALSE(prints_non_finite(r.out));
-  if (c.code == 2) EXPECT_LE(lines(r.out), 2);
+  if (c.code == 2) EXPECT_LE(line_count(r.out), 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(UnderTwoGib, WorstCase, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(UnderTwoGib, WorstCase, ::testing::ValuesIn(kLimitCases),
+                         [](const ::testing::TestParamInfo<LimitCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

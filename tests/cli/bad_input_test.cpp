@@ -403,7 +403,7 @@ const Case kCases[] = {
 // ---------------------------------------------------------------- running
 
 using tp::cli::testing::Outcome;
-Outcome run(const std::string& args) { return tp::cli::testing::run_cli(args); }
+Outcome run_bad_input(const std::string& args) { return tp::cli::testing::run_cli(args); }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
@@ -451,7 +451,7 @@ TEST_P(BadInput, RefusedWithExitTwoInAtMostTwoLinesNamingTheCulprit) {
     return replace_all(std::move(s), "{SRC}", TRAINPLAN_SOURCE_DIR);
   };
   const std::string args = fill(c.args), expect = fill(c.expect);
-  const Outcome r = run(args);
+  const Outcome r = run_bad_input(args);
   const bool partial_left = fs::exists(file + ".partial") || fs::exists(fs::path(dir) / "run.json.partial");
   fs::remove_all(file);
   fs::remove_all(file + ".gif");

@@ -11,19 +11,19 @@
 
 namespace {
 
-struct CliRun {
+struct EstimateCliRun {
   int exit_code;
   std::string out;  // stdout
   std::string err;  // stderr
 };
 
-CliRun run(const std::string& args) {
+EstimateCliRun run_estimate(const std::string& args) {
   // One file per process and call: ctest runs tests in parallel.
   static int calls = 0;
   const std::string err_path =
       testing::TempDir() + "trainplan_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt";
   const std::string command = std::string(TRAINPLAN_BINARY) + " " + args + " 2>" + err_path;
-  CliRun r{0, "", ""};
+  EstimateCliRun r{0, "", ""};
   FILE* pipe = popen(command.c_str(), "r");
   std::array<char, 4096> buffer;
   size_t n;
@@ -35,12 +35,12 @@ CliRun run(const std::string& args) {
   return r;
 }
 
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+int newline_count(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace
 
 TEST(EstimateCli, Seed002PlanAsJsonWithUnitsInNames) {
-  const CliRun r = run("estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --pp 1 --sp "
+  const EstimateCliRun r = run_estimate("estimate --model llama2-7b --hardware trn1.32xlarge --instances 128 --tp 8 --pp 1 --sp "
                     "--seq-len 4096 --global-batch 1024 --micro-batch 1 --recompute selective --zero 1 "
                     "--precision bf16-sr --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -54,28 +54,28 @@ TEST(EstimateCli, Seed002PlanAsJsonWithUnitsInNames) {
 }
 
 TEST(EstimateCli, TextAndCsvAndMarkdown) {
-  const CliRun text = run("estimate --instances 4 --tp 8 --sp");
+  const EstimateCliRun text = run_estimate("estimate --instances 4 --tp 8 --sp");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("Where step time goes"), std::string::npos);
-  const CliRun csv = run("estimate --instances 4 --tp 8 --sp --format csv");
+  const EstimateCliRun csv = run_estimate("estimate --instances 4 --tp 8 --sp --format csv");
   EXPECT_NE(csv.out.find("time.step_s,"), std::string::npos);
-  const CliRun md = run("estimate --instances 4 --tp 8 --sp --format markdown");
+  const EstimateCliRun md = run_estimate("estimate --instances 4 --tp 8 --sp --format markdown");
   EXPECT_NE(md.out.find("| ---"), std::string::npos);
 }
 
 TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
-  CliRun r = run("estimate --tp 3");
+  EstimateCliRun r = run_estimate("estimate --tp 3");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("TP 3 does not divide"), std::string::npos) << r.err;
-  EXPECT_EQ(lines(r.err), 1);
-  r = run("estimate --pp 5");
+  EXPECT_EQ(newline_count(r.err), 1);
+  r = run_estimate("estimate --pp 5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("does not divide llama2-7b's 32 layers"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("uneven stages"), std::string::npos) << r.err;
-  r = run("estimate --instances 3 --micro-batch 1 --global-batch 1000");
+  r = run_estimate("estimate --instances 3 --micro-batch 1 --global-batch 1000");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("does not divide into DP"), std::string::npos) << r.err;
-  r = run("estimate --model llama2-70b --instances 1 --tp 8 --zero 0");
+  r = run_estimate("estimate --model llama2-70b --instances 1 --tp 8 --zero 0");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("does not fit in HBM by"), std::string::npos) << r.err;
 }
@@ -83,21 +83,21 @@ TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
 TEST(EstimateCli, BadDescriptorsNameFileAndField) {
   const std::string path = testing::TempDir() + "bad_hw_" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << R"({"name": "x", "accelerator": "y", "family": "z", "chips_per_instance": {"value": -1, "source": "s"}})";
-  CliRun r = run("estimate --hardware " + path);
+  EstimateCliRun r = run_estimate("estimate --hardware " + path);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("$.chips_per_instance.value"), std::string::npos) << r.err;
-  EXPECT_EQ(lines(r.err), 1);
-  r = run("estimate --model /no/such/config.json");
+  EXPECT_EQ(newline_count(r.err), 1);
+  r = run_estimate("estimate --model /no/such/config.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
-  r = run("estimate --calibration /no/such/calibration.json");
+  r = run_estimate("estimate --calibration /no/such/calibration.json");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(newline_count(r.err), 1) << r.err;
 }
 
 TEST(ListCli, ShowsModelsAndHardware) {
-  const CliRun r = run("list");
+  const EstimateCliRun r = run_estimate("list");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("llama2-70b"), std::string::npos);
   EXPECT_NE(r.out.find("dl1.24xlarge"), std::string::npos);
@@ -108,13 +108,13 @@ TEST(ListCli, ShowsModelsAndHardware) {
 TEST(EstimateCli, Fp8ChangesTheEstimateOnP5AndIsRefusedWithoutAnFp8Peak) {
   const std::string plan = " --model llama2-70b --hardware p5.48xlarge --stack megatron-lm --instances 16 --tp 8 "
                            "--pp 4 --virtual-stages 2 --sp --global-batch 1024 --format json";
-  const CliRun bf16 = run("estimate --precision mixed-bf16" + plan), fp8 = run("estimate --precision fp8" + plan);
+  const EstimateCliRun bf16 = run_estimate("estimate --precision mixed-bf16" + plan), fp8 = run_estimate("estimate --precision fp8" + plan);
   ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
   ASSERT_EQ(fp8.exit_code, 0) << fp8.err;
   const auto a = nlohmann::json::parse(bf16.out), b = nlohmann::json::parse(fp8.out);
   EXPECT_LT(b["time"]["step_s"].get<double>(), 0.9 * a["time"]["step_s"].get<double>());
   EXPECT_GT(b["memory"]["weights_bytes"].get<double>(), a["memory"]["weights_bytes"].get<double>());
-  const CliRun a100 = run("estimate --precision fp8 --model llama2-7b --hardware p4d.24xlarge --stack megatron-lm "
+  const EstimateCliRun a100 = run_estimate("estimate --precision fp8 --model llama2-7b --hardware p4d.24xlarge --stack megatron-lm "
                           "--instances 2 --tp 8");
   EXPECT_EQ(a100.exit_code, 2);
   EXPECT_EQ(a100.out, "");
@@ -127,7 +127,7 @@ namespace {
 // The stack behaviours that change a step and carry assumed figures are named
 // in the output: TE's attention on Hopper and a once-per-instance MoE dispatch.
 TEST(EstimateCli, StackAttentionAndDispatchAreNamedAsAssumptions) {
-  const CliRun r = run("estimate --model qwen3-30b-a3b --hardware dgx-h100 --stack nemo --instances 2 --ep 16 "
+  const EstimateCliRun r = run_estimate("estimate --model qwen3-30b-a3b --hardware dgx-h100 --stack nemo --instances 2 --ep 16 "
                        "--recompute none --precision fp8 --seq-len 4096 --global-batch 1024 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -136,7 +136,7 @@ TEST(EstimateCli, StackAttentionAndDispatchAreNamedAsAssumptions) {
   EXPECT_NE(all.find("flash attention on h100 runs at 1.50x"), std::string::npos) << all;
   EXPECT_NE(all.find("once per instance"), std::string::npos) << all;
   // A100 under the same stack: no speedup to name.
-  const CliRun a100 = run("estimate --model llama2-7b --hardware p4d.24xlarge --stack nemo --tp 8 --sp --format json");
+  const EstimateCliRun a100 = run_estimate("estimate --model llama2-7b --hardware p4d.24xlarge --stack nemo --tp 8 --sp --format json");
   ASSERT_EQ(a100.exit_code, 0) << a100.err;
   EXPECT_EQ(a100.out.find("attention_speedup"), std::string::npos);
 }
@@ -147,12 +147,12 @@ TEST(EstimateCli, StackAttentionAndDispatchAreNamedAsAssumptions) {
 TEST(EstimateCli, MisalignedHeadDimensionIsNamedAsAnAssumption) {
   const std::string plan = "--model bloom-l80-h14400-a96 --hardware jean-zay-a100-80gb --instances 10 --tp 8 --pp 10 "
                            "--seq-len 2048 --global-batch 2048 --recompute full --precision mixed-bf16 --format json";
-  const CliRun unfused = run("estimate " + plan + " --stack megatron-deepspeed-fp16");
+  const EstimateCliRun unfused = run_estimate("estimate " + plan + " --stack megatron-deepspeed-fp16");
   ASSERT_EQ(unfused.exit_code, 0) << unfused.err;
   const std::string text = nlohmann::json::parse(unfused.out)["assumptions"].dump();
   EXPECT_NE(text.find("head dimension 150 misses jean-zay-a100-80gb's 16-byte matrix alignment"), std::string::npos)
       << text;
-  const CliRun flash = run("estimate " + plan + " --stack megatron-lm");
+  const EstimateCliRun flash = run_estimate("estimate " + plan + " --stack megatron-lm");
   ASSERT_EQ(flash.exit_code, 0) << flash.err;
   EXPECT_EQ(flash.out.find("matrix alignment"), std::string::npos);
 }
@@ -163,8 +163,8 @@ TEST(EstimateCli, MisalignedHeadDimensionIsNamedAsAnAssumption) {
 TEST(EstimateCli, DocumentTokensShrinkAttentionAndAreChecked) {
   const std::string plan = "estimate --model llama3.2-3b --hardware a100-80gb-x1 --stack torchtune --seq-len 4096 "
                            "--global-batch 2 --micro-batch 2 --zero 0 --recompute none --format json";
-  const CliRun whole = run(plan);
-  const CliRun packed = run(plan + " --document-tokens 256");
+  const EstimateCliRun whole = run_estimate(plan);
+  const EstimateCliRun packed = run_estimate(plan + " --document-tokens 256");
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   ASSERT_EQ(packed.exit_code, 0) << packed.err;
   const auto w = nlohmann::json::parse(whole.out), p = nlohmann::json::parse(packed.out);
@@ -172,7 +172,7 @@ TEST(EstimateCli, DocumentTokensShrinkAttentionAndAreChecked) {
   EXPECT_EQ(p["workload"]["document_tokens"], 256);
   // (128 + 128) / 4096 of each score matrix
   EXPECT_NE(p["assumptions"].dump().find("computes 6.2% of each score matrix"), std::string::npos) << p["assumptions"];
-  const CliRun too_long = run(plan + " --document-tokens 5000");
+  const EstimateCliRun too_long = run_estimate(plan + " --document-tokens 5000");
   EXPECT_EQ(too_long.exit_code, 2);
   EXPECT_NE(too_long.err.find("--document-tokens"), std::string::npos) << too_long.err;
 }
@@ -183,12 +183,12 @@ TEST(EstimateCli, DocumentTokensShrinkAttentionAndAreChecked) {
 // layers (ceil(32 / 5)), so the step is slower than PP 4's 8 even layers per
 // stage would suggest per layer; the plan line and the JSON say so.
 TEST(EstimateCli, UnevenStagesRunWhenAsked) {
-  const CliRun r = run("estimate --instances 5 --tp 8 --pp 5 --uneven-stages");
+  const EstimateCliRun r = run_estimate("estimate --instances 5 --tp 8 --pp 5 --uneven-stages");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("virtual stages 1 (uneven stages)"), std::string::npos) << r.out;
-  const CliRun j = run("estimate --instances 5 --tp 8 --pp 5 --uneven-stages --format json");
+  const EstimateCliRun j = run_estimate("estimate --instances 5 --tp 8 --pp 5 --uneven-stages --format json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_TRUE(nlohmann::json::parse(j.out)["plan"]["uneven_stages"].get<bool>());
-  EXPECT_EQ(run("estimate --instances 5 --tp 8 --pp 5 --uneven-stages --virtual-stages 2").exit_code, 2);
+  EXPECT_EQ(run_estimate("estimate --instances 5 --tp 8 --pp 5 --uneven-stages --virtual-stages 2").exit_code, 2);
 }
 

@@ -6,16 +6,16 @@
 using namespace tp;
 using cost::PlanProblem;
 
-namespace {
-struct Fixture : ::testing::Test {
+// Outside an anonymous namespace: TEST_F's classes derive from it, and in a
+// unity batch an internal-linkage base is a -Wsubobject-linkage warning.
+struct PlanCheck : ::testing::Test {
   spec::ModelSpec model = spec::load_model("llama2-7b");
   spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");
   spec::Workload w{4096, 1024, 0, spec::Precision::bf16_sr};
   PlanProblem check(spec::Plan p) { return cost::complete_plan(model, hw, w, p); }
 };
-}  // namespace
 
-TEST_F(Fixture, Seed002PlanIsValidAndDerivesDpAndAccumulation) {
+TEST_F(PlanCheck, Seed002PlanIsValidAndDerivesDpAndAccumulation) {
   spec::Plan p;
   p.instances = 128;
   p.tp = 8;
@@ -25,7 +25,7 @@ TEST_F(Fixture, Seed002PlanIsValidAndDerivesDpAndAccumulation) {
   EXPECT_EQ(p.grad_accum, 2);  // seed 002: gradient accumulation 2
 }
 
-TEST_F(Fixture, Refusals) {
+TEST_F(PlanCheck, Refusals) {
   spec::Plan p;
   p.instances = 1;
   p.tp = 3;
@@ -48,7 +48,7 @@ TEST_F(Fixture, Refusals) {
   EXPECT_EQ(check(p), PlanProblem::non_positive);
 }
 
-TEST_F(Fixture, TensorParallelStaysInsideTheInstanceAndRespectsKvHeads) {
+TEST_F(PlanCheck, TensorParallelStaysInsideTheInstanceAndRespectsKvHeads) {
   spec::Plan p;
   p.instances = 2;
   p.tp = 64;  // divides nothing of a 32-core instance... and not the 32 heads
@@ -60,7 +60,7 @@ TEST_F(Fixture, TensorParallelStaysInsideTheInstanceAndRespectsKvHeads) {
   EXPECT_EQ(check(p), PlanProblem::tp_not_dividing_instance);
 }
 
-TEST_F(Fixture, ExplainNamesTheNumbers) {
+TEST_F(PlanCheck, ExplainNamesTheNumbers) {
   spec::Plan p;
   p.tp = 3;
   const std::string why = cost::explain(PlanProblem::tp_not_dividing_heads, model, hw, w, p);
@@ -71,7 +71,7 @@ TEST_F(Fixture, ExplainNamesTheNumbers) {
 // Sizes that would overflow an int or build an unbounded schedule are refused
 // before any work: 2e9 instances of 32 devices, or a global batch of 2e9
 // sequences (one extra zero) on one instance (2^21 > 2^20 micro-batches).
-TEST_F(Fixture, HugeClustersAndBatchesAreBeyondLimits) {
+TEST_F(PlanCheck, HugeClustersAndBatchesAreBeyondLimits) {
   spec::Plan p;
   p.instances = 2000000000;
   p.tp = 8;
@@ -90,7 +90,7 @@ TEST_F(Fixture, HugeClustersAndBatchesAreBeyondLimits) {
 // PP x virtual stages past an int (reachable through the library and the
 // Python module, which the command line's caps do not guard): refused as not
 // dividing the layers, not an overflow or a division by zero.
-TEST_F(Fixture, PipelineChunksBeyondAnIntAreRefusedNotOverflowed) {
+TEST_F(PlanCheck, PipelineChunksBeyondAnIntAreRefusedNotOverflowed) {
   spec::Plan p;
   p.instances = 1;
   p.tp = 8;

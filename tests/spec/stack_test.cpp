@@ -19,11 +19,11 @@ namespace {
 
 // Errors from stack_from_json name "bad-stack.json" first.
 template <typename F>
-void expect_spec_error(F&& f, const std::string& path_part, const std::string& expected_part) {
+void expect_stack_error(F&& f, const std::string& path_part, const std::string& expected_part) {
   test_support::expect_spec_error(std::forward<F>(f), path_part, expected_part, "bad-stack.json");
 }
 
-json shipped(const std::string& name) { return read_json_file(data_root() + "/stacks/" + name + ".json"); }
+json shipped_stack(const std::string& name) { return read_json_file(data_root() + "/stacks/" + name + ".json"); }
 
 Stack from(const json& j) { return stack_from_json(j, "bad-stack.json"); }
 
@@ -221,85 +221,85 @@ TEST(StackLoad, MissingFileByPathNamesThePath) {
 // ---- bad files -----------------------------------------------------------------
 
 TEST(StackLoad, TheUneditedFileLoadsSoEachEditBelowIsTheCause) {
-  EXPECT_NO_THROW(from(shipped("megatron-lm")));
+  EXPECT_NO_THROW(from(shipped_stack("megatron-lm")));
 }
 
 TEST(StackLoad, BehaviourWithoutSource) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["gradient_accumulation"].erase("source");
-  expect_spec_error([&] { from(j); }, "$.gradient_accumulation.source", "missing field");
+  expect_stack_error([&] { from(j); }, "$.gradient_accumulation.source", "missing field");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j["dp_overlap_grad_reduce"]["source"] = "";
-  expect_spec_error([&] { from(j); }, "$.dp_overlap_grad_reduce.source", "non-empty source");
+  expect_stack_error([&] { from(j); }, "$.dp_overlap_grad_reduce.source", "non-empty source");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j["zero_stages"].erase("source");
-  expect_spec_error([&] { from(j); }, "$.zero_stages.source", "missing field");
+  expect_stack_error([&] { from(j); }, "$.zero_stages.source", "missing field");
 }
 
 TEST(StackLoad, BehaviourAsBareValueNeedsItsObject) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["attention"] = "flash";  // not {"value": ..., "source": ...}
-  expect_spec_error([&] { from(j); }, "$.attention", "expected an object");
+  expect_stack_error([&] { from(j); }, "$.attention", "expected an object");
 }
 
 TEST(StackLoad, WrongWord) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["attention"]["value"] = "fast";
-  expect_spec_error([&] { from(j); }, "$.attention.value", "expected one of flash, unfused, got \"fast\"");
+  expect_stack_error([&] { from(j); }, "$.attention.value", "expected one of flash, unfused, got \"fast\"");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j["gradient_accumulation"]["value"] = "fused";
-  expect_spec_error([&] { from(j); }, "$.gradient_accumulation.value", "fused-wgrad, separate-pass");
+  expect_stack_error([&] { from(j); }, "$.gradient_accumulation.value", "fused-wgrad, separate-pass");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j["recompute_modes"]["value"] = json::array({"none", "partial"});
-  expect_spec_error([&] { from(j); }, "$.recompute_modes.value[1]", "got \"partial\"");
+  expect_stack_error([&] { from(j); }, "$.recompute_modes.value[1]", "got \"partial\"");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j["pipeline_schedules"]["value"] = json::array({"gpipe"});
-  expect_spec_error([&] { from(j); }, "$.pipeline_schedules.value[0]", "1f1b, interleaved");
+  expect_stack_error([&] { from(j); }, "$.pipeline_schedules.value[0]", "1f1b, interleaved");
 }
 
 TEST(StackLoad, FlagMustBeBoolean) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["sequence_parallel"]["value"] = "yes";
-  expect_spec_error([&] { from(j); }, "$.sequence_parallel.value", "true or false");
+  expect_stack_error([&] { from(j); }, "$.sequence_parallel.value", "true or false");
 }
 
 TEST(StackLoad, ZeroStageOutOfRange) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["zero_stages"]["value"] = json::array({0, 1, 4});
-  expect_spec_error([&] { from(j); }, "$.zero_stages.value[2]", "ZeRO stage 0..3");
+  expect_stack_error([&] { from(j); }, "$.zero_stages.value[2]", "ZeRO stage 0..3");
 
   j["zero_stages"]["value"] = json::array({-1});
-  expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
+  expect_stack_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
 
   j["zero_stages"]["value"] = json::array();
-  expect_spec_error([&] { from(j); }, "$.zero_stages.value", "non-empty array");
+  expect_stack_error([&] { from(j); }, "$.zero_stages.value", "non-empty array");
 
   j["zero_stages"]["value"] = json::array({1.5});
-  expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
+  expect_stack_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
 }
 
 // 2^32 + 1 is no ZeRO stage, but it must not wrap to 1 when read as an int.
 // BUG (stack_load.cpp): zero[i].get<int>() truncates before the 0..3 check, so
 // 4294967297 is accepted as stage 1 and 4294967296 as stage 0.
 TEST(StackLoad, ZeroStageDoesNotWrapAroundInt) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["zero_stages"]["value"] = json::array({4294967297LL});
-  expect_spec_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
+  expect_stack_error([&] { from(j); }, "$.zero_stages.value[0]", "ZeRO stage 0..3");
 }
 
 TEST(StackLoad, AllocatorOverheadMustBeAPlausibleShare) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["allocator_overhead_fraction"]["value"] = 1;
-  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "a plausible figure from 0 to 0.9, got 1");
+  expect_stack_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "a plausible figure from 0 to 0.9, got 1");
   j["allocator_overhead_fraction"]["value"] = 1.5;
-  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "got 1.5");
+  expect_stack_error([&] { from(j); }, "$.allocator_overhead_fraction.value", "got 1.5");
   j["allocator_overhead_fraction"]["value"] = -0.1;
-  expect_spec_error([&] { from(j); }, "$.allocator_overhead_fraction.value", ">= 0");
+  expect_stack_error([&] { from(j); }, "$.allocator_overhead_fraction.value", ">= 0");
   j["allocator_overhead_fraction"]["value"] = 0.9;  // the top of the range is a share
   EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0.9);
   j["allocator_overhead_fraction"]["value"] = 0;
@@ -310,30 +310,30 @@ TEST(StackLoad, AllocatorOverheadMustBeAPlausibleShare) {
 // the file, the JSON path, the plausible range (stacks/README.md) and the value.
 TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
   auto with = [](const char* key, double value) {
-    json j = shipped("megatron-lm");
+    json j = shipped_stack("megatron-lm");
     j[key]["value"] = value;
     return j;
   };
-  expect_spec_error([&] { from(with("runtime_reserve_gib", 5000)); }, "$.runtime_reserve_gib.value",
+  expect_stack_error([&] { from(with("runtime_reserve_gib", 5000)); }, "$.runtime_reserve_gib.value",
                     "a plausible figure from 0 to 1024 GiB, got 5000");
-  expect_spec_error([&] { from(with("runtime_reserve_gib", 1e300)); }, "$.runtime_reserve_gib.value",
+  expect_stack_error([&] { from(with("runtime_reserve_gib", 1e300)); }, "$.runtime_reserve_gib.value",
                     "GiB, got a figure too large to represent");
-  expect_spec_error([&] { from(with("host_overhead_s", 3600)); }, "$.host_overhead_s.value",
+  expect_stack_error([&] { from(with("host_overhead_s", 3600)); }, "$.host_overhead_s.value",
                     "a plausible figure from 0 to 60 s, got 3600");
-  expect_spec_error([&] { from(with("dp_bucket_mb", 1e6)); }, "$.dp_bucket_mb.value",
+  expect_stack_error([&] { from(with("dp_bucket_mb", 1e6)); }, "$.dp_bucket_mb.value",
                     "a plausible figure from 0 to 100000 MB, got 1e+06");
-  expect_spec_error([&] { from(with("loss_bytes_per_logit", 0)); }, "$.loss_bytes_per_logit.value",
+  expect_stack_error([&] { from(with("loss_bytes_per_logit", 0)); }, "$.loss_bytes_per_logit.value",
                     "a plausible figure from 1 to 64 bytes, got 0");
-  expect_spec_error([&] { from(with("loss_bytes_per_logit", 128)); }, "$.loss_bytes_per_logit.value", "got 128");
-  json titan = shipped("torchtitan");
+  expect_stack_error([&] { from(with("loss_bytes_per_logit", 128)); }, "$.loss_bytes_per_logit.value", "got 128");
+  json titan = shipped_stack("torchtitan");
   titan["loss_bytes_per_logit_tp"]["value"] = 128;
-  expect_spec_error([&] { from(titan); }, "$.loss_bytes_per_logit_tp.value", "got 128");
-  expect_spec_error([&] { from(with("communicator_gib", 100)); }, "$.communicator_gib.value",
+  expect_stack_error([&] { from(titan); }, "$.loss_bytes_per_logit_tp.value", "got 128");
+  expect_stack_error([&] { from(with("communicator_gib", 100)); }, "$.communicator_gib.value",
                     "a plausible figure from 0 to 64 GiB, got 100");
   EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).runtime_reserve_bytes, 1024 * 1073741824.0);
-  json copy = shipped("megatron-deepspeed");
+  json copy = shipped_stack("megatron-deepspeed");
   copy["dp_reduction_copy_mb"]["value"] = 2e5;
-  expect_spec_error([&] { from(copy); }, "$.dp_reduction_copy_mb.value", "a plausible figure from 0 to 100000 MB, got 200000");
+  expect_stack_error([&] { from(copy); }, "$.dp_reduction_copy_mb.value", "a plausible figure from 0 to 100000 MB, got 200000");
 }
 
 // communicator_gib is optional: a stack file written before it keeps its
@@ -348,13 +348,13 @@ TEST(StackLoad, Fp8SavedInputsFollowTheFp8Library) {
 // flat FP32 gradient copies of fp32-grad-shard; beside another kind it is an error.
 TEST(StackLoad, OptimizerSubGroupBoundsOnlyFlatGradientCopies) {
   EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").optimizer_sub_group_parameters, 0);
-  json j = shipped("torchtitan");
+  json j = shipped_stack("torchtitan");
   j["optimizer_sub_group_parameters"] = {{"value", 1e9}, {"source", "a test"}};
-  expect_spec_error([&] { from(j); }, "$.optimizer_sub_group_parameters", "fp32-grad-shard");
+  expect_stack_error([&] { from(j); }, "$.optimizer_sub_group_parameters", "fp32-grad-shard");
 }
 
 TEST(StackLoad, CommunicatorSizeIsOptional) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j.erase("communicator_gib");
   EXPECT_DOUBLE_EQ(from(j).communicator_bytes, 0);
 }
@@ -362,14 +362,14 @@ TEST(StackLoad, CommunicatorSizeIsOptional) {
 // Transformer Engine stacks run cuDNN's fused attention on Hopper (TE v2.5
 // get_attention_backend); the field is optional and checked per family.
 TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
-  EXPECT_DOUBLE_EQ(from(shipped("nemo")).attention_speedup("h100"), 1.5);
-  EXPECT_DOUBLE_EQ(from(shipped("nemo")).attention_speedup("a100"), 1.0);
-  EXPECT_DOUBLE_EQ(from(shipped("torchtitan")).attention_speedup("h100"), 1.0);
-  json j = shipped("megatron-lm");
+  EXPECT_DOUBLE_EQ(from(shipped_stack("nemo")).attention_speedup("h100"), 1.5);
+  EXPECT_DOUBLE_EQ(from(shipped_stack("nemo")).attention_speedup("a100"), 1.0);
+  EXPECT_DOUBLE_EQ(from(shipped_stack("torchtitan")).attention_speedup("h100"), 1.0);
+  json j = shipped_stack("megatron-lm");
   j["attention_speedup"]["value"]["h100"] = 9;
-  expect_spec_error([&] { from(j); }, "$.attention_speedup.value.h100", "");
+  expect_stack_error([&] { from(j); }, "$.attention_speedup.value.h100", "");
   j["attention_speedup"]["value"] = 1.5;
-  expect_spec_error([&] { from(j); }, "$.attention_speedup.value", "object");
+  expect_stack_error([&] { from(j); }, "$.attention_speedup.value", "object");
 }
 
 // torchtitan's eager RMSNorm, SwiGLU and rotary embedding move 36, 10 and 20
@@ -391,14 +391,14 @@ TEST(StackLoad, ElementwiseBytesAndVariantsThatExtendAStack) {
   const Stack fused_norm = load_stack("torchtitan-fused-rmsnorm");
   EXPECT_DOUBLE_EQ(fused_norm.norm_bytes_per_element, 0);
   EXPECT_DOUBLE_EQ(fused_norm.swiglu_bytes_per_element, 10);
-  EXPECT_FALSE(from(shipped("megatron-lm")).norm_bytes_per_element > 0);  // optional: fused
+  EXPECT_FALSE(from(shipped_stack("megatron-lm")).norm_bytes_per_element > 0);  // optional: fused
 
-  json j = shipped("torchtitan");
+  json j = shipped_stack("torchtitan");
   j["elementwise_bytes"]["value"]["gelu"] = 8;
-  expect_spec_error([&] { from(j); }, "$.elementwise_bytes.value", "gelu");
-  j = shipped("torchtitan");
+  expect_stack_error([&] { from(j); }, "$.elementwise_bytes.value", "gelu");
+  j = shipped_stack("torchtitan");
   j["elementwise_bytes"]["value"]["norm"] = 1;
-  expect_spec_error([&] { from(j); }, "$.elementwise_bytes.value.norm", "");
+  expect_stack_error([&] { from(j); }, "$.elementwise_bytes.value.norm", "");
 }
 
 // eager_activations: what each torchtitan variant keeps follows its own file,
@@ -415,9 +415,9 @@ TEST(StackLoad, EagerActivationsFollowEachVariant) {
   EXPECT_TRUE(load_stack("nvidia-bert-apex-o2").erf_expression_gelu);
   EXPECT_FALSE(load_stack("megatron-lm").eager_swiglu);  // optional: fused
 
-  json j = shipped("torchtune");
+  json j = shipped_stack("torchtune");
   j["eager_activations"]["value"] = json::array({"rotary"});
-  expect_spec_error([&] { from(j); }, "$.eager_activations.value[0]", "rotary");
+  expect_stack_error([&] { from(j); }, "$.eager_activations.value[0]", "rotary");
 }
 
 TEST(StackLoad, ExtendsNamesAStackThatExists) {
@@ -460,41 +460,41 @@ TEST(StackLoad, ExtendsNamesAStackThatExists) {
 // Megatron-Bridge's MoE recipes dispatch through DeepEP / HybridEP; the field
 // is optional (a plain all-to-all) and takes two words.
 TEST(StackLoad, ExpertDispatchIsOptional) {
-  EXPECT_TRUE(from(shipped("nemo")).dispatch_once_per_instance);
-  EXPECT_FALSE(from(shipped("megatron-lm")).dispatch_once_per_instance);
-  json j = shipped("nemo");
+  EXPECT_TRUE(from(shipped_stack("nemo")).dispatch_once_per_instance);
+  EXPECT_FALSE(from(shipped_stack("megatron-lm")).dispatch_once_per_instance);
+  json j = shipped_stack("nemo");
   j["expert_dispatch"]["value"] = "deepep";
-  expect_spec_error([&] { from(j); }, "$.expert_dispatch.value", "once-per-instance");
+  expect_stack_error([&] { from(j); }, "$.expert_dispatch.value", "once-per-instance");
 }
 
 TEST(StackLoad, NegativeAmount) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["dp_bucket_mb"]["value"] = -25;
-  expect_spec_error([&] { from(j); }, "$.dp_bucket_mb.value", ">= 0");
+  expect_stack_error([&] { from(j); }, "$.dp_bucket_mb.value", ">= 0");
 }
 
 TEST(StackLoad, MissingField) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j.erase("dp_overlap_grad_reduce");
-  expect_spec_error([&] { from(j); }, "$.dp_overlap_grad_reduce", "missing field");
+  expect_stack_error([&] { from(j); }, "$.dp_overlap_grad_reduce", "missing field");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j.erase("host_overhead_s");
-  expect_spec_error([&] { from(j); }, "$.host_overhead_s", "missing field");
+  expect_stack_error([&] { from(j); }, "$.host_overhead_s", "missing field");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j["selective_recompute"].erase("value");
-  expect_spec_error([&] { from(j); }, "$.selective_recompute.value", "missing field");
+  expect_stack_error([&] { from(j); }, "$.selective_recompute.value", "missing field");
 
-  j = shipped("megatron-lm");
+  j = shipped_stack("megatron-lm");
   j.erase("name");
-  expect_spec_error([&] { from(j); }, "$.name", "missing field");
+  expect_stack_error([&] { from(j); }, "$.name", "missing field");
 }
 
 TEST(StackLoad, RecomputeModesMayNotBeEmpty) {
-  json j = shipped("megatron-lm");
+  json j = shipped_stack("megatron-lm");
   j["recompute_modes"]["value"] = json::array();
-  expect_spec_error([&] { from(j); }, "$.recompute_modes.value", "at least one recompute mode");
+  expect_stack_error([&] { from(j); }, "$.recompute_modes.value", "at least one recompute mode");
 }
 
 // ---- stack_refusal -------------------------------------------------------------
