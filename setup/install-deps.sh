@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages trainplan builds with, if any is missing.
-# `setup/install-deps.sh fuzz` also installs clang and its libFuzzer runtime,
-# which only setup/fuzz.sh needs.
+# `setup/install-deps.sh core`: only what the program and its Python module need
+#   (setup/quickstart.sh);
+# `setup/install-deps.sh` (all): also what the tests and the optional backends use:
+#   MPI for `calibrate collectives`, oneDNN and OpenBLAS for the kernel comparisons,
+#   PyTorch for tools/measure_gemm.py, jsonschema for the output schemas;
+# `setup/install-deps.sh fuzz`: all, plus clang and its libFuzzer runtime (setup/fuzz.sh).
 set -euo pipefail
 packages=(cmake g++ make ccache pkg-config libboost-graph-dev libboost-iostreams-dev
           libboost-system-dev libboost-filesystem-dev nlohmann-json3-dev libeigen3-dev
-          libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libopenblas-dev
-          python3 python3-jsonschema libyaml-cpp-dev python3-dev pybind11-dev python3-pybind11
-          libopenmpi-dev openmpi-bin libdnnl-dev
-          python3-torch)  # tools/measure_gemm.py on CPU in ctest tools.measure_gemm (skipped without it)
+          libcli11-dev libgnuplot-iostream-dev gnuplot-nox libgtest-dev libyaml-cpp-dev
+          python3 python3-dev pybind11-dev python3-pybind11)
+if [ "${1:-all}" != core ]; then
+  packages+=(libopenblas-dev python3-jsonschema libopenmpi-dev openmpi-bin libdnnl-dev
+             python3-torch)  # tools/measure_gemm.py on CPU in ctest tools.measure_gemm (skipped without it)
+fi
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
