@@ -27,6 +27,11 @@ report::Table model_table() {
                double(m.kv_heads), double(m.ffn_hidden), double(m.vocab), std::string(spec::to_string(m.kind)),
                std::string(spec::to_string(m.mlp))});
   }
+  const auto corpus = spec::list_corpus_model_names();
+  if (!corpus.empty())
+    t.notes.push_back(std::to_string(corpus.size()) +
+                      " more models are the validation corpus's own shapes (topology-search variants, CI test "
+                      "models; data/measured/models/): they load by name or path but are not listed here.");
   return t;
 }
 

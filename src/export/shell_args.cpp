@@ -26,7 +26,16 @@ double ShellArgs::real(const std::string& name, double fallback, const std::stri
 
 std::string ArgList::render() const {
   std::string out;
-  for (const auto& [name, value] : items) out += "  " + name + (value.empty() ? "" : " " + shell_quote(value)) + " \\\n";
+  for (const auto& [name, value] : items) {
+    // Appended piece by piece: GCC 12 misreads `" " + std::string&&` as an overlapping memcpy (-Wrestrict).
+    out += "  ";
+    out += name;
+    if (!value.empty()) {
+      out += ' ';
+      out += shell_quote(value);
+    }
+    out += " \\\n";
+  }
   return out;
 }
 

@@ -175,7 +175,10 @@ std::vector<std::string> arguments_of(const py::module_& module, const CLI::App&
     }
     std::string text;
     if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
-      for (const py::handle item : value) text += (text.empty() ? "" : ",") + std::string(py::str(item));
+      for (const py::handle item : value) {
+        if (!text.empty()) text += ',';
+        text += std::string(py::str(item));
+      }
     } else {
       text = py::str(value);
     }

@@ -33,20 +33,26 @@ bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
 }
 
+// A name is looked up in `folder`, then in `more_folder` (when given): names
+// there load and are suggested, but the refusal lists only `folder`'s.
 std::string resolve(const std::string& name_or_path, const char* folder, const char* noun,
-                    const std::vector<std::string>& known) {
+                    const std::vector<std::string>& known, const char* more_folder = nullptr,
+                    const std::vector<std::string>& more_known = {}) {
   if (looks_like_path(name_or_path)) return name_or_path;
-  const fs::path path = fs::path(data_root()) / folder / (name_or_path + ".json");
   std::error_code ec;  // a name too long for a path is unknown too, not a filesystem error
-  if (!fs::exists(path, ec)) {
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    const std::string guess = closest_name(name_or_path, known);
-    throw SpecError(name_or_path, "", std::string("unknown ") + noun +
-                                          (guess.empty() ? "" : "; did you mean " + guess + "?") +
-                                          " Expected a path to a .json file or one of: " + list);
+  for (const char* dir : {folder, more_folder}) {
+    if (!dir) continue;
+    const fs::path path = fs::path(data_root()) / dir / (name_or_path + ".json");
+    if (fs::exists(path, ec)) return path.string();
   }
-  return path.string();
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  std::vector<std::string> loadable = known;
+  loadable.insert(loadable.end(), more_known.begin(), more_known.end());
+  const std::string guess = closest_name(name_or_path, loadable);
+  throw SpecError(name_or_path, "", std::string("unknown ") + noun +
+                                        (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                                        " Expected a path to a .json file or one of: " + list);
 }
 
 std::vector<std::string> names_in(const char* folder) {
@@ -432,7 +438,11 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   return m;
 }
 
+// The catalogue a user picks from is models/; the corpus's own shapes (topology-search
+// variants, CI test models, a table's renamed copies) live beside the runs that use them.
+constexpr const char* kCorpusModels = "data/measured/models";
 std::vector<std::string> list_model_names() { return names_in("models"); }
+std::vector<std::string> list_corpus_model_names() { return names_in(kCorpusModels); }
 std::vector<std::string> list_hardware_names() { return names_in("hardware"); }
 std::vector<std::string> list_stack_names() { return names_in("stacks"); }
 
@@ -465,7 +475,8 @@ Stack load_stack(const std::string& name_or_path) {
 }
 
 ModelSpec load_model(const std::string& name_or_path) {
-  const std::string path = resolve(name_or_path, "models", "model", list_model_names());
+  const std::string path =
+      resolve(name_or_path, "models", "model", list_model_names(), kCorpusModels, list_corpus_model_names());
   return model_from_json(read_json_file(path), path);
 }
 

@@ -31,8 +31,11 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
 ModelSpec model_from_json(const nlohmann::json& j, const std::string& file);
 ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file);
 
-// Names of the descriptors shipped under data_root(), sorted.
+// Names of the descriptors shipped under data_root(), sorted. Models: the
+// catalogue (models/); the corpus-only models (data/measured/models/) load by
+// name as well but are listed apart.
 std::vector<std::string> list_model_names();
+std::vector<std::string> list_corpus_model_names();
 std::vector<std::string> list_hardware_names();
 std::vector<std::string> list_stack_names();
 
