@@ -13,6 +13,7 @@
 #include "cli/search_flags.h"
 #include "report/column_choice.h"
 #include "cost/evaluate.h"
+#include "cost/uncertainty.h"
 #include "report/plot.h"
 #include "search/pareto.h"
 
@@ -58,7 +59,10 @@ int run(const SweepOptions& o) {
   report::LinePlot plot;
   report::Panel throughput_panel, efficiency_panel;
   const std::vector<std::string> hardware = split_hardware(o.flags.scenario.hardware);
+  const std::optional<spec::ErrorBands> bands = error_bands_of(o.flags);
+  int color = 0;
   for (const std::string& hw : hardware) {
+    ++color;
     const Scenario s = load_scenario(o.flags.scenario, hw);
     model_name = s.model.name;
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
@@ -69,6 +73,7 @@ int run(const SweepOptions& o) {
     price_kinds.insert(price_choice.kind);
     if (!price_choice.note.empty()) scaling.notes.push_back(price_choice.note);
     report::Series tput{hw, {}, {}}, eff{hw, {}, {}};
+    tput.color = eff.color = color;
     double base_per_instance = 0;
     std::optional<search::RankedPlan> base;
     int base_instances = 0;
@@ -125,8 +130,36 @@ int run(const SweepOptions& o) {
       say_no_feasible_plan(s.model.name, hw, "any of " + o.flags.instances, hardware_drops);
       continue;  // no curve to draw
     }
+    // Under each curve: the range the held-out errors of this accelerator family give
+    // (a run measures inside it for the band's share of published runs), and the
+    // ideal line, linear from the smallest count.
+    if (bands) {
+      const spec::ErrorBand& band = cost::throughput_band(*bands, s.hardware.family);
+      report::Series range{hw + " held-out range", tput.x, {}};
+      range.color = color;
+      for (double y : tput.y) {
+        const cost::Range r = cost::measured_range(y, band);
+        range.y_low.push_back(r.low);
+        range.y_high.push_back(r.high);
+      }
+      throughput_panel.series.push_back(range);
+    }
+    report::Series ideal{hw + " ideal (linear from x" + std::to_string(int(tput.x.front())) + ")", tput.x, {}};
+    ideal.dashed = true;
+    ideal.color = color;
+    for (double n : tput.x) ideal.y.push_back(tput.y.front() * n / tput.x.front());
+    throughput_panel.series.push_back(ideal);
     throughput_panel.series.push_back(tput);
     efficiency_panel.series.push_back(eff);
+  }
+  if (!efficiency_panel.series.empty()) {
+    double lo = 1e300, hi = 0;
+    for (const auto& series : efficiency_panel.series)
+      for (double x : series.x) lo = std::min(lo, x), hi = std::max(hi, x);
+    report::Series ideal_eff{"ideal (100%)", {lo, hi}, {100, 100}};
+    ideal_eff.dashed = true;
+    ideal_eff.color = 8;  // gnuplot's black: no hardware's colour
+    efficiency_panel.series.push_back(ideal_eff);
   }
   const bool fixed = o.flags.tp > 0 && o.flags.pp > 0;
   std::string kinds_text;
@@ -151,7 +184,12 @@ int run(const SweepOptions& o) {
   const std::string title = model_name + ", " + workload_text;
   if (!o.plot.empty()) {
     plot.title = "Scaling: " + title;
-    throughput_panel.title = "Throughput";
+    throughput_panel.title = "Throughput (dashed: linear scaling";
+    if (bands)
+      throughput_panel.title += "; shaded: where " +
+                                report::format_human(bands->coverage * 100, report::NumberStyle::fixed, 0, "") +
+                                "% of held-out published runs measured";
+    throughput_panel.title += ")";
     throughput_panel.x_label = "instances";
     throughput_panel.y_label = "throughput (tokens/s)";
     throughput_panel.log2_x = true;
@@ -181,11 +219,12 @@ int run(const SweepOptions& o) {
       ys.push_back(p.best.dag_score.cost_to_train_usd);
     }
     for (const std::string& hw : split_hardware(o.flags.scenario.hardware)) {
-      report::Series s{hw + " (best plan per instance count)", {}, {}, false};
+      report::Series s{hw + " (best plan per instance count, labelled xN)", {}, {}, false};
       for (std::size_t i = 0; i < points.size(); ++i)
         if (points[i].hardware == hw && std::isfinite(xs[i]) && std::isfinite(ys[i])) {
           s.x.push_back(xs[i]);
           s.y.push_back(ys[i]);
+          s.labels.push_back("x" + std::to_string(points[i].instances));
         }
       if (!s.x.empty()) sc.series.push_back(s);
     }

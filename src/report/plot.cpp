@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gnuplot-iostream.h>
@@ -51,12 +52,19 @@ bool mentions_error(const std::string& text) {
 // Checks one series; returns the reason it cannot be drawn, or "".
 std::string check_series(const Series& s, bool log_x, bool log_y) {
   if (s.x.empty()) return "series '" + s.name + "' has no points";
-  if (s.x.size() != s.y.size()) return "series '" + s.name + "' has " + std::to_string(s.x.size()) + " x and " +
-                                       std::to_string(s.y.size()) + " y values";
-  for (std::size_t i = 0; i < s.x.size(); ++i) {
-    if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) return "series '" + s.name + "' has a non-finite point";
-    if ((log_x && s.x[i] <= 0) || (log_y && s.y[i] <= 0)) {
-      return "series '" + s.name + "' has a point <= 0 on a log axis";
+  const bool band = !s.y_low.empty() || !s.y_high.empty();
+  const std::size_t n = s.x.size();
+  if (band ? (s.y_low.size() != n || s.y_high.size() != n) : s.y.size() != n)
+    return "series '" + s.name + "' has " + std::to_string(n) + " x and " +
+           std::to_string(band ? std::min(s.y_low.size(), s.y_high.size()) : s.y.size()) + " y values";
+  if (!s.labels.empty() && s.labels.size() != n)
+    return "series '" + s.name + "' has " + std::to_string(s.labels.size()) + " labels for " + std::to_string(n) +
+           " points";
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::vector<double> ys = band ? std::vector<double>{s.y_low[i], s.y_high[i]} : std::vector<double>{s.y[i]};
+    for (double y : ys) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(y)) return "series '" + s.name + "' has a non-finite point";
+      if ((log_x && s.x[i] <= 0) || (log_y && y <= 0)) return "series '" + s.name + "' has a point <= 0 on a log axis";
     }
   }
   return {};
@@ -74,19 +82,67 @@ std::string terminal_for(const fs::path& path, int width_px, int height_px) {
   return {};
 }
 
-using Points = std::vector<std::pair<double, double>>;
+// One inline data block ('-'), as gnuplot reads it: one point per line, then "e".
+using Block = std::string;
 
-Points points_of(const Series& s) {
-  Points points;
-  for (std::size_t i = 0; i < s.x.size(); ++i) points.emplace_back(s.x[i], s.y[i]);
-  return points;
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
 }
 
-std::string plot_clause(const Series& s, bool allow_y2) {
-  std::string clause = "'-' using 1:2 with " + std::string(s.connect ? "linespoints" : "points") + " pt 7 title " +
-                       gnuplot_string(s.name);
-  if (allow_y2 && s.second_axis) clause += " axes x1y2";
-  return clause;
+Block data_block(const Series& s) {
+  Block block;
+  const bool band = !s.y_low.empty();
+  for (std::size_t i = 0; i < s.x.size(); ++i)
+    block += number(s.x[i]) + " " + (band ? number(s.y_low[i]) + " " + number(s.y_high[i]) : number(s.y[i])) + "\n";
+  return block + "e\n";
+}
+
+// A label as a data column: gnuplot reads double quotes there (single quotes would
+// be drawn), with no escape inside, so a double quote or line break becomes a space.
+std::string data_text(std::string text) {
+  for (char& c : text)
+    if (c == '"' || c == '\n' || c == '\r') c = ' ';
+  return '"' + text + '"';
+}
+
+Block labels_block(const Series& s) {
+  Block block;
+  for (std::size_t i = 0; i < s.x.size(); ++i)
+    block += number(s.x[i]) + " " + number(s.y[i]) + " " + data_text(s.labels[i]) + "\n";
+  return block + "e\n";
+}
+
+// The plot clauses of one series and their data blocks, in the same order.
+void add_series(const Series& s, bool allow_y2, std::string& command, std::vector<Block>& blocks) {
+  const std::string color = s.color > 0 ? " linecolor " + std::to_string(s.color) : "";
+  const std::string axes = allow_y2 && s.second_axis ? " axes x1y2" : "";
+  std::string clause;
+  if (!s.y_low.empty()) {
+    clause = "'-' using 1:2:3 with filledcurves fillstyle transparent solid 0.15 noborder" + color;
+  } else if (s.dashed) {
+    clause = "'-' using 1:2 with lines dashtype 2 linewidth 1.5" + color;
+  } else {
+    clause = "'-' using 1:2 with " + std::string(s.connect ? "linespoints" : "points") + " pointtype 7" + color;
+  }
+  command += (blocks.empty() ? "" : ", ") + clause + axes + " title " + gnuplot_string(s.name);
+  blocks.push_back(data_block(s));
+  if (!s.labels.empty() && s.y_low.empty()) {
+    command += ", '-' using 1:2:3 with labels offset character 0.8,0.6 font ',9'" + axes + " notitle";
+    blocks.push_back(labels_block(s));
+  }
+}
+
+// Ticks on a log axis as 10k, 1M, 100M: gnuplot's default mixes 100000 and 1e+06.
+const char* kLogTicks = "\"%.0s%c\"";
+
+// Room around the points where any carries a label: gnuplot clips a label that
+// leaves the plot area, so one beside the last point would vanish.
+std::string label_room(const std::vector<Series>& series) {
+  for (const Series& s : series)
+    if (!s.labels.empty()) return "set offsets graph 0.02, graph 0.1, graph 0.1, graph 0.02\n";
+  return "set offsets\n";
 }
 
 // Where gnuplot writes before the finished plot is renamed over `path`, so an
@@ -96,7 +152,7 @@ std::string partial_path(const std::string& path) { return path + ".partial"; }
 // Runs gnuplot on `script` (which writes partial_path(output)) followed by the
 // series data blocks, all stderr and stdout captured, and turns what it says
 // into an outcome; on success renames the partial file onto `output`.
-PlotOutcome run_gnuplot(const std::string& script, const std::vector<std::vector<Points>>& data_per_plot,
+PlotOutcome run_gnuplot(const std::string& script, const std::vector<std::vector<Block>>& data_per_plot,
                         const std::vector<std::string>& plot_commands, const std::string& epilogue,
                         const fs::path& final_output) {
   const fs::path output = partial_path(final_output.string());
@@ -114,7 +170,7 @@ PlotOutcome run_gnuplot(const std::string& script, const std::vector<std::vector
     gp << script;
     for (std::size_t p = 0; p < plot_commands.size(); ++p) {
       gp << plot_commands[p] << '\n';
-      for (const Points& points : data_per_plot[p]) gp.send1d(points);
+      for (const Block& block : data_per_plot[p]) gp << block;
     }
     gp << epilogue << std::flush;
   }
@@ -167,27 +223,27 @@ PlotOutcome plot_lines(const LinePlot& plot, const std::string& path) {
     script += "set multiplot layout " + std::to_string(panels) + ",1 title " + gnuplot_string(plot.title) + "\n";
   }
   std::vector<std::string> commands;
-  std::vector<std::vector<Points>> data;
+  std::vector<std::vector<Block>> data;
   for (int p = 0; p < panels; ++p) {
     const Panel& panel = plot.panels[p];
     if (panel.series.empty()) return refused("panel " + std::to_string(p + 1) + " of '" + plot.title + "' has no series");
     bool any_y2 = false;
     std::string plot_command = "plot ";
-    std::vector<Points>& blocks = data.emplace_back();
+    std::vector<Block>& blocks = data.emplace_back();
     for (const Series& s : panel.series) {
       if (const std::string why = check_series(s, panel.log2_x, panel.log_y); !why.empty()) return refused(why);
       any_y2 = any_y2 || s.second_axis;
-      plot_command += (blocks.empty() ? "" : ", ") + plot_clause(s, true);
-      blocks.push_back(points_of(s));
+      add_series(s, true, plot_command, blocks);
     }
     // Per panel settings come before that panel's plot command; they are written
     // into the command string so the order survives the data blocks between plots.
-    std::string setup = "unset logscale; unset y2tics; unset y2label; set ytics mirror\n";
+    std::string setup = "unset logscale; unset y2tics; unset y2label; set ytics mirror; set format y\n";
     setup += "set title " + gnuplot_string(panels > 1 ? panel.title : (plot.title.empty() ? panel.title : plot.title)) + "\n";
     setup += "set xlabel " + gnuplot_string(panel.x_label) + "\nset ylabel " + gnuplot_string(panel.y_label) + "\n";
     setup += "set grid\nset key below box\n";  // under the panel: a key inside covered the first points
+    setup += label_room(panel.series);
     if (panel.log2_x) setup += "set logscale x 2\n";
-    if (panel.log_y) setup += "set logscale y 10\n";
+    if (panel.log_y) setup += "set logscale y 10\nset format y " + std::string(kLogTicks) + "\n";
     if (any_y2) setup += "set ytics nomirror\nset y2tics\nset y2label " + gnuplot_string(panel.y2_label) + "\n";
     commands.push_back(setup + plot_command);
   }
@@ -202,14 +258,14 @@ PlotOutcome plot_scatter(const ScatterPlot& plot, const std::string& path) {
   script += "set title " + gnuplot_string(plot.title) + "\n";
   script += "set xlabel " + gnuplot_string(plot.x_label) + "\nset ylabel " + gnuplot_string(plot.y_label) + "\n";
   script += "set grid\nset key top left box opaque\n";
+  script += label_room(plot.series);
   if (plot.log_x) script += "set logscale x 10\n";
-  if (plot.log_y) script += "set logscale y 10\n";
+  if (plot.log_y) script += "set logscale y 10\nset format y " + std::string(kLogTicks) + "\n";
   std::string command = "plot ";
-  std::vector<Points> blocks;
+  std::vector<Block> blocks;
   for (const Series& s : plot.series) {
     if (const std::string why = check_series(s, plot.log_x, plot.log_y); !why.empty()) return refused(why);
-    command += (blocks.empty() ? "" : ", ") + plot_clause(s, false);
-    blocks.push_back(points_of(s));
+    add_series(s, false, command, blocks);
   }
   if (plot.identity_line) command += ", x with lines dashtype 2 linecolor 'gray40' title 'y = x'";
   return run_gnuplot(script, {blocks}, {command}, "unset output\n", path);

@@ -1,5 +1,6 @@
 // Plots through gnuplot (gnuplot-iostream): line plots with optional log-2 x,
-// y2 axis and stacked panels; scatter plots with an optional y = x line. The
+// y2 axis and stacked panels; scatter plots with an optional y = x line; any
+// series may be a dashed reference line, a shaded band, or carry point labels. The
 // terminal follows the extension: .png (pngcairo, else png) or .svg. Failure is
 // a value: ok false and gnuplot's own message (bad input is refused before
 // gnuplot runs). gnuplot's stdout and stderr never reach the terminal.
@@ -14,6 +15,12 @@ struct Series {
   std::vector<double> x, y;  // same length, finite; positive on a log axis
   bool connect = true;       // draw lines between points (in the given order)
   bool second_axis = false;  // against the y2 axis (line plots)
+  bool dashed = false;       // a reference line (ideal scaling), drawn dashed without points
+  int color = 0;             // gnuplot line type whose colour to use; 0: the next in turn
+  // A shaded band from y_low to y_high at each x (same length as x) instead of a
+  // line: e.g. the range the held-out errors put around a predicted curve.
+  std::vector<double> y_low, y_high;
+  std::vector<std::string> labels;  // empty, or one label per point, written beside it
 };
 
 struct Panel {

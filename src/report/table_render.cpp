@@ -51,6 +51,32 @@ std::pair<std::string, std::string> wrap_header(const std::string& header, std::
 
 constexpr std::size_t kTextWidth = 120;
 
+// A title or note in text output, each of its lines longer than kTextWidth broken
+// at spaces, continuation lines indented two spaces; shorter lines stay as written,
+// and a single word longer than the width stays whole.
+std::string wrapped(const std::string& prose) {
+  if (prose.empty()) return "\n";
+  std::string out;
+  std::istringstream lines(prose);
+  for (std::string text; std::getline(lines, text);) {
+    if (display_width(text) <= kTextWidth) {
+      out += text + '\n';
+      continue;
+    }
+    std::istringstream words(text);
+    std::string line;
+    for (std::string word; words >> word;) {
+      if (!line.empty() && display_width(line) + 1 + display_width(word) > kTextWidth) {
+        out += line + '\n';
+        line = " ";
+      }
+      line += (line.empty() ? "" : " ") + word;
+    }
+    out += line + '\n';
+  }
+  return out;
+}
+
 std::string pad(const std::string& text, std::size_t width, bool right) {
   const std::size_t used = display_width(text);
   const std::string fill(width > used ? width - used : 0, ' ');
@@ -90,14 +116,14 @@ void render_text(std::ostream& out, const Table& table) {
     text.erase(text.find_last_not_of(' ') + 1);
     out << text << '\n';
   };
-  if (!table.title.empty()) out << table.title << '\n';
+  if (!table.title.empty()) out << wrapped(table.title);
   std::vector<std::string> rule;
   for (std::size_t c = 0; c < n; ++c) rule.emplace_back(widths[c], '-');
   emit(header);
   if (two_line_header) emit(header_second);
   emit(rule);
   for (const auto& line : cells) emit(line);
-  for (const auto& note : table.notes) out << note << '\n';
+  for (const auto& note : table.notes) out << wrapped(note);
 }
 
 void render_markdown(std::ostream& out, const Table& table) {

@@ -68,6 +68,43 @@ TEST(Plot, ScatterWithIdentityLineAndConnectedFront) {
   EXPECT_GT(fs::file_size(path), 1000u);
 }
 
+// The sweep's throughput panel: a held-out band shaded under the curve, a dashed
+// ideal line in the same colour, labelled points, SI ticks on the log axis. The
+// SVG carries the labels and the log axis's ticks as 10k / 100k, not 100000.
+TEST(Plot, BandDashedIdealAndLabelsDraw) {
+  Series band{"held-out range", {1, 2, 4, 8}, {}};
+  band.y_low = {9e3, 17e3, 33e3, 60e3};
+  band.y_high = {12e3, 23e3, 45e3, 85e3};
+  band.color = 1;
+  Series ideal{"ideal", {1, 2, 4, 8}, {10e3, 20e3, 40e3, 80e3}};
+  ideal.dashed = true;
+  ideal.color = 1;
+  Series curve{"trn1.32xlarge", {1, 2, 4, 8}, {10e3, 19.5e3, 38e3, 71e3}};
+  curve.color = 1;
+  curve.labels = {"x1", "x2", "x4", "x8"};
+  const fs::path path = scratch("band.svg");
+  const PlotOutcome outcome =
+      plot_lines(LinePlot{"sweep", {Panel{"throughput", "instances", "tokens/s", "", true, true, {band, ideal, curve}}}},
+                 path.string());
+  ASSERT_TRUE(outcome.ok) << outcome.error;
+  std::ifstream svg(path);
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(">x8<"), std::string::npos);
+  EXPECT_NE(text.find(">10k<"), std::string::npos);
+  EXPECT_EQ(text.find(">10000<"), std::string::npos);
+
+  Series short_band = band;
+  short_band.y_high.pop_back();
+  EXPECT_NE(plot_lines(LinePlot{"x", {Panel{"p", "x", "y", "", false, false, {short_band}}}}, path.string())
+                .error.find("4 x and 3 y"),
+            std::string::npos);
+  Series few_labels = curve;
+  few_labels.labels.pop_back();
+  EXPECT_NE(plot_lines(LinePlot{"x", {Panel{"p", "x", "y", "", false, false, {few_labels}}}}, path.string())
+                .error.find("3 labels for 4 points"),
+            std::string::npos);
+}
+
 TEST(Plot, UnwritablePathIsReportedWithGnuplotMessage) {
   const PlotOutcome outcome = plot_lines(scaling_plot(), "/nonexistent-dir/x/plot.png");
   EXPECT_FALSE(outcome.ok);

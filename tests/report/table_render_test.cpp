@@ -54,6 +54,33 @@ TEST(TableRender, TextAlignsNumbersRight) {
   EXPECT_EQ(note, "prices: 3-year reserved");
 }
 
+// Text titles and notes fit a 120-column terminal: a long note breaks at spaces,
+// continuation lines indented, no word lost or split; short notes stay as written.
+TEST(TableRender, TextWrapsLongNotesAt120Columns) {
+  Table t = sample();
+  std::string long_note;
+  for (int i = 0; i < 60; ++i) long_note += "word" + std::to_string(i) + " ";
+  long_note += "https://example.com/" + std::string(130, 'x');  // one word longer than the width
+  t.notes = {long_note, "short note"};
+  std::istringstream lines(render(t, Format::text));
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  ASSERT_GE(all.size(), 9u);
+  std::string rejoined;
+  for (std::size_t i = 5; i + 1 < all.size(); ++i) {
+    if (all[i].size() > 120)  // only a line holding one unbreakable word may run past 120
+      EXPECT_EQ(all[i].find(' ', 2), std::string::npos) << all[i];
+    if (i > 5) EXPECT_EQ(all[i].rfind("  ", 0), 0u) << "continuation indented: " << all[i];
+    std::istringstream words(all[i]);
+    for (std::string w; words >> w;) rejoined += w + " ";
+  }
+  std::string expected;
+  std::istringstream words(long_note);
+  for (std::string w; words >> w;) expected += w + " ";
+  EXPECT_EQ(rejoined, expected);
+  EXPECT_EQ(all.back(), "short note");
+}
+
 TEST(TableRender, MarkdownEscapesPipes) {
   const std::string md = render(sample(), Format::markdown);
   EXPECT_EQ(md.rfind("### Layouts\n", 0), 0u);
