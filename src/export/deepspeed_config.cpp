@@ -138,10 +138,6 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   return {s.str(), ds.dump(2) + "\n"};
 }
 
-std::string deepspeed_config_named(const std::string& script_text, const std::string& script_file) {
-  return parse_shell_args(script_text, script_file).value("--deepspeed_config").value_or("");
-}
-
 LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
                          const std::string& config_file) {
   LaunchJob job;
@@ -167,8 +163,10 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   const int stage = int(ds_whole(zero, "stage", "zero_optimization.stage", 0));
   if (stage > 3) throw spec::SpecError(config_file, "zero_optimization.stage", "0, 1, 2 or 3");
   const bool bf16 = ds_bool(ds.value("bf16", nlohmann::json::object()), "enabled", "bf16.enabled");
-  if (ds_bool(ds.value("fp16", nlohmann::json::object()), "enabled", "fp16.enabled"))
-    throw spec::SpecError(config_file, "fp16.enabled", "false (trainplan models BF16 and FP32 training)");
+  // FP16 mixed precision keeps mixed BF16's memory and Tensor Core rate; its loss scaling is not priced.
+  const bool fp16 = ds_bool(ds.value("fp16", nlohmann::json::object()), "enabled", "fp16.enabled");
+  if (fp16 && bf16) throw spec::SpecError(config_file, "fp16.enabled", "false with bf16.enabled true");
+  if (fp16) job.notes.push_back("fp16.enabled priced as mixed BF16 (same GEMM rate; loss scaling not priced)");
 
   ShellArgs args;
   if (!script_text.empty()) {
@@ -180,8 +178,9 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
     return args.whole(o, min, max, fallback, script_file);
   };
   spec::Plan& p = job.plan;
-  job.instances = int(whole("--nnodes", 1, kBig, 0));
-  job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, 0));
+  // torchrun's names, else the deepspeed launcher's (DeepSpeed launcher/runner.py: --num_nodes, --num_gpus).
+  job.instances = int(whole("--nnodes", 1, kBig, whole("--num_nodes", 1, kBig, 0)));
+  job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, whole("--num_gpus", 1, 1024, 0)));
   p.instances = job.instances;
   p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));
   p.pp = int(whole("--pipeline-model-parallel-size", 1, kBig, 1));
@@ -196,7 +195,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   job.workload.global_batch_seqs = ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0));
   job.workload.seq_len = int(whole("--seq-length", 1, kBig, 0));
   if (args.has("--bf16") && !bf16) throw spec::SpecError(script_file, "--bf16", "bf16.enabled true in " + config_file + " as well");
-  job.workload.precision = bf16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
+  job.workload.precision = bf16 || fp16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
   p.zero = bf16 && stage == 0 ? 1 : stage;  // DeepSpeed's BF16 optimizer shards at stage 0
   if (p.pp > 1 && stage >= 2) throw spec::SpecError(config_file, "zero_optimization.stage", "0 or 1 with pipeline parallelism");
   p.overlap_dp_comm = ds_bool(zero, "overlap_comm", "zero_optimization.overlap_comm");

@@ -28,7 +28,4 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
 LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
                          const std::string& config_file);
 
-// The ds_config path a script names (--deepspeed_config), or empty.
-std::string deepspeed_config_named(const std::string& script_text, const std::string& script_file);
-
 }  // namespace tp::exporting

@@ -19,7 +19,9 @@ const char* const kMicrosoftOnly[] = {"--vocab-size",
                                       "--disable-bias-linear",
                                       "--sequence-parallel",
                                       "--recompute-granularity",
-                                      "--recompute-activations"};
+                                      "--recompute-activations",
+                                      // microsoft@f4157bea megatron/arguments.py:954; bigscience@8387ae17 has none
+                                      "--no-pipeline-parallel"};
 
 void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   const spec::Plan& p = job.plan;

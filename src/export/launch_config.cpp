@@ -6,6 +6,7 @@
 #include "export/deepspeed_config.h"
 #include "export/megatron_config.h"
 #include "export/nemo_config.h"
+#include "export/shell_args.h"
 #include "export/nxd_config.h"
 #include "export/yaml_fields.h"
 #include "spec/error.h"
@@ -45,7 +46,12 @@ ReadLaunch read_launch_config(const std::string& path) {
     throw spec::SpecError(path, "", "a NeMo YAML (trainer, model) or a NeuronX Distributed Training YAML (distributed_strategy)");
   }
   if (ext == ".json") return {LaunchFormat::deepspeed, read_deepspeed("", path, text, path)};
-  if (const std::string config = deepspeed_config_named(text, path); !config.empty()) {
+  const ShellArgs script = parse_shell_args(text, path);
+  if (const std::string config = script.value("--deepspeed_config").value_or(""); !config.empty()) {
+    // A script that writes its ds_config itself (cat <<EOT > $DS_CONFIG) is read with that text.
+    if (const auto written = script.written_files.find(config); written != script.written_files.end())
+      return {LaunchFormat::deepspeed,
+              read_deepspeed(text, path, written->second, path + " (the here-document written to " + config + ")")};
     const fs::path config_path = fs::path(config).is_absolute() ? fs::path(config) : fs::path(path).parent_path() / config;
     return {LaunchFormat::deepspeed, read_deepspeed(text, path, spec::read_text_file(config_path.string()), config_path.string())};
   }

@@ -197,6 +197,7 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   p.tp = int(y.whole("model.tensor_model_parallel_size", 1, kBig, 1));
   p.pp = int(y.whole("model.pipeline_model_parallel_size", 1, kBig, 1));
   p.virtual_stages = int(y.whole("model.virtual_pipeline_model_parallel_size", 1, kBig, 1));
+  p.cp = int(y.whole("model.context_parallel_size", 1, kBig, 1));
   p.sp = y.flag("model.sequence_parallel", false);
   job.workload.seq_len = int(y.whole("model.encoder_seq_length", 1, kBig, 512));
   const std::string granularity = y.text("model.activations_checkpoint_granularity", "");

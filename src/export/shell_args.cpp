@@ -1,6 +1,9 @@
 #include "export/shell_args.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <optional>
 #include <string_view>
 
 #include "export/read_values.h"
@@ -108,24 +111,262 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
 }
 
 // Launch scripts keep options in bash arrays whose quoted items hold an option
-// and its value ("--fp8-format hybrid"); the unquoted ${ARR[@]} splits them.
+// and its value ("--fp8-format hybrid"), or in strings run unquoted or by eval;
+// the shell splits them at whitespace.
 std::vector<std::string> split_option_items(const std::vector<std::string>& words) {
   std::vector<std::string> out;
-  for (const std::string& w : words) {
-    const std::size_t space = w.find_first_of(" \t");
-    // "--name=two words" is one option with its value; "--name value" an item to split.
-    if (w.rfind("--", 0) != 0 || space == std::string::npos || w.find('=') < space) {
-      out.push_back(w);
+  for (const std::string& word : words) {
+    // An unquoted "$OPTIONS" holding " --a 1 --b 2" splits the same way.
+    const std::size_t first = word.find_first_not_of(" \t\n");
+    const std::string w = first == std::string::npos ? word : word.substr(first);
+    const std::size_t space = w.find_first_of(" \t\n");
+    // "--name=two words" is one option with its value; "--name value" an item to split;
+    // so is a command kept in a variable and run with eval ("deepspeed x.py --a 1").
+    const bool holds_options = w.rfind("--", 0) == 0 || w.find(" --") != std::string::npos ||
+                               w.find("\t--") != std::string::npos || w.find("\n--") != std::string::npos;
+    if (!holds_options || space == std::string::npos || (w.rfind("--", 0) == 0 && w.find('=') < space)) {
+      out.push_back(word);
       continue;
     }
     std::size_t start = 0;
     while (start < w.size()) {
-      const std::size_t begin = w.find_first_not_of(" \t", start);
+      const std::size_t begin = w.find_first_not_of(" \t\n", start);
       if (begin == std::string::npos) break;
-      const std::size_t end = w.find_first_of(" \t", begin);
+      const std::size_t end = w.find_first_of(" \t\n", begin);
       out.push_back(w.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
       start = end == std::string::npos ? w.size() : end;
     }
+  }
+  return out;
+}
+
+
+// `cat <<EOF > FILE` ... `EOF`: the body (expanded unless the delimiter is quoted)
+// and the file the line writes it to, met before word `word_index`.
+struct PendingHeredoc {
+  std::size_t word_index = 0;
+  std::string target, body;
+  bool expand = true;
+};
+
+// Reads the heredoc whose "<<" is at `at`; returns where scanning goes on (past
+// its closing delimiter line).
+std::size_t read_heredoc(const std::string& text, std::size_t at, const std::string& file, std::size_t word_index,
+                         std::vector<PendingHeredoc>& heredocs) {
+  std::size_t i = at + 2;
+  const bool strip_tabs = i < text.size() && text[i] == '-';
+  if (strip_tabs) ++i;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  PendingHeredoc h;
+  h.word_index = word_index;
+  std::string delimiter;
+  while (i < text.size() && text[i] != '\n' && text[i] != ' ' && text[i] != '\t' && text[i] != ';' && text[i] != '>') {
+    if (text[i] == '\'' || text[i] == '"') h.expand = false;
+    else delimiter += text[i];
+    ++i;
+  }
+  const std::size_t eol = std::min(text.find('\n', i), text.size());
+  const std::string rest = text.substr(i, eol - i);
+  if (const std::size_t gt = rest.find('>'); gt != std::string::npos) {
+    std::size_t b = rest.find_first_not_of(" \t>", gt);
+    std::size_t e = b == std::string::npos ? b : rest.find_first_of(" \t;|&", b);
+    if (b != std::string::npos) h.target = rest.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (h.target.size() >= 2 && (h.target.front() == '"' || h.target.front() == '\''))
+      h.target = h.target.substr(1, h.target.size() - 2);
+  }
+  if (delimiter.empty()) throw spec::SpecError(file, "", "a delimiter after the << at byte " + std::to_string(at));
+  std::size_t line_start = eol + 1;
+  while (line_start < text.size()) {
+    std::size_t line_end = std::min(text.find('\n', line_start), text.size());
+    std::string line = text.substr(line_start, line_end - line_start);
+    if (strip_tabs) line.erase(0, line.find_first_not_of('\t') == std::string::npos ? line.size() : line.find_first_not_of('\t'));
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line == delimiter) {
+      heredocs.push_back(h);
+      return line_end;
+    }
+    h.body += line + "\n";
+    line_start = line_end + 1;
+  }
+  throw spec::SpecError(file, "", "a line '" + delimiter + "' closing the here-document opened at byte " + std::to_string(at));
+}
+
+// if / elif / else / fi around the words: which branches run.
+class Branches {
+ public:
+  bool active() const { return levels_.empty() || levels_.back().active; }
+  void open(bool holds) {
+    const bool outer = active();
+    levels_.push_back({outer, outer && holds, holds});
+  }
+  void elif(bool holds) {
+    if (levels_.empty()) return;
+    Level& l = levels_.back();
+    l.active = l.outer && !l.taken && holds;
+    l.taken = l.taken || holds;
+  }
+  void otherwise() {
+    if (levels_.empty()) return;
+    Level& l = levels_.back();
+    l.active = l.outer && !l.taken;
+    l.taken = true;
+  }
+  void close() {
+    if (!levels_.empty()) levels_.pop_back();
+  }
+
+ private:
+  struct Level {
+    bool outer, active, taken;
+  };
+  std::vector<Level> levels_;
+};
+
+std::optional<long long> integer_of(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(s, &used);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// A test condition ([ a = b ], [[ a -eq b ]], [ -z a ], [ -n a ]) on expanded words.
+// One the reader cannot judge (a command, a file test, && chains) counts as true:
+// its branch is read, as a reader without branches would.
+bool test_holds(std::vector<std::string> w) {
+  if (w.size() >= 2 && ((w.front() == "[" && w.back() == "]") || (w.front() == "[[" && w.back() == "]]"))) {
+    w.erase(w.begin());
+    w.pop_back();
+  } else {
+    return true;
+  }
+  bool negate = false;
+  if (!w.empty() && w.front() == "!") {
+    negate = true;
+    w.erase(w.begin());
+  }
+  std::optional<bool> holds;
+  if (w.size() == 2 && w[0] == "-z") holds = w[1].empty();
+  else if (w.size() == 2 && w[0] == "-n") holds = !w[1].empty();
+  else if (w.size() == 1) holds = !w[0].empty();
+  else if (w.size() == 3) {
+    const std::string& op = w[1];
+    if (op == "=" || op == "==") holds = w[0] == w[2];
+    else if (op == "!=") holds = w[0] != w[2];
+    else {
+      const auto a = integer_of(w[0]), b = integer_of(w[2]);
+      if (a && b) {
+        if (op == "-eq") holds = *a == *b;
+        else if (op == "-ne") holds = *a != *b;
+        else if (op == "-gt") holds = *a > *b;
+        else if (op == "-lt") holds = *a < *b;
+        else if (op == "-ge") holds = *a >= *b;
+        else if (op == "-le") holds = *a <= *b;
+      }
+    }
+  }
+  if (!holds) return true;
+  return negate ? !*holds : *holds;
+}
+
+// $(( expr )) over integers (+ - * / % and parentheses; a bare name is its
+// variable, as in bash); anything else (a name unset or not a number,
+// $(command)) stays as written.
+class Arithmetic {
+ public:
+  Arithmetic(const std::string& text, const Variables& vars) : t_(text), vars_(vars) {}
+  std::optional<long long> value() {
+    const auto v = sum();
+    skip();
+    if (!v || i_ != t_.size()) return std::nullopt;
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t')) ++i_;
+  }
+  std::optional<long long> sum() {
+    auto v = product();
+    while (v) {
+      skip();
+      if (i_ >= t_.size() || (t_[i_] != '+' && t_[i_] != '-')) break;
+      const char op = t_[i_++];
+      const auto r = product();
+      long long out = 0;
+      if (!r || (op == '+' ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)))
+        return std::nullopt;
+      v = out;
+    }
+    return v;
+  }
+  std::optional<long long> product() {
+    auto v = factor();
+    while (v) {
+      skip();
+      if (i_ >= t_.size() || (t_[i_] != '*' && t_[i_] != '/' && t_[i_] != '%')) break;
+      const char op = t_[i_++];
+      const auto r = factor();
+      // Whatever bash would wrap or trap (overflow, division by zero) is left as written.
+      if (!r || ((op == '/' || op == '%') && (*r == 0 || (*r == -1 && *v == LLONG_MIN)))) return std::nullopt;
+      long long out = 0;
+      if (op == '*' && __builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+      v = op == '*' ? out : op == '/' ? *v / *r : *v % *r;
+    }
+    return v;
+  }
+  std::optional<long long> factor() {
+    skip();
+    if (i_ >= t_.size() || ++depth_ > 64) return std::nullopt;
+    std::optional<long long> v;
+    if (t_[i_] == '-') {
+      ++i_;
+      if (const auto f = factor(); f && *f != LLONG_MIN) v = -*f;
+    } else if (t_[i_] == '(') {
+      ++i_;
+      v = sum();
+      skip();
+      if (i_ >= t_.size() || t_[i_] != ')') v.reset();
+      else ++i_;
+    } else if (identifier_char(t_[i_], true)) {
+      const std::size_t start = i_;
+      while (i_ < t_.size() && identifier_char(t_[i_], false)) ++i_;
+      const auto it = vars_.find(t_.substr(start, i_ - start));
+      if (it != vars_.end()) v = integer_of(it->second);
+    } else {
+      const std::size_t start = i_;
+      while (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9') ++i_;
+      if (i_ > start && i_ - start < 18) v = std::stoll(t_.substr(start, i_ - start));
+    }
+    --depth_;
+    return v;
+  }
+  const std::string& t_;
+  const Variables& vars_;
+  std::size_t i_ = 0;
+  int depth_ = 0;
+};
+
+// Replaces each whole-word $(( ... )) whose content is plain integer arithmetic by its value.
+std::string evaluate_arithmetic(const std::string& word, const Variables& vars) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size();) {
+    if (word.compare(i, 3, "$((") != 0) {
+      out += word[i++];
+      continue;
+    }
+    const std::size_t close = word.find("))", i + 3);
+    if (close == std::string::npos) {
+      out += word.substr(i);
+      break;
+    }
+    const std::string inner = word.substr(i + 3, close - i - 3);
+    if (const auto v = Arithmetic(inner, vars).value()) out += std::to_string(*v);
+    else out += word.substr(i, close + 2 - i);
+    i = close + 2;
   }
   return out;
 }
@@ -134,11 +375,13 @@ std::vector<std::string> split_option_items(const std::vector<std::string>& word
 
 ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   ShellArgs out;
+  std::vector<std::string> words;
+  std::vector<PendingHeredoc> heredocs;
   std::string word;
   bool in_word = false;
   std::size_t i = 0;
   auto end_word = [&] {
-    if (in_word) out.words.push_back(word);
+    if (in_word) words.push_back(word);
     word.clear();
     in_word = false;
   };
@@ -150,13 +393,43 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
         in_word = true;
       }
       i += 2;
-    } else if (c == '\'' || c == '"') {
+    } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '(') {
+      // $(...) and $((...)): one word up to the matching parenthesis, spaces and all.
+      std::size_t close = i + 1;
+      for (int open = 0; close < text.size(); ++close) {
+        if (text[close] == '(') ++open;
+        if (text[close] == ')' && --open == 0) break;
+      }
+      if (close >= text.size())
+        throw spec::SpecError(file, "", "a closing ) for the $( opened at byte " + std::to_string(i));
+      word += text.substr(i, close + 1 - i);
+      in_word = true;
+      i = close + 1;
+    } else if (c == '<' && !in_word && text.compare(i, 2, "<<") == 0 && text.compare(i, 3, "<<<") != 0) {
+      end_word();
+      i = read_heredoc(text, i, file, words.size(), heredocs);
+    } else if (c == '\'') {
       const std::size_t close = text.find(c, i + 1);
       if (close == std::string::npos)
         throw spec::SpecError(file, "", std::string("a closing ") + c + " for the quote opened at byte " + std::to_string(i));
       word += text.substr(i + 1, close - i - 1);
       in_word = true;
       i = close + 1;
+    } else if (c == '"') {
+      // Inside double quotes a backslash escapes $ ` " \ and the newline (a continuation: both go).
+      std::size_t k = i + 1;
+      for (; k < text.size() && text[k] != '"'; ++k) {
+        if (text[k] == '\\' && k + 1 < text.size() && std::string_view("$`\"\\\n").find(text[k + 1]) != std::string_view::npos) {
+          if (text[k + 1] != '\n') word += text[k + 1];
+          ++k;
+        } else {
+          word += text[k];
+        }
+      }
+      if (k >= text.size())
+        throw spec::SpecError(file, "", std::string("a closing \" for the quote opened at byte ") + std::to_string(i));
+      in_word = true;
+      i = k + 1;
     } else if (c == '#' && !in_word) {
       const std::size_t eol = text.find('\n', i);
       out.comments.push_back(text.substr(i + 1, (eol == std::string::npos ? text.size() : eol) - i - 1));
@@ -171,11 +444,38 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     }
   }
   end_word();
+  // One pass in order, as the shell runs it: assignments take effect where they
+  // stand, and words inside an if branch not taken are dropped.
   Variables vars;
-  for (const std::string& w : out.words)
-    if (const std::string name = assigned_name(w); !name.empty() && w.find("=(") == std::string::npos)
-      vars[name] = expand(w.substr(name.size() + 1), vars, file);
-  for (std::string& w : out.words) w = expand(w, vars, file);
+  Branches branches;
+  std::size_t next_heredoc = 0;
+  auto emit_heredocs_before = [&](std::size_t index) {
+    for (; next_heredoc < heredocs.size() && heredocs[next_heredoc].word_index <= index; ++next_heredoc) {
+      const PendingHeredoc& h = heredocs[next_heredoc];
+      if (!branches.active() || h.target.empty()) continue;
+      out.written_files[expand(h.target, vars, file)] = h.expand ? evaluate_arithmetic(expand(h.body, vars, file), vars) : h.body;
+    }
+  };
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    emit_heredocs_before(w);
+    const std::string& raw = words[w];
+    if (raw == "if" || raw == "elif") {
+      std::vector<std::string> condition;
+      std::size_t k = w + 1;
+      for (; k < words.size() && words[k] != "then"; ++k) condition.push_back(expand(words[k], vars, file));
+      if (raw == "if") branches.open(test_holds(condition));
+      else branches.elif(test_holds(condition));
+      w = k;  // past "then"
+      continue;
+    }
+    if (raw == "else") { branches.otherwise(); continue; }
+    if (raw == "fi") { branches.close(); continue; }
+    if (!branches.active()) continue;
+    if (const std::string name = assigned_name(raw); !name.empty() && raw.find("=(") == std::string::npos)
+      vars[name] = evaluate_arithmetic(expand(raw.substr(name.size() + 1), vars, file), vars);
+    out.words.push_back(evaluate_arithmetic(expand(raw, vars, file), vars));
+  }
+  emit_heredocs_before(words.size());
   out.words = split_option_items(out.words);
   for (std::size_t w = 0; w < out.words.size(); ++w) {
     const std::string& s = out.words[w];

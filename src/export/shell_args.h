@@ -1,9 +1,11 @@
 // The options of a launch script: the words of a POSIX shell script (quotes,
 // backslash-newline continuations and # comments honoured; $VAR, ${VAR} and
-// ${VAR:-default} expanded from the script's own assignments, others left as
-// written; quoted "--option value" array items split) and every `--name value`,
-// `--name=value` or bare `--flag` among them. A name given twice keeps its last
-// value, as argparse does.
+// ${VAR:-default} expanded from the script's own assignments where they stand,
+// $(( integer arithmetic )) evaluated, others left as written; words in an
+// if/elif/else branch whose [ test ] is false dropped; quoted "--option value"
+// array items split; here-documents kept by the file they are written to) and
+// every `--name value`, `--name=value` or bare `--flag` among them. A name given
+// twice keeps its last value, as argparse does.
 #pragma once
 #include <map>
 #include <optional>
@@ -16,6 +18,8 @@ struct ShellArgs {
   std::map<std::string, std::string> options;  // "--seq-length" -> "4096"; a bare flag -> ""
   std::vector<std::string> comments;           // each "# ..." line, without the '#'
   std::vector<std::string> words;
+  // Here-documents the script writes to a file (`cat <<EOF > $DS_CONFIG`), by that file's expanded name.
+  std::map<std::string, std::string> written_files;
 
   bool has(const std::string& name) const { return options.count(name) > 0; }
   std::optional<std::string> value(const std::string& name) const;

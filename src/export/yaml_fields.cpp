@@ -1,5 +1,9 @@
 #include "export/yaml_fields.h"
 
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
 #include "export/launch_job.h"
 #include "export/read_values.h"
 #include "spec/error.h"
@@ -58,7 +62,87 @@ bool YamlFields::has(const std::string& path) const {
 std::string YamlFields::scalar(const std::string& path) const {
   const YAML::Node n = find(path);
   if (!n.IsScalar()) throw spec::SpecError(file_, path, "a single value, not a list or a mapping");
-  return n.Scalar();
+  return resolved(n.Scalar(), path, 0);
+}
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// The arguments of a resolver call "a, ${b.c}, 2", split at top-level commas.
+std::vector<std::string> resolver_arguments(const std::string& text) {
+  std::vector<std::string> out(1);
+  int depth = 0;
+  for (char c : text) {
+    if (c == '{') ++depth;
+    if (c == '}') --depth;
+    if (c == ',' && depth == 0) out.emplace_back();
+    else out.back() += c;
+  }
+  for (auto& a : out) a = trimmed(a);
+  return out;
+}
+
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string((long long)v);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+}  // namespace
+
+// OmegaConf interpolations as the NeMo launcher's training files write them
+// (NVIDIA/NeMo-Framework-Launcher@26e42fa9 launcher_scripts/conf/training/*.yaml):
+// ${a.b} an absolute key (the launcher mounts a training file under `training.`,
+// so ${training.model.x} is this file's model.x), ${.b} a sibling, ${..b} the
+// parent's sibling, and the resolvers launcher_scripts/main.py:55-61 registers:
+// multiply, divide_ceil, divide_floor. A value with text around an interpolation
+// is kept as written; an interpolation to a missing key, another resolver or a
+// cycle is refused.
+std::string YamlFields::resolved(const std::string& value, const std::string& path, int depth) const {
+  if (value.size() < 3 || value.rfind("${", 0) != 0 || value.back() != '}') return value;
+  int open = 0;
+  for (std::size_t i = 0; i + 1 < value.size(); ++i) {  // the first ${ must close at the end
+    if (value[i] == '{') ++open;
+    if (value[i] == '}' && --open == 0) return value;
+  }
+  if (depth > 8) throw spec::SpecError(file_, path, "interpolations at most 8 deep, not a cycle: '" + value + "'");
+  const std::string inner = value.substr(2, value.size() - 3);
+  auto number_of = [&](const std::string& arg) {
+    const std::string text = resolved(arg, path, depth + 1);
+    return real_number(text, file_, path);
+  };
+  if (const std::size_t colon = inner.find(':'); colon != std::string::npos && inner.find('{') > colon) {
+    const std::string resolver = inner.substr(0, colon);
+    const std::vector<std::string> args = resolver_arguments(inner.substr(colon + 1));
+    if (args.size() != 2 || (resolver != "multiply" && resolver != "divide_ceil" && resolver != "divide_floor"))
+      throw spec::SpecError(file_, path, "an interpolation the NeMo launcher resolves (multiply, divide_ceil or "
+                                         "divide_floor of two values), found '" + value + "'");
+    const double a = number_of(args[0]), b = number_of(args[1]);
+    if (resolver == "multiply") return number_text(a * b);
+    if (b == 0) throw spec::SpecError(file_, path, "a non-zero divisor in '" + value + "'");
+    return number_text(resolver == "divide_ceil" ? std::ceil(a / b) : std::floor(a / b));
+  }
+  std::string target = trimmed(inner);
+  if (target.rfind('.', 0) == 0) {  // relative: one dot is this node's mapping, each more one level up
+    std::string base = path.substr(0, path.rfind('.') == std::string::npos ? 0 : path.rfind('.'));
+    std::size_t dots = 0;
+    while (dots < target.size() && target[dots] == '.') ++dots;
+    for (std::size_t up = 1; up < dots; ++up) base = base.substr(0, base.rfind('.') == std::string::npos ? 0 : base.rfind('.'));
+    target = (base.empty() ? "" : base + ".") + target.substr(dots);
+  } else if (target.rfind("training.", 0) == 0 && !find("training").IsDefined()) {
+    target = target.substr(9);
+  }
+  const YAML::Node n = find(target);
+  if (!n.IsDefined() || n.IsNull() || !n.IsScalar())
+    throw spec::SpecError(file_, path, "an interpolation to a value this file sets, found '" + value + "' (" + target +
+                                           " is not set)");
+  return resolved(n.Scalar(), target, depth + 1);
 }
 
 long YamlFields::whole(const std::string& path, long min, long max, long fallback) const {

@@ -1,7 +1,8 @@
 // Typed reads of dotted key paths ("model.micro_batch_size") in a YAML launcher
 // config. A malformed document, a wrong type or a value out of range is refused
 // with the file and the key path (spec::SpecError); a missing key takes the
-// fallback the stack itself would use, which the caller states.
+// fallback the stack itself would use, which the caller states. A value that is
+// one OmegaConf interpolation is resolved as the NeMo launcher resolves it.
 #pragma once
 #include <string>
 
@@ -25,6 +26,8 @@ class YamlFields {
  private:
   YAML::Node find(const std::string& path) const;  // an undefined node when missing
   std::string scalar(const std::string& path) const;
+  // `value` read at `path`: itself, or what ${...} names (see yaml_fields.cpp).
+  std::string resolved(const std::string& value, const std::string& path, int depth) const;
   YAML::Node root_;
   std::string file_;
 };

@@ -4,6 +4,8 @@
 // given); plans a stack cannot express are refused naming the option.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -481,6 +483,69 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(hf.job.workload.seq_len, 8192);
   ASSERT_EQ(hf.job.notes.size(), 1u);
   EXPECT_NE(hf.job.notes[0].find("model.model_config"), std::string::npos);
+
+  // NeMo launcher files: context parallelism read (it was ignored: the plan ran at DP 64 instead
+  // of CP 2 x DP 32), and the launcher's interpolations resolved as its resolvers do.
+  const ReadLaunch llama70 = read_launch_config(fixture("nemo-launcher-llama3.1-70b.yaml"));
+  EXPECT_EQ(llama70.format, LaunchFormat::nemo);
+  EXPECT_EQ(llama70.job.instances, 128);
+  EXPECT_EQ(llama70.job.plan.tp, 4);
+  EXPECT_EQ(llama70.job.plan.pp, 4);
+  EXPECT_EQ(llama70.job.plan.virtual_stages, 10);
+  EXPECT_EQ(llama70.job.plan.cp, 2);
+  EXPECT_TRUE(llama70.job.plan.sp);
+  EXPECT_TRUE(llama70.job.plan.overlap_tp_comm);
+  EXPECT_EQ(llama70.job.plan.zero, 1);  // mcore_distributed_optim
+  EXPECT_EQ(llama70.job.workload.seq_len, 8192);
+  EXPECT_EQ(llama70.job.model.ffn_hidden, 28672);
+  const ReadLaunch gpt5b = read_launch_config(fixture("nemo-launcher-gpt3-5b.yaml"));
+  EXPECT_EQ(gpt5b.job.model.ffn_hidden, 16384);  // ${multiply:4, ${.hidden_size}}
+  EXPECT_EQ(gpt5b.job.plan.virtual_stages, 1);   // null
+  EXPECT_EQ(gpt5b.job.plan.micro_batch, 4);
+  EXPECT_EQ(gpt5b.job.workload.global_batch_seqs, 2048);
+
+  // Megatron-DeepSpeed scripts: a ds_config written by a here-document, options in a string
+  // that prepends to itself, an if-branch that does not run, shell arithmetic, fork detection.
+  const ReadLaunch llama2 = read_launch_config(fixture("mds-llama2-distributed.sh"));
+  EXPECT_EQ(llama2.format, LaunchFormat::deepspeed);
+  EXPECT_EQ(llama2.job.plan.tp, 2);
+  EXPECT_EQ(llama2.job.plan.pp, 2);
+  EXPECT_EQ(llama2.job.plan.micro_batch, 4);                    // from the here-document
+  EXPECT_EQ(llama2.job.workload.global_batch_seqs, 32);
+  EXPECT_EQ(llama2.job.workload.precision, spec::Precision::mixed_bf16);
+  EXPECT_EQ(llama2.job.plan.recompute, spec::Recompute::none);  // the "true" branch does not run
+  EXPECT_EQ(llama2.job.model.layers, 24);
+  EXPECT_FALSE(llama2.job.has_architecture);  // no --vocab-size: --model names the model
+  const ReadLaunch azure = read_launch_config(fixture("mds-azure-run-175b.sh"));
+  EXPECT_EQ(azure.job.stack_name, "megatron-deepspeed-ms");  // --no-pipeline-parallel is microsoft's
+  EXPECT_EQ(azure.job.instances, 1);                          // deepspeed --num_nodes=$NODES
+  EXPECT_EQ(azure.job.workload.global_batch_seqs, 32);        // $(( 8 * 4 * 1 ))
+  EXPECT_EQ(azure.job.plan.zero, 3);
+  EXPECT_EQ(azure.job.plan.recompute, spec::Recompute::full);
+  EXPECT_EQ(azure.job.workload.precision, spec::Precision::mixed_bf16);
+  ASSERT_FALSE(azure.job.notes.empty());
+  EXPECT_NE(azure.job.notes[0].find("fp16.enabled"), std::string::npos);
+}
+
+TEST(ShellArgs, ArithmeticBranchesAndHereDocumentsAsTheShellRunsThem) {
+  const ShellArgs a = parse_shell_args(
+      "N=2\nG=$(( (N + 1) * 4 - 10 / 5 % 3 ))\nBAD=$(( N * ))\nX=on\n"
+      "if [ \"$X\" = \"off\" ]; then\n  A=\"--a 1\"\nelif [[ $N -ge 2 ]]; then\n  A=\"--a 2\"\nelse\n  A=\"--a 3\"\nfi\n"
+      "if [ -z \"$UNSET_EMPTY\" ]; then if [ 1 -eq 0 ]; then B=x; fi; fi\n"
+      "cat <<EOF > $N.json\n{\"g\": $G}\nEOF\ncat <<'RAW' > raw.txt\n$G\nRAW\n"
+      "OV=$(( 100000000000000000 * 100 ))\n"
+      "run --g $G --bad $BAD $A --b ${B:-none} --ov $OV \"two \\\"quoted\\\" words\"\n",
+      "f");
+  EXPECT_EQ(a.value("--g"), "10");          // (2 + 1) * 4 - (10 / 5) % 3
+  EXPECT_EQ(a.value("--bad"), "$(( N * ))");  // not arithmetic: kept as written
+  EXPECT_EQ(a.value("--a"), "2");           // the elif branch, only
+  EXPECT_EQ(a.value("--b"), "none");        // B set only in a branch that does not run
+  EXPECT_EQ(a.value("--ov"), "$(( 100000000000000000 * 100 ))");  // past 64 bits: kept, never wrapped
+  ASSERT_EQ(a.written_files.count("2.json"), 1u);
+  EXPECT_EQ(a.written_files.at("2.json"), "{\"g\": 10}\n");
+  EXPECT_EQ(a.written_files.at("raw.txt"), "$G\n");  // a quoted delimiter expands nothing
+  EXPECT_NE(std::find(a.words.begin(), a.words.end(), "two \"quoted\" words"), a.words.end());
+  EXPECT_THROW(parse_shell_args("cat <<EOF > x\nnever closed\n", "f"), spec::SpecError);
 }
 
 TEST(ShellArgs, VariablesExpandAsTheShellDoes) {
