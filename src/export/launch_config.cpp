@@ -70,7 +70,7 @@ void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& na
       {yaml ? "model.hidden_size" : "--hidden-size", {m.hidden, named.hidden}},
       {yaml ? "model.num_attention_heads" : "--num-attention-heads", {m.heads, named.heads}},
       {yaml ? "model.ffn_hidden_size" : "--ffn-hidden-size", {m.ffn_hidden, named.ffn_hidden}},
-      {"--num-experts", {m.experts, named.experts}}};
+      {yaml ? "model.num_moe_experts" : "--num-experts", {m.experts, named.experts}}};
   for (const auto& [option, values] : stated)
     if (values.first > 0 && values.first != values.second)
       throw spec::SpecError(file, option,

@@ -198,7 +198,12 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   p.pp = int(y.whole("model.pipeline_model_parallel_size", 1, kBig, 1));
   p.virtual_stages = int(y.whole("model.virtual_pipeline_model_parallel_size", 1, kBig, 1));
   p.cp = int(y.whole("model.context_parallel_size", 1, kBig, 1));
-  p.sp = y.flag("model.sequence_parallel", false);
+  // NeMo's _validate_and_override_config (nlp/models/language_modeling/megatron_base_model.py) sets
+  // sequence_parallel False at TP 1 with an info line; the launcher's Mixtral 8x7B file states both.
+  p.sp = y.flag("model.sequence_parallel", false) && p.tp > 1;
+  if (y.flag("model.sequence_parallel", false) && p.tp == 1)
+    job.notes.push_back("model.sequence_parallel at TP 1 read as off, as NeMo switches it off");
+  p.ep = int(y.whole("model.expert_model_parallel_size", 1, kBig, 1));
   job.workload.seq_len = int(y.whole("model.encoder_seq_length", 1, kBig, 512));
   const std::string granularity = y.text("model.activations_checkpoint_granularity", "");
   if (granularity.empty()) p.recompute = spec::Recompute::none;

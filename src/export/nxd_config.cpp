@@ -149,6 +149,10 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   p.virtual_stages = int(y.whole("distributed_strategy.virtual_pipeline_model_parallel_size", 1, kBig, 1));
   p.zero = y.flag("distributed_strategy.zero1", false) ? 1 : 0;
   p.sp = y.flag("distributed_strategy.sequence_parallel", false);
+  // Read so that a job's CP or EP is priced or refused, never dropped (examples/conf/hf_llama3_70B_CP_config.yaml
+  // sets context_parallel_size 2; the Mixtral configs expert_model_parallel_size).
+  p.cp = int(y.whole("distributed_strategy.context_parallel_size", 1, kBig, 1));
+  p.ep = int(y.whole("distributed_strategy.expert_model_parallel_size", 1, kBig, 1));
   p.micro_batch = int(y.whole("data.micro_batch_size", 1, kBig, 1));
   job.workload.global_batch_seqs = y.whole("data.global_batch_size", 1, kBig, 1);
   job.workload.seq_len = int(y.whole("model.encoder_seq_length", 1, kBig, 1));
@@ -171,6 +175,7 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
     job.notes.push_back("the architecture is in model.model_config (" + spec::one_line(y.text("model.model_config", "unnamed"), 200) +
                         "), which trainplan does not read: --model names it");
   read_yaml_layer_shape(y, job);
+  if (y.has("model.moe.num_experts")) job.model.experts = int(y.whole("model.moe.num_experts", 1, kBig, 0));
   return job;
 }
 

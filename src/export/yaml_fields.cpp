@@ -173,6 +173,7 @@ void read_yaml_layer_shape(const YamlFields& y, LaunchJob& job) {
   job.model.hidden = int(y.whole("model.hidden_size", 1, kBig, 0));
   job.model.heads = int(y.whole("model.num_attention_heads", 1, kBig, 0));
   job.model.ffn_hidden = int(y.whole("model.ffn_hidden_size", 1, kBig, 0));
+  job.model.experts = int(y.whole("model.num_moe_experts", 1, kBig, 0));
 }
 
 std::string yaml_text(const std::string& header, const YAML::Node& root) {

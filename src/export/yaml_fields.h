@@ -36,7 +36,7 @@ class YamlFields {
 // NxD Training both state the cluster; fills job.instances, devices and plan.instances.
 struct LaunchJob;
 void read_yaml_cluster(const YamlFields& fields, LaunchJob& job);
-// model.num_layers, hidden_size, num_attention_heads and ffn_hidden_size where
+// model.num_layers, hidden_size, num_attention_heads, ffn_hidden_size and num_moe_experts where
 // stated (NeMo and NxD Training name them alike) into job.model, 0 where silent:
 // a partial architecture a named model is held against (LaunchJob::has_architecture stays false).
 void read_yaml_layer_shape(const YamlFields& fields, LaunchJob& job);

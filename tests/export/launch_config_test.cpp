@@ -503,6 +503,26 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(gpt5b.job.plan.virtual_stages, 1);   // null
   EXPECT_EQ(gpt5b.job.plan.micro_batch, 4);
   EXPECT_EQ(gpt5b.job.workload.global_batch_seqs, 2048);
+  const ReadLaunch mixtral_nemo = read_launch_config(fixture("nemo-launcher-mixtral-8x7b.yaml"));
+  EXPECT_EQ(mixtral_nemo.job.plan.ep, 8);  // expert_model_parallel_size (was dropped: EP 1)
+  EXPECT_EQ(mixtral_nemo.job.plan.virtual_stages, 8);
+  EXPECT_FALSE(mixtral_nemo.job.plan.sp);  // stated true at TP 1: NeMo switches it off
+  EXPECT_EQ(mixtral_nemo.job.model.experts, 8);  // held against --model
+  ASSERT_EQ(mixtral_nemo.job.notes.size(), 1u);
+  EXPECT_NE(mixtral_nemo.job.notes[0].find("sequence_parallel"), std::string::npos);
+  const ReadLaunch llama405 = read_launch_config(fixture("nemo-launcher-llama3.1-405b.yaml"));
+  EXPECT_EQ(llama405.job.instances, 576);
+  EXPECT_EQ(llama405.job.plan.pp, 9);
+  EXPECT_EQ(llama405.job.plan.virtual_stages, 7);
+  EXPECT_EQ(llama405.job.plan.cp, 2);
+  EXPECT_EQ(llama405.job.workload.global_batch_seqs, 2016);
+  // NxD Training's ring-attention config: CP 2 read (it was dropped: the job ran as DP 2 x CP 1).
+  const ReadLaunch nxd_cp = read_launch_config(fixture("nxd-hf-llama3-70b-cp.yaml"));
+  EXPECT_EQ(nxd_cp.format, LaunchFormat::nxd);
+  EXPECT_EQ(nxd_cp.job.plan.tp, 32);
+  EXPECT_EQ(nxd_cp.job.plan.pp, 8);
+  EXPECT_EQ(nxd_cp.job.plan.cp, 2);
+  EXPECT_EQ(nxd_cp.job.instances, 16);
 
   // Megatron-DeepSpeed scripts: a ds_config written by a here-document, options in a string
   // that prepends to itself, an if-branch that does not run, shell arithmetic, fork detection.
