@@ -1,12 +1,11 @@
 #include "export/shell_args.h"
 
 #include <algorithm>
-#include <climits>
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 
 #include "export/read_values.h"
+#include "export/shell_arithmetic.h"
 #include "spec/error.h"
 
 namespace tp::exporting {
@@ -140,7 +139,6 @@ std::vector<std::string> split_option_items(const std::vector<std::string>& word
   return out;
 }
 
-
 // `cat <<EOF > FILE` ... `EOF`: the body (expanded unless the delimiter is quoted)
 // and the file the line writes it to, met before word `word_index`.
 struct PendingHeredoc {
@@ -270,105 +268,6 @@ bool test_holds(std::vector<std::string> w) {
   }
   if (!holds) return true;
   return negate ? !*holds : *holds;
-}
-
-// $(( expr )) over integers (+ - * / % and parentheses; a bare name is its
-// variable, as in bash); anything else (a name unset or not a number,
-// $(command)) stays as written.
-class Arithmetic {
- public:
-  Arithmetic(const std::string& text, const Variables& vars) : t_(text), vars_(vars) {}
-  std::optional<long long> value() {
-    const auto v = sum();
-    skip();
-    if (!v || i_ != t_.size()) return std::nullopt;
-    return v;
-  }
-
- private:
-  void skip() {
-    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t')) ++i_;
-  }
-  std::optional<long long> sum() {
-    auto v = product();
-    while (v) {
-      skip();
-      if (i_ >= t_.size() || (t_[i_] != '+' && t_[i_] != '-')) break;
-      const char op = t_[i_++];
-      const auto r = product();
-      long long out = 0;
-      if (!r || (op == '+' ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)))
-        return std::nullopt;
-      v = out;
-    }
-    return v;
-  }
-  std::optional<long long> product() {
-    auto v = factor();
-    while (v) {
-      skip();
-      if (i_ >= t_.size() || (t_[i_] != '*' && t_[i_] != '/' && t_[i_] != '%')) break;
-      const char op = t_[i_++];
-      const auto r = factor();
-      // Whatever bash would wrap or trap (overflow, division by zero) is left as written.
-      if (!r || ((op == '/' || op == '%') && (*r == 0 || (*r == -1 && *v == LLONG_MIN)))) return std::nullopt;
-      long long out = 0;
-      if (op == '*' && __builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
-      v = op == '*' ? out : op == '/' ? *v / *r : *v % *r;
-    }
-    return v;
-  }
-  std::optional<long long> factor() {
-    skip();
-    if (i_ >= t_.size() || ++depth_ > 64) return std::nullopt;
-    std::optional<long long> v;
-    if (t_[i_] == '-') {
-      ++i_;
-      if (const auto f = factor(); f && *f != LLONG_MIN) v = -*f;
-    } else if (t_[i_] == '(') {
-      ++i_;
-      v = sum();
-      skip();
-      if (i_ >= t_.size() || t_[i_] != ')') v.reset();
-      else ++i_;
-    } else if (identifier_char(t_[i_], true)) {
-      const std::size_t start = i_;
-      while (i_ < t_.size() && identifier_char(t_[i_], false)) ++i_;
-      const auto it = vars_.find(t_.substr(start, i_ - start));
-      if (it != vars_.end()) v = integer_of(it->second);
-    } else {
-      const std::size_t start = i_;
-      while (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9') ++i_;
-      if (i_ > start && i_ - start < 18) v = std::stoll(t_.substr(start, i_ - start));
-    }
-    --depth_;
-    return v;
-  }
-  const std::string& t_;
-  const Variables& vars_;
-  std::size_t i_ = 0;
-  int depth_ = 0;
-};
-
-// Replaces each whole-word $(( ... )) whose content is plain integer arithmetic by its value.
-std::string evaluate_arithmetic(const std::string& word, const Variables& vars) {
-  std::string out;
-  for (std::size_t i = 0; i < word.size();) {
-    if (word.compare(i, 3, "$((") != 0) {
-      out += word[i++];
-      continue;
-    }
-    const std::size_t close = word.find("))", i + 3);
-    if (close == std::string::npos) {
-      out += word.substr(i);
-      break;
-    }
-    const std::string inner = word.substr(i + 3, close - i - 3);
-    if (const auto v = Arithmetic(inner, vars).value()) out += std::to_string(*v);
-    else out += word.substr(i, close + 2 - i);
-    i = close + 2;
-  }
-  return out;
 }
 
 }  // namespace

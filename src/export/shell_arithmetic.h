@@ -1,0 +1,14 @@
+// $(( expr )) in a launch script's words, as bash evaluates it: integers with
+// + - * / % and parentheses, a bare name standing for its variable. Anything
+// else (a name unset or not a number, $(command), an overflow or a division by
+// zero, which bash would wrap or trap) stays as written.
+#pragma once
+#include <map>
+#include <string>
+
+namespace tp::exporting {
+
+// `word` with each $(( ... )) that is plain integer arithmetic replaced by its value.
+std::string evaluate_arithmetic(const std::string& word, const std::map<std::string, std::string>& vars);
+
+}  // namespace tp::exporting
