@@ -204,6 +204,9 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   if (y.flag("model.sequence_parallel", false) && p.tp == 1)
     job.notes.push_back("model.sequence_parallel at TP 1 read as off, as NeMo switches it off");
   p.ep = int(y.whole("model.expert_model_parallel_size", 1, kBig, 1));
+  // The nemo stack prices the flex dispatcher (DeepEP); a file that asks for the plain all-to-all
+  // (the NeMo launcher's Mixtral files) runs as stacks/nemo-alltoall.json prices it.
+  if (job.stack_name.empty() && y.text("model.moe_token_dispatcher_type", "") == "alltoall") job.stack_name = "nemo-alltoall";
   job.workload.seq_len = int(y.whole("model.encoder_seq_length", 1, kBig, 512));
   const std::string granularity = y.text("model.activations_checkpoint_granularity", "");
   if (granularity.empty()) p.recompute = spec::Recompute::none;

@@ -508,6 +508,7 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(mixtral_nemo.job.plan.virtual_stages, 8);
   EXPECT_FALSE(mixtral_nemo.job.plan.sp);  // stated true at TP 1: NeMo switches it off
   EXPECT_EQ(mixtral_nemo.job.model.experts, 8);  // held against --model
+  EXPECT_EQ(mixtral_nemo.job.stack_name, "nemo-alltoall");  // moe_token_dispatcher_type: alltoall
   ASSERT_EQ(mixtral_nemo.job.notes.size(), 1u);
   EXPECT_NE(mixtral_nemo.job.notes[0].find("sequence_parallel"), std::string::npos);
   const ReadLaunch llama405 = read_launch_config(fixture("nemo-launcher-llama3.1-405b.yaml"));
