@@ -160,6 +160,8 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
     return j[key].get<bool>();
   };
   const nlohmann::json zero = ds.contains("zero_optimization") ? ds["zero_optimization"] : nlohmann::json::object();
+  // DeepSpeed's config takes zero_optimization as an object ({"stage": 3}); a bare number is not a stage.
+  if (!zero.is_object()) throw spec::SpecError(config_file, "zero_optimization", "an object such as {\"stage\": 1}");
   const int stage = int(ds_whole(zero, "stage", "zero_optimization.stage", 0));
   if (stage > 3) throw spec::SpecError(config_file, "zero_optimization.stage", "0, 1, 2 or 3");
   const bool bf16 = ds_bool(ds.value("bf16", nlohmann::json::object()), "enabled", "bf16.enabled");
@@ -193,6 +195,10 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   p.micro_batch = int(ds_whole(ds, "train_micro_batch_size_per_gpu", "train_micro_batch_size_per_gpu",
                                whole("--micro-batch-size", 1, kBig, 1)));
   job.workload.global_batch_seqs = ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0));
+  // DeepSpeed asserts both batch sizes positive (runtime/config.py _batch_assertion).
+  for (const char* key : {"train_batch_size", "train_micro_batch_size_per_gpu"})
+    if (ds.contains(key) && ds[key].is_number_integer() && ds[key].get<long long>() == 0)
+      throw spec::SpecError(config_file, key, "a whole number of at least 1, found 0");
   job.workload.seq_len = int(whole("--seq-length", 1, kBig, 0));
   if (args.has("--bf16") && !bf16) throw spec::SpecError(script_file, "--bf16", "bf16.enabled true in " + config_file + " as well");
   job.workload.precision = bf16 || fp16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;

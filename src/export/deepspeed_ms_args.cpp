@@ -144,6 +144,10 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
   if (!read_architecture_head(args, file, "--vocab-size", job)) return;
   spec::ModelSpec& m = job.model;
   m.kv_heads = int(whole("--num-key-value-heads", 1, m.heads, m.heads));
+  if (m.heads % m.kv_heads != 0)
+    throw spec::SpecError(file, "--num-key-value-heads",
+                          "a divisor of --num-attention-heads " + std::to_string(m.heads) + ", found " +
+                              std::to_string(m.kv_heads));
   m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
   // The fork's defaults (arguments.py:287-296): 4h, or for SwiGLU 8h/3 rounded down to a multiple of 64.
   m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig,

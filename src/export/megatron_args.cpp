@@ -76,6 +76,12 @@ bool read_architecture_head(const ShellArgs& args, const std::string& file, cons
   if (args.has("--kv-channels")) {
     const int d = int(args.whole("--kv-channels", 1, kBig, 0, file));
     if (long(d) * m.heads != m.hidden) m.explicit_head_dim = d;
+  } else if (m.hidden % m.heads != 0) {
+    // Megatron-LM@73a28a10 megatron/training/arguments.py:771-773 (and both Megatron-DeepSpeed forks):
+    // without --kv-channels the head width is hidden / heads, asserted whole.
+    throw spec::SpecError(file, "--num-attention-heads",
+                          "a divisor of --hidden-size " + std::to_string(m.hidden) + " unless --kv-channels is given (" +
+                              std::to_string(m.heads) + " heads do not divide it; the client asserts it)");
   }
   return true;
 }

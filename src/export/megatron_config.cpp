@@ -201,6 +201,10 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   spec::ModelSpec& m = job.model;
   if (read_architecture_head(args, file, "--vocab-size", job)) {
     m.kv_heads = args.has("--group-query-attention") ? int(whole("--num-query-groups", 1, m.heads, 1)) : m.heads;
+    if (m.heads % m.kv_heads != 0)  // each group serves heads / groups query heads; the HF reader refuses the same
+      throw spec::SpecError(file, "--num-query-groups",
+                            "a divisor of --num-attention-heads " + std::to_string(m.heads) + ", found " +
+                                std::to_string(m.kv_heads));
     m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
     m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, m.mlp == spec::MlpKind::swiglu
                                                                 ? long(m.hidden * 8 / 3 / 64) * 64

@@ -2,7 +2,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <sstream>
 #include <vector>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "export/launch_job.h"
 #include "export/read_values.h"
@@ -10,12 +15,79 @@
 
 namespace tp::exporting {
 
+namespace {
+
+// Walks a document's events and keeps the first key a mapping repeats, or a YAML
+// merge key: yaml-cpp keeps one of two equal keys silently and does not merge
+// `<<: *anchor`, where Hydra refuses the first and PyYAML merges the second.
+class RepeatedKeyFinder : public YAML::EventHandler {
+ public:
+  std::string found_path, found_what;
+  int found_line = 0;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
+    node(mark, value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(mark, "");
+    frames_.push_back({false, true, {}, ""});
+  }
+  void OnSequenceEnd() override { frames_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    const std::string at = node(mark, "");
+    frames_.push_back({true, true, {}, at});
+  }
+  void OnMapEnd() override { frames_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool map, expecting_key;
+    std::set<std::string> keys;
+    std::string path;
+  };
+  // A node in the current frame: a key or a value of a mapping, or an item; returns its key path.
+  std::string node(const YAML::Mark& mark, const std::string& scalar) {
+    if (frames_.empty()) return "";
+    Frame& f = frames_.back();
+    if (!f.map) return f.path;
+    if (!f.expecting_key) {
+      f.expecting_key = true;
+      return f.path.empty() ? last_key_ : f.path + "." + last_key_;
+    }
+    f.expecting_key = false;
+    last_key_ = scalar;
+    const std::string path = f.path.empty() ? scalar : f.path + "." + scalar;
+    if (found_path.empty() && (scalar == "<<" || !f.keys.insert(scalar).second)) {
+      found_path = path;
+      found_line = mark.line + 1;
+      found_what = scalar == "<<" ? "keys written out: a YAML merge key (<<) is not read"
+                                  : "each key once, as Hydra requires (this one is given again)";
+    }
+    return path;
+  }
+  std::vector<Frame> frames_;
+  std::string last_key_;
+};
+
+}  // namespace
+
 YamlFields::YamlFields(const std::string& text, const std::string& file) : file_(file) {
+  RepeatedKeyFinder finder;
   try {
     root_ = YAML::Load(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(finder)) {
+    }
   } catch (const YAML::Exception& e) {
     throw spec::SpecError(file, "", "valid YAML (line " + std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
   }
+  if (!finder.found_path.empty())
+    throw spec::SpecError(file, finder.found_path, finder.found_what + " (line " + std::to_string(finder.found_line) + ")");
   if (!root_.IsMap()) throw spec::SpecError(file, "", "a YAML mapping of trainer, model and other sections");
 }
 

@@ -609,6 +609,31 @@ TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
   expect_spec_error([&] { read_launch_config(ds.string()); }, "zero_optimization.stage", "0, 1, 2 or 3", ds.string());
 }
 
+// Issue 41's "silently wrong" launcher inputs: each read as the client would refuse it.
+TEST(LaunchConfig, InputsTheClientRefusesAreRefused) {
+  const fs::path yaml = scratch("repeat.yaml");
+  // Hydra refuses a repeated key; yaml-cpp kept the first (2 nodes) without a word.
+  std::ofstream(yaml) << "trainer:\n  num_nodes: 2\n  num_nodes: 4\n  devices: 8\nmodel:\n  micro_batch_size: 1\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "trainer.num_nodes", "each key once", yaml.string());
+  std::ofstream(yaml) << "base: &b {num_nodes: 2}\ntrainer:\n  <<: *b\n  devices: 8\nmodel: {micro_batch_size: 1}\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "trainer.<<", "merge key", yaml.string());
+  const fs::path script = scratch("heads.sh");
+  const std::string head = "torchrun pretrain_gpt.py --tensor-model-parallel-size 1 --num-layers 32 --hidden-size 4096 "
+                           "--seq-length 2048 --micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16 ";
+  std::ofstream(script) << head << "--num-attention-heads 48\n";  // 4096 / 48 is not whole
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--num-attention-heads", "a divisor of --hidden-size",
+                    script.string());
+  std::ofstream(script) << head << "--num-attention-heads 32 --group-query-attention --num-query-groups 5\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--num-query-groups", "a divisor of", script.string());
+  std::ofstream(script) << head << "--num-attention-heads 48 --kv-channels 128\n";  // stated head width: accepted
+  EXPECT_EQ(read_launch_config(script.string()).job.model.explicit_head_dim, 128);
+  const fs::path ds = scratch("batch.json");
+  std::ofstream(ds) << "{\"train_batch_size\": 0, \"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}}";
+  expect_spec_error([&] { read_launch_config(ds.string()); }, "train_batch_size", "at least 1", ds.string());
+  std::ofstream(ds) << "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": 3}";
+  expect_spec_error([&] { read_launch_config(ds.string()); }, "zero_optimization", "an object", ds.string());
+}
+
 TEST(ShellArgs, QuotesContinuationsCommentsAndEquals) {
   const ShellArgs a = parse_shell_args("# a comment --not-an-option 3\nrun \\\n  --x 1 --flag --y='two words' --z=3 \"$@\"\n", "f");
   EXPECT_EQ(a.value("--x"), "1");
