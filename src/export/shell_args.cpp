@@ -220,17 +220,6 @@ class Branches {
   std::vector<Level> levels_;
 };
 
-std::optional<long long> integer_of(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const long long v = std::stoll(s, &used);
-    if (used == s.size()) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
 // A test condition ([ a = b ], [[ a -eq b ]], [ -z a ], [ -n a ]) on expanded words.
 // One the reader cannot judge (a command, a file test, && chains) counts as true:
 // its branch is read, as a reader without branches would.
@@ -255,7 +244,7 @@ bool test_holds(std::vector<std::string> w) {
     if (op == "=" || op == "==") holds = w[0] == w[2];
     else if (op == "!=") holds = w[0] != w[2];
     else {
-      const auto a = integer_of(w[0]), b = integer_of(w[2]);
+      const auto a = shell_integer(w[0]), b = shell_integer(w[2]);
       if (a && b) {
         if (op == "-eq") holds = *a == *b;
         else if (op == "-ne") holds = *a != *b;

@@ -10,15 +10,6 @@ bool name_char(char c, bool first) {
   return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
 }
 
-std::optional<long long> whole_of(const std::string& s) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  std::size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size()) return std::nullopt;
-  for (std::size_t k = i; k < s.size(); ++k)
-    if (s[k] < '0' || s[k] > '9') return std::nullopt;
-  return std::stoll(s);
-}
-
 class Arithmetic {
  public:
   Arithmetic(const std::string& text, const std::map<std::string, std::string>& vars) : t_(text), vars_(vars) {}
@@ -79,7 +70,7 @@ class Arithmetic {
       const std::size_t start = i_;
       while (i_ < t_.size() && name_char(t_[i_], false)) ++i_;
       const auto it = vars_.find(t_.substr(start, i_ - start));
-      if (it != vars_.end()) v = whole_of(it->second);
+      if (it != vars_.end()) v = shell_integer(it->second);
     } else {
       const std::size_t start = i_;
       while (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9') ++i_;
@@ -95,6 +86,15 @@ class Arithmetic {
 };
 
 }  // namespace
+
+std::optional<long long> shell_integer(const std::string& s) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  std::size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  for (std::size_t k = i; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return std::nullopt;
+  return std::stoll(s);
+}
 
 std::string evaluate_arithmetic(const std::string& word, const std::map<std::string, std::string>& vars) {
   std::string out;

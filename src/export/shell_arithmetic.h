@@ -4,9 +4,14 @@
 // zero, which bash would wrap or trap) stays as written.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 
 namespace tp::exporting {
+
+// A whole word that is a decimal integer of at most 17 digits (optionally negative), as
+// the shell's arithmetic and [ -eq ] tests read one; nothing otherwise.
+std::optional<long long> shell_integer(const std::string& word);
 
 // `word` with each $(( ... )) that is plain integer arithmetic replaced by its value.
 std::string evaluate_arithmetic(const std::string& word, const std::map<std::string, std::string>& vars);
