@@ -148,10 +148,11 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
     throw spec::SpecError(config_file, "", "a ds_config JSON object");
   }
   if (!ds.is_object()) throw spec::SpecError(config_file, "", "a ds_config JSON object");
-  auto ds_whole = [&](const nlohmann::json& j, const std::string& key, const std::string& path, long fallback) -> long {
+  auto ds_whole = [&](const nlohmann::json& j, const std::string& key, const std::string& path, long fallback,
+                      long min = 0) -> long {
     if (!j.contains(key)) return fallback;
-    if (!j[key].is_number_integer() || j[key].get<long long>() < 0 || j[key].get<long long>() > (1LL << 30))
-      throw spec::SpecError(config_file, path, "a whole number");
+    if (!j[key].is_number_integer() || j[key].get<long long>() < min || j[key].get<long long>() > (1LL << 30))
+      throw spec::SpecError(config_file, path, "a whole number of at least " + std::to_string(min) + ", found " + j[key].dump());
     return long(j[key].get<long long>());
   };
   auto ds_bool = [&](const nlohmann::json& j, const std::string& key, const std::string& path) {
@@ -192,13 +193,11 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
                             "type:transformer or type:transformer|embedding, found '" + *method + "'");
     p.edge_layer_slots = *method == "type:transformer|embedding";
   }
-  p.micro_batch = int(ds_whole(ds, "train_micro_batch_size_per_gpu", "train_micro_batch_size_per_gpu",
-                               whole("--micro-batch-size", 1, kBig, 1)));
-  job.workload.global_batch_seqs = ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0));
   // DeepSpeed asserts both batch sizes positive (runtime/config.py _batch_assertion).
-  for (const char* key : {"train_batch_size", "train_micro_batch_size_per_gpu"})
-    if (ds.contains(key) && ds[key].is_number_integer() && ds[key].get<long long>() == 0)
-      throw spec::SpecError(config_file, key, "a whole number of at least 1, found 0");
+  p.micro_batch = int(ds_whole(ds, "train_micro_batch_size_per_gpu", "train_micro_batch_size_per_gpu",
+                               whole("--micro-batch-size", 1, kBig, 1), 1));
+  job.workload.global_batch_seqs =
+      ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0), 1);
   job.workload.seq_len = int(whole("--seq-length", 1, kBig, 0));
   if (args.has("--bf16") && !bf16) throw spec::SpecError(script_file, "--bf16", "bf16.enabled true in " + config_file + " as well");
   job.workload.precision = bf16 || fp16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;

@@ -43,16 +43,12 @@ std::string ArgList::render() const {
 
 namespace {
 
-bool identifier_char(char c, bool first) {
-  return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
-}
-
 // `NAME=value` (also after `export`): the name, or "" when the word is not an assignment.
 std::string assigned_name(const std::string& word) {
   const std::size_t eq = word.find('=');
   if (eq == std::string::npos || eq == 0) return "";
   for (std::size_t i = 0; i < eq; ++i)
-    if (!identifier_char(word[i], i == 0)) return "";
+    if (!shell_name_char(word[i], i == 0)) return "";
   return word.substr(0, eq);
 }
 
@@ -92,7 +88,7 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
       const std::size_t dash = inner.find(":-");
       const std::string name = inner.substr(0, dash);
       bool plain = !name.empty();
-      for (std::size_t k = 0; k < name.size(); ++k) plain = plain && identifier_char(name[k], false);
+      for (std::size_t k = 0; k < name.size(); ++k) plain = plain && shell_name_char(name[k], false);
       const auto it = plain ? vars.find(name) : vars.end();
       if (it != vars.end()) out += it->second;
       else if (plain && dash != std::string::npos) out += expand(inner.substr(dash + 2), vars, file, depth + 1);
@@ -101,7 +97,7 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
       continue;
     }
     std::size_t end = i + 1;
-    while (end < word.size() && identifier_char(word[end], end == i + 1)) ++end;
+    while (end < word.size() && shell_name_char(word[end], end == i + 1)) ++end;
     const auto it = end > i + 1 ? vars.find(word.substr(i + 1, end - i - 1)) : vars.end();
     out += it != vars.end() ? it->second : word.substr(i, end - i);
     i = end;

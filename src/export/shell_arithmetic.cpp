@@ -6,10 +6,6 @@
 namespace tp::exporting {
 namespace {
 
-bool name_char(char c, bool first) {
-  return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
-}
-
 class Arithmetic {
  public:
   Arithmetic(const std::string& text, const std::map<std::string, std::string>& vars) : t_(text), vars_(vars) {}
@@ -66,9 +62,9 @@ class Arithmetic {
       skip();
       if (i_ >= t_.size() || t_[i_] != ')') v.reset();
       else ++i_;
-    } else if (name_char(t_[i_], true)) {
+    } else if (shell_name_char(t_[i_], true)) {
       const std::size_t start = i_;
-      while (i_ < t_.size() && name_char(t_[i_], false)) ++i_;
+      while (i_ < t_.size() && shell_name_char(t_[i_], false)) ++i_;
       const auto it = vars_.find(t_.substr(start, i_ - start));
       if (it != vars_.end()) v = shell_integer(it->second);
     } else {
@@ -86,6 +82,10 @@ class Arithmetic {
 };
 
 }  // namespace
+
+bool shell_name_char(char c, bool first) {
+  return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
+}
 
 std::optional<long long> shell_integer(const std::string& s) {
   if (s.empty() || s.size() > 18) return std::nullopt;

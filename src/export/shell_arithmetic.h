@@ -1,13 +1,17 @@
 // $(( expr )) in a launch script's words, as bash evaluates it: integers with
 // + - * / % and parentheses, a bare name standing for its variable. Anything
 // else (a name unset or not a number, $(command), an overflow or a division by
-// zero, which bash would wrap or trap) stays as written.
+// zero, which bash would wrap or trap) stays as written. Also the two word rules
+// it shares with the script reader: a variable name's characters, a decimal integer.
 #pragma once
 #include <map>
 #include <optional>
 #include <string>
 
 namespace tp::exporting {
+
+// A character of a shell variable name (a letter or _, then digits too).
+bool shell_name_char(char c, bool first);
 
 // A whole word that is a decimal integer of at most 17 digits (optionally negative), as
 // the shell's arithmetic and [ -eq ] tests read one; nothing otherwise.
