@@ -45,6 +45,7 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario
   job.devices_per_instance = s.hardware.devices_per_instance();
   job.plan = plan;
   job.workload = s.workload;
+  job.fp8_param_gather = s.stack.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
   const auto format = exporting::parse_launch_format(o.format, "--emit");
   const auto files = exporting::launch_files(format, job, o.to.empty() ? "-" : o.to);
   std::vector<std::string> written;

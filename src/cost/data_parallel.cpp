@@ -39,7 +39,7 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
                                       ctx.calibration.collective)
                 : 0.0);
   };
-  const double e = ctx.element_bytes();
+  const double e = ctx.gathered_parameter_bytes();
   const double mb = ctx.micro_batches();
   // Share of the gradients in the last bucket: one bucket of the stack's size,
   // or one layer's worth when the stack reduces per layer (FSDP units).

@@ -25,6 +25,14 @@ double StepContext::linear_peak_flops_per_s() const {
   return workload.precision == spec::Precision::fp8 ? hardware.peak_fp8_flops_per_s : peak_flops_per_s();
 }
 
+double StepContext::gathered_parameter_bytes() const {
+  if (workload.precision != spec::Precision::fp8 || !stack.fp8_param_gather || params_per_device <= 0)
+    return element_bytes();
+  const double layers = double(model.layer_parameters()) * spec::layers_per_stage(model.layers, plan) / plan.tp;
+  const double fp8_share = std::min(1.0, layers / params_per_device);
+  return fp8_share * 1.0 + (1 - fp8_share) * element_bytes();
+}
+
 Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& hardware, const spec::Stack& stack,
                      const spec::Calibration& calibration, const spec::Workload& workload)
     : model_(model), hardware_(hardware), stack_(stack), calibration_(calibration), workload_(workload),

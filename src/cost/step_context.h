@@ -35,6 +35,10 @@ struct StepContext {
   // The transformer layers' linear GEMMs: FP8 under Precision::fp8, else peak_flops_per_s().
   double linear_peak_flops_per_s() const;
   double element_bytes() const { return spec::element_bytes(workload.precision); }
+  // Bytes per parameter the sharded optimizer's all-gather sends: the weights'
+  // dtype, one byte for the layers' GEMM weights under the stack's FP8
+  // parameters (spec::Stack::fp8_param_gather).
+  double gathered_parameter_bytes() const;
   // Mixed BF16 as torch.autocast over an FP32 model (spec::Stack): the
   // residual stream, the norms and the attention probabilities are FP32.
   bool fp32_autocast() const { return stack.fp32_autocast(workload.precision); }

@@ -29,6 +29,9 @@ struct LaunchJob {
   int devices_per_instance = 0;
   spec::Plan plan;
   spec::Workload workload;
+  // FP8 GEMM weights kept as FP8 parameters (spec::Stack::fp8_param_gather):
+  // written where the format has the option; on reading, what the file says.
+  bool fp8_param_gather = false;
   // On reading: what the file states that trainplan prices otherwise than the
   // client would read it, one sentence each (printed as assumptions).
   std::vector<std::string> notes;

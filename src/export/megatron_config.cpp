@@ -70,6 +70,8 @@ std::string write_megatron(const LaunchJob& job) {
   if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
   if (job.workload.precision == spec::Precision::fp8) arg("--fp8-format", "hybrid");  // E4M3 forward, E5M2 gradients
   if (p.zero == 1) arg("--use-distributed-optimizer");
+  // FP8 parameters need the distributed optimizer (arguments.py@73a28a10:642-644).
+  if (job.workload.precision == spec::Precision::fp8 && job.fp8_param_gather && p.zero >= 1) arg("--fp8-param-gather");
   if (p.zero >= 2) {  // Megatron-FSDP: arguments.py@73a28a10:646-660 asserts each of these
     arg("--use-custom-fsdp");
     arg("--use-distributed-optimizer");
@@ -168,6 +170,10 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     if (format != "hybrid" && format != "e4m3") throw spec::SpecError(file, "--fp8-format", "e4m3 or hybrid, found '" + format + "'");
     if (!args.has("--bf16") || args.has("--fp16")) throw spec::SpecError(file, "--fp8-format", "--bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
+    job.fp8_param_gather = args.has("--fp8-param-gather");
+    if (job.fp8_param_gather && job.stack_name != "nemo")
+      job.notes.push_back("--fp8-param-gather: Megatron keeps the layers' weights as FP8 parameters; the Megatron-LM "
+                          "stacks price BF16 weights beside FP8 copies, 2 bytes per layer parameter more");
   }
   p.zero = 0;
   if (args.has("--use-distributed-optimizer")) p.zero = 1;

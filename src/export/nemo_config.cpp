@@ -126,6 +126,9 @@ std::string write_nemo(const LaunchJob& job) {
   model["megatron_amp_O2"] = job.workload.precision == spec::Precision::mixed_bf16 || fp8;
   model["fp8"] = fp8;  // Transformer Engine FP8 GEMMs in the transformer layers
   if (fp8) model["fp8_hybrid"] = true;
+  // As NVIDIA's launcher examples pass it (NVIDIA/NeMo-Framework-Launcher@26e42fa9
+  // examples/training/mixtral/h100/mixtral_8x7b_fp8.sh: +training.model.fp8_params=True).
+  if (fp8 && job.fp8_param_gather) overrides.push_back({"model.fp8_params", "true"});
   if (p.recompute == spec::Recompute::none) {
     model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
   } else if (p.recompute == spec::Recompute::selective) {
@@ -191,6 +194,11 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
     if (job.workload.precision != spec::Precision::mixed_bf16)
       throw spec::SpecError(file, "model.fp8", "trainer.precision bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
+    job.fp8_param_gather = y.flag("model.fp8_params", false);
+    if (!job.fp8_param_gather && (job.stack_name.empty() || job.stack_name == "nemo"))
+      job.notes.push_back("model.fp8 without model.fp8_params: NeMo keeps BF16 weights beside Transformer Engine's "
+                          "FP8 copies, 2 bytes per layer parameter more than the nemo stack prices (its FP8 recipes "
+                          "gather FP8 parameters)");
   }
   p.micro_batch = int(y.whole("model.micro_batch_size", 1, kBig, 4));
   job.workload.global_batch_seqs = y.whole("model.global_batch_size", 1, kBig, 8);

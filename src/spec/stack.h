@@ -80,6 +80,11 @@ struct Stack {
   // token for GeLU experts (a fused weighted SwiGLU keeps its input alone);
   // optional in files ("moe_probs_after_activation").
   bool moe_probs_after_activation = false;
+  // Under FP8 the layers' GEMM weights are Transformer Engine FP8 parameters
+  // (fp8_model_init): one FP8 copy and its transpose, no BF16 copy, and the
+  // sharded optimizer gathers them in FP8; optional ("fp8_param_gather"),
+  // false: BF16 weights with a cached FP8 copy and transpose beside them.
+  bool fp8_param_gather = false;
   // The pipeline ends a compiled graph at each micro-batch's send and receive
   // (XLA's mark_step on Neuron), so every hand-off pays the runtime's fixed
   // cost, Calibration::pipeline_microbatch_overhead_s; optional

@@ -63,5 +63,23 @@ TEST(DataParallel, GradientDtypeSetsTheBytes) {
   EXPECT_GT(b, 0.45 * a);
 }
 
+// FP8 parameters (spec::Stack::fp8_param_gather) are gathered as FP8: one byte
+// for each layer parameter where BF16 sends two; the embedding and the head
+// stay BF16. Llama 2 7B, TP 1: 32 x 202,383,360 layer parameters of
+// 6,738,415,616 (tests/spec), so the gather sends 1 + 262,148,096 / 6,738,415,616
+// = 1.0389 bytes per parameter.
+TEST(DataParallel, Fp8ParametersAreGatheredInOneByte) {
+  spec::Plan p;
+  p.instances = 1;
+  p.zero = 1;
+  testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 64, spec::Precision::fp8, p);
+  EXPECT_DOUBLE_EQ(f.context().gathered_parameter_bytes(), 2);
+  f.stack.fp8_param_gather = true;
+  EXPECT_NEAR(f.context().gathered_parameter_bytes(), 1 + 262148096.0 / 6738415616.0, 1e-9);
+  testing::StepFixture bf16("llama2-7b", "p5.48xlarge", 4096, 64, spec::Precision::mixed_bf16, p);
+  bf16.stack.fp8_param_gather = true;
+  EXPECT_DOUBLE_EQ(bf16.context().gathered_parameter_bytes(), 2);
+}
+
 }  // namespace
 }  // namespace tp::cost

@@ -253,6 +253,34 @@ TEST(Memory, Fp8CopiesOfLayerWeightsOnlyAndApexMasterRemainders) {
   EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, nemo, workload(8192, 128), p).weights_bytes, 2 * all);
 }
 
+// NeMo 2.0's FP8 recipes keep the layers' GEMM weights as Transformer Engine
+// FP8 parameters (stacks/nemo.json fp8_param_gather, from
+// NVIDIA/NeMo@0a07447c recipes/precision/mixed_precision.py bf16_with_fp8_mixed):
+// a uint8 tensor and its uint8 transpose (TransformerEngine@006257e5
+// float8_tensor.py Float8Quantizer.make_empty) in place of the BF16 weight and
+// its two cached FP8 copies. Same Llama 3 8B plan as above: 2 bytes for every
+// parameter, 2 x 32 x 218,112,000 fewer than with the cache.
+TEST(Memory, Fp8ParametersReplaceTheBf16WeightAndItsCopies) {
+  const spec::ModelSpec m = spec::load_model("llama3-8b");
+  const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
+  const spec::Stack nemo = spec::load_stack("nemo");
+  const spec::Stack launcher_2407 = spec::load_stack("nemo-24.07");
+  ASSERT_TRUE(nemo.fp8_param_gather);
+  ASSERT_FALSE(launcher_2407.fp8_param_gather);
+  const spec::Workload w = workload(8192, 128, spec::Precision::fp8);
+  spec::Plan p;
+  p.instances = 1;
+  p.cp = 2;
+  p.zero = 1;
+  p.recompute = spec::Recompute::none;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  const double all = 8030261248.0, layers = 32 * 218112000.0;
+  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, nemo, w, p).weights_bytes, 2 * all);
+  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, launcher_2407, w, p).weights_bytes, 2 * all + 2 * layers);
+  // The option changes nothing outside FP8.
+  EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, nemo, workload(8192, 128), p).weights_bytes, 2 * all);
+}
+
 TEST(Memory, PipelineStagesDifferFirstHoldsMicroBatchesLastHoldsLogits) {
   const spec::ModelSpec m = spec::load_model("gpt-neox-20b");
   const spec::HardwareSpec hw = spec::load_hardware("trn1.32xlarge");

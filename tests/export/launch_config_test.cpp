@@ -97,6 +97,7 @@ void expect_same_job(const LaunchJob& a, const LaunchJob& b, bool dp_overlap_wri
   EXPECT_EQ(a.plan.tp, b.plan.tp);
   EXPECT_EQ(a.plan.pp, b.plan.pp);
   EXPECT_EQ(a.plan.virtual_stages, b.plan.virtual_stages);
+  EXPECT_EQ(a.fp8_param_gather, b.fp8_param_gather);
   EXPECT_EQ(a.plan.sp, b.plan.sp);
   EXPECT_EQ(a.plan.micro_batch, b.plan.micro_batch);
   EXPECT_EQ(a.plan.zero, b.plan.zero);
@@ -196,7 +197,7 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       "--group-query-attention" /*1383*/, "--num-query-groups" /*1385*/, "--position-embedding-type" /*1390*/,
       "--rotary-percent" /*1402*/, "--swiglu" /*1448*/, "--normalization" /*1430*/,
       "--untie-embeddings-and-output-weights" /*1456*/, "--disable-bias-linear" /*1906*/, "--attention-dropout" /*1665*/,
-      "--hidden-dropout" /*1667*/, "--vocab-size" /*2438*/, "--make-vocab-size-divisible-by" /*1427*/, "--fp8-format" /*1179*/,
+      "--hidden-dropout" /*1667*/, "--vocab-size" /*2438*/, "--make-vocab-size-divisible-by" /*1427*/, "--fp8-format" /*1179*/, "--fp8-param-gather" /*1208*/,
       "--context-parallel-size" /*2384*/, "--num-experts" /*2704*/, "--moe-router-topk" /*2753*/,
       "--moe-ffn-hidden-size" /*2714*/, "--moe-shared-expert-intermediate-size" /*2717*/,
       "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/, "--kv-channels" /*1378*/,
@@ -660,6 +661,34 @@ TEST(LaunchConfig, Fp8RoundTripsWhereTheStackOffersIt) {
   job.stack_name = "nemo";
   expect_same_job(job, round_trip(LaunchFormat::nemo, job, "fp8.yaml").job);
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "precision.type", "FP8");
+}
+
+// FP8 parameters (stacks/nemo.json fp8_param_gather): NeMo takes
+// +model.fp8_params=true, as NVIDIA's launcher examples pass it; Megatron-LM
+// --fp8-param-gather (arguments.py@73a28a10:1208), only beside the distributed
+// optimizer (:642-644). Read back, the job says so; a file without them read
+// for the nemo stack says what it prices otherwise.
+TEST(LaunchConfig, Fp8ParametersAreWrittenAndReadBack) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.workload.precision = spec::Precision::fp8;
+  job.stack_name = "nemo";
+  job.plan.zero = 1;
+  job.fp8_param_gather = true;
+  EXPECT_NE(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text.find("+model.fp8_params=true"),
+            std::string::npos);
+  expect_same_job(job, round_trip(LaunchFormat::nemo, job, "fp8-params.yaml").job);
+  EXPECT_TRUE(parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh")
+                  .has("--fp8-param-gather"));
+  expect_same_job(job, round_trip(LaunchFormat::megatron, job, "fp8-params.sh").job);
+  job.plan.zero = 0;
+  EXPECT_FALSE(parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh")
+                   .has("--fp8-param-gather"));
+  job.plan.zero = 1;
+  job.fp8_param_gather = false;
+  const auto without = round_trip(LaunchFormat::nemo, job, "fp8-bf16-weights.yaml");
+  EXPECT_FALSE(without.job.fp8_param_gather);
+  ASSERT_EQ(without.job.notes.size(), 1u);
+  EXPECT_NE(without.job.notes[0].find("model.fp8_params"), std::string::npos);
 }
 
 }  // namespace

@@ -27,10 +27,14 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // FP8 GEMMs (Transformer Engine): the BF16 weights plus an FP8 copy and its
     // transpose, cached across micro-batches (TE's is_first_microbatch cache
     // keeps both on Hopper), over mixed BF16; only the layers' GEMM weights
-    // have them (weights_bytes).
+    // have them (weights_bytes). As FP8 parameters the weight is that FP8 data
+    // and transpose alone (NVIDIA/TransformerEngine@006257e5
+    // transformer_engine/pytorch/tensor/float8_tensor.py Float8Quantizer.make_empty:
+    // a uint8 rowwise tensor and a uint8 columnwise transpose), 2 bytes as
+    // mixed BF16's weight.
     case spec::Precision::fp8: {
       StateBytes b = state_bytes_per_parameter(stack, spec::Precision::mixed_bf16);
-      b.fp8_weight_cache = 2;
+      b.fp8_weight_cache = stack.fp8_param_gather ? 0 : 2;
       return b;
     }
     case spec::Precision::bf16_sr: return {2, 0, 2, 0, 4, true};
