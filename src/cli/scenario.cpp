@@ -132,7 +132,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
       spec::check_collective_shares(s.calibration, s.hardware, o.calibration);
       s.calibration_file = o.calibration;
     } else {
-      const spec::CalibrationChoice choice = spec::find_calibration(s.hardware, s.stack.name);
+      const spec::CalibrationChoice choice = spec::find_calibration(s.hardware, s.stack.name, s.stack.bases);
       s.calibration = choice.calibration;
       s.calibration_file = choice.file;
       if (!choice.exact)

@@ -11,13 +11,17 @@
 
 namespace tp::spec {
 
-std::vector<std::string> calibration_candidates(const HardwareSpec& hw, const std::string& stack) {
+std::vector<std::string> calibration_candidates(const HardwareSpec& hw, const std::string& stack,
+                                               const std::vector<std::string>& bases) {
   const auto dir = std::filesystem::path(data_root()) / "data" / "calibration";
-  std::vector<std::string> out{(dir / (hw.name + "+" + stack + ".json")).string()};
-  if (hw.family != hw.name) {
-    out.push_back((dir / (hw.family + "+" + stack + ".json")).string());
-    out.push_back((dir / (hw.family + ".json")).string());
+  std::vector<std::string> out;
+  std::vector<std::string> names{stack};
+  names.insert(names.end(), bases.begin(), bases.end());
+  for (const std::string& name : names) {
+    out.push_back((dir / (hw.name + "+" + name + ".json")).string());
+    if (hw.family != hw.name) out.push_back((dir / (hw.family + "+" + name + ".json")).string());
   }
+  if (hw.family != hw.name) out.push_back((dir / (hw.family + ".json")).string());
   out.push_back((dir / (hw.name + ".json")).string());
   return out;
 }
@@ -60,8 +64,9 @@ void check_collective_shares(const Calibration& c, const HardwareSpec& hw, const
   check_share(c.collective.inter_node, hw.efa_share, file, "$.collective.inter_node", hw.name + "'s EFA");
 }
 
-CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& stack) {
-  const std::vector<std::string> candidates = calibration_candidates(hw, stack);
+CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& stack,
+                                   const std::vector<std::string>& bases) {
+  const std::vector<std::string> candidates = calibration_candidates(hw, stack, bases);
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!std::filesystem::exists(candidates[i])) continue;
     // Named relative to the data root, as a user would type it.

@@ -1,7 +1,7 @@
 // Which Calibration serves a (hardware, stack): the first file that exists of
-// data/calibration/<hardware>+<stack>.json, <family>+<stack>.json,
-// <family>.json (fitted across that family's stacks), <hardware>.json; else
-// the built-in assumed default. The choice names the file and why, so the
+// data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, the same
+// for each stack it extends (nearest first), <family>.json (fitted across
+// that family's stacks), <hardware>.json; else the built-in assumed default. The choice names the file and why, so the
 // output can say which calibration served. Throws SpecError on a bad file.
 #pragma once
 #include <string>
@@ -20,8 +20,10 @@ struct CalibrationChoice {
 };
 
 // The candidate paths, in lookup order.
-std::vector<std::string> calibration_candidates(const HardwareSpec& hardware, const std::string& stack);
-CalibrationChoice find_calibration(const HardwareSpec& hardware, const std::string& stack);
+std::vector<std::string> calibration_candidates(const HardwareSpec& hardware, const std::string& stack,
+                                               const std::vector<std::string>& bases = {});
+CalibrationChoice find_calibration(const HardwareSpec& hardware, const std::string& stack,
+                                   const std::vector<std::string>& bases = {});
 // The built-in assumption, named as one: collective shares at the centres of
 // the hardware's measured bands where it states them.
 Calibration assumed_calibration(const HardwareSpec& hardware);

@@ -455,13 +455,15 @@ namespace {
 
 // A stack file may name another as "extends": its behaviours, with this
 // file's keys replacing them (a variant states only what differs).
-nlohmann::json stack_json_with_base(const std::string& path, int depth) {
+// `bases` gathers the names it extends, nearest first.
+nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vector<std::string>& bases) {
   nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("extends")) return j;
   if (!j["extends"].is_string()) throw SpecError(path, "$.extends", "the name of the stack this one varies");
   if (depth >= 4) throw SpecError(path, "$.extends", "a chain of at most 4 stacks, not a cycle");
   const std::string base_path = resolve(j["extends"].get<std::string>(), "stacks", "stack", list_stack_names());
-  nlohmann::json merged = stack_json_with_base(base_path, depth + 1);
+  bases.push_back(std::filesystem::path(base_path).stem().string());
+  nlohmann::json merged = stack_json_with_base(base_path, depth + 1, bases);
   for (const auto& [key, value] : j.items())
     if (key != "extends") merged[key] = value;
   return merged;
@@ -471,7 +473,10 @@ nlohmann::json stack_json_with_base(const std::string& path, int depth) {
 
 Stack load_stack(const std::string& name_or_path) {
   const std::string path = resolve(name_or_path, "stacks", "stack", list_stack_names());
-  return stack_from_json(stack_json_with_base(path, 0), path);
+  std::vector<std::string> bases;
+  Stack s = stack_from_json(stack_json_with_base(path, 0, bases), path);
+  s.bases = std::move(bases);
+  return s;
 }
 
 ModelSpec load_model(const std::string& name_or_path) {

@@ -30,6 +30,9 @@ struct Stack {
   std::string source_file;
   std::string description;
   std::string versions;
+  // The stack files this one "extends", nearest first: where it has no
+  // calibration of its own, theirs serve before the family's (spec/calibration_lookup.h).
+  std::vector<std::string> bases;
 
   GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
   double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16 or FP16: 2)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "spec/error.h"
 #include "spec/load.h"
@@ -54,9 +55,18 @@ std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std
 
 std::vector<spec::HardwareSpec> hardware_of(const std::vector<MeasuredRun>& runs) {
   std::vector<spec::HardwareSpec> out;
+  auto known = [&](const std::string& name) {
+    return std::any_of(out.begin(), out.end(), [&](const spec::HardwareSpec& h) { return h.name == name; });
+  };
   for (const auto& r : runs)
-    if (std::none_of(out.begin(), out.end(), [&](const spec::HardwareSpec& h) { return h.name == r.hardware; }))
-      out.push_back(spec::load_hardware(r.hardware));
+    if (!known(r.hardware)) out.push_back(spec::load_hardware(r.hardware));
+  std::set<std::string> families;
+  for (const auto& hw : out) families.insert(hw.family);
+  for (const std::string& name : spec::list_hardware_names()) {
+    if (known(name)) continue;
+    spec::HardwareSpec hw = spec::load_hardware(name);
+    if (families.count(hw.family)) out.push_back(std::move(hw));
+  }
   return out;
 }
 
@@ -78,14 +88,12 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
   std::vector<std::string> families;
   std::map<std::string, std::vector<MeasuredRun>> by_family;
   std::map<std::string, std::string> family_of;  // hardware -> family, each descriptor read once
-  std::map<std::string, std::vector<spec::HardwareSpec>> hardware_of;  // family -> its descriptors
   for (const auto& r : runs) {
     auto [it, fresh] = family_of.try_emplace(r.hardware);
     if (fresh) {
       try {
         spec::HardwareSpec hw = spec::load_hardware(r.hardware);
         it->second = hw.family;
-        hardware_of[hw.family].push_back(std::move(hw));
       } catch (const spec::SpecError& e) {  // the run file names a hardware that does not load
         throw spec::SpecError(r.file, "$.hardware (" + r.id + ")", e.what());
       }
@@ -95,12 +103,15 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
     by_family[family].push_back(r);
   }
 
+  const std::vector<spec::HardwareSpec> hardware = hardware_of(runs);
   for (const std::string& family : families) {
     const std::vector<MeasuredRun>& group = by_family[family];
     Predictor predictor(group, start);
     FamilyFit ff;
     ff.family = family;
-    ff.parameters = with_measured_bands(parameters, hardware_of[family]);
+    std::vector<spec::HardwareSpec> family_hardware;
+    for (const auto& hw : hardware) if (hw.family == family) family_hardware.push_back(hw);
+    ff.parameters = with_measured_bands(parameters, family_hardware);
     const std::vector<FitParameter>& family_parameters = ff.parameters;
 
     // Leave one source out: fit on the family's other sources, predict this one's runs.

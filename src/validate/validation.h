@@ -88,8 +88,10 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
 // The runs of one hardware, in input order.
 std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std::string& hardware);
 
-// The hardware descriptors the runs name, each once, in first-seen order
-// (what with_measured_bands takes for a family's runs).
+// The hardware descriptors the runs name, each once, in first-seen order, and
+// every shipped descriptor of their families after them (what
+// with_measured_bands takes: a family's calibration serves all its instances,
+// so its shares must lie in each one's band, trn1n's EFA as trn1's).
 std::vector<spec::HardwareSpec> hardware_of(const std::vector<MeasuredRun>& runs);
 
 // A stack's own in-sample fit on its timed runs of one family in `v`, with the

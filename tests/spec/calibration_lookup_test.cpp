@@ -74,6 +74,23 @@ TEST(FindCalibration, StackWithoutItsOwnFitOnTrn1UsesTheFamilyFile) {
   EXPECT_EQ(choice.calibration.name, "trainium1-fitted");
 }
 
+// A stack that extends another takes that one's fit before the family's:
+// NxDT is NxD 2.20's layers (stacks/neuronx-distributed-training.json extends
+// it), nemo-alltoall is nemo with the plain all-to-all dispatcher.
+TEST(FindCalibration, AStackWithoutItsOwnFitTakesTheFitOfTheStackItExtends) {
+  const Stack nxdt = load_stack("neuronx-distributed-training");
+  ASSERT_EQ(nxdt.bases, (std::vector<std::string>{"neuronx-distributed-2.20", "neuronx-distributed"}));
+  const CalibrationChoice on_trn1 = find_calibration(load_hardware("trn1.32xlarge"), nxdt.name, nxdt.bases);
+  EXPECT_EQ(on_trn1.file, "data/calibration/trainium1+neuronx-distributed-2.20.json");
+  EXPECT_FALSE(on_trn1.exact);
+  const Stack alltoall = load_stack("nemo-alltoall");
+  const CalibrationChoice on_h100 = find_calibration(load_hardware("dgx-h100"), alltoall.name, alltoall.bases);
+  EXPECT_EQ(on_h100.file, "data/calibration/h100+nemo.json");
+  // The family's own file still serves a stack that extends nothing fitted.
+  EXPECT_EQ(find_calibration(load_hardware("trn1.32xlarge"), "neuronx-distributed-training").file,
+            "data/calibration/trainium1.json");
+}
+
 TEST(FindCalibration, Trn1NeuronxNemoMegatronHasItsOwnFamilyStackFile) {
   ASSERT_TRUE(shipped("trainium1+neuronx-nemo-megatron.json"));
   const CalibrationChoice choice = find_calibration(load_hardware("trn1.32xlarge"), "neuronx-nemo-megatron");
