@@ -111,18 +111,10 @@ report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref,
                {"reference", "s", report::NumberStyle::engineering}, {"difference", "s", report::NumberStyle::engineering}};
   auto row = [&](const char* name, double a, double b) { t.add_row({std::string(name), a, b, b - a}); };
   const auto &a = leader.time, &b = ref.time;
-  row("forward compute", a.forward_compute_s, b.forward_compute_s);
-  row("backward compute (with recompute)", a.backward_compute_s, b.backward_compute_s);
-  row("  of which recompute", a.recompute_s, b.recompute_s);
-  row("TP communication exposed", a.tp_comm_exposed_s, b.tp_comm_exposed_s);
-  row("CP communication exposed", a.cp_comm_exposed_s, b.cp_comm_exposed_s);
-  row("EP communication exposed", a.ep_comm_exposed_s, b.ep_comm_exposed_s);
-  row("PP communication exposed", a.pp_comm_exposed_s, b.pp_comm_exposed_s);
-  row("pipeline bubble", a.pipeline_bubble_s, b.pipeline_bubble_s);
-  row("DP communication exposed", a.dp_comm_exposed_s, b.dp_comm_exposed_s);
-  row("gradient accumulation", a.grad_accumulation_s, b.grad_accumulation_s);
-  row("optimizer", a.optimizer_s, b.optimizer_s);
-  row("overhead", a.overhead_s, b.overhead_s);
+  for (const cost::StepPart& part : cost::kStepParts) {
+    row(part.label, a.*part.seconds, b.*part.seconds);
+    if (part.seconds == &cost::StepBreakdown::backward_compute_s) row("  of which recompute", a.recompute_s, b.recompute_s);
+  }
   row("step", a.step_s, b.step_s);
   t.notes.push_back("Step time per optimizer step (DAG pipeline). Positive difference: the reference spends more there.");
   if (const report::StepDifference d = report::largest_step_difference(a, b); !d.part.empty())

@@ -26,6 +26,33 @@ struct StepBreakdown {
   double step_s = 0;
 };
 
+// The parts a step's time is the sum of, in the order every report lists them:
+// the one declaration the sum, the summaries and the comparisons read.
+struct StepPart {
+  const char* key;    // its field in JSON output
+  const char* label;  // as tables and summaries name it
+  double StepBreakdown::*seconds;
+  bool listed_when_zero;  // CP and EP are listed only where the plan has them
+};
+inline constexpr StepPart kStepParts[] = {
+    {"forward_compute_s", "forward compute", &StepBreakdown::forward_compute_s, true},
+    {"backward_compute_s", "backward compute (with recompute)", &StepBreakdown::backward_compute_s, true},
+    {"tp_comm_exposed_s", "exposed TP communication", &StepBreakdown::tp_comm_exposed_s, true},
+    {"cp_comm_exposed_s", "exposed CP communication (K/V exchange)", &StepBreakdown::cp_comm_exposed_s, false},
+    {"ep_comm_exposed_s", "exposed EP communication (all-to-all)", &StepBreakdown::ep_comm_exposed_s, false},
+    {"pp_comm_exposed_s", "exposed PP communication", &StepBreakdown::pp_comm_exposed_s, true},
+    {"pipeline_bubble_s", "pipeline bubble", &StepBreakdown::pipeline_bubble_s, true},
+    {"dp_comm_exposed_s", "exposed DP communication", &StepBreakdown::dp_comm_exposed_s, true},
+    {"grad_accumulation_s", "gradient accumulation", &StepBreakdown::grad_accumulation_s, true},
+    {"optimizer_s", "optimizer", &StepBreakdown::optimizer_s, true},
+    {"overhead_s", "overhead", &StepBreakdown::overhead_s, true}};
+
+inline double sum_of_step_parts(const StepBreakdown& b) {
+  double sum = 0;
+  for (const StepPart& part : kStepParts) sum += b.*part.seconds;
+  return sum;
+}
+
 // Per device, on the heavier of the first and last pipeline stage. Component
 // names match cost/memory.h. tensors_bytes is what a framework's peak-allocated
 // counter sees; the allocator's reserve and the runtime's own memory come on top.

@@ -111,9 +111,7 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   tb.grad_accumulation_s = grad_accumulation_s(ctx);
   tb.optimizer_s = optimizer_s(ctx);
   tb.overhead_s = overhead_s(ctx);
-  tb.step_s = tb.forward_compute_s + tb.backward_compute_s + tb.tp_comm_exposed_s + tb.cp_comm_exposed_s +
-              tb.ep_comm_exposed_s + tb.pipeline_bubble_s +
-              tb.pp_comm_exposed_s + tb.dp_comm_exposed_s + tb.grad_accumulation_s + tb.optimizer_s + tb.overhead_s;
+  tb.step_s = sum_of_step_parts(tb);
 
   est.devices = p.instances * hardware_.devices_per_instance();
   est.micro_batches = p.grad_accum;

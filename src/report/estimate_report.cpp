@@ -69,13 +69,9 @@ nlohmann::json to_json(const EstimateView& v) {
                {"grad_accum", p.grad_accum}, {"zero", p.zero}, {"recompute", spec::to_string(p.recompute)},
                {"overlap_dp_comm", p.overlap_dp_comm}, {"overlap_tp_comm", p.overlap_tp_comm},
                {"uneven_stages", p.uneven_stages}, {"edge_layer_slots", p.edge_layer_slots}};
-  j["time"] = {{"step_s", t.step_s}, {"forward_compute_s", t.forward_compute_s},
-               {"backward_compute_s", t.backward_compute_s}, {"recompute_s", t.recompute_s},
-               {"memory_bound_s", t.memory_bound_s}, {"tp_comm_exposed_s", t.tp_comm_exposed_s},
-               {"cp_comm_exposed_s", t.cp_comm_exposed_s}, {"ep_comm_exposed_s", t.ep_comm_exposed_s},
-               {"pipeline_bubble_s", t.pipeline_bubble_s}, {"pp_comm_exposed_s", t.pp_comm_exposed_s},
-               {"dp_comm_exposed_s", t.dp_comm_exposed_s}, {"dp_comm_total_s", t.dp_comm_total_s},
-               {"grad_accumulation_s", t.grad_accumulation_s}, {"optimizer_s", t.optimizer_s}, {"overhead_s", t.overhead_s}};
+  j["time"] = {{"step_s", t.step_s}, {"recompute_s", t.recompute_s}, {"memory_bound_s", t.memory_bound_s},
+               {"dp_comm_total_s", t.dp_comm_total_s}};
+  for (const cost::StepPart& part : cost::kStepParts) j["time"][part.key] = t.*part.seconds;
   // Bytes are whole: a modelled figure's fraction of a byte says nothing.
   const auto whole = [](double bytes) { return std::llround(bytes); };
   j["memory"] = {{"weights_bytes", whole(m.weights_bytes)}, {"master_weights_bytes", whole(m.master_weights_bytes)},

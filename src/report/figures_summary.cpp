@@ -28,17 +28,8 @@ void add(SummarySection& section, const char* label, double value) {
 
 Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
   SummarySection time = make_section("Where step time goes", "s", NumberStyle::engineering, true, e.time.step_s);
-  add(time, "forward compute", e.time.forward_compute_s);
-  add(time, "backward compute (incl. recompute)", e.time.backward_compute_s);
-  add(time, "exposed TP communication", e.time.tp_comm_exposed_s);
-  if (e.time.cp_comm_exposed_s > 0) add(time, "exposed CP communication (K/V exchange)", e.time.cp_comm_exposed_s);
-  if (e.time.ep_comm_exposed_s > 0) add(time, "exposed EP communication (all-to-all)", e.time.ep_comm_exposed_s);
-  add(time, "exposed PP communication", e.time.pp_comm_exposed_s);
-  add(time, "pipeline bubble", e.time.pipeline_bubble_s);
-  add(time, "exposed DP communication", e.time.dp_comm_exposed_s);
-  add(time, "gradient accumulation", e.time.grad_accumulation_s);
-  add(time, "optimizer", e.time.optimizer_s);
-  add(time, "overhead", e.time.overhead_s);
+  for (const cost::StepPart& part : cost::kStepParts)
+    if (part.listed_when_zero || e.time.*part.seconds > 0) add(time, part.label, e.time.*part.seconds);
   SummarySection memory = make_section("Memory per device (share of capacity)", "B", NumberStyle::engineering, true,
                                        e.memory.capacity_bytes);
   add(memory, "weights", e.memory.weights_bytes);

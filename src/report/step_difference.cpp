@@ -3,21 +3,9 @@
 namespace tp::report {
 
 StepDifference largest_step_difference(const cost::StepBreakdown& a, const cost::StepBreakdown& b) {
-  const std::pair<const char*, double> parts[] = {
-      {"forward compute", b.forward_compute_s - a.forward_compute_s},
-      {"backward compute (with recompute)", b.backward_compute_s - a.backward_compute_s},
-      {"TP communication exposed", b.tp_comm_exposed_s - a.tp_comm_exposed_s},
-      {"CP communication exposed", b.cp_comm_exposed_s - a.cp_comm_exposed_s},
-      {"EP communication exposed", b.ep_comm_exposed_s - a.ep_comm_exposed_s},
-      {"PP communication exposed", b.pp_comm_exposed_s - a.pp_comm_exposed_s},
-      {"pipeline bubble", b.pipeline_bubble_s - a.pipeline_bubble_s},
-      {"DP communication exposed", b.dp_comm_exposed_s - a.dp_comm_exposed_s},
-      {"gradient accumulation", b.grad_accumulation_s - a.grad_accumulation_s},
-      {"optimizer", b.optimizer_s - a.optimizer_s},
-      {"overhead", b.overhead_s - a.overhead_s}};
   StepDifference out;
-  for (const auto& [part, seconds] : parts)
-    if (seconds > out.seconds) out = {part, seconds};
+  for (const cost::StepPart& part : cost::kStepParts)
+    if (const double seconds = b.*part.seconds - a.*part.seconds; seconds > out.seconds) out = {part.label, seconds};
   return out;
 }
 
