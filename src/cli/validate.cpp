@@ -2,11 +2,13 @@
 // runs (data/measured/), and the per-accelerator calibration fitted on them.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "spec/calibration_io.h"
 #include "cli/commands.h"
@@ -83,6 +85,37 @@ void write_trainium_gaudi_section(std::ostream& out, const validate::ValidationR
       return std::abs(a->error_cross_source) > std::abs(b->error_cross_source);
     });
     missed.insert(missed.end(), runs.begin(), runs.begin() + std::min<size_t>(4, runs.size()));
+  }
+  // What estimate uses: a stack with enough runs on the family has its own fit,
+  // and where the family fit leans on one stack's runs to explain another's,
+  // the stacks' own fits show it (a factor at its bound is the sign).
+  out << "\nEach stack's own fit (what `estimate` uses for a stack with " << kOwnStackFitRuns
+      << " or more runs on the family; the family's fit serves the others and the held-out figures). Bounds: "
+         "GEMM ceiling 0.05-1, attention 0.1-1.5, memory 0.2-1; collective shares within the family's measured "
+         "bands. A factor at its bound says the model lacks a term those runs need, and a family fit over stacks "
+         "that disagree so passes the gap to the others' factors.\n\n"
+      << "| family | fitted on | runs | GEMM ceiling | attention factor | memory-bound ops | collectives inside | "
+         "collectives across |\n|---|---|---|---|---|---|---|---|\n";
+  auto factor = [](double x) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%.2f", x);
+    return std::string(text);
+  };
+  auto fit_row = [&](const std::string& family, const std::string& on, int runs, const spec::Calibration& c) {
+    out << "| " << family << " | " << on << " | " << runs << " | " << factor(c.gemm.ceiling) << " | "
+        << factor(c.attention_factor) << " | " << factor(c.memory.ceiling) << " | " << factor(c.collective.intra_node)
+        << " | " << factor(c.collective.inter_node) << " |\n";
+  };
+  for (const auto& f : v.fits) {
+    if (!ours(f.family)) continue;
+    fit_row(f.family, "every stack", int(f.in_sample.fitted_on.size()), f.in_sample.calibration);
+    std::set<std::string> stacks;
+    for (const auto& r : v.runs)
+      if (r.timed && r.family == f.family) stacks.insert(r.run.stack);
+    for (const std::string& stack : stacks) {
+      int runs = 0;
+      if (const auto own = validate::stack_fit(v, f, stack, kOwnStackFitRuns, runs)) fit_row(f.family, stack, runs, *own);
+    }
   }
   out << "\nStill unexplained: each family's four runs missed most with their source held out (positive: "
          "predicted too fast; a family with one source is predicted from the priors alone).\n\n"
