@@ -20,10 +20,23 @@ namespace {
 constexpr double kRatioTolerance = 0.03;
 // Below this printed algbw (B/s) rounding to 0.01 GB/s can exceed the tolerance; such rows are not checked.
 constexpr double kCheckedAlgbw = 1e9;
+// Every tool prints bandwidth to 0.01 GB/s (nccom-test GiB/s): a printed algbw
+// more than one such unit (and the ratio tolerance) away from size / time
+// cannot come from that row's size and time, at any bandwidth.
+constexpr double kPrintedBandwidthUnit = 1.1e7;
+// What a collective benchmark can print: a size from one byte to a petabyte, a
+// time from 10 ns to a day, a bandwidth up to 100 TB/s per rank.
+constexpr double kMaxBytes = 1e15, kMinSeconds = 1e-8, kMaxSeconds = 86400, kMaxBandwidth = 1e14;
 
 std::string fixed(double v, int decimals = 3) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
@@ -116,6 +129,22 @@ void resolve_op(LogRun& r, const LogHints& hints, const std::string& where) {
 
 // The printed bandwidths must follow from the printed time and size with nccl-tests' factor.
 void check_consistent(const CollectiveRun& run, const std::string& file) {
+  for (const CollectiveSample& row : run.samples) {
+    const std::string where = log_where(file, row.line);
+    if (!(row.bytes >= 1 && row.bytes <= kMaxBytes))
+      throw spec::SpecError(where, "size", "1 B to 1 PB, got " + fixed(row.bytes, 0) + " B");
+    if (!(row.seconds >= kMinSeconds && row.seconds <= kMaxSeconds))
+      throw spec::SpecError(where, "time", "10 ns to a day, got " + general(row.seconds) + " s");
+    if (!(row.algbw_bytes_per_s >= 0 && row.algbw_bytes_per_s <= kMaxBandwidth &&
+          row.busbw_bytes_per_s >= 0 && row.busbw_bytes_per_s <= kMaxBandwidth))
+      throw spec::SpecError(where, "algbw", "0 to 100 TB/s, got " + general(row.algbw_bytes_per_s / 1e9) +
+                                                " GB/s (busbw " + general(row.busbw_bytes_per_s / 1e9) + ")");
+    const double computed = algbw_bytes_per_s(row.bytes, row.seconds);
+    if (std::abs(row.algbw_bytes_per_s - computed) > kPrintedBandwidthUnit + kRatioTolerance * computed)
+      throw spec::SpecError(where, "time", "a time that gives the row's algbw (" + fixed(row.algbw_bytes_per_s / 1e9) +
+                                               " GB/s) from its size, got size / time = " +
+                                               general(computed / 1e9) + " GB/s");
+  }
   const CollectiveSample* s = best_printed(run);
   if (!s || s->algbw_bytes_per_s < kCheckedAlgbw) return;
   const double algbw = algbw_bytes_per_s(s->bytes, s->seconds);
@@ -162,20 +191,28 @@ const char* to_string(LogFormat format) {
 }
 
 LogFormat detect_log_format(const std::string& text, const std::string& file) {
+  std::vector<LogFormat> found;
   if (has_line(text, [](const LogLine& l) {
         const auto& t = l.tokens;
         return t.size() >= 2 && (((t[0] == "[BANDWIDTH" || t[0] == "[LATENCY") && t[1] == "SUMMARY") ||
                                  (t[0] == "[SUMMARY" && t[1] == "REPORT]") ||
                                  (t[0] == "[BENCHMARK]" && t[1].rfind("hccl", 0) == 0));
       }))
-    return LogFormat::hccl_demo;
+    found.push_back(LogFormat::hccl_demo);
   if (has_line(text, [](const LogLine& l) { return !l.tokens.empty() && l.tokens[0] == "size(B)"; }))
-    return LogFormat::nccom_test;
+    found.push_back(LogFormat::nccom_test);
   if (has_line(text, [](const LogLine& l) {
         return !l.tokens.empty() && l.tokens[0][0] == '#' && l.text.find("size") != std::string::npos &&
                l.text.find("busbw") != std::string::npos;
       }))
-    return LogFormat::nccl_tests;
+    found.push_back(LogFormat::nccl_tests);
+  // A file of two tools' output (logs concatenated) would be read as the first
+  // alone, the rest dropped: one tool's log per file.
+  if (found.size() > 1)
+    throw spec::SpecError(file, "", std::string("one tool's log per file, found the table headers of both ") +
+                                        to_string(found[0]) + " and " + to_string(found[1]) +
+                                        " (give each log as its own file)");
+  if (found.size() == 1) return found.front();
   throw spec::SpecError(file, "",
                         "nccl-tests, nccom-test or hccl_demo output; found no result table header (nccl-tests "
                         "'# size count type redop root time algbw busbw', nccom-test 'size(B) ... busbw(GB/s)', "

@@ -1,6 +1,7 @@
 #include "calib/gemm_csv.h"
 
 #include <filesystem>
+#include <string_view>
 
 #include "calib/log_fields.h"
 #include "spec/error.h"
@@ -67,7 +68,10 @@ GemmCsv parse_gemm_csv(const std::string& text, const std::string& file) {
   int header_line = 0;
   std::string first_device;
   int first_device_line = 0;
-  for (const LogLine& l : log_lines(text)) {
+  // Spreadsheets save CSV as UTF-8 with a byte-order mark: it is not part of the first cell.
+  const std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+  const std::string body_text = text.rfind(kUtf8Bom, 0) == 0 ? text.substr(kUtf8Bom.size()) : text;
+  for (const LogLine& l : log_lines(body_text)) {
     const std::string line = trim(l.text);
     if (line.empty()) continue;
     if (line[0] == '#') {

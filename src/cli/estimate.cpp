@@ -166,6 +166,7 @@ void add_export_command(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
   c->add_option("--out", options->emit.to, "File to write; default standard output (deepspeed needs a file)");
+  options->emit.to_flag = "--out";
   c->callback([options, c] { run_command(*options, *c); });
 }
 

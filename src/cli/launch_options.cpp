@@ -22,15 +22,15 @@ void add_emit_options(CLI::App* c, EmitOptions& o) {
 
 void check_emit_options(const EmitOptions& o) {
   if (o.format.empty()) {
-    if (!o.to.empty()) throw spec::SpecError("--emit-to", "", "--emit FORMAT as well");
+    if (!o.to.empty()) throw spec::SpecError(o.to_flag, "", "--emit FORMAT as well");
     return;
   }
   if (o.to.empty() || o.to == "-") {
     if (o.format == "deepspeed")
-      throw spec::SpecError("--emit-to", "", "a file: --emit deepspeed writes a launch script and its ds_config beside it");
+      throw spec::SpecError(o.to_flag, "", "a file: deepspeed writes a launch script and its ds_config beside it");
     return;
   }
-  check_output_path(o.to, "--emit-to");
+  check_output_path(o.to, o.to_flag);
 }
 
 std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario& s, const spec::Plan& plan) {

@@ -15,6 +15,7 @@ namespace tp::cli {
 struct EmitOptions {
   std::string format;  // megatron | nemo | nxd | deepspeed; empty: nothing emitted
   std::string to;      // the file to write; "-" or empty: standard output (one-file formats)
+  std::string to_flag = "--emit-to";  // the flag that named `to`, for messages (export's is --out)
 };
 void add_emit_options(CLI::App* command, EmitOptions& options);
 // Refuses an unusable --emit-to before any work (folder missing, deepspeed to standard output).

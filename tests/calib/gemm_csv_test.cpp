@@ -91,3 +91,10 @@ TEST(GemmCsv, RowsOfAnotherWidthOrDeviceAreRefused) {
   expect_refusal(std::string(kHeader) + "256,1024,512,bf16,1e-3,\"gpu\n", {"t.csv:2", "closing double quote"});
   expect_refusal("m,n,k,dtype,seconds,device,m\n", {"t.csv:1", "'m' repeats"});
 }
+
+// A spreadsheet's "CSV UTF-8" starts with a byte-order mark: the header still reads.
+TEST(GemmCsv, AUtf8ByteOrderMarkBeforeTheHeaderIsNotPartOfIt) {
+  const GemmCsv csv = parse_gemm_csv(std::string("\xEF\xBB\xBF") + kHeader + "4096,4096,4096,bf16,0.0012,h100\n", "t.csv");
+  ASSERT_EQ(csv.rows.size(), 1u);
+  EXPECT_EQ(csv.rows[0].m, 4096);
+}

@@ -41,6 +41,16 @@ json shipped(const std::string& relative) {
   return json::parse(in);
 }
 json hardware() { return shipped("hardware/trn1.32xlarge.json"); }
+std::string fixture(const std::string& name) {
+  std::ifstream in(fs::path(TRAINPLAN_SOURCE_DIR) / "tests/calib/fixtures" / name);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+// nccl-tests' all-reduce on 8 p5 ranks with the 1 KiB row's time (12.20 us) replaced.
+std::string nccl_log_with_time_of_1k(const std::string& time) {
+  std::string log = fixture("nccl_all_reduce_p5_8ranks.log");
+  const std::size_t at = log.find("   12.20    0.08");
+  return log.replace(at, 8, std::string(8 - std::min<std::size_t>(8, time.size()), ' ') + time);
+}
 json model() { return shipped("models/llama2-7b.json"); }
 json stack() { return shipped("stacks/megatron-lm.json"); }
 json measured() { return shipped("data/measured/seed-001-pythia-6.9b-trn1.json"); }
@@ -398,6 +408,16 @@ const Case kCases[] = {
     // ---- writers: through a link to a device is refused, not replaced, and nothing is left behind
     {"calibrate_fit_out_links_to_a_device", "calibrate fit --hardware trn1.32xlarge --out {FILE}", S::device_link, none,
      "{FILE}: a regular file to write the calibration file to, got a device"},
+    {"export_out_is_a_folder", "export --to megatron --out {FILE}", S::folder, none, "--out"},
+    // ---- imported measurements: every row's time must give its printed bandwidth (issue 41)
+    {"collectives_time_1e300_us", "calibrate import --collectives {FILE} --hardware p5.48xlarge --out {FILE}.json",
+     S::file, [] { return nccl_log_with_time_of_1k(" 1e300"); }, "{FILE}:23: time"},
+    {"collectives_time_1e-300_us", "calibrate import --collectives {FILE} --hardware p5.48xlarge --out {FILE}.json",
+     S::file, [] { return nccl_log_with_time_of_1k("1e-300"); }, "{FILE}:23: time"},
+    {"collectives_two_tools_in_one_file",
+     "calibrate import --collectives {FILE} --hardware p5.48xlarge --out {FILE}.json", S::file,
+     [] { return fixture("nccl_all_reduce_p5_8ranks.log") + fixture("nccom_allr_trn1_32ranks.log"); },
+     "nccom-test and nccl-tests"},
 };
 
 // ---------------------------------------------------------------- running
