@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "calib/median.h"
 #include "spec/error.h"
@@ -14,6 +15,28 @@ constexpr double kInfinite = std::numeric_limits<double>::infinity();
 constexpr double kTopFraction = 1.0 / 4;  // "large messages": within 4x of a run's largest
 constexpr double kBandwidthShows = 0.02;
 constexpr double kBandwidthBytes = 1 << 20;
+// Sizes within an eighth of an octave (9%) tell the fit the same thing: one
+// point per such bin, its median time, so a sweep of thousands of sizes or of
+// repeated invocations fits in the time of nccl-tests' usual 30.
+constexpr double kBinsPerOctave = 8;
+// The leave-one-size-out check holds out at most this many sizes per run,
+// spread evenly over its sizes.
+constexpr std::size_t kHeldOutSizes = 48;
+
+// The indices of a run's samples that stand for their size bins (each bin's
+// median time), smallest size first; `skip` (-1: none) is left out.
+std::vector<int> bin_medians(const CollectiveRun& run, int skip) {
+  std::map<long, std::vector<int>> bins;
+  for (int i = 0; i < int(run.samples.size()); ++i)
+    if (i != skip) bins[long(std::floor(std::log2(run.samples[i].bytes) * kBinsPerOctave))].push_back(i);
+  std::vector<int> out;
+  for (auto& [bin, members] : bins) {
+    std::sort(members.begin(), members.end(),
+              [&](int a, int b) { return run.samples[a].seconds < run.samples[b].seconds; });
+    out.push_back(members[(members.size() - 1) / 2]);
+  }
+  return out;
+}
 
 struct Point {
   int run = 0, sample = 0;
@@ -91,8 +114,7 @@ std::vector<Point> points_of(const std::vector<CollectiveRun>& runs, int devices
     std::sort(sizes.rbegin(), sizes.rend());
     const double second = sizes.size() > 1 ? sizes[1] : sizes.empty() ? 0 : sizes[0];
     const double top_from = std::min(largest * kTopFraction, second);
-    for (int i = 0; i < int(run.samples.size()); ++i) {
-      if (r == skip.first && i == skip.second) continue;
+    for (int i : bin_medians(run, r == skip.first ? skip.second : -1)) {
       const CollectiveSample& s = run.samples[i];
       points.push_back({r, i, layout, run.op, s.bytes, s.seconds, largest, s.bytes >= top_from});
     }
@@ -277,7 +299,10 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRun>&
     const CollectiveRun& run = runs[r];
     const RunLayout layout = run_layout(run, cluster.devices_per_instance());
     std::vector<double> held, fitted;
-    for (int i = 0; i < int(run.samples.size()); ++i) {
+    const std::vector<int> sizes = bin_medians(run, -1);
+    const std::size_t stride = (sizes.size() + kHeldOutSizes - 1) / kHeldOutSizes;
+    for (std::size_t at = 0; at < sizes.size(); at += stride) {
+      const int i = sizes[at];
       const CollectiveSample& s = run.samples[i];
       CollectiveFit without;
       try {

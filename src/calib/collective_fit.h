@@ -58,7 +58,8 @@ struct CollectiveCheck {
   double median_rel_error = 0, max_rel_error = 0;  // held out: fitted without the size, then predicted; NaN: none
   double median_rel_error_fitted = 0;              // every size in the fit
 };
-// Leave-one-size-out error per run, each sample predicted by a fit on all the others.
+// Leave-one-size-out error per run, each size predicted by a fit on all the
+// others: every size bin of a usual sweep, at most 48 spread over a longer one.
 std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRun>& runs, const net::Cluster& cluster,
                                                const spec::CollectiveEfficiency& start);
 

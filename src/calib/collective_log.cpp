@@ -173,10 +173,16 @@ CollectiveRun resolve(LogRun r, const LogHints& hints, const std::string& file) 
   return std::move(r.run);
 }
 
-bool has_line(const std::string& text, bool (*match)(const LogLine&)) {
-  for (const LogLine& l : log_lines(text))
-    if (match(l)) return true;
-  return false;
+bool is_hccl_demo_header(const LogLine& l) {
+  const auto& t = l.tokens;
+  return t.size() >= 2 && (((t[0] == "[BANDWIDTH" || t[0] == "[LATENCY") && t[1] == "SUMMARY") ||
+                           (t[0] == "[SUMMARY" && t[1] == "REPORT]") ||
+                           (t[0] == "[BENCHMARK]" && t[1].rfind("hccl", 0) == 0));
+}
+bool is_nccom_test_header(const LogLine& l) { return !l.tokens.empty() && l.tokens[0] == "size(B)"; }
+bool is_nccl_tests_header(const LogLine& l) {
+  return !l.tokens.empty() && l.tokens[0][0] == '#' && l.text.find("size") != std::string::npos &&
+         l.text.find("busbw") != std::string::npos;
 }
 
 }  // namespace
@@ -191,21 +197,16 @@ const char* to_string(LogFormat format) {
 }
 
 LogFormat detect_log_format(const std::string& text, const std::string& file) {
+  bool hccl_demo = false, nccom_test = false, nccl_tests = false;
+  for (const LogLine& l : log_lines(text)) {  // one pass: a log can be 16 MiB
+    hccl_demo = hccl_demo || is_hccl_demo_header(l);
+    nccom_test = nccom_test || is_nccom_test_header(l);
+    nccl_tests = nccl_tests || is_nccl_tests_header(l);
+  }
   std::vector<LogFormat> found;
-  if (has_line(text, [](const LogLine& l) {
-        const auto& t = l.tokens;
-        return t.size() >= 2 && (((t[0] == "[BANDWIDTH" || t[0] == "[LATENCY") && t[1] == "SUMMARY") ||
-                                 (t[0] == "[SUMMARY" && t[1] == "REPORT]") ||
-                                 (t[0] == "[BENCHMARK]" && t[1].rfind("hccl", 0) == 0));
-      }))
-    found.push_back(LogFormat::hccl_demo);
-  if (has_line(text, [](const LogLine& l) { return !l.tokens.empty() && l.tokens[0] == "size(B)"; }))
-    found.push_back(LogFormat::nccom_test);
-  if (has_line(text, [](const LogLine& l) {
-        return !l.tokens.empty() && l.tokens[0][0] == '#' && l.text.find("size") != std::string::npos &&
-               l.text.find("busbw") != std::string::npos;
-      }))
-    found.push_back(LogFormat::nccl_tests);
+  if (hccl_demo) found.push_back(LogFormat::hccl_demo);
+  if (nccom_test) found.push_back(LogFormat::nccom_test);
+  if (nccl_tests) found.push_back(LogFormat::nccl_tests);
   // A file of two tools' output (logs concatenated) would be read as the first
   // alone, the rest dropped: one tool's log per file.
   if (found.size() > 1)

@@ -135,8 +135,9 @@ report::Table check_table(const std::vector<calib::CollectiveCheck>& checks) {
                share_column("max error held out", "max_error_held_out"), share_column("median error in fit", "median_error_in_fit")};
   for (const auto& c : checks)
     t.add_row({c.run, double(c.points), c.median_rel_error, c.max_rel_error, c.median_rel_error_fitted});
-  t.notes.push_back("held out: each size predicted by a fit on every other size (leave one size out); "
-                    "error = |model time / measured time - 1|");
+  t.notes.push_back("held out: each size predicted by a fit on every other size (leave one size out; sizes within "
+                    "an eighth of an octave fit as one, their median time, and a run of more than 48 such sizes holds "
+                    "out 48 spread over them); error = |model time / measured time - 1|");
   return t;
 }
 
