@@ -3,6 +3,8 @@
 // faster-than-raw data is capped and flagged; pure latency refuses to fit.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "calib/bus_bandwidth.h"
 #include "calib/collective_calibration.h"
 #include "calib/collective_fit.h"
@@ -142,4 +144,29 @@ TEST(CollectiveFit, CalibrationKeepsTheBaseAndStoresTheRuns) {
   auto broken = tp::spec::calibration_to_json(file);
   broken["collectives"]["runs"][0]["samples"][2]["seconds"] = -1;
   EXPECT_THROW(stored_collectives(tp::spec::calibration_from_json(broken, "b.json"), "b.json"), tp::spec::SpecError);
+}
+
+// A dense sweep (2,000 sizes from 1 KiB to 1 GiB, as a log of repeated or
+// stepped invocations gives): sizes within an eighth of an octave fit as one
+// point, so the efficiencies come back as from a sparse sweep, and the
+// leave-one-size-out check holds out 48 sizes, not 2,000.
+TEST(CollectiveFit, ADenseSweepFitsByEighthOctaveBinsAndChecksAtMost48Sizes) {
+  const tp::net::Cluster cluster(test_hardware());
+  const tp::spec::CollectiveEfficiency truth{0.63, 0.41, 7e-6};
+  CollectiveRun dense = model_run(cluster, Collective::all_reduce, 8, 1, truth);
+  dense.samples.clear();
+  const RunLayout layout = run_layout(dense, cluster.devices_per_instance());
+  for (int i = 0; i < 2000; ++i) {
+    const double s = 1024 * std::pow(2.0, 20.0 * i / 1999);
+    const double t = predicted_seconds(cluster, layout, Collective::all_reduce, s, truth);
+    dense.samples.push_back({s, t, s / t, busbw_bytes_per_s(Collective::all_reduce, 8, s, t), 0});
+  }
+  const CollectiveFit fit = fit_collectives({dense}, cluster, {0.7, 0.7, 10e-6});
+  EXPECT_EQ(fit.points, 161);  // 20 octaves x 8 bins, and the top size's own
+  EXPECT_NEAR(fit.efficiency.intra_node, 0.63, 1e-3);
+  const auto checks = check_collectives({dense}, cluster, {0.7, 0.7, 10e-6});
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_LE(checks[0].points, 48);
+  EXPECT_GE(checks[0].points, 40);
+  EXPECT_LT(checks[0].max_rel_error, 0.01);
 }
