@@ -53,10 +53,10 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario
     std::cout << files.front().text;
     return written;
   }
-  for (const auto& f : files) {
-    spec::write_text_file(f.path, f.text, exporting::info(format).name + std::string(" launcher config"));
-    written.push_back(f.path);
-  }
+  std::vector<std::pair<std::string, std::string>> contents;
+  for (const auto& f : files) contents.push_back({f.path, f.text});
+  spec::write_text_files(contents, exporting::info(format).name + std::string(" launcher config"));
+  for (const auto& f : files) written.push_back(f.path);
   return written;
 }
 

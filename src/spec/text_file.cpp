@@ -42,8 +42,10 @@ std::string read_text_file(const std::string& path) {
   return text;
 }
 
-void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
-  // Through a link, write the file it names; refuse to replace anything but a regular file.
+namespace {
+
+// Through a link, the file it names; refuses to replace anything but a regular file.
+fs::path write_target(const std::string& path, const std::string& what) {
   std::error_code ec;
   fs::path target = path;
   if (fs::is_symlink(fs::symlink_status(target, ec))) {
@@ -54,21 +56,42 @@ void write_text_file(const std::string& path, const std::string& text, const std
   const fs::file_status status = fs::status(target, ec);
   if (fs::exists(status) && !fs::is_regular_file(status))
     throw SpecError(path, "", "a regular file to write the " + what + " to, got " + kind_of(status.type()));
-  const fs::path partial = target.string() + ".partial";
-  const auto fail = [&](const std::string& expected) {
-    std::error_code ignored;
-    fs::remove(partial, ignored);
-    throw SpecError(path, "", expected);
-  };
-  {
-    std::ofstream out(partial, std::ios::binary);
+  return target;
+}
+
+void remove_partials(const std::vector<fs::path>& targets) {
+  std::error_code ignored;
+  for (const fs::path& t : targets) fs::remove(t.string() + ".partial", ignored);
+}
+
+}  // namespace
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  write_text_files({{path, text}}, what);
+}
+
+void write_text_files(const std::vector<std::pair<std::string, std::string>>& files, const std::string& what) {
+  std::vector<fs::path> targets;
+  for (const auto& [path, text] : files) targets.push_back(write_target(path, what));  // every one before any write
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto fail = [&](const std::string& expected) {
+      remove_partials(targets);
+      throw SpecError(files[i].first, "", expected);
+    };
+    std::ofstream out(targets[i].string() + ".partial", std::ios::binary);
     if (!out) fail("a writable path for the " + what);
-    out << text;
+    out << files[i].second;
     out.flush();
     if (!out) fail("a complete write of the " + what);
   }
-  fs::rename(partial, target, ec);
-  if (ec) fail("a path the finished " + what + " can be moved onto (" + ec.message() + ")");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    fs::rename(targets[i].string() + ".partial", targets[i], ec);
+    if (ec) {
+      remove_partials(targets);
+      throw SpecError(files[i].first, "", "a path the finished " + what + " can be moved onto (" + ec.message() + ")");
+    }
+  }
 }
 
 }  // namespace tp::spec

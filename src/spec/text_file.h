@@ -8,6 +8,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tp::spec {
 
@@ -15,5 +17,9 @@ inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t(16) << 20;
 
 std::string read_text_file(const std::string& path);
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
+// Several files that belong together (a launch script and its ds_config): each
+// path is checked, then all are written beside their targets, then moved onto
+// them; a refusal or a failed write leaves every target as it was.
+void write_text_files(const std::vector<std::pair<std::string, std::string>>& files, const std::string& what);
 
 }  // namespace tp::spec
