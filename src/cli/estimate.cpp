@@ -41,26 +41,24 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
     return;
   }
   const spec::ErrorBands bands = spec::load_error_bands(file);
+  const cost::EstimateRanges r = cost::estimate_ranges(view.estimate, bands, family);
   report::EstimateUncertainty u;
   u.file = file;
   u.coverage = bands.coverage;
-  const spec::ErrorBand& throughput = cost::throughput_band(bands, family);
-  u.throughput = throughput;
-  u.throughput_scope = &throughput == &bands.throughput ? "every family" : family;
-  u.memory = bands.memory;
-  if (std::find(bands.memory_families.begin(), bands.memory_families.end(), family) == bands.memory_families.end()) {
+  u.throughput_scope = r.throughput_band_for_family ? family : "every family";
+  u.throughput = r.throughput;
+  u.memory = r.memory;
+  if (!r.memory_band_has_family) {
     std::string measured;
     for (const std::string& f : bands.memory_families) measured += (measured.empty() ? "" : ", ") + f;
     u.memory_families_note = "measured on " + measured + " only, none on " + family;
   }
-  const cost::Estimate& e = view.estimate;
-  u.tokens_per_s = cost::measured_range(e.tokens_per_s, u.throughput);
-  // Step time is inverse to throughput: the same relative error, the other way.
-  u.step_s = {e.time.step_s * (1 + u.throughput.low), e.time.step_s * (1 + u.throughput.high)};
-  u.memory_peak_bytes = cost::measured_range(e.memory.total_bytes, u.memory);
-  u.throughput_factor = cost::measured_range(1.0, u.throughput);
-  u.memory_factor = cost::measured_range(1.0, u.memory);
-  u.verdict = cost::fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, u.memory);
+  u.tokens_per_s = r.tokens_per_s;
+  u.step_s = r.step_s;
+  u.memory_peak_bytes = r.memory_peak_bytes;
+  u.throughput_factor = r.throughput_factor;
+  u.memory_factor = r.memory_factor;
+  u.verdict = r.verdict;
   view.uncertainty = u;
 }
 

@@ -34,4 +34,22 @@ const char* to_string(FitVerdict v) {
   return "fits";
 }
 
+EstimateRanges estimate_ranges(const Estimate& e, const spec::ErrorBands& bands, const std::string& family) {
+  EstimateRanges r;
+  const spec::ErrorBand& throughput = throughput_band(bands, family);
+  r.throughput = throughput;
+  r.throughput_band_for_family = &throughput != &bands.throughput;
+  r.memory = bands.memory;
+  r.memory_band_has_family = std::find(bands.memory_families.begin(), bands.memory_families.end(), family) !=
+                             bands.memory_families.end();
+  r.tokens_per_s = measured_range(e.tokens_per_s, r.throughput);
+  // Step time is inverse to throughput: the same relative error, the other way.
+  r.step_s = {e.time.step_s * (1 + r.throughput.low), e.time.step_s * (1 + r.throughput.high)};
+  r.memory_peak_bytes = measured_range(e.memory.total_bytes, r.memory);
+  r.throughput_factor = measured_range(1.0, r.throughput);
+  r.memory_factor = measured_range(1.0, r.memory);
+  r.verdict = fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, r.memory);
+  return r;
+}
+
 }  // namespace tp::cost

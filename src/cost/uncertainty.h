@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "cost/estimate.h"
 #include "spec/error_bands.h"
 
 namespace tp::cost {
@@ -34,5 +35,19 @@ bool tied(double objective_a, double objective_b, const spec::ErrorBand& ranking
 enum class FitVerdict { fits, marginal, does_not_fit };
 FitVerdict fit_verdict(double predicted_peak_bytes, double capacity_bytes, const spec::ErrorBand& memory);
 const char* to_string(FitVerdict v);
+
+// An estimate under the held-out bands: where the measured throughput, step
+// time and peak memory would fall, as figures and as multiples of the
+// prediction, and the memory verdict. The throughput band is the family's
+// (throughput_band); for_family says whether it was.
+struct EstimateRanges {
+  spec::ErrorBand throughput, memory;
+  bool throughput_band_for_family = false;
+  bool memory_band_has_family = false;  // the memory band holds runs of this family
+  Range tokens_per_s, step_s, memory_peak_bytes;
+  Range throughput_factor, memory_factor;
+  FitVerdict verdict = FitVerdict::fits;
+};
+EstimateRanges estimate_ranges(const Estimate& estimate, const spec::ErrorBands& bands, const std::string& family);
 
 }  // namespace tp::cost

@@ -49,5 +49,36 @@ TEST(Uncertainty, PlansTieInsideTheRankingBand) {
   EXPECT_FALSE(tied(100, 110, spec::ErrorBand{}));
 }
 
+// One estimate under the bands, by hand: 1,000 tokens/s with the a100 band
+// -20% .. +25% gives 800 .. 1,250 measured; a 10 s step 8 .. 12.5 s; 70 GiB
+// under the memory band -10% .. +5% peaks at 66.7 .. 77.8 GiB, which 80 GiB
+// holds; the memory band's runs include no trainium1.
+TEST(Uncertainty, EstimateRangesPutsTheFamilysBandsOnEveryFigure) {
+  spec::ErrorBands bands;
+  bands.throughput = {400, -0.5, 0.0, 0.5};
+  bands.throughput_by_family["a100"] = {kMinRunsForFamilyBand, -0.2, 0.0, 0.25};
+  bands.memory = {200, -0.1, 0.0, 0.05};
+  bands.memory_families = {"a100"};
+  Estimate e;
+  e.tokens_per_s = 1000;
+  e.time.step_s = 10;
+  const double gib = double(1 << 30);
+  e.memory.total_bytes = 70 * gib;
+  e.memory.capacity_bytes = 80 * gib;
+  const EstimateRanges r = estimate_ranges(e, bands, "a100");
+  EXPECT_TRUE(r.throughput_band_for_family);
+  EXPECT_TRUE(r.memory_band_has_family);
+  EXPECT_DOUBLE_EQ(r.tokens_per_s.low, 800);
+  EXPECT_DOUBLE_EQ(r.tokens_per_s.high, 1250);
+  EXPECT_DOUBLE_EQ(r.step_s.low, 8);
+  EXPECT_DOUBLE_EQ(r.step_s.high, 12.5);
+  EXPECT_NEAR(r.memory_peak_bytes.high / gib, 70 / 0.9, 1e-9);
+  EXPECT_EQ(r.verdict, FitVerdict::fits);
+  const EstimateRanges other = estimate_ranges(e, bands, "trainium1");
+  EXPECT_FALSE(other.throughput_band_for_family);
+  EXPECT_FALSE(other.memory_band_has_family);
+  EXPECT_DOUBLE_EQ(other.tokens_per_s.low, 1000 / 1.5);
+}
+
 }  // namespace
 }  // namespace tp::cost
