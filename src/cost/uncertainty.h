@@ -39,7 +39,7 @@ const char* to_string(FitVerdict v);
 // An estimate under the held-out bands: where the measured throughput, step
 // time and peak memory would fall, as figures and as multiples of the
 // prediction, and the memory verdict. The throughput band is the family's
-// (throughput_band); for_family says whether it was.
+// where it has enough runs (throughput_band): throughput_band_for_family.
 struct EstimateRanges {
   spec::ErrorBand throughput, memory;
   bool throughput_band_for_family = false;

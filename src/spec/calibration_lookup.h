@@ -1,8 +1,9 @@
 // Which Calibration serves a (hardware, stack): the first file that exists of
 // data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, the same
 // for each stack it extends (nearest first), <family>.json (fitted across
-// that family's stacks), <hardware>.json; else the built-in assumed default. The choice names the file and why, so the
-// output can say which calibration served. Throws SpecError on a bad file.
+// that family's stacks), <hardware>.json; else the built-in assumed default.
+// The choice names the file and why, so the output can say which calibration
+// served. Throws SpecError on a bad file.
 #pragma once
 #include <string>
 #include <vector>
