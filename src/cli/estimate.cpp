@@ -103,7 +103,10 @@ int run_estimate(const EstimateOptions& o) {
               << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
               << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)"
               << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())
-              << "; largest component: " << ev.estimate.memory.largest_component() << std::endl;
+              << "; largest component: " << ev.estimate.memory.largest_component()
+              << (o.export_only ? "; `trainplan estimate` with the plan's flags shows where the memory goes" : "")
+              << std::endl;
+  if (out_of_memory && o.export_only) return 2;  // export writes configs, not reports
   report::render_estimate(std::cout, o.scenario.format, view, o.document);
   return out_of_memory ? 2 : 0;
 }

@@ -6,6 +6,7 @@
 // `export` converts one format into another; `search --like` ranks the file's job.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +85,18 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
                     "--global-batch 512 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16 --stack megatron-lm",
                     "megatron", "mixtral-ep.sh");
   expect_round_trip(kLlama70bP5NoVirtual + " --stack megatron-deepspeed-ms", "deepspeed", "l70-ds.sh");
+}
+
+// export writes configs: a plan that does not fit is refused in one line,
+// with no report on standard output and no file.
+TEST(LaunchCli, ExportOfAPlanThatDoesNotFitIsOneLine) {
+  const Outcome r = run_cli("export --to megatron --model llama2-7b --hardware p4d.24xlarge --instances 2 --out " +
+                            scratch("oom.sh"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("plan refused: it does not fit in HBM"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Where step time goes"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_FALSE(fs::exists(scratch("oom.sh")));
 }
 
 TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
