@@ -46,6 +46,8 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario
   job.plan = plan;
   job.workload = s.workload;
   job.fp8_param_gather = s.stack.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
+  job.bf16_grad_reduce = s.stack.main_grad_bytes == 2 && (s.workload.precision == spec::Precision::mixed_bf16 ||
+                                                          s.workload.precision == spec::Precision::fp8);
   const auto format = exporting::parse_launch_format(o.format, "--emit");
   const auto files = exporting::launch_files(format, job, o.to.empty() ? "-" : o.to);
   std::vector<std::string> written;

@@ -32,6 +32,9 @@ struct LaunchJob {
   // FP8 GEMM weights kept as FP8 parameters (spec::Stack::fp8_param_gather):
   // written where the format has the option; on reading, what the file says.
   bool fp8_param_gather = false;
+  // Gradients accumulated and reduced in BF16, not FP32 (the stack's main_grad_dtype):
+  // Megatron-LM's --grad-reduce-in-bf16.
+  bool bf16_grad_reduce = false;
   // On reading: what the file states that trainplan prices otherwise than the
   // client would read it, one sentence each (printed as assumptions).
   std::vector<std::string> notes;

@@ -69,6 +69,9 @@ std::string write_megatron(const LaunchJob& job) {
   write_batch_and_sequence(a, job);
   if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
   if (job.workload.precision == spec::Precision::fp8) arg("--fp8-format", "hybrid");  // E4M3 forward, E5M2 gradients
+  // BF16 gradient buffers where the stack prices them (arguments.py@73a28a10:683-684); without
+  // it Megatron accumulates and reduces in FP32.
+  if (job.bf16_grad_reduce && job.workload.precision != spec::Precision::fp32) arg("--grad-reduce-in-bf16");
   if (p.zero == 1) arg("--use-distributed-optimizer");
   // FP8 parameters need the distributed optimizer (arguments.py@73a28a10:642-644).
   if (job.workload.precision == spec::Precision::fp8 && job.fp8_param_gather && p.zero >= 1) arg("--fp8-param-gather");
@@ -175,6 +178,13 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
       job.notes.push_back("--fp8-param-gather: Megatron keeps the layers' weights as FP8 parameters; the Megatron-LM "
                           "stacks price BF16 weights beside FP8 copies, 2 bytes per layer parameter more");
   }
+  // The megatron-lm stack prices FP32 gradient buffers; a job that reduces in BF16
+  // runs as stacks/megatron-lm-bf16-grads.json prices it.
+  job.bf16_grad_reduce = args.has("--grad-reduce-in-bf16") && job.workload.precision != spec::Precision::fp32;
+  if (job.bf16_grad_reduce && job.stack_name.empty()) job.stack_name = "megatron-lm-bf16-grads";
+  else if (job.bf16_grad_reduce && job.stack_name == "megatron-lm")
+    job.notes.push_back("--grad-reduce-in-bf16: Megatron keeps BF16 gradient buffers; the header's megatron-lm stack "
+                        "prices FP32 ones, 2 bytes per parameter more (stack megatron-lm-bf16-grads prices BF16)");
   p.zero = 0;
   if (args.has("--use-distributed-optimizer")) p.zero = 1;
   if (args.has("--use-custom-fsdp") && !args.has("--use-distributed-optimizer"))

@@ -98,6 +98,7 @@ void expect_same_job(const LaunchJob& a, const LaunchJob& b, bool dp_overlap_wri
   EXPECT_EQ(a.plan.pp, b.plan.pp);
   EXPECT_EQ(a.plan.virtual_stages, b.plan.virtual_stages);
   EXPECT_EQ(a.fp8_param_gather, b.fp8_param_gather);
+  EXPECT_EQ(a.bf16_grad_reduce, b.bf16_grad_reduce);
   EXPECT_EQ(a.plan.sp, b.plan.sp);
   EXPECT_EQ(a.plan.micro_batch, b.plan.micro_batch);
   EXPECT_EQ(a.plan.zero, b.plan.zero);
@@ -198,6 +199,7 @@ TEST(LaunchConfig, MegatronOptionsExistInCoreR013) {
       "--rotary-percent" /*1402*/, "--swiglu" /*1448*/, "--normalization" /*1430*/,
       "--untie-embeddings-and-output-weights" /*1456*/, "--disable-bias-linear" /*1906*/, "--attention-dropout" /*1665*/,
       "--hidden-dropout" /*1667*/, "--vocab-size" /*2438*/, "--make-vocab-size-divisible-by" /*1427*/, "--fp8-format" /*1179*/, "--fp8-param-gather" /*1208*/,
+      "--grad-reduce-in-bf16" /*2204*/,
       "--context-parallel-size" /*2384*/, "--num-experts" /*2704*/, "--moe-router-topk" /*2753*/,
       "--moe-ffn-hidden-size" /*2714*/, "--moe-shared-expert-intermediate-size" /*2717*/,
       "--expert-model-parallel-size" /*2700*/, "--expert-tensor-parallel-size" /*2702*/, "--kv-channels" /*1378*/,
@@ -443,6 +445,8 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(llama.job.workload.precision, spec::Precision::fp8);  // "--fp8-format hybrid" split from its array item
   EXPECT_EQ(llama.job.plan.zero, 1);
   EXPECT_TRUE(llama.job.plan.overlap_dp_comm);  // appended with TRAINING_ARGS+=("${DDP_ARGS[@]}")
+  EXPECT_TRUE(llama.job.bf16_grad_reduce);      // --grad-reduce-in-bf16: BF16 gradient buffers
+  EXPECT_EQ(llama.job.stack_name, "megatron-lm-bf16-grads");
   ASSERT_TRUE(llama.job.has_architecture);
   EXPECT_EQ(llama.job.model.layers, 32);  // NUM_LAYERS=32
   EXPECT_EQ(llama.job.model.kv_heads, 8);
@@ -683,6 +687,13 @@ TEST(LaunchConfig, Fp8ParametersAreWrittenAndReadBack) {
   job.plan.zero = 0;
   EXPECT_FALSE(parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh")
                    .has("--fp8-param-gather"));
+  // The nemo stack's BF16 gradient buffers go to Megatron-LM as --grad-reduce-in-bf16.
+  job.plan.zero = 1;
+  job.bf16_grad_reduce = true;
+  EXPECT_TRUE(parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh")
+                  .has("--grad-reduce-in-bf16"));
+  expect_same_job(job, round_trip(LaunchFormat::megatron, job, "bf16-grads.sh").job);
+  job.bf16_grad_reduce = false;
   job.plan.zero = 1;
   job.fp8_param_gather = false;
   const auto without = round_trip(LaunchFormat::nemo, job, "fp8-bf16-weights.yaml");
