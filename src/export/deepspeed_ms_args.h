@@ -3,7 +3,7 @@
 // stack megatron-deepspeed-ms runs: Megatron sequence parallelism, RMSNorm,
 // SwiGLU, rotary, GQA, untied embeddings, no linear bias, selective or full
 // recompute, under DeepSpeed's pipeline engine. Writing refuses what the fork
-// cannot express (SpecError naming --emit deepspeed and the option); reading
+// cannot express (SpecError naming "deepspeed format" and the option); reading
 // fills the plan's SP and recompute and, when stated, the architecture.
 #pragma once
 #include <string>

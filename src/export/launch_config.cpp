@@ -17,11 +17,11 @@ namespace fs = std::filesystem;
 
 std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path) {
   if (job.workload.document_tokens > 0)
-    throw spec::SpecError(std::string("--emit ") + info(format).name, "--document-tokens",
+    throw spec::SpecError(std::string(info(format).name) + " format", "--document-tokens",
                           "attention over whole sequences: no format trainplan writes masks attention at document "
                           "boundaries, so the job would run slower than the plan priced");
-  check_runs_on(format, job.hardware_family, job.hardware_name, std::string("--emit ") + info(format).name);
-  check_serves_stack(format, job.stack_name, std::string("--emit ") + info(format).name);
+  check_runs_on(format, job.hardware_family, job.hardware_name, std::string(info(format).name) + " format");
+  check_serves_stack(format, job.stack_name, std::string(info(format).name) + " format");
   switch (format) {
     case LaunchFormat::megatron: return {{path, write_megatron(job)}};
     case LaunchFormat::nemo: return {{path, write_nemo(job)}};

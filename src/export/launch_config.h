@@ -16,7 +16,7 @@ struct LaunchFile {
 };
 
 // deepspeed: the launch script at `path` and its ds_config beside it (<stem>.ds_config.json).
-// Throws spec::SpecError naming --emit FORMAT and the option when the plan cannot be expressed.
+// Throws spec::SpecError naming "FORMAT format" and the option when the plan cannot be expressed.
 std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path);
 
 struct ReadLaunch {

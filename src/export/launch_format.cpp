@@ -86,7 +86,7 @@ void check_serves_stack(LaunchFormat format, const std::string& stack, const std
   throw spec::SpecError(where, "--stack",
                         std::string("a stack the launcher runs: the plan was priced under ") + stack + ", which " +
                             info(format).release + " does not run (" +
-                            (others.empty() ? "no format trainplan writes runs it" : "use --emit " + others) + ")");
+                            (others.empty() ? "no format trainplan writes runs it" : "use format " + others) + ")");
 }
 
 bool runs_on(LaunchFormat format, const std::string& family) {
@@ -103,7 +103,7 @@ void check_runs_on(LaunchFormat format, const std::string& family, const std::st
   throw spec::SpecError(where, "--hardware",
                         std::string("hardware the launcher runs on: ") + info(format).release + " runs on " +
                             info(format).runs_on + ", and " + hardware + " is " + family + " (" +
-                            (others.empty() ? "no format trainplan writes runs there" : "use --emit " + others) + ")");
+                            (others.empty() ? "no format trainplan writes runs there" : "use format " + others) + ")");
 }
 
 }  // namespace tp::exporting

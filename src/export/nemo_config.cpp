@@ -78,9 +78,9 @@ std::string write_nemo(const LaunchJob& job) {
     refuse_nemo("trainer.precision", "bf16 (O2) or 32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (p.uneven_stages) refuse_nemo("model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) refuse_nemo("model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
-  if (p.cp > 1) refuse_nemo("model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use --emit megatron)");
-  if (m.qk_norm) refuse_nemo("model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use --emit megatron)");
-  if (m.moe() || m.mla()) refuse_nemo("model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use --emit megatron)");
+  if (p.cp > 1) refuse_nemo("model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use format megatron)");
+  if (m.qk_norm) refuse_nemo("model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use format megatron)");
+  if (m.moe() || m.mla()) refuse_nemo("model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use format megatron)");
   if (p.sp && p.tp == 1) refuse_nemo("model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) refuse_nemo("model.ub_tp_comm_overlap", "model.sequence_parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2)

@@ -1,5 +1,6 @@
 // How an emitter refuses a plan its launcher cannot run: one SpecError naming
-// the --emit flag, the launcher's option and what that option needs.
+// the format ("megatron format": estimate's --emit and export's --to both
+// name it), the launcher's option and what that option needs.
 // One Refusal per launcher format, shared by every file that writes it.
 #pragma once
 #include <string>
@@ -9,15 +10,15 @@
 namespace tp::exporting {
 
 struct Refusal {
-  const char* emit_flag;
+  const char* format;
   [[noreturn]] void operator()(const std::string& option, const std::string& why) const {
-    throw spec::SpecError(emit_flag, option, why);
+    throw spec::SpecError(format, option, why);
   }
 };
 
-inline constexpr Refusal refuse_deepspeed{"--emit deepspeed"};
-inline constexpr Refusal refuse_megatron{"--emit megatron"};
-inline constexpr Refusal refuse_nemo{"--emit nemo"};
-inline constexpr Refusal refuse_nxd{"--emit nxd"};
+inline constexpr Refusal refuse_deepspeed{"deepspeed format"};
+inline constexpr Refusal refuse_megatron{"megatron format"};
+inline constexpr Refusal refuse_nemo{"nemo format"};
+inline constexpr Refusal refuse_nxd{"nxd format"};
 
 }  // namespace tp::exporting

@@ -103,20 +103,20 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
   // A CUDA launcher for a Trainium plan: refused before anything is written.
   Outcome r = run_cli("estimate " + kSeed002 + " --precision mixed-bf16 --emit megatron --emit-to " + scratch("no.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--emit megatron: --hardware: hardware the launcher runs on"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("trn1.32xlarge is trainium1 (use --emit nxd)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("megatron format: --hardware: hardware the launcher runs on"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trn1.32xlarge is trainium1 (use format nxd)"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(scratch("no.sh")));
   r = run_cli("estimate --model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 2 --seq-len 4096 "
               "--global-batch 1024 --recompute full --precision mixed-bf16 --stack megatron-deepspeed --emit deepspeed "
               "--emit-to " + scratch("no-ds.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--emit deepspeed: --normalization: LayerNorm; RMSNorm is not offered"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deepspeed format: --normalization: LayerNorm; RMSNorm is not offered"), std::string::npos) << r.out;
   // CP is written for Megatron-LM only; the other formats say so rather than drop it.
   r = run_cli("estimate --model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --cp 2 --sp --seq-len 16384 "
               "--global-batch 256 --recompute selective --precision mixed-bf16 --stack nemo --emit nemo --emit-to " +
               scratch("no-cp.yaml"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--emit nemo: model.context_parallel_size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nemo format: model.context_parallel_size"), std::string::npos) << r.out;
   // microsoft's fork writes that plan, but not virtual stages: the stack refuses them before the writer is reached.
   r = run_cli("estimate " + kLlama70bP5 + " --stack megatron-deepspeed-ms --emit deepspeed --emit-to " + scratch("no-vs.sh"));
   EXPECT_EQ(r.code, 2) << r.out;

@@ -307,11 +307,11 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
 TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   LaunchJob job = llama2_70b_on_p5();
   job.workload.precision = spec::Precision::bf16_sr;
-  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--bf16", "stochastic rounding", "--emit megatron");
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--bf16", "stochastic rounding", "megatron format");
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "trainer.precision", "stochastic rounding");
   job = llama2_70b_on_p5();
   job.plan.zero = 2;
-  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "zero1", "ZeRO-2", "--emit nxd");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "zero1", "ZeRO-2", "nxd format");
   job = llama2_70b_on_p5();
   job.stack_name = "megatron-deepspeed";
   expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--sequence-parallel", "no sequence");
@@ -332,7 +332,7 @@ TEST(LaunchConfig, ALauncherThatDoesNotRunOnTheHardwareIsRefused) {
   job.hardware_family = "trainium1";
   job.devices_per_instance = 32;
   for (LaunchFormat f : {LaunchFormat::megatron, LaunchFormat::nemo, LaunchFormat::deepspeed})
-    expect_spec_error([&] { launch_files(f, job, "x.sh"); }, "--hardware", "is trainium1 (use --emit nxd)");
+    expect_spec_error([&] { launch_files(f, job, "x.sh"); }, "--hardware", "is trainium1 (use format nxd)");
   job.hardware_name = "dl1.24xlarge";
   job.hardware_family = "gaudi1";
   job.devices_per_instance = 8;
@@ -340,7 +340,7 @@ TEST(LaunchConfig, ALauncherThatDoesNotRunOnTheHardwareIsRefused) {
     expect_spec_error([&] { launch_files(f, job, "x.sh"); }, "--hardware", "no format trainplan writes runs there");
   job = llama2_70b_on_p5();
   job.plan.zero = 1;
-  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "--hardware", "runs on Trainium", "--emit nxd");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "--hardware", "runs on Trainium", "nxd format");
 }
 
 // A format writes jobs for the software it launches: an HF Trainer or
@@ -349,11 +349,11 @@ TEST(LaunchConfig, AStackTheLauncherDoesNotRunIsRefused) {
   LaunchJob job = llama2_70b_on_p5();
   job.stack_name = "hf-trainer-deepspeed";
   expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--stack",
-                    "no format trainplan writes runs it", "--emit deepspeed");
+                    "no format trainplan writes runs it", "deepspeed format");
   job.stack_name = "torchtitan-compile";
   expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--stack", "torchtitan-compile");
   job.stack_name = "megatron-deepspeed";
-  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--stack", "use --emit deepspeed");
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--stack", "use format deepspeed");
   job.stack_name = "nemo";  // Megatron-Core under both
   EXPECT_NO_THROW(launch_files(LaunchFormat::megatron, job, "x.sh"));
   job.stack_name = "my-own-megatron-fork";
@@ -817,12 +817,12 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRefusesWhatItCannotExpress) {
   auto emit = [](const LaunchJob& job) { launch_files(LaunchFormat::deepspeed, job, "x.sh"); };
   LaunchJob job = llama2_70b_on_p5_microsoft_deepspeed();
   job.plan.virtual_stages = 2;
-  expect_spec_error([&] { emit(job); }, "--num-layers-per-virtual-pipeline-stage", "does not interleave", "--emit deepspeed");
+  expect_spec_error([&] { emit(job); }, "--num-layers-per-virtual-pipeline-stage", "does not interleave", "deepspeed format");
   job = llama2_70b_on_p5_microsoft_deepspeed();
   job.workload.precision = spec::Precision::bf16_sr;
-  expect_spec_error([&] { emit(job); }, "bf16.enabled", "stochastic rounding", "--emit deepspeed");
+  expect_spec_error([&] { emit(job); }, "bf16.enabled", "stochastic rounding", "deepspeed format");
   job.workload.precision = spec::Precision::fp8;
-  expect_spec_error([&] { emit(job); }, "--fp8-hybrid", "transformer_engine", "--emit deepspeed");
+  expect_spec_error([&] { emit(job); }, "--fp8-hybrid", "transformer_engine", "deepspeed format");
   job = llama2_70b_on_p5_microsoft_deepspeed();
   job.plan.overlap_tp_comm = true;
   expect_spec_error([&] { emit(job); }, "--tp-comm-overlap", "no async TP");
