@@ -41,24 +41,15 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
     return;
   }
   const spec::ErrorBands bands = spec::load_error_bands(file);
-  const cost::EstimateRanges r = cost::estimate_ranges(view.estimate, bands, family);
-  report::EstimateUncertainty u;
+  report::EstimateUncertainty u{cost::estimate_ranges(view.estimate, bands, family)};
   u.file = file;
   u.coverage = bands.coverage;
-  u.throughput_scope = r.throughput_band_for_family ? family : "every family";
-  u.throughput = r.throughput;
-  u.memory = r.memory;
-  if (!r.memory_band_has_family) {
+  u.throughput_scope = u.throughput_band_for_family ? family : "every family";
+  if (!u.memory_band_has_family) {
     std::string measured;
     for (const std::string& f : bands.memory_families) measured += (measured.empty() ? "" : ", ") + f;
     u.memory_families_note = "measured on " + measured + " only, none on " + family;
   }
-  u.tokens_per_s = r.tokens_per_s;
-  u.step_s = r.step_s;
-  u.memory_peak_bytes = r.memory_peak_bytes;
-  u.throughput_factor = r.throughput_factor;
-  u.memory_factor = r.memory_factor;
-  u.verdict = r.verdict;
   view.uncertainty = u;
 }
 

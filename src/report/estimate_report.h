@@ -17,16 +17,12 @@
 
 namespace tp::report {
 
-// The held-out error bands applied to this estimate (cost/uncertainty.h);
-// absent when no error-bands file was found.
-struct EstimateUncertainty {
+// The held-out error bands applied to this estimate (cost::estimate_ranges)
+// and where they came from; absent when no error-bands file was found.
+struct EstimateUncertainty : cost::EstimateRanges {
   std::string file;
   double coverage = 0;
   std::string throughput_scope;  // "a100" or "every family": whose band
-  spec::ErrorBand throughput, memory;
-  cost::Range tokens_per_s, step_s, memory_peak_bytes;
-  cost::Range throughput_factor, memory_factor;  // the same ranges as multiples of the prediction
-  cost::FitVerdict verdict = cost::FitVerdict::fits;
   std::string memory_families_note;  // set when the band holds no run of this hardware's family
 };
 
