@@ -175,6 +175,16 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
              ? std::string("the flash kernel computes ") + share + " of each score matrix (--document-tokens)"
              : "stack " + s.stack.name + "'s unfused attention computes the whole score matrix all the same"));
   }
+  if (s.model.sliding_window_tokens > 0 && s.model.sliding_window_tokens < s.workload.seq_len) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "a sliding window of %d tokens on %.0f%% of the layers: %s computes %.1f%% of the score matrices",
+                  s.model.sliding_window_tokens, 100 * s.model.sliding_window_layer_share,
+                  s.stack.attention == spec::AttentionKernel::flash ? "the flash kernel" : "unfused attention",
+                  100 * cost::attention_score_fraction(s.model, s.workload, s.stack.attention));
+    s.assumptions.push_back(line);
+  }
+  for (const std::string& what : s.model.unpriced) s.assumptions.push_back(s.model.name + " states " + what + ": not priced");
   if (const std::string why = spec::precision_refusal(s.hardware, s.stack, s.workload.precision); !why.empty())
     throw spec::SpecError("--precision " + std::string(spec::to_string(s.workload.precision)), "", why);
   return s;

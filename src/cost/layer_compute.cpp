@@ -45,15 +45,24 @@ double attention_score_fraction(const spec::ModelSpec& m, const spec::Workload& 
   if (kernel != spec::AttentionKernel::flash) return 1.0;
   const double s = w.seq_len;
   const double causal = m.kind == spec::ModelKind::decoder ? (s + 1) / (2 * s) : 1.0;
-  if (w.document_tokens <= 0 || w.document_tokens >= w.seq_len) return causal;
   // A query attends to the earlier tokens of its document, half a document on
   // average; the tiles on a document's edges are partly masked but computed
   // whole: about one more tile per query block, taken as FlexAttention's
   // default BLOCK_SIZE of 128 (torch.nn.attention.flex_attention.create_block_mask);
   // FlashAttention-2's variable-length kernels use tiles of the same order.
+  // A sliding window skips the tiles behind it the same way (FlashAttention-2's
+  // window_size, which transformers passes for Gemma 2 and Mistral).
   constexpr double kTileTokens = 128;
+  const bool documents = w.document_tokens > 0 && w.document_tokens < w.seq_len;
   const double within_document = m.kind == spec::ModelKind::decoder ? w.document_tokens / 2.0 : w.document_tokens;
-  return std::min(causal, (within_document + kTileTokens) / s);
+  const double full_layer = documents ? std::min(causal, (within_document + kTileTokens) / s) : causal;
+  const double window = m.sliding_window_tokens;
+  if (window <= 0 || window >= s || m.sliding_window_layer_share <= 0) return full_layer;
+  // Causal within a window of W: the first W queries see their prefix, the
+  // rest see W keys each: (W(W + 1) / 2 + (s - W) W) / s keys per query.
+  const double windowed_keys = (window * (window + 1) / 2 + (s - window) * window) / s;
+  const double windowed_layer = std::min(full_layer, (windowed_keys + kTileTokens) / s);
+  return (1 - m.sliding_window_layer_share) * full_layer + m.sliding_window_layer_share * windowed_layer;
 }
 
 LayerCompute layer_compute(const StepContext& ctx) {
@@ -156,7 +165,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // on its own before the output projection (read 2 bytes, write 1 per element).
   const double fp8_cast_bytes =
       ctx.workload.precision == spec::Precision::fp8 ? tokens * heads * d * 3.0 : 0.0;
-  l.memory_forward_s = moe_memory_s(ctx) + 2 * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
+  l.memory_forward_s = moe_memory_s(ctx) + m.norms_per_layer() * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
                        ctx.stream_s(ctx.ops.activation, act_bytes) + ctx.stream_s(ctx.ops.residual, autocast_cast_bytes) + softmax_s +
                        ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;

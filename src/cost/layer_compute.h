@@ -38,7 +38,9 @@ bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSp
 // Share of the full s x s score matrix a fused (flash) attention kernel
 // computes: the causal half of a decoder's, or under document masking
 // (Workload::document_tokens) each query's earlier tokens of its own document
-// plus one kernel tile of partly masked blocks. Unfused attention computes all of it.
+// plus one kernel tile of partly masked blocks, and on a model's sliding-window
+// layers at most the window plus a tile; the mean over layers. Unfused
+// attention computes all of it.
 double attention_score_fraction(const spec::ModelSpec& m, const spec::Workload& w, spec::AttentionKernel kernel);
 void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
 EdgeCompute edge_compute(const StepContext& ctx);

@@ -20,6 +20,15 @@ std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, 
     throw spec::SpecError(std::string(info(format).name) + " format", "--document-tokens",
                           "attention over whole sequences: no format trainplan writes masks attention at document "
                           "boundaries, so the job would run slower than the plan priced");
+  const spec::ModelSpec& m = job.model;
+  if (m.sliding_window_tokens > 0 && m.sliding_window_tokens < job.workload.seq_len)
+    throw spec::SpecError(std::string(info(format).name) + " format", "--model",
+                          m.name + "'s sliding-window attention: no format trainplan writes sets a window, so the job "
+                                   "would attend over whole sequences and run slower than the plan priced");
+  if (m.pre_norms != 2 || m.post_norms != 0)
+    throw spec::SpecError(std::string(info(format).name) + " format", "--model",
+                          m.name + "'s layer has " + std::to_string(m.pre_norms) + " norm(s) before and " +
+                              std::to_string(m.post_norms) + " after its sublayers; the formats trainplan writes build two before");
   check_runs_on(format, job.hardware_family, job.hardware_name, std::string(info(format).name) + " format");
   check_serves_stack(format, job.stack_name, std::string(info(format).name) + " format");
   switch (format) {

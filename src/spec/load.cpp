@@ -1,6 +1,7 @@
 #include "spec/load.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -241,7 +242,8 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   m.source_file = file;
   r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "mlp", "norm",
                       "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "embedding_norm", "bias", "qkv_bias", "qk_norm", "rope_theta", "dropout", "vocab",
-                      "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla"});
+                      "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla",
+                      "pre_norms", "post_norms", "sliding_window"});
   m.name = r.string(j, "$", "name");
   m.source = r.string(j, "$", "source");
   m.kind = r.choice(j, "$", "kind", {"decoder", "encoder-mlm"}) == "decoder" ? ModelKind::decoder : ModelKind::encoder_mlm;
@@ -282,6 +284,17 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   }
   if (r.has(j, "moe")) read_moe(r, j, m);
   if (r.has(j, "mla")) read_mla(r, j, m);
+  // Optional: only where a layer's norms differ from one before each sublayer.
+  if (r.has(j, "pre_norms")) m.pre_norms = r.positive_int(j, "$", "pre_norms");
+  if (r.has(j, "post_norms")) m.post_norms = r.positive_int(j, "$", "post_norms", true);
+  if (m.pre_norms > 2 || m.post_norms > 2) r.fail("$.pre_norms", "at most 2 norms before and 2 after the sublayers");
+  if (r.has(j, "sliding_window")) {
+    const auto& w = r.field(j, "$", "sliding_window");
+    r.only_keys(w, "$.sliding_window", {"tokens", "layer_share"});
+    m.sliding_window_tokens = r.positive_int(w, "$.sliding_window", "tokens");
+    m.sliding_window_layer_share = r.positive(w, "$.sliding_window", "layer_share");
+    if (m.sliding_window_layer_share > 1) r.fail("$.sliding_window.layer_share", "expected a share in (0, 1]");
+  }
   if (m.hidden % m.heads != 0 && !m.mla() && m.explicit_head_dim == 0)
     r.fail("$.heads", "expected heads to divide hidden (" + std::to_string(m.hidden) + " % " +
                           std::to_string(m.heads) + " != 0), or a head_dim");
@@ -338,6 +351,90 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
   }
 }
 
+// Sliding windows and the other attention and norm variants of the Llama-like
+// families (transformers' modeling_*.py). Mistral, Mixtral and Phi-3 pass
+// sliding_window to every layer's attention; Gemma 2 to every other one
+// (configuration_gemma2.py: "every other layer uses sliding window attention"),
+// or to the layers its layer_types marks "sliding_attention". What a config
+// states that the cost model does not price is named in m.unpriced.
+void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, const std::string& a, ModelSpec& m) {
+  const bool gemma2 = a == "Gemma2ForCausalLM";
+  if (gemma2) {
+    // Gemma 2's sandwich: RMSNorms before and after attention and the MLP
+    // (modeling_gemma2.py pre_feedforward_layernorm, post_attention_layernorm, post_feedforward_layernorm).
+    m.post_norms = 2;
+    // Gemma2Config's defaults: 50 on the attention scores, 30 on the logits; null turns one off.
+    const auto cap = [&](const char* key, double fallback) {
+      return !r.has(j, key) ? fallback : j[key].is_null() ? 0.0 : r.positive(j, "$", key);
+    };
+    const double score_cap = cap("attn_logit_softcapping", 50.0);
+    const double logit_cap = cap("final_logit_softcapping", 30.0);
+    char line[160];
+    if (score_cap > 0) {
+      std::snprintf(line, sizeof line, "attn_logit_softcapping %g: a tanh on every attention score", score_cap);
+      m.unpriced.push_back(line);
+    }
+    if (logit_cap > 0) {
+      std::snprintf(line, sizeof line, "final_logit_softcapping %g: a tanh over every logit", logit_cap);
+      m.unpriced.push_back(line);
+    }
+  }
+  const bool windowed_family = gemma2 || a == "MistralForCausalLM" || a == "MixtralForCausalLM" || a == "Phi3ForCausalLM";
+  if (!windowed_family) {
+    // Qwen2 and Qwen3 state a window they use only when told (use_sliding_window,
+    // default false), on the layers max_window_layers picks: named, not priced.
+    if (r.has(j, "use_sliding_window") && r.boolean(j, "$", "use_sliding_window"))
+      m.unpriced.push_back("use_sliding_window: a sliding window on some layers (max_window_layers), priced as full attention");
+    return;
+  }
+  const int window = hf_int(r, j, "sliding_window", gemma2 ? 4096 : 0);
+  if (window <= 0) return;
+  m.sliding_window_tokens = window;
+  m.sliding_window_layer_share = gemma2 ? 0.5 : 1.0;
+  if (r.has(j, "layer_types") && !j["layer_types"].is_null()) {
+    const auto& types = j["layer_types"];
+    if (!types.is_array() || types.size() != size_t(m.layers))
+      r.fail("$.layer_types", "expected one entry per layer (" + std::to_string(m.layers) + ")");
+    int sliding = 0;
+    for (const auto& t : types) {
+      if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+        r.fail("$.layer_types", "expected \"sliding_attention\" or \"full_attention\" entries");
+      sliding += t == "sliding_attention";
+    }
+    m.sliding_window_layer_share = double(sliding) / m.layers;
+  }
+}
+
+// Falcon (transformers' configuration_falcon.py, modeling_falcon.py): GELU MLP
+// 4 x hidden wide unless ffn_hidden_size says otherwise, LayerNorm, RoPE or
+// ALiBi. The original layout (Falcon-7B) shares one K and V head across all
+// heads (multi_query) and one norm between parallel attention and MLP; the new
+// decoder architecture (Falcon-40B, 180B) has num_kv_heads groups and
+// num_ln_in_parallel_attn norms (2 unless stated).
+void read_hf_falcon(const JsonReader& r, const nlohmann::json& j, ModelSpec& m) {
+  const auto flag = [&](const char* key, bool fallback) { return r.has(j, key) ? r.boolean(j, "$", key) : fallback; };
+  m.kind = ModelKind::decoder;
+  m.mlp = MlpKind::gelu;
+  m.norm = NormKind::layernorm;
+  m.ffn_hidden = hf_int(r, j, "ffn_hidden_size", 4 * m.hidden, false);
+  m.max_positions = hf_int(r, j, "max_position_embeddings", 2048, false);  // FalconConfig's default
+  const bool new_architecture = flag("new_decoder_architecture", false);
+  m.parallel_residual = new_architecture || flag("parallel_attn", true);
+  m.kv_heads = new_architecture            ? hf_int(r, j, "num_kv_heads", m.heads, false)
+               : flag("multi_query", true) ? 1
+                                           : m.heads;
+  m.pre_norms = new_architecture ? hf_int(r, j, "num_ln_in_parallel_attn", 2, false) : m.parallel_residual ? 1 : 2;
+  if (m.pre_norms > 2) r.fail("$.num_ln_in_parallel_attn", "expected 1 or 2");
+  m.bias = flag("bias", false);
+  m.tied_embeddings = flag("tie_word_embeddings", true);
+  if (flag("alibi", false)) {
+    m.position = PositionKind::alibi;
+  } else {
+    m.position = PositionKind::rotary;
+    m.rotary_fraction = 1.0;
+  }
+}
+
 }  // namespace
 
 ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file) {
@@ -364,22 +461,28 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   // Qwen2 and Phi-3 are Llama's layer with other names (transformers'
   // modeling_qwen2.py: bias on the Q, K and V projections; modeling_phi3.py:
   // fused qkv_proj and gate_up_proj, the same GEMM FLOPs).
+  const bool gemma = a == "GemmaForCausalLM" || a == "Gemma2ForCausalLM";
   const bool llama_like = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
-                          a == "Qwen2ForCausalLM" || a == "Phi3ForCausalLM" || a == "GemmaForCausalLM" ||
+                          a == "Qwen2ForCausalLM" || a == "Phi3ForCausalLM" || gemma ||
                           a == "Qwen2MoeForCausalLM" ||
                           a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek;
-  const bool known = llama_like || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" || a == "BertForMaskedLM";
+  const bool falcon = a == "FalconForCausalLM";
+  const bool known = llama_like || falcon || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" ||
+                     a == "BertForMaskedLM";
   if (!known)
     r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                                 "Qwen2ForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
-                                 "DeepseekV3ForCausalLM, GPTNeoXForCausalLM, "
+                                 "Qwen2ForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Gemma2ForCausalLM, Qwen2MoeForCausalLM, "
+                                 "Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
+                                 "DeepseekV3ForCausalLM, GPTNeoXForCausalLM, FalconForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
   m.hidden = r.positive_int(j, "$", "hidden_size");
   m.heads = r.positive_int(j, "$", "num_attention_heads");
-  m.ffn_hidden = r.positive_int(j, "$", "intermediate_size");
   m.vocab = r.positive_int(j, "$", "vocab_size");
-  m.max_positions = r.positive_int(j, "$", "max_position_embeddings");
+  if (!falcon) {  // Falcon names them otherwise, or leaves them to its defaults
+    m.ffn_hidden = r.positive_int(j, "$", "intermediate_size");
+    m.max_positions = r.positive_int(j, "$", "max_position_embeddings");
+  }
   if (llama_like) {
     m.kind = ModelKind::decoder;
     m.kv_heads = r.has(j, "num_key_value_heads") ? r.positive_int(j, "$", "num_key_value_heads") : m.heads;
@@ -389,7 +492,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     m.rotary_fraction = 1.0;
     // Gemma ties its embeddings unless told (configuration_gemma.py tie_word_embeddings=True); its
     // GeGLU MLP has SwiGLU's three GEMMs (gate_proj, up_proj, down_proj), only the gate's activation differs.
-    m.tied_embeddings = flag("tie_word_embeddings", a == "GemmaForCausalLM");
+    m.tied_embeddings = flag("tie_word_embeddings", gemma);
     // Qwen2's Q, K and V projections carry biases, no other linear layer does
     // (modeling_qwen2.py: q_proj/k_proj/v_proj bias=True, o_proj bias=False);
     // Llama-family attention_bias puts them on all four projections.
@@ -404,6 +507,9 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
       if (d * m.heads != m.hidden) m.explicit_head_dim = d;
     }
     read_hf_moe(r, j, a, m);
+    read_hf_attention_window(r, j, a, m);
+  } else if (falcon) {
+    read_hf_falcon(r, j, m);
   } else if (a == "GPTNeoXForCausalLM") {
     m.kind = ModelKind::decoder;
     m.kv_heads = m.heads;

@@ -45,7 +45,7 @@ int64_t ModelSpec::active_routed_expert_parameters() const {
 
 int64_t ModelSpec::layer_parameters() const {
   const int64_t h = hidden;
-  const int64_t norm_params = (norm == NormKind::layernorm ? 2 : 1) * h * 2;
+  const int64_t norm_params = (norm == NormKind::layernorm ? 2 : 1) * h * norms_per_layer();
   if (!moe()) return attention_parameters() + mlp_parameters(ffn_hidden) + norm_params;
   // Dense MLPs of the first layers, shared experts and routers (h x experts)
   // of the others, spread over all layers.
@@ -79,7 +79,7 @@ int64_t ModelSpec::total_parameters() const {
 
 int64_t ModelSpec::non_expert_parameters() const {
   const int64_t h = hidden;
-  const int64_t norm_params = (norm == NormKind::layernorm ? 2 : 1) * h * 2;
+  const int64_t norm_params = (norm == NormKind::layernorm ? 2 : 1) * h * norms_per_layer();
   int64_t layer_params = int64_t(layers) * (attention_parameters() + norm_params);
   if (!moe()) {
     layer_params += int64_t(layers) * mlp_parameters(ffn_hidden);

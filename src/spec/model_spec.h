@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tp::spec {
 
@@ -30,12 +31,22 @@ struct ModelSpec {
   PositionKind position = PositionKind::learned;
   double rotary_fraction = 0;  // share of head dims rotated (NeoX: 0.25)
   bool parallel_residual = false;
+  // Norms per layer: before a sublayer (its output feeds the sublayer's GEMMs:
+  // 2, one each for attention and MLP; 1 where both share it, Falcon-7B) and
+  // after one, on its output before the residual add (Gemma 2's sandwich: 2).
+  int pre_norms = 2;
+  int post_norms = 0;
   bool tied_embeddings = false;
   bool embedding_norm = false;  // a LayerNorm on the word embeddings (BLOOM's --embed-layernorm)
   bool bias = false;      // linear layers carry biases (BERT, GPT, NeoX; not Llama)
   bool qkv_bias = false;  // the Q, K and V projections alone carry biases (Qwen 1-2.5), where bias is false
   bool qk_norm = false;   // an RMSNorm over each head's query and key before RoPE (Qwen3, OLMo 2)
   double rope_theta = 0;  // RoPE base (HF rope_theta); 0: unstated, the clients' default 10000 applies
+  // Sliding-window attention: on sliding_window_layer_share of the layers a
+  // query sees at most sliding_window_tokens earlier tokens (0: every layer
+  // attends to the whole sequence). Gemma 2: 4096 on every other layer.
+  int sliding_window_tokens = 0;
+  double sliding_window_layer_share = 0;
   bool dropout = false;  // dropout in training (GPT-3, BERT); modern LLM pre-training uses none
   int vocab = 0;
   int vocab_pad_multiple = 1;  // vocab is padded up to a multiple of this (times TP, as Megatron does)
@@ -44,6 +55,9 @@ struct ModelSpec {
   // Share of positions the output head runs on: 1 for a causal LM, the masked
   // share (0.15) for BERT's MLM head, which gathers masked positions first.
   double head_token_fraction = 1.0;
+  // What the source states that the cost model does not price, each named for
+  // the user (a Hugging Face config's soft-capping, say); empty for our own files.
+  std::vector<std::string> unpriced;
 
   // Mixture of experts (experts == 0: a dense model). Layers from
   // first_dense_layers on replace the MLP by `experts` routed experts of width
@@ -92,6 +106,7 @@ struct ModelSpec {
   // Parameters a token runs through: total less the experts it is not routed to.
   int64_t active_parameters() const;
 
+  int norms_per_layer() const { return pre_norms + post_norms; }
   int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
   // Widths of the queries (and of the attention output) and of K or V, over all heads.
   int query_hidden() const { return heads * head_dim(); }

@@ -94,6 +94,29 @@ TEST(LayerCompute, DocumentMaskingShrinksFlashAttentionOnly) {
   EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
 }
 
+// A sliding window of W (Gemma 2: 4096 on every other layer) leaves a causal
+// query (W(W + 1)/2 + (s - W)W)/s keys on average, plus the partly masked tile:
+// at s = 8192, (8390656 + 16777216) / 8192 + 128 = 3200.25 of 8192; the other
+// half of the layers stay causal (4097 / 8192). A window past the sequence
+// changes nothing, and unfused attention computes the whole matrix regardless.
+TEST(LayerCompute, SlidingWindowShrinksItsLayersScores) {
+  spec::ModelSpec gemma2;
+  gemma2.kind = spec::ModelKind::decoder;
+  gemma2.sliding_window_tokens = 4096;
+  gemma2.sliding_window_layer_share = 0.5;
+  spec::Workload w;
+  w.seq_len = 8192;
+  EXPECT_DOUBLE_EQ(attention_score_fraction(gemma2, w, spec::AttentionKernel::flash),
+                   0.5 * 8193.0 / 16384 + 0.5 * 3200.25 / 8192);
+  EXPECT_DOUBLE_EQ(attention_score_fraction(gemma2, w, spec::AttentionKernel::unfused), 1.0);
+  w.seq_len = 4096;
+  EXPECT_DOUBLE_EQ(attention_score_fraction(gemma2, w, spec::AttentionKernel::flash), 4097.0 / 8192);
+  // Documents shorter than the window: the window's layers skip no more than the document mask does.
+  w.seq_len = 8192;
+  w.document_tokens = 256;
+  EXPECT_DOUBLE_EQ(attention_score_fraction(gemma2, w, spec::AttentionKernel::flash), 256.0 / 8192);
+}
+
 // Unfused attention's softmax over the scores streams at its own efficiency
 // where the calibration has one (memory_by_op attention_softmax), else at the
 // softmax's: halving it doubles the byte-bound forward of the test above.

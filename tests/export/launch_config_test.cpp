@@ -325,6 +325,20 @@ TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--sequence-parallel", "TP > 1");
 }
 
+// A sliding window or norms other than one before each sublayer are written
+// in no format: the job would build another layer than the one priced.
+TEST(LaunchConfig, LayersNoFormatBuildsAreRefused) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.model.sliding_window_tokens = 1024;
+  job.model.sliding_window_layer_share = 0.5;
+  for (LaunchFormat f : {LaunchFormat::megatron, LaunchFormat::nemo, LaunchFormat::deepspeed})
+    expect_spec_error([&] { launch_files(f, job, "x.sh"); }, "--model", "sliding-window attention");
+  job.model.sliding_window_tokens = job.workload.seq_len;  // a window the sequence never exceeds changes nothing
+  EXPECT_FALSE(launch_files(LaunchFormat::megatron, job, "x.sh").empty());
+  job.model.post_norms = 2;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "--model", "2 after its sublayers");
+}
+
 // Megatron-LM, NeMo and DeepSpeed's GPT scripts start CUDA processes; NxD Training runs on Trainium alone.
 TEST(LaunchConfig, ALauncherThatDoesNotRunOnTheHardwareIsRefused) {
   LaunchJob job = llama2_70b_on_p5();

@@ -93,6 +93,23 @@ TEST(LoadModel, ZeroLayersAndWrongKind) {
   expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.kind", "decoder");
 }
 
+TEST(LoadModel, NormsAndSlidingWindowAreOptionalAndChecked) {
+  json j = llama();
+  EXPECT_EQ(model_from_json(j, "m.json").pre_norms, 2);
+  j["post_norms"] = 2;
+  j["sliding_window"] = {{"tokens", 4096}, {"layer_share", 0.5}};
+  const tp::spec::ModelSpec m = model_from_json(j, "m.json");
+  EXPECT_EQ(m.norms_per_layer(), 4);
+  EXPECT_EQ(m.sliding_window_tokens, 4096);
+  j["sliding_window"]["layer_share"] = 1.5;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.sliding_window.layer_share", "(0, 1]");
+  j["sliding_window"] = {{"tokens", 4096}, {"layers", 0.5}};
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.sliding_window.layers", "an unknown field");
+  j.erase("sliding_window");
+  j["pre_norms"] = 3;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.pre_norms", "at most 2");
+}
+
 TEST(LoadModel, UnreadableAndMalformedFiles) {
   EXPECT_THROW(load_model("/nonexistent/model.json"), SpecError);
   const auto path = std::filesystem::temp_directory_path() / "trainplan_bad.json";

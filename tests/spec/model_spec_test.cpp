@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/load.h"
+#include "expect_spec_error.h"
 
 using tp::spec::load_model;
+using tp::spec::test_support::expect_spec_error;
 
 // Parameter counts against the published checkpoints (Hugging Face model cards /
 // config.json of each model; counts as reported by model.num_parameters()).
@@ -84,3 +86,78 @@ TEST(ModelSpec, HuggingFaceQwen2Phi3AndGemmaReadAsLlamaLayers) {
   EXPECT_TRUE(g.tied_embeddings);
   EXPECT_EQ(g.total_parameters() - 256000LL * 3072, 7751248896LL);
 }
+
+// Gemma 2: google/gemma-2-2b-it config.json (transformers 4.42.4), as quoted in
+// ThanatosShinji/onnx-tool's LLM examples ("copy
+// https://huggingface.co/google/gemma-2-2b-it/blob/main/config.json here"); the
+// same values are Gemma2Config's defaults at huggingface/transformers@19f53461
+// (configuration_gemma2.py: "every other layer uses sliding window
+// attention"). Gemma Team 2024 (arXiv:2408.00118), table 2: 2,024,517,888
+// non-embedding parameters, four RMSNorms per layer included (26 x 4 x 2304 + 2304).
+TEST(ModelSpec, HuggingFaceGemma2SlidingWindowAndSandwichNorms) {
+  auto config = nlohmann::json::parse(R"({"architectures": ["Gemma2ForCausalLM"], "attention_bias": false,
+    "attention_dropout": 0.0, "attn_logit_softcapping": 50.0, "bos_token_id": 2, "cache_implementation": "hybrid",
+    "eos_token_id": [1, 107], "final_logit_softcapping": 30.0, "head_dim": 256, "hidden_act": "gelu_pytorch_tanh",
+    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 2304, "initializer_range": 0.02, "intermediate_size": 9216,
+    "max_position_embeddings": 8192, "model_type": "gemma2", "num_attention_heads": 8, "num_hidden_layers": 26,
+    "num_key_value_heads": 4, "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
+    "rope_theta": 10000.0, "sliding_window": 4096, "torch_dtype": "bfloat16", "transformers_version": "4.42.4",
+    "use_cache": true, "vocab_size": 256000})");
+  const tp::spec::ModelSpec g = tp::spec::model_from_hf_config(config, "config.json");
+  EXPECT_TRUE(g.tied_embeddings);
+  EXPECT_EQ(g.post_norms, 2);
+  EXPECT_EQ(g.total_parameters() - 256000LL * 2304, 2024517888LL);
+  EXPECT_EQ(g.sliding_window_tokens, 4096);
+  EXPECT_DOUBLE_EQ(g.sliding_window_layer_share, 0.5);
+  // Soft-capping is named for the user, not dropped; null turns one off.
+  ASSERT_EQ(g.unpriced.size(), 2u);
+  EXPECT_NE(g.unpriced[0].find("attn_logit_softcapping 50"), std::string::npos);
+  config["final_logit_softcapping"] = nullptr;
+  EXPECT_EQ(tp::spec::model_from_hf_config(config, "config.json").unpriced.size(), 1u);
+  // Newer configs list each layer's kind (transformers' layer_types): the share counts them.
+  config["layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 26; ++i) config["layer_types"].push_back(i < 20 ? "sliding_attention" : "full_attention");
+  EXPECT_DOUBLE_EQ(tp::spec::model_from_hf_config(config, "config.json").sliding_window_layer_share, 20.0 / 26);
+  config["layer_types"].erase(0);
+  expect_spec_error([&] { tp::spec::model_from_hf_config(config, "config.json"); }, "$.layer_types",
+                    "one entry per layer (26)");
+}
+
+// Falcon-7B: FalconConfig's defaults at huggingface/transformers@5fd8edad
+// (configuration_falcon.py: vocab 65024, hidden 4544, 32 layers, 71 heads,
+// multi_query, parallel_attn, no bias, 2048 positions) are tiiuae/falcon-7b's
+// config.json. The module shapes transformers builds from it, as printed in
+// kimborgen/falcon-llm's README: query_key_value 4544 -> 4672 (71 query heads
+// of 64 plus one K and one V head), dense 4544 -> 4544, dense_h_to_4h 4544 ->
+// 18176, one input_layernorm per layer, ln_f, and the LM head tied to the embedding.
+TEST(ModelSpec, HuggingFaceFalconMultiQueryParallelBlocks) {
+  const auto falcon7b = nlohmann::json::parse(R"({"_name_or_path": "tiiuae/falcon-7b", "alibi": false,
+    "apply_residual_connection_post_layernorm": false, "architectures": ["FalconForCausalLM"], "attention_dropout": 0.0,
+    "bias": false, "bos_token_id": 11, "eos_token_id": 11, "hidden_dropout": 0.0, "hidden_size": 4544,
+    "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "falcon", "multi_query": true,
+    "new_decoder_architecture": false, "num_attention_heads": 71, "num_hidden_layers": 32, "num_kv_heads": 71,
+    "parallel_attn": true, "torch_dtype": "bfloat16", "use_cache": true, "vocab_size": 65024})");
+  const tp::spec::ModelSpec f = tp::spec::model_from_hf_config(falcon7b, "config.json");
+  EXPECT_EQ(f.name, "tiiuae/falcon-7b");
+  EXPECT_EQ(f.kv_heads, 1);
+  EXPECT_EQ(f.ffn_hidden, 18176);
+  EXPECT_EQ(f.max_positions, 2048);
+  EXPECT_EQ(f.pre_norms, 1);
+  EXPECT_TRUE(f.parallel_residual);
+  EXPECT_TRUE(f.tied_embeddings);
+  const int64_t layer = 4544LL * 4672 + 4544LL * 4544 + 2 * 4544LL * 18176 + 2 * 4544;
+  EXPECT_EQ(f.total_parameters(), 32 * layer + 65024LL * 4544 + 2 * 4544);
+  // The new decoder architecture (Falcon-40B, 180B): num_kv_heads groups, two
+  // norms (num_ln_in_parallel_attn's default), an MLP width it may state.
+  auto grouped = falcon7b;
+  grouped["new_decoder_architecture"] = true;
+  grouped["num_attention_heads"] = 128;
+  grouped["num_kv_heads"] = 8;
+  grouped["hidden_size"] = 8192;
+  grouped["ffn_hidden_size"] = 32768;
+  const tp::spec::ModelSpec g = tp::spec::model_from_hf_config(grouped, "config.json");
+  EXPECT_EQ(g.kv_heads, 8);
+  EXPECT_EQ(g.pre_norms, 2);
+  EXPECT_EQ(g.ffn_hidden, 32768);
+}
+

@@ -2,7 +2,8 @@
 // Recomputation in Large Transformer Models", section 4, Table 2) to GQA, any
 // FFN width, SwiGLU, no dropout and flash attention. Per token of one layer:
 // outside the TP region (split by TP only under SP) the two norm inputs and
-// outputs (4h), dropout masks (1 byte each, 2h) when the model uses dropout;
+// outputs (4h; a norm after a sublayer, Gemma 2's, keeps its input alone),
+// dropout masks (1 byte each, 2h) when the model uses dropout;
 // inside it Q, K, V, the attention output, the MLP's intermediates (2f GELU,
 // 3f SwiGLU), and for an unfused kernel the softmax output plus (dropout) its
 // mask and output per head and key: 34 s b h + 5 a s^2 b for GPT. Under FP8
@@ -50,11 +51,13 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
   const double heads = m.heads / t, kv = m.kv_heads_per_rank(int(t));
   PerToken x;
-  x.outside = 4 * h;
+  // A norm before a sublayer keeps its input and output (the GEMMs' input); one
+  // after it keeps its input, the sublayer's output.
+  x.outside = 2 * h * m.pre_norms + h * m.post_norms;
   x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
   if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, stack, t, etp, imbalance);
   if (m.dropout) x.bytes_1 = 2 * h;
-  x.outside_gemm_inputs = 2 * h;  // the norm outputs: QKV's and the MLP's input
+  x.outside_gemm_inputs = h * m.pre_norms;  // the norm outputs: QKV's and the MLP's input
   x.inside_gemm_inputs = m.mla() ? heads * m.value_head_dim() : heads * d;  // the attention output
   if (!m.moe()) {
     x.inside_gemm_inputs += f / t;  // the dense MLP's activation output
@@ -89,7 +92,7 @@ struct EagerExtra {
 EagerExtra eager_extra(const spec::ModelSpec& m, const spec::Stack& stack, double t, double e) {
   EagerExtra x;
   if (m.moe()) return x;
-  if (stack.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = 2 * 4.0 * m.hidden;  // two norms
+  if (stack.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = m.norms_per_layer() * 4.0 * m.hidden;
   if (stack.eager_swiglu && m.mlp == spec::MlpKind::swiglu) x.inside += e * m.ffn_hidden / t;
   if (stack.erf_expression_gelu && m.mlp == spec::MlpKind::gelu) x.inside += 2 * e * m.ffn_hidden / t;
   return x;
