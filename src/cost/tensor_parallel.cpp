@@ -11,23 +11,32 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   using net::Collective;
   const net::GroupLayout group{p.tp, 1};
   const double bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes();
-  auto seconds = [&](Collective c) { return ctx.cluster.seconds(c, bytes, group, p.instances, ctx.calibration.collective); };
-  const double pair = p.sp ? seconds(Collective::all_gather) + seconds(Collective::reduce_scatter)
-                           : seconds(Collective::all_reduce);
+  auto seconds = [&](Collective c, double b) { return ctx.cluster.seconds(c, b, group, p.instances, ctx.calibration.collective); };
+  // Under FP8, Transformer Engine's LayerNormLinear quantizes the norm output
+  // and all-gathers that FP8 tensor, the same one it saves for the weight
+  // gradient (TransformerEngine@v1.4 module/layernorm_linear.py:125-154,
+  // @v2.5 :189-254 gather_along_first_dim(ln_out, quantizer=...)): one byte
+  // per element. The reduce-scatters and the backward's gathers stay BF16.
+  const bool fp8_gather = p.sp && ctx.workload.precision == spec::Precision::fp8 && ctx.stack.fp8_saves_gemm_inputs_in_fp8;
+  const double gather_bytes = fp8_gather ? ctx.tokens() * ctx.model.hidden * 1.0 : bytes;
+  const double forward_pair = p.sp ? seconds(Collective::all_gather, gather_bytes) + seconds(Collective::reduce_scatter, bytes)
+                                   : seconds(Collective::all_reduce, bytes);
+  const double backward_pair = p.sp ? seconds(Collective::all_gather, bytes) + seconds(Collective::reduce_scatter, bytes)
+                                    : seconds(Collective::all_reduce, bytes);
   // One pair around attention and one around the MLP; a MoE layer's routed
   // tokens travel with the dispatcher instead (cost/expert_parallel.h), so only
   // its shared experts, when it has any, keep the MLP's pair.
   const double moe = ctx.moe_share();
   const double pairs = 1 + (1 - moe) + (ctx.model.shared_expert_ffn_hidden > 0 ? moe : 0.0);
-  t.forward_s = pairs * pair;
-  t.backward_s = pairs * pair;
+  t.forward_s = pairs * forward_pair;
+  t.backward_s = pairs * backward_pair;
   if (p.overlap_tp_comm) {  // async TP hides collectives behind the layer's independent GEMM chunks
     t.forward_s = std::max(0.0, t.forward_s - layer.gemm_forward_s);
     t.backward_s = std::max(0.0, t.backward_s - layer.gemm_backward_s);
   }
   if (p.recompute == spec::Recompute::full) t.recompute_s = t.forward_s;
-  t.embedding_s = seconds(Collective::all_reduce);
-  if (p.sp) t.head_s = seconds(Collective::all_gather);
+  t.embedding_s = seconds(Collective::all_reduce, bytes);
+  if (p.sp) t.head_s = seconds(Collective::all_gather, bytes);
   return t;
 }
 

@@ -226,7 +226,12 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   EXPECT_GE(v.by_family.at("a100").timed_runs, 288);
   EXPECT_LE(v.by_family.at("a100").mape_cross_source, 0.0735);
   EXPECT_GE(v.by_family.at("h100").timed_runs, 127);
-  EXPECT_LE(v.by_family.at("h100").mape_cross_source, 0.0795);
+  // 7.87% -> 7.46% once Transformer Engine's FP8 sequence-parallel gathers
+  // moved one byte, then 8.33% over 135 when NeMo's long-sequence table (8 runs,
+  // 8K-1M tokens, CP up to 32) joined: held out 13.4%, all too slow; fitted on
+  // the nemo-24.07 stack alone it is 1.4%, so the gap is the family fit's
+  // compromise between stacks, not the CP or attention terms.
+  EXPECT_LE(v.by_family.at("h100").mape_cross_source, 0.0835);
   std::set<std::string> gpu_sources;
   for (const auto& r : v.runs)
     if (r.timed && (r.family == "a100" || r.family == "h100")) gpu_sources.insert(r.run.source_id);
@@ -302,13 +307,16 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
-  EXPECT_GE(g.timed_runs, 65);
-  EXPECT_LE(g.mape_cross_source, 0.059);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.042);
+  EXPECT_GE(g.timed_runs, 73);
+  // NeMo's long-sequence table (8 FP8 runs, 8K-1M tokens) took the gathered
+  // kinds from 5.8% to 7.6% over 73 runs, long context from 4.2% over 41 to 7.2% over
+  // 47 and FP8 from 7.3% to 8.9% over 47: it runs 13.4% too slow held out.
+  EXPECT_LE(g.mape_cross_source, 0.077);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.073);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 6);
-  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.083);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs
-  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 39);
-  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.074);
+  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.084);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table
+  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 47);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.090);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
