@@ -15,7 +15,7 @@
 
 namespace tp::cli {
 
-inline constexpr int kOwnStackFitRuns = 5;
+using validate::kOwnStackFitRuns;
 
 struct ChoiceCheck {
   validate::PublishedChoice choice;

@@ -183,7 +183,8 @@ int run_validate(const ValidateOptions& o) {
           (o.stack.empty() ? std::string() : " (stack " + o.stack + " only)") +
           "; throughput predicted with each run's source left out of the fit");
   std::vector<report::Table> tables = {group_table(v.by_source, "source"), group_table(v.by_stack, "stack"),
-                                       group_table(v.by_family, "accelerator family"), group_table(v.by_kind, "kind of run"),
+                                       group_table(v.by_family, "accelerator family"), as_priced_table(v),
+                                       group_table(v.by_kind, "kind of run"),
                                        mape_table(v), fit_table(v), band_table(v), memory_table(v),
                                        error_bands_table(bands, validate::held_out_fit_verdicts(v, kErrorBandCoverage)),
                                        unexpressed_table(v), choices, runs_table(v)};

@@ -87,6 +87,27 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
   return t;
 }
 
+report::Table as_priced_table(const validate::ValidationResult& v) {
+  report::Table t;
+  t.key = "held_out_as_priced";
+  t.title = "Held out as estimate prices a new source: its stack's own fit where the stack has one";
+  t.columns = {text_column("group"), count_column("timed runs"), count_column("by a stack fit"),
+               share_column("MAPE family fit"), share_column("MAPE as priced")};
+  auto row = [&](const std::string& name, const validate::GroupError& g) {
+    if (g.timed_runs > 0)
+      t.add_row({name, double(g.timed_runs), double(g.priced_by_stack_fit), g.mape_cross_source, g.mape_as_priced});
+  };
+  for (const auto& [family, g] : v.by_family) row(family, g);
+  for (const auto& [stack, g] : v.by_stack)
+    if (g.priced_by_stack_fit > 0) row("stack " + stack, g);
+  row("all", v.overall);
+  t.notes.push_back("both leave the run's source out; 'as priced' fits the run's stack on its other sources where "
+                    "they hold " + std::to_string(validate::kOwnStackFitRuns) +
+                    " or more timed runs (as data/calibration/<family>+<stack>.json is fitted), else it is the "
+                    "family fit's figure");
+  return t;
+}
+
 report::Table memory_table(const validate::ValidationResult& v) {
   report::Table t;
   t.key = "memory_runs";

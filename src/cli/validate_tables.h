@@ -16,6 +16,9 @@ report::Table runs_table(const validate::ValidationResult& v);
 report::Table mape_table(const validate::ValidationResult& v);
 // One row per source, stack or accelerator family (`what` names which).
 report::Table group_table(const std::map<std::string, validate::GroupError>& groups, const std::string& what);
+// Leave-one-source-out MAPE by the family fit and as estimate would price the
+// source: by its stack's own fit on the stack's other sources where it has one.
+report::Table as_priced_table(const validate::ValidationResult& v);
 report::Table memory_table(const validate::ValidationResult& v);
 report::Table unexpressed_table(const validate::ValidationResult& v);
 report::Table fit_table(const validate::ValidationResult& v);

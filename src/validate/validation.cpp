@@ -12,7 +12,8 @@ namespace tp::validate {
 namespace {
 
 struct Accumulator {
-  std::vector<double> in, loo, cross, memory;
+  std::vector<double> in, loo, cross, memory, priced;
+  int by_stack_fit = 0;
 };
 
 double mean_abs(const std::vector<double>& xs) {
@@ -23,7 +24,7 @@ double mean_abs(const std::vector<double>& xs) {
 
 GroupError summarise(const Accumulator& a) {
   return {int(a.in.size()), int(a.memory.size()), mean_abs(a.in), mean_abs(a.loo), mean_abs(a.cross),
-          mean_abs(a.memory)};
+          mean_abs(a.memory), mean_abs(a.priced), a.by_stack_fit};
 }
 
 double memory_as_counted(const cost::MemoryBreakdown& m, MemoryCounter counter) {
@@ -130,6 +131,30 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
         if (predictor.run(i).source_id == held && predictor.timed(i)) cross[i] = predictor.predict_seqs_per_s(i);
     }
 
+    // As estimate prices a source it never saw: its stack's own fit on the
+    // stack's other sources, where those hold kOwnStackFitRuns timed runs.
+    std::vector<double> priced = cross;
+    std::vector<bool> by_stack_fit(group.size(), false);
+    std::map<std::string, std::set<std::string>> stack_sources;
+    for (size_t i = 0; i < group.size(); ++i)
+      if (predictor.timed(i)) stack_sources[predictor.run(i).stack].insert(predictor.run(i).source_id);
+    for (const auto& [stack, stack_held] : stack_sources) {
+      if (stack_held.size() < 2) continue;
+      for (const std::string& held : stack_held) {
+        std::vector<size_t> use;
+        for (size_t i = 0; i < group.size(); ++i)
+          if (predictor.timed(i) && predictor.run(i).stack == stack && predictor.run(i).source_id != held) use.push_back(i);
+        if (use.size() < size_t(kOwnStackFitRuns)) continue;
+        predictor.calibration() = start;
+        fit(predictor, family_parameters, use);
+        for (size_t i = 0; i < group.size(); ++i)
+          if (predictor.timed(i) && predictor.run(i).stack == stack && predictor.run(i).source_id == held) {
+            priced[i] = predictor.predict_seqs_per_s(i);
+            by_stack_fit[i] = true;
+          }
+      }
+    }
+
     predictor.calibration() = start;
     ff.in_sample = fit(predictor, family_parameters);
     const spec::Calibration fitted = predictor.calibration();
@@ -170,6 +195,9 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
         rr.predicted_in_sample = rr.estimate.seqs_per_s;
         rr.predicted_loo = leave_one_run_out ? loo[i] : rr.predicted_in_sample;
         rr.predicted_cross_source = cross[i];
+        rr.predicted_as_priced = priced[i];
+        rr.priced_by_stack_fit = by_stack_fit[i];
+        rr.error_as_priced = rr.predicted_as_priced / measured - 1;
         rr.error_in_sample = rr.predicted_in_sample / measured - 1;
         rr.error_loo = rr.predicted_loo / measured - 1;
         rr.error_cross_source = rr.predicted_cross_source / measured - 1;
@@ -218,6 +246,8 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
         g->in.push_back(r.error_in_sample);
         g->loo.push_back(r.error_loo);
         g->cross.push_back(r.error_cross_source);
+        g->priced.push_back(r.error_as_priced);
+        g->by_stack_fit += r.priced_by_stack_fit;
       }
       if (r.run.memory && r.problem == cost::PlanProblem::none) g->memory.push_back(r.memory_error);
     }

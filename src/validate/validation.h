@@ -5,7 +5,11 @@
 // only; a source alone on its family is predicted from the priors: nothing
 // fitted). Memory has no fitted term: its error is the same in and out of
 // sample. MAPE per table, source, stack and family; the fit boundary (runs that
-// ran but are refused, published out-of-memory runs accepted).
+// ran but are refused, published out-of-memory runs accepted). Held out "as
+// priced": what estimate would predict for a source it never saw, fitted on the
+// other sources' runs of the run's own stack where they number
+// kOwnStackFitRuns or more (as data/calibration/<family>+<stack>.json is), else
+// the family's leave-one-source-out figure.
 #pragma once
 #include <map>
 #include <optional>
@@ -20,14 +24,19 @@
 
 namespace tp::validate {
 
+// A stack with this many timed runs on a family gets a fit of its own, as
+// setup/fit-calibrations.sh writes data/calibration/<family>+<stack>.json.
+inline constexpr int kOwnStackFitRuns = 5;
+
 struct RunResult {
   MeasuredRun run;  // resolved: measured_seqs_per_s set where a speed was published
   std::string family;
   int devices = 0;
   cost::PlanProblem problem = cost::PlanProblem::none;  // the model cannot express the plan (not memory)
   bool timed = false;  // has a measured speed and a plan the model runs
-  double predicted_in_sample = 0, predicted_loo = 0, predicted_cross_source = 0;  // seq/s
-  double error_in_sample = 0, error_loo = 0, error_cross_source = 0;  // (predicted - measured) / measured
+  double predicted_in_sample = 0, predicted_loo = 0, predicted_cross_source = 0, predicted_as_priced = 0;  // seq/s
+  double error_in_sample = 0, error_loo = 0, error_cross_source = 0, error_as_priced = 0;  // predicted / measured - 1
+  bool priced_by_stack_fit = false;  // as priced, by its stack's fit on other sources (else the family's)
   double efficiency_measured = 0, efficiency_in_sample = 0;
   cost::Estimate estimate;  // in-sample, for the step-time and memory breakdowns
   // Of the stage the measurement names (the heavier when unnamed), among the parts the run's counter sees.
@@ -48,6 +57,8 @@ struct GroupError {
   int timed_runs = 0, memory_runs = 0;
   double mape_in_sample = 0, mape_loo = 0, mape_cross_source = 0;
   double memory_mape = 0;
+  double mape_as_priced = 0;  // held out, by the stack's own fit where it has one (RunResult::error_as_priced)
+  int priced_by_stack_fit = 0;  // runs so priced
 };
 
 struct FamilyFit {
