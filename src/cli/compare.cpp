@@ -40,12 +40,12 @@ int run(const CompareOptions& o) {
   else
     groups.push_back(counts);
   const auto hardware = split_hardware(f.scenario.hardware);
-  std::vector<Scenario> scenarios;
+  std::vector<app::Scenario> scenarios;
   std::set<std::string> kinds_set;
   std::vector<std::string> kinds;
   std::vector<spec::PriceChoice> prices;
   for (const auto& hw : hardware) {
-    scenarios.push_back(load_scenario(f.scenario, hw));
+    scenarios.push_back(app::load_scenario(f.scenario, hw));
     prices.push_back(price_of(scenarios.back().hardware, f));
     for (const auto& q : scenarios.back().hardware.prices)
       if (kinds_set.insert(q.kind).second) kinds.push_back(q.kind);
@@ -67,7 +67,7 @@ int run(const CompareOptions& o) {
   for (const std::vector<int>& group : groups) {
     double first = 0;
     for (std::size_t h = 0; h < scenarios.size(); ++h) {
-      const Scenario& s = scenarios[h];
+      const app::Scenario& s = scenarios[h];
       const spec::PriceChoice& price = prices[h];
       const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
       const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, group));
@@ -107,8 +107,8 @@ int run(const CompareOptions& o) {
       t.add_row(row);
     }
   }
-  for (const Scenario& s : scenarios)
-    for (const std::string& note : scenario_notes(s)) t.notes.push_back(note);
+  for (const app::Scenario& s : scenarios)
+    for (const std::string& note : app::scenario_notes(s)) t.notes.push_back(note);
   for (const spec::PriceChoice& price : prices)
     if (!price.note.empty()) t.notes.push_back(price.note);
   t.notes.push_back(std::string("Ratio: this hardware's objective figure over the first hardware's") +

@@ -24,8 +24,8 @@ struct EstimateOptions {
   std::string from_config;  // a launcher config the scenario and plan come from
   EmitOptions emit;
   bool export_only = false;  // `trainplan export`: the launcher config, no report
-  ScenarioOptions scenario;
-  PlanOptions plan;
+  app::ScenarioOptions scenario;
+  app::PlanOptions plan;
   std::string pipeline = "dag";
   std::string error_bands;  // default data/error-bands.json
   bool quiet = false;       // estimate draws no progress bar; the flag is taken as every command takes it
@@ -54,10 +54,10 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
 }
 
 int run_estimate(const EstimateOptions& o) {
-  Scenario s = load_scenario(o.scenario, o.scenario.hardware);
+  app::Scenario s = app::load_scenario(o.scenario, o.scenario.hardware);
   const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
-  const spec::Plan plan = to_plan(o.plan, s.stack, &s.assumptions);
+  const spec::Plan plan = app::to_plan(o.plan, s.stack, &s.assumptions);
   if (const std::string refusal = spec::stack_refusal(s.stack, plan); !refusal.empty()) {
     std::cerr << "trainplan: plan refused: " << refusal << "\n";
     return 2;

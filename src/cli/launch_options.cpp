@@ -33,7 +33,7 @@ void check_emit_options(const EmitOptions& o) {
   check_output_path(o.to, o.to_flag);
 }
 
-std::vector<std::string> emit_launch_config(const EmitOptions& o, const Scenario& s, const spec::Plan& plan) {
+std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Scenario& s, const spec::Plan& plan) {
   if (o.format.empty()) return {};
   exporting::LaunchJob job;
   job.model_name = s.model.name;
@@ -83,7 +83,7 @@ void agree(const CLI::App& c, const std::string& flag, const T& flag_value, cons
 
 }  // namespace
 
-exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& c, ScenarioOptions& s, PlanOptions& p,
+exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& c, app::ScenarioOptions& s, app::PlanOptions& p,
                                           LaunchUse use) {
   exporting::ReadLaunch read = exporting::read_launch_config(file);
   exporting::LaunchJob& job = read.job;

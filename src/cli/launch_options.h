@@ -23,7 +23,7 @@ void check_emit_options(const EmitOptions& options);
 
 // Writes `plan` of `scenario` in the --emit format; returns the files written
 // (none when printed to standard output).
-std::vector<std::string> emit_launch_config(const EmitOptions& options, const Scenario& scenario, const spec::Plan& plan);
+std::vector<std::string> emit_launch_config(const EmitOptions& options, const app::Scenario& scenario, const spec::Plan& plan);
 
 // How a command takes the file's plan: as the job itself (estimate, export:
 // a plan flag given beside the file must agree with it), or as the reference
@@ -32,7 +32,7 @@ enum class LaunchUse { job, reference };
 
 // Reads `file` and fills `scenario` and `plan` from it, checking the flags of
 // `command` that were given against what the file states. Returns what was read.
-exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, ScenarioOptions& scenario,
-                                          PlanOptions& plan, LaunchUse use = LaunchUse::job);
+exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, app::ScenarioOptions& scenario,
+                                          app::PlanOptions& plan, LaunchUse use = LaunchUse::job);
 
 }  // namespace tp::cli

@@ -22,7 +22,7 @@ namespace {
 struct SearchCommandOptions {
   report::JsonDocument document;
   SearchFlags flags;
-  PlanOptions reference;
+  app::PlanOptions reference;
   bool has_reference = false;
   std::string like;  // a launcher config: its job is the reference, its cluster the search's
   EmitOptions emit;  // the leader as a launcher config
@@ -130,7 +130,7 @@ int run(const SearchCommandOptions& o) {
   std::size_t without_plan = 0;
   const std::optional<spec::ErrorBands> bands = error_bands_of(o.flags);
   for (const std::string& hw : hardware) {
-    const Scenario s = load_scenario(o.flags.scenario, hw);
+    const app::Scenario s = app::load_scenario(o.flags.scenario, hw);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
     const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, counts));
     const spec::PriceChoice price = price_of(s.hardware, o.flags);
@@ -143,7 +143,7 @@ int run(const SearchCommandOptions& o) {
     apply_strict_memory(o.flags, so);
     if (o.has_reference) {
       // The reference obeys the overlap the search is restricted to, so the two compare like for like.
-      spec::Plan reference = to_plan(o.reference, s.stack);
+      spec::Plan reference = app::to_plan(o.reference, s.stack);
       if (o.flags.overlap_dp != "any") reference.overlap_dp_comm = o.flags.overlap_dp == "on";
       if (o.flags.overlap_tp != "any") reference.overlap_tp_comm = o.flags.overlap_tp == "on";
       so.reference = reference;
@@ -164,7 +164,7 @@ int run(const SearchCommandOptions& o) {
     tables.push_back(drops);
     tables.push_back(top_table(r, "Best plans for " + scene, scorer, price.kind, bands));
     const std::size_t first_of_hardware = tables.size() - 2;
-    for (const std::string& n : scenario_notes(s)) tables.back().notes.push_back(n);
+    for (const std::string& n : app::scenario_notes(s)) tables.back().notes.push_back(n);
     if (!price.note.empty()) tables.back().notes.push_back(price.note);
     if (space.micro_batch_cap() > 0)
       tables.back().notes.push_back("micro-batches tried: the " + std::to_string(search::kMaxMicroBatchChoices) +

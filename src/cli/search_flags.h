@@ -21,7 +21,7 @@
 namespace tp::cli {
 
 struct SearchFlags {
-  ScenarioOptions scenario;
+  app::ScenarioOptions scenario;
   std::string instances = "1..128";
   // Narrowing: 0 / -1 / "any" leave an axis free.
   int tp = 0, pp = 0, virtual_stages = 0, micro_batch = 0, zero = -1, cp = 0, ep = 0, etp = 0;

@@ -63,7 +63,7 @@ int run(const SweepOptions& o) {
   int color = 0;
   for (const std::string& hw : hardware) {
     ++color;
-    const Scenario s = load_scenario(o.flags.scenario, hw);
+    const app::Scenario s = app::load_scenario(o.flags.scenario, hw);
     model_name = s.model.name;
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
                     std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
@@ -77,7 +77,7 @@ int run(const SweepOptions& o) {
     double base_per_instance = 0;
     std::optional<search::RankedPlan> base;
     int base_instances = 0;
-    for (const std::string& note : scenario_notes(s)) scaling.notes.push_back(note);
+    for (const std::string& note : app::scenario_notes(s)) scaling.notes.push_back(note);
     search::DropStats hardware_drops;
     for (int n : counts) {
       const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, {n}));

@@ -1,0 +1,74 @@
+// A scenario from options: what the user leaves out comes from the model, the
+// hardware and the stack, and each default is said as an assumption.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "app/scenario.h"
+#include "spec/error.h"
+
+namespace tp::app {
+namespace {
+
+bool says(const Scenario& s, const std::string& part) {
+  return std::any_of(s.assumptions.begin(), s.assumptions.end(),
+                     [&](const std::string& a) { return a.find(part) != std::string::npos; });
+}
+
+TEST(Scenario, DefaultsComeFromTheModelHardwareAndStackAndAreSaid) {
+  ScenarioOptions o;
+  o.model = "bert-large";
+  const Scenario s = load_scenario(o, "trn1.32xlarge");
+  EXPECT_EQ(s.workload.seq_len, 512);  // BERT's positions, short of the 4096 default
+  EXPECT_TRUE(says(s, "sequence length 512"));
+  EXPECT_EQ(s.stack.name, s.hardware.default_stack);
+  EXPECT_TRUE(says(s, "'s default; --stack names another"));
+  EXPECT_EQ(s.workload.precision, s.stack.default_precision);
+  EXPECT_TRUE(says(s, "precision "));
+  EXPECT_DOUBLE_EQ(s.workload.tokens_to_train, 20.0 * double(s.model.total_parameters()));
+}
+
+TEST(Scenario, NamedChoicesAreNotAssumptions) {
+  ScenarioOptions o;
+  o.model = "llama2-7b";
+  o.stack = "megatron-lm";
+  o.precision = "fp8";
+  o.seq_len = 2048;
+  const Scenario s = load_scenario(o, "p5.48xlarge");
+  EXPECT_EQ(s.stack.name, "megatron-lm");
+  EXPECT_EQ(s.workload.precision, spec::Precision::fp8);
+  EXPECT_EQ(s.workload.seq_len, 2048);
+  EXPECT_FALSE(says(s, "'s default; --stack names another"));
+  EXPECT_FALSE(says(s, "precision fp8"));
+}
+
+TEST(Scenario, OptionsOutsideTheirRangeAreRefusedNamingTheFlag) {
+  ScenarioOptions o;
+  o.expert_imbalance = 0.5;
+  try {
+    load_scenario(o, "trn1.32xlarge");
+    FAIL() << "accepted an imbalance below 1";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("--expert-imbalance"), std::string::npos) << e.what();
+  }
+}
+
+// Selective where the stack offers it; otherwise none, said (dl1's DeepSpeed
+// stack offers none and full only).
+TEST(Scenario, PlanRecomputeDefaultsFromTheStack) {
+  std::vector<std::string> assumptions;
+  const spec::Stack nxd = load_scenario(ScenarioOptions{}, "trn1.32xlarge").stack;
+  EXPECT_EQ(to_plan(PlanOptions{}, nxd, &assumptions).recompute, spec::Recompute::selective);
+  EXPECT_TRUE(assumptions.empty());
+  const spec::Stack habana = load_scenario(ScenarioOptions{}, "dl1.24xlarge").stack;
+  ASSERT_FALSE(habana.offers_recompute(spec::Recompute::selective));
+  EXPECT_EQ(to_plan(PlanOptions{}, habana, &assumptions).recompute, spec::Recompute::none);
+  ASSERT_EQ(assumptions.size(), 1u);
+  EXPECT_NE(assumptions[0].find("offers no selective recompute"), std::string::npos);
+  PlanOptions named;
+  named.recompute = "full";
+  EXPECT_EQ(to_plan(named, habana, nullptr).recompute, spec::Recompute::full);
+}
+
+}  // namespace
+}  // namespace tp::app
