@@ -82,6 +82,20 @@ std::optional<spec::Calibration> stack_fit(const ValidationResult& v, const Fami
   return fit(predictor, family.parameters).calibration;
 }
 
+std::vector<StackFit> own_stack_fits(const ValidationResult& v, int min_runs) {
+  std::vector<StackFit> fits;
+  for (const FamilyFit& f : v.fits) {
+    std::set<std::string> stacks;
+    for (const auto& r : v.runs)
+      if (r.timed && r.family == f.family) stacks.insert(r.run.stack);
+    for (const std::string& stack : stacks) {
+      int runs = 0;
+      if (const auto own = stack_fit(v, f, stack, min_runs, runs)) fits.push_back({f.family, stack, runs, *own});
+    }
+  }
+  return fits;
+}
+
 ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
                                const std::vector<FitParameter>& parameters, bool leave_one_run_out) {
   ValidationResult result;

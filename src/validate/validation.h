@@ -112,4 +112,13 @@ std::vector<spec::HardwareSpec> hardware_of(const std::vector<MeasuredRun>& runs
 std::optional<spec::Calibration> stack_fit(const ValidationResult& v, const FamilyFit& family, const std::string& stack,
                                            int min_runs, int& runs);
 
+// Every stack's own fit on each family where it has `min_runs` timed runs, in
+// the family order of `v.fits` and stack-name order within a family.
+struct StackFit {
+  std::string family, stack;
+  int runs = 0;
+  spec::Calibration calibration;
+};
+std::vector<StackFit> own_stack_fits(const ValidationResult& v, int min_runs = kOwnStackFitRuns);
+
 }  // namespace tp::validate

@@ -1,4 +1,4 @@
-#include "cli/validate_tables.h"
+#include "report/validation_tables.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,30 +9,23 @@
 #include "report/columns.h"
 #include "report/number_format.h"
 #include "report/plot.h"
-#include "validate/predictor.h"
 
-namespace tp::cli {
-
-using report::Column;
-using report::text_column;
-using report::count_column;
-using report::share_column;
-using report::NumberStyle;
+namespace tp::report {
 
 namespace {
 
 Column number(const std::string& header, const std::string& unit, int decimals = 2) {
-  return {header, unit, NumberStyle::fixed, decimals, report::Align::automatic, ""};
+  return {header, unit, NumberStyle::fixed, decimals, Align::automatic, ""};
 }
 
 std::string run_label(const validate::RunResult& r) { return r.run.id; }
 
-report::Cell percent_or_blank(bool has, double x) { return has ? report::Cell{x} : report::Cell{}; }
+Cell percent_or_blank(bool has, double x) { return has ? Cell{x} : Cell{}; }
 
 }  // namespace
 
-report::Table runs_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table runs_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "runs";
   t.title = "Measured against predicted throughput";
   t.columns = {text_column("run"),          text_column("source"),         text_column("stack"),          count_column("devices"),
@@ -52,8 +45,8 @@ report::Table runs_table(const validate::ValidationResult& v) {
   return t;
 }
 
-report::Table mape_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table mape_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "error_per_table";
   t.title = "Mean absolute percentage error of step time, per table";
   t.columns = {text_column("table"), count_column("runs"), share_column("MAPE in-sample"), share_column("MAPE leave-one-run-out"),
@@ -65,9 +58,9 @@ report::Table mape_table(const validate::ValidationResult& v) {
   return t;
 }
 
-report::Table group_table(const std::map<std::string, validate::GroupError>& groups, const std::string& what) {
-  report::Table t;
-  t.key = "error_per_" + report::snake_case(what);
+Table group_table(const std::map<std::string, validate::GroupError>& groups, const std::string& what) {
+  Table t;
+  t.key = "error_per_" + snake_case(what);
   t.title = "Error per " + what + ": step time and memory";
   t.columns = {text_column(what),
                count_column("timed runs"),
@@ -87,8 +80,8 @@ report::Table group_table(const std::map<std::string, validate::GroupError>& gro
   return t;
 }
 
-report::Table as_priced_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table as_priced_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "held_out_as_priced";
   t.title = "Held out as estimate prices a new source: its stack's own fit where the stack has one";
   t.columns = {text_column("group"), count_column("timed runs"), count_column("by a stack fit"),
@@ -108,8 +101,8 @@ report::Table as_priced_table(const validate::ValidationResult& v) {
   return t;
 }
 
-report::Table memory_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table memory_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "memory_runs";
   t.title = "Measured against predicted memory per device";
   t.columns = {text_column("run"), text_column("counter"), number("measured", "GiB", 1), number("predicted", "GiB", 1),
@@ -125,13 +118,13 @@ report::Table memory_table(const validate::ValidationResult& v) {
                                 : r.run.out_of_memory ? "published OOM"
                                                       : "ran, not measured";
     t.add_row({run_label(r), counter,
-               has ? report::Cell{r.run.memory->bytes / 1073741824.0} : report::Cell{},
+               has ? Cell{r.run.memory->bytes / 1073741824.0} : Cell{},
                r.estimate.memory.total_bytes > 0
-                   ? report::Cell{(has ? r.memory_predicted_bytes : r.estimate.memory.total_bytes) / 1073741824.0}
-                   : report::Cell{},
+                   ? Cell{(has ? r.memory_predicted_bytes : r.estimate.memory.total_bytes) / 1073741824.0}
+                   : Cell{},
                percent_or_blank(has, r.memory_error),
-               r.estimate.memory.total_bytes > 0 ? report::Cell{r.estimate.memory.margin_bytes / 1073741824.0}
-                                                 : report::Cell{},
+               r.estimate.memory.total_bytes > 0 ? Cell{r.estimate.memory.margin_bytes / 1073741824.0}
+                                                 : Cell{},
                has ? r.memory_largest_component : std::string(r.estimate.memory.largest_component()),
                std::string(r.refused_for_memory ? "does not fit" : "fits")});
   }
@@ -146,8 +139,8 @@ report::Table memory_table(const validate::ValidationResult& v) {
   return t;
 }
 
-report::Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVerdicts& verdicts) {
-  report::Table t;
+Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVerdicts& verdicts) {
+  Table t;
   t.key = "error_bands";
   const int percent = int(bands.coverage * 100 + 0.5);
   t.title = "Held-out error bands: where " + std::to_string(percent) + "% of the predictions fell";
@@ -172,8 +165,8 @@ report::Table error_bands_table(const spec::ErrorBands& bands, const validate::H
   return t;
 }
 
-report::Table unexpressed_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table unexpressed_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "runs_left_out";
   t.title = "Runs the model cannot express (left out of every figure)";
   t.columns = {text_column("run"), text_column("why")};
@@ -182,8 +175,8 @@ report::Table unexpressed_table(const validate::ValidationResult& v) {
   return t;
 }
 
-report::Table fit_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table fit_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "fitted_factors";
   t.title = "Fitted factors per accelerator family (in-sample; range over the leave-one-source-out fits)";
   t.columns = {text_column("family"),          text_column("parameter"),          number("lower bound", "", 6),
@@ -220,8 +213,8 @@ report::Table fit_table(const validate::ValidationResult& v) {
   return t;
 }
 
-report::Table band_table(const validate::ValidationResult& v) {
-  report::Table t;
+Table band_table(const validate::ValidationResult& v) {
+  Table t;
   t.key = "fabric_bands";
   t.title = "Collective shares bounded by measurement (in-sample fit): where the runs press on a band's edge";
   t.columns = {text_column("family"), text_column("parameter"), number("band low", "", 3), number("band high", "", 3),
@@ -248,8 +241,8 @@ namespace {
 
 // Trainium and Gaudi: each table's measured throughput per instance count
 // against the prediction with its source held out, one panel per family prefix.
-report::LinePlot trainium_gaudi_scaling(const validate::ValidationResult& v) {
-  report::LinePlot lines;
+LinePlot trainium_gaudi_scaling(const validate::ValidationResult& v) {
+  LinePlot lines;
   lines.title = "Trainium and Gaudi: measured (points) and predicted with the source held out (lines)";
   // A curve joins a table's runs that differ only in instances (sequences per
   // device per step kept: weak scaling, or strong scaling at one global batch);
@@ -276,7 +269,7 @@ report::LinePlot trainium_gaudi_scaling(const validate::ValidationResult& v) {
       if (curve.size() >= 2) curves.push_back({t.table, curve});
     }
     std::stable_sort(curves.begin(), curves.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-    report::Panel panel;
+    Panel panel;
     panel.title = std::string(prefix) + " families";
     panel.x_label = "instances";
     panel.y_label = "seq/s per instance";
@@ -285,7 +278,7 @@ report::LinePlot trainium_gaudi_scaling(const validate::ValidationResult& v) {
       std::string name = curves[c].first;  // short enough for the key under the panel
       if (name.rfind("Neuron SDK trn1 ", 0) == 0) name = "Neuron " + name.substr(16);
       if (name.size() > 34) name = name.substr(0, 20) + "~" + name.substr(name.size() - 13);  // keeps the version
-      report::Series measured{name + " (measured)", {}, {}, false}, predicted{name, {}, {}, true};
+      Series measured{name + " (measured)", {}, {}, false}, predicted{name, {}, {}, true};
       for (size_t i : curves[c].second) {
         const validate::RunResult& r = v.runs[i];
         const double n = r.run.plan.instances;
@@ -307,22 +300,22 @@ std::vector<std::string> write_validation_plots(const validate::ValidationResult
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;
   auto scatter = [&](const std::string& title, const std::string& file, auto predicted) {
-    report::ScatterPlot s;
+    ScatterPlot s;
     s.title = title;
     s.x_label = "measured (seq/s)";
     s.y_label = "predicted (seq/s)";
     s.identity_line = true;
     s.log_x = s.log_y = true;
-    std::map<std::string, report::Series> by_stack;
+    std::map<std::string, Series> by_stack;
     for (const auto& r : v.runs) {
       if (!r.timed) continue;
-      report::Series& series = by_stack.try_emplace(r.run.stack, report::Series{r.run.stack, {}, {}, false}).first->second;
+      Series& series = by_stack.try_emplace(r.run.stack, Series{r.run.stack, {}, {}, false}).first->second;
       series.x.push_back(r.run.measured_seqs_per_s);
       series.y.push_back(predicted(r));
     }
     for (auto& [stack, series] : by_stack) s.series.push_back(series);
     const std::string path = dir + "/" + file;
-    if (auto o = report::plot_scatter(s, path)) written.push_back(path);
+    if (auto o = plot_scatter(s, path)) written.push_back(path);
     else errors.push_back(path + ": " + o.error);
   };
   scatter("Predicted against measured, each source held out (by stack)", "validation-cross-source.png",
@@ -330,34 +323,34 @@ std::vector<std::string> write_validation_plots(const validate::ValidationResult
   scatter("Predicted against measured, in-sample fit (by stack)", "validation-predicted-vs-measured.png",
           [](const validate::RunResult& r) { return r.predicted_in_sample; });
   {
-    const report::LinePlot lines = trainium_gaudi_scaling(v);
+    const LinePlot lines = trainium_gaudi_scaling(v);
     const std::string path = dir + "/validation-trainium-gaudi-scaling.png";
     if (!lines.panels.empty()) {
-      if (auto o = report::plot_lines(lines, path)) written.push_back(path);
+      if (auto o = plot_lines(lines, path)) written.push_back(path);
       else errors.push_back(path + ": " + o.error);
     }
   }
   {
-    report::ScatterPlot s;
+    ScatterPlot s;
     s.title = "Memory per device: predicted against measured (by stack)";
     s.x_label = "measured (GiB)";
     s.y_label = "predicted (GiB)";
     s.identity_line = true;
-    std::map<std::string, report::Series> by_stack;
+    std::map<std::string, Series> by_stack;
     for (const auto& r : v.runs) {
       if (!r.run.memory || r.problem != cost::PlanProblem::none) continue;
-      report::Series& series = by_stack.try_emplace(r.run.stack, report::Series{r.run.stack, {}, {}, false}).first->second;
+      Series& series = by_stack.try_emplace(r.run.stack, Series{r.run.stack, {}, {}, false}).first->second;
       series.x.push_back(r.run.memory->bytes / 1073741824.0);
       series.y.push_back(r.memory_predicted_bytes / 1073741824.0);
     }
     for (auto& [stack, series] : by_stack) s.series.push_back(series);
     const std::string path = dir + "/validation-memory.png";
     if (!s.series.empty()) {
-      if (auto o = report::plot_scatter(s, path)) written.push_back(path);
+      if (auto o = plot_scatter(s, path)) written.push_back(path);
       else errors.push_back(path + ": " + o.error);
     }
   }
   return written;
 }
 
-}  // namespace tp::cli
+}  // namespace tp::report
