@@ -17,13 +17,13 @@ namespace {
 
 struct CompareOptions {
   report::JsonDocument document;
-  SearchFlags flags;
+  app::SearchQuery flags;
   std::string at = "instances";
 };
 
 int run(const CompareOptions& o) {
   using report::NumberStyle;
-  SearchFlags f = o.flags;
+  app::SearchQuery f = o.flags;
   if (o.at == "budget") {
     if (f.budget_usd <= 0) throw CLI::ValidationError("--budget", "compare --at budget needs --budget USD");
     f.objective = "time-to-train";
@@ -39,14 +39,14 @@ int run(const CompareOptions& o) {
     for (int n : counts) groups.push_back({n});
   else
     groups.push_back(counts);
-  const auto hardware = split_hardware(f.scenario.hardware);
+  const auto hardware = app::split_hardware(f.scenario.hardware);
   std::vector<app::Scenario> scenarios;
   std::set<std::string> kinds_set;
   std::vector<std::string> kinds;
   std::vector<spec::PriceChoice> prices;
   for (const auto& hw : hardware) {
     scenarios.push_back(app::load_scenario(f.scenario, hw));
-    prices.push_back(price_of(scenarios.back().hardware, f));
+    prices.push_back(app::price_of(scenarios.back().hardware, f));
     for (const auto& q : scenarios.back().hardware.prices)
       if (kinds_set.insert(q.kind).second) kinds.push_back(q.kind);
   }
@@ -62,7 +62,7 @@ int run(const CompareOptions& o) {
                {"cost to train, at that price", "USD", NumberStyle::integer}};
   t.columns.back().key = "cost_to_train_usd";
   for (const auto& k : kinds) t.columns.push_back({"tokens per USD " + k, "", NumberStyle::integer});
-  t.columns.push_back({search::to_string(objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
+  t.columns.push_back({search::to_string(app::objective(f)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
   std::size_t without_plan = 0;
   for (const std::vector<int>& group : groups) {
     double first = 0;
@@ -70,13 +70,13 @@ int run(const CompareOptions& o) {
       const app::Scenario& s = scenarios[h];
       const spec::PriceChoice& price = prices[h];
       const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(f, group));
-      const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(), objective(f),
-                                  failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
+      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, app::constraints(f, group));
+      const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(), app::objective(f),
+                                  app::failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
       search::SearchOptions so;
       so.top_k = 1;
       so.threads = f.threads;
-      apply_strict_memory(f, so);
+      app::apply_strict_memory(f, so);
       const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
       std::vector<report::Cell> row{s.hardware.name, s.stack.name + ", " + spec::to_string(s.workload.precision)};
       if (r.top.empty()) {
@@ -93,7 +93,7 @@ int run(const CompareOptions& o) {
       const cost::Estimate& e = b.dag_estimate;
       char rate[64];
       std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
-      row.insert(row.end(), {double(b.evaluation.plan.instances), describe(b.evaluation.plan), e.tokens_per_s, e.mfu,
+      row.insert(row.end(), {double(b.evaluation.plan.instances), report::describe(b.evaluation.plan), e.tokens_per_s, e.mfu,
                              b.dag_score.time_to_train_s / 86400.0,
                              price.available() ? report::Cell{std::string(rate)} : report::Cell{std::string("none")},
                              b.dag_score.cost_to_train_usd});

@@ -21,7 +21,7 @@ namespace {
 
 struct SearchCommandOptions {
   report::JsonDocument document;
-  SearchFlags flags;
+  app::SearchQuery flags;
   app::PlanOptions reference;
   bool has_reference = false;
   std::string like;  // a launcher config: its job is the reference, its cluster the search's
@@ -126,21 +126,21 @@ report::Table why_table(const cost::Estimate& leader, const cost::Estimate& ref,
 int run(const SearchCommandOptions& o) {
   const std::vector<int> counts = parse_instances(o.flags.instances);
   std::vector<report::Table> tables;
-  const std::vector<std::string> hardware = split_hardware(o.flags.scenario.hardware);
+  const std::vector<std::string> hardware = app::split_hardware(o.flags.scenario.hardware);
   std::size_t without_plan = 0;
-  const std::optional<spec::ErrorBands> bands = error_bands_of(o.flags);
+  const std::optional<spec::ErrorBands> bands = app::error_bands_of(o.flags);
   for (const std::string& hw : hardware) {
     const app::Scenario s = app::load_scenario(o.flags.scenario, hw);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, counts));
-    const spec::PriceChoice price = price_of(s.hardware, o.flags);
+    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, app::constraints(o.flags, counts));
+    const spec::PriceChoice price = app::price_of(s.hardware, o.flags);
     const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(),
-                                objective(o.flags), failure_settings(o.flags), o.flags.budget_usd,
+                                app::objective(o.flags), app::failure_settings(o.flags), o.flags.budget_usd,
                                 o.flags.deadline_days * 86400.0);
     search::SearchOptions so;
     so.top_k = o.flags.top;
     so.threads = o.flags.threads;
-    apply_strict_memory(o.flags, so);
+    app::apply_strict_memory(o.flags, so);
     if (o.has_reference) {
       // The reference obeys the overlap the search is restricted to, so the two compare like for like.
       spec::Plan reference = app::to_plan(o.reference, s.stack);
@@ -155,12 +155,12 @@ int run(const SearchCommandOptions& o) {
     }
     if (!o.emit.format.empty() && !r.top.empty())
       for (const std::string& path : emit_launch_config(o.emit, s, r.top.front().evaluation.plan))
-        std::cerr << "trainplan: wrote " << path << " (the leader, " << describe(r.top.front().evaluation.plan) << ")\n";
+        std::cerr << "trainplan: wrote " << path << " (the leader, " << report::describe(r.top.front().evaluation.plan) << ")\n";
     const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
                               spec::to_string(s.workload.precision) + ", stack " + s.stack.name + ", " + price.kind +
                               " price";
-    report::Table drops = drop_table(r.drops, "Plans for " + scene);
+    report::Table drops = report::drop_table(r.drops, "Plans for " + scene);
     tables.push_back(drops);
     tables.push_back(top_table(r, "Best plans for " + scene, scorer, price.kind, bands));
     const std::size_t first_of_hardware = tables.size() - 2;
@@ -177,7 +177,7 @@ int run(const SearchCommandOptions& o) {
       ref.columns = {{"plan", ""}, {"rank", "", report::NumberStyle::integer},
                      {"of feasible", "", report::NumberStyle::integer}, {"objective", ""},
                      {"relative to leader", "", report::NumberStyle::percent, 1}};
-      const std::string plan_text = describe(r.reference->plan) + ", " + std::to_string(r.reference->plan.instances) + " instances";
+      const std::string plan_text = report::describe(r.reference->plan) + ", " + std::to_string(r.reference->plan.instances) + " instances";
       if (r.reference_score && !r.top.empty()) {
         const double lead = r.top.front().score.objective;
         ref.add_row({plan_text, double(r.reference_rank), double(r.drops.feasible), search::to_string(scorer.objective()),
@@ -187,7 +187,7 @@ int run(const SearchCommandOptions& o) {
         tables.push_back(ref);
         const cost::Evaluation ref_dag = evaluator.evaluate(*so.reference, cost::PipelineMethod::dag);
         tables.push_back(why_table(r.top.front().dag_estimate, ref_dag.estimate,
-                                   "Leader (" + describe(r.top.front().evaluation.plan) + ", " +
+                                   "Leader (" + report::describe(r.top.front().evaluation.plan) + ", " +
                                        std::to_string(r.top.front().evaluation.plan.instances) +
                                        " instances) against the reference"));
       } else {
@@ -243,7 +243,7 @@ void add_search_command(CLI::App& app) {
     check_emit_options(o->emit);
     if (!o->emit.format.empty() && (o->emit.to.empty() || o->emit.to == "-"))
       throw spec::SpecError("--emit-to", "", "a file (standard output carries the search's table)");
-    if (!o->emit.format.empty() && split_hardware(o->flags.scenario.hardware).size() > 1)
+    if (!o->emit.format.empty() && app::split_hardware(o->flags.scenario.hardware).size() > 1)
       throw spec::SpecError("--emit", "", "one --hardware (the leader of each would be written to the same file)");
     if (!o->like.empty()) {
       if (rtp->count() > 0) throw spec::SpecError("--like", "", "no --reference-* options (the file's plan is the reference)");

@@ -16,14 +16,14 @@
 
 namespace tp::cli {
 
-void add_instances_option(CLI::App* c, SearchFlags& f, const std::string& default_text) {
+void add_instances_option(CLI::App* c, app::SearchQuery& f, const std::string& default_text) {
   f.instances = default_text;
   c->add_option("-n,--instances", f.instances,
                 "Instance counts: a list 1,2,4 or a range a..b (a, 2a, 4a, ... up to b)")
       ->capture_default_str();
 }
 
-void add_narrowing_options(CLI::App* c, SearchFlags& f) {
+void add_narrowing_options(CLI::App* c, app::SearchQuery& f) {
   c->add_option("--tp", f.tp, "Fix the tensor-parallel degree (default: search)")->check(positive_whole());
   c->add_option("--pp", f.pp, "Fix the pipeline-parallel degree (default: search)")
       ->check(whole_in(1, spec::kMaxPipelineStages));
@@ -47,7 +47,7 @@ void add_narrowing_options(CLI::App* c, SearchFlags& f) {
       ->capture_default_str()->check(CLI::IsMember({"on", "off", "any"}));
 }
 
-void add_objective_options(CLI::App* c, SearchFlags& f) {
+void add_objective_options(CLI::App* c, app::SearchQuery& f) {
   c->add_option("--objective", f.objective, "Rank by throughput, tokens-per-dollar, time-to-train or cost-to-train")
       ->capture_default_str()
       ->check(CLI::IsMember({"throughput", "tokens-per-dollar", "time-to-train", "cost-to-train"}));
@@ -73,7 +73,7 @@ void add_objective_options(CLI::App* c, SearchFlags& f) {
       ->check(CLI::ExistingFile);
 }
 
-void add_failure_options(CLI::App* c, SearchFlags& f) {
+void add_failure_options(CLI::App* c, app::SearchQuery& f) {
   c->add_option("--mtbf-hours", f.mtbf_hours,
                 "Mean time between job-interrupting failures of ONE instance (h); default: the descriptor's rate")
       ->check(non_negative());
@@ -88,7 +88,7 @@ void add_failure_options(CLI::App* c, SearchFlags& f) {
                 "Useful work between checkpoints (min); default: Young's optimum")->check(non_negative());
 }
 
-void add_run_options(CLI::App* c, SearchFlags& f) {
+void add_run_options(CLI::App* c, app::SearchQuery& f) {
   c->add_option("--threads", f.threads, "Worker threads (0: every core); results do not depend on it")
       ->capture_default_str()
       ->check(whole_in(0, 1024));
@@ -142,77 +142,12 @@ void check_plot_path(const std::string& path, const std::string& option) {
     throw spec::SpecError(option + " " + path, "", "a plot file ending in .png or .svg");
 }
 
-std::vector<std::string> split_hardware(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
-search::SpaceConstraints constraints(const SearchFlags& f, const std::vector<int>& instances) {
-  search::SpaceConstraints c;
-  c.instances = instances;
-  if (f.tp > 0) c.tp = f.tp;
-  if (f.pp > 0) c.pp = f.pp;
-  if (f.virtual_stages > 0) c.virtual_stages = f.virtual_stages;
-  if (f.micro_batch > 0) c.micro_batch = f.micro_batch;
-  if (f.zero >= 0) c.zero = f.zero;
-  if (f.cp > 0) c.cp = f.cp;
-  if (f.ep > 0) c.ep = f.ep;
-  if (f.etp > 0) c.etp = f.etp;
-  if (f.sp != "any") c.sp = f.sp == "on";
-  if (f.overlap_dp != "any") c.overlap_dp = f.overlap_dp == "on";
-  if (f.overlap_tp != "any") c.overlap_tp = f.overlap_tp == "on";
-  if (f.recompute != "any") {
-    spec::Recompute r;
-    spec::parse_recompute(f.recompute, r);
-    c.recompute = r;
-  }
-  return c;
-}
 
-cost::FailureSettings failure_settings(const SearchFlags& f) {
-  cost::FailureSettings s;
-  s.mtbf_hours_per_instance = f.mtbf_hours;
-  s.checkpoint_bytes_per_s = f.checkpoint_gb_per_s * 1e9;
-  s.restart_s = f.restart_minutes * 60;
-  s.interval_s = f.checkpoint_interval_minutes * 60;
-  s.recovery = f.recovery == "manual" ? cost::Recovery::manual : cost::Recovery::automatic;
-  return s;
-}
 
-search::Objective objective(const SearchFlags& f) {
-  search::Objective o = search::Objective::throughput;
-  search::parse_objective(f.objective, o);
-  return o;
-}
 
-void apply_strict_memory(const SearchFlags& f, search::SearchOptions& options) {
-  if (!f.strict_memory) return;
-  options.memory_band = spec::load_error_bands(f.error_bands.empty() ? spec::default_error_bands_file() : f.error_bands).memory;
-}
 
-std::optional<spec::ErrorBands> error_bands_of(const SearchFlags& f) {
-  if (!f.error_bands.empty()) return spec::load_error_bands(f.error_bands);
-  const std::string shipped = spec::default_error_bands_file();
-  if (!std::filesystem::is_regular_file(shipped)) return std::nullopt;
-  return spec::load_error_bands(shipped);
-}
 
-spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchFlags& f) {
-  std::map<std::string, spec::UserRate> rates;
-  if (!f.prices_file.empty()) spec::load_user_rates(f.prices_file, rates);
-  for (const std::string& text : f.price_usd_hour) spec::parse_user_rates(text, rates);
-  const spec::PriceChoice choice = spec::choose_price(hardware, f.price, rates);
-  const bool needs_price = f.objective == "tokens-per-dollar" || f.objective == "cost-to-train" || f.budget_usd > 0;
-  if (!choice.available() && needs_price)
-    throw spec::SpecError(hardware.source_file, "$.prices",
-                          "a price for " + hardware.name + " (--objective " + f.objective +
-                              (f.budget_usd > 0 ? " and --budget need" : " needs") + " one); give --price-usd-hour " +
-                              hardware.name + "=RATE");
-  return choice;
-}
 
 search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
                                        const search::Scorer& scorer, search::SearchOptions options, bool quiet,
@@ -228,15 +163,6 @@ search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const s
   return r;
 }
 
-std::string describe(const spec::Plan& p) {
-  std::ostringstream s;
-  s << "TP " << p.tp << " / PP " << p.pp << (p.sp ? " / SP" : "") << (p.virtual_stages > 1 ? " / v" + std::to_string(p.virtual_stages) : "")
-    << (p.cp > 1 ? " / CP " + std::to_string(p.cp) : "") << (p.ep > 1 ? " / EP " + std::to_string(p.ep) : "")
-    << (p.etp > 0 && p.etp != p.tp ? " / ETP " + std::to_string(p.etp) : "")
-    << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::to_string(p.recompute)
-    << (p.overlap_tp_comm ? " / async TP" : "") << (p.overlap_dp_comm ? "" : " / no DP overlap");
-  return s.str();
-}
 
 void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
                           const search::DropStats& drops) {
@@ -244,24 +170,5 @@ void say_no_feasible_plan(const std::string& model, const std::string& hardware,
             << " instances: " << search::why_none_kept(drops) << "\n";
 }
 
-report::Table drop_table(const search::DropStats& d, const std::string& title) {
-  report::Table t;
-  t.key = "plan_outcomes";
-  t.title = title;
-  t.columns = {{"outcome", ""}, {"plans", "", report::NumberStyle::integer}, {"share", "", report::NumberStyle::percent, 1}};
-  const double n = double(std::max<std::int64_t>(1, d.considered));
-  t.add_row({std::string("considered"), double(d.considered), 1.0});
-  t.add_row({std::string("kept (fit, within limits)"), double(d.feasible), d.feasible / n});
-  for (int i = 1; i < cost::plan_problem_count; ++i)
-    if (d.by_problem[std::size_t(i)] > 0)
-      t.add_row({std::string("dropped: ") + cost::to_string(cost::PlanProblem(i)), double(d.by_problem[std::size_t(i)]),
-                 d.by_problem[std::size_t(i)] / n});
-  if (d.over_budget) t.add_row({std::string("dropped: over budget"), double(d.over_budget), d.over_budget / n});
-  if (d.past_deadline) t.add_row({std::string("dropped: past deadline"), double(d.past_deadline), d.past_deadline / n});
-  if (d.marginal_memory)
-    t.add_row({std::string("dropped: fits only as predicted (--strict-memory)"), double(d.marginal_memory),
-               d.marginal_memory / n});
-  return t;
-}
 
 }  // namespace tp::cli

@@ -22,7 +22,7 @@ namespace {
 
 struct SweepOptions {
   report::JsonDocument document;
-  SearchFlags flags;
+  app::SearchQuery flags;
   std::string plot, pareto;
 };
 
@@ -58,8 +58,8 @@ int run(const SweepOptions& o) {
   std::set<std::string> price_kinds;
   report::LinePlot plot;
   report::Panel throughput_panel, efficiency_panel;
-  const std::vector<std::string> hardware = split_hardware(o.flags.scenario.hardware);
-  const std::optional<spec::ErrorBands> bands = error_bands_of(o.flags);
+  const std::vector<std::string> hardware = app::split_hardware(o.flags.scenario.hardware);
+  const std::optional<spec::ErrorBands> bands = app::error_bands_of(o.flags);
   int color = 0;
   for (const std::string& hw : hardware) {
     ++color;
@@ -68,7 +68,7 @@ int run(const SweepOptions& o) {
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
                     std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
     const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const spec::PriceChoice price_choice = price_of(s.hardware, o.flags);
+    const spec::PriceChoice price_choice = app::price_of(s.hardware, o.flags);
     const double price = price_choice.rate_or_nan();
     price_kinds.insert(price_choice.kind);
     if (!price_choice.note.empty()) scaling.notes.push_back(price_choice.note);
@@ -80,13 +80,13 @@ int run(const SweepOptions& o) {
     for (const std::string& note : app::scenario_notes(s)) scaling.notes.push_back(note);
     search::DropStats hardware_drops;
     for (int n : counts) {
-      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(o.flags, {n}));
-      const search::Scorer scorer(evaluator, space.instance_counts(), price, objective(o.flags),
-                                  failure_settings(o.flags), o.flags.budget_usd, o.flags.deadline_days * 86400.0);
+      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, app::constraints(o.flags, {n}));
+      const search::Scorer scorer(evaluator, space.instance_counts(), price, app::objective(o.flags),
+                                  app::failure_settings(o.flags), o.flags.budget_usd, o.flags.deadline_days * 86400.0);
       search::SearchOptions so;
       so.top_k = 1;
       so.threads = o.flags.threads;
-      apply_strict_memory(o.flags, so);
+      app::apply_strict_memory(o.flags, so);
       const search::SearchResult r =
           run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "sweep " + hw + " x" + std::to_string(n));
       all_drops += r.drops;
@@ -113,11 +113,11 @@ int run(const SweepOptions& o) {
             report::scaled(e.time, n), report::scaled(base->dag_estimate.time, base_instances));
         scaling.notes.push_back(hw + " x" + std::to_string(n) + ": scaling efficiency " +
                                 report::format_human(efficiency * 100, report::NumberStyle::fixed, 1, "") +
-                                "% is above 100% because the best plan changes (" + describe(base->evaluation.plan) +
-                                " at x" + std::to_string(base_instances) + ", " + describe(b.evaluation.plan) + " here)" +
+                                "% is above 100% because the best plan changes (" + report::describe(base->evaluation.plan) +
+                                " at x" + std::to_string(base_instances) + ", " + report::describe(b.evaluation.plan) + " here)" +
                                 (d.part.empty() ? std::string() : "; per instance, " + d.part + " shrinks most"));
       }
-      scaling.add_row({hw, double(n), double(e.devices), describe(b.evaluation.plan), e.seqs_per_s, e.tokens_per_s,
+      scaling.add_row({hw, double(n), double(e.devices), report::describe(b.evaluation.plan), e.seqs_per_s, e.tokens_per_s,
                        e.tokens_per_s_per_device, efficiency, e.mfu, b.dag_score.tokens_per_usd, b.dag_score.utilisation,
                        b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
       tput.x.push_back(n);
@@ -173,7 +173,7 @@ int run(const SweepOptions& o) {
   scaling.notes.push_back("Scaling efficiency: tokens/s per instance against the smallest count on the same hardware.");
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
   std::vector<report::Table> tables{scaling, failures};
-  tables.push_back(drop_table(all_drops, "Plans considered over the sweep"));
+  tables.push_back(report::drop_table(all_drops, "Plans considered over the sweep"));
   if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
   tables.front().reading_view = {"hardware", "instances", "plan", "throughput_tokens_per_s", "scaling_efficiency", "mfu",
                                  "time_to_train_days", "cost_to_train_usd"};
@@ -218,7 +218,7 @@ int run(const SweepOptions& o) {
       xs.push_back(p.best.dag_score.time_to_train_s / 86400.0);
       ys.push_back(p.best.dag_score.cost_to_train_usd);
     }
-    for (const std::string& hw : split_hardware(o.flags.scenario.hardware)) {
+    for (const std::string& hw : app::split_hardware(o.flags.scenario.hardware)) {
       report::Series s{hw + " (best plan per instance count, labelled xN)", {}, {}, false};
       for (std::size_t i = 0; i < points.size(); ++i)
         if (points[i].hardware == hw && std::isfinite(xs[i]) && std::isfinite(ys[i])) {

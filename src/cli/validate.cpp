@@ -13,7 +13,7 @@
 #include "spec/calibration_io.h"
 #include "cli/commands.h"
 #include "cli/query.h"
-#include "cli/published_choices.h"
+#include "app/published_choices.h"
 #include "cli/search_flags.h"
 #include "report/table_render.h"
 #include "report/validation_report.h"
@@ -70,8 +70,8 @@ int run_validate(const ValidateOptions& o) {
   const spec::Calibration start = starting_calibration();
   const validate::ValidationResult v =
       validate::validate_runs(runs, start, validate::default_fit_parameters(), o.hold_out != "source");
-  const report::Table choices = choices_table(
-      check_published_choices(validate::load_published_choices(o.choices.empty() ? default_choices_dir() : o.choices), v));
+  const report::Table choices = app::choices_table(
+      app::check_published_choices(validate::load_published_choices(o.choices.empty() ? default_choices_dir() : o.choices), v));
   const spec::ErrorBands bands = validate::error_bands(
       v, kErrorBandCoverage,
       std::to_string(v.overall.timed_runs) + " timed and " + std::to_string(v.overall.memory_runs) +

@@ -1,6 +1,6 @@
 // Fuzz target: the instance-count parser of search, sweep and compare
 // (`--instances 1,2,4` or `1..128`, cli::parse_instances) and the hardware list
-// splitter (cli::split_hardware), one value per input line. The only refusal
+// splitter (app::split_hardware), one value per input line. The only refusal
 // allowed is CLI::ValidationError; accepted counts are 1..2^31-1, a range
 // ascends from its start to its end, and a split list holds no empty name.
 #include "cli/search_flags.h"
@@ -26,7 +26,7 @@ void instances(const std::string& text) {
 }
 
 void hardware_list(const std::string& text) {
-  for (const std::string& name : tp::cli::split_hardware(text))
+  for (const std::string& name : tp::app::split_hardware(text))
     FUZZ_EXPECT(!name.empty() && name.find(',') == std::string::npos);
 }
 

@@ -1,20 +1,21 @@
-#include "cli/published_choices.h"
+#include "app/published_choices.h"
 
 #include <optional>
 
-#include "cli/search_flags.h"
+#include "app/search_query.h"
+#include "report/plan_text.h"
 #include "report/step_difference.h"
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::cli {
+namespace tp::app {
 namespace {
 
 // The search's own defaults (throughput, on-demand price, async TP off): the
 // check asks what a user running `trainplan search` would be told.
 search::SearchResult search_at(const cost::Evaluator& evaluator, const validate::PublishedChoice& c,
                                const spec::HardwareSpec& hardware, search::SpaceConstraints constraints) {
-  const SearchFlags defaults;
+  const SearchQuery defaults;
   constraints.instances = {c.plan.instances};
   constraints.overlap_tp = false;
   const search::PlanSpace space(evaluator.model(), hardware, evaluator.stack(), c.workload, constraints);
@@ -42,7 +43,7 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
       const spec::ModelSpec model = spec::load_model(c.model);
       const spec::Stack stack = spec::load_stack(c.stack);
       int own_runs = 0;
-      const std::optional<spec::Calibration> own = validate::stack_fit(v, *fit, stack.name, kOwnStackFitRuns, own_runs);
+      const std::optional<spec::Calibration> own = validate::stack_fit(v, *fit, stack.name, validate::kOwnStackFitRuns, own_runs);
       const spec::Calibration& calibration = own ? *own : fit->in_sample.calibration;
       const cost::Evaluator evaluator(model, hardware, stack, calibration, c.workload);
       const search::SearchResult all = search_at(evaluator, c, hardware, {});
@@ -61,7 +62,7 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
         continue;
       }
       const double lead = all.top.front().score.objective;
-      check.leader = describe(all.top.front().evaluation.plan);
+      check.leader = report::describe(all.top.front().evaluation.plan);
       if (all.reference_score) {
         check.published_rank = all.reference_rank;
         check.published_ratio = all.reference_score->objective / lead;
@@ -72,7 +73,7 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
         check.cause = d.part.empty() ? std::string() : d.part + " (+" + std::to_string(int(d.seconds * 1000 + 0.5)) + " ms per step)";
       }
       if (!same_layout.top.empty()) {
-        check.best_with_layout = describe(same_layout.top.front().evaluation.plan);
+        check.best_with_layout = report::describe(same_layout.top.front().evaluation.plan);
         check.layout_ratio = same_layout.top.front().score.objective / lead;
       }
       out.push_back(check);
@@ -100,11 +101,11 @@ report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
                {"published trails mainly in", ""},
                {"calibration fitted on", ""}};
   for (const auto& c : checks)
-    t.add_row({c.choice.name, describe(c.choice.plan), double(c.published_rank), double(c.feasible),
+    t.add_row({c.choice.name, report::describe(c.choice.plan), double(c.published_rank), double(c.feasible),
                c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader, c.cause, c.fitted_on});
   t.notes.push_back("rank 0 and 0%: the published plan does not fit or is refused under the model; choices and their "
                     "assumptions are in data/published-choices/*.json");
   return t;
 }
 
-}  // namespace tp::cli
+}  // namespace tp::app

@@ -1,7 +1,7 @@
 // Where the search ranks the layouts that published runs chose as their best
 // (data/published-choices/), under the calibration `search` would use for the
 // choice's stack: fitted on that stack's runs of the family where it has at
-// least kOwnStackFitRuns timed runs (as data/calibration/<family>+<stack>.json
+// least validate::kOwnStackFitRuns timed runs (as data/calibration/<family>+<stack>.json
 // is), else the family's in-sample fit from `validate`. Reported: the leader,
 // the published plan's rank and objective against it, and the best plan that
 // keeps the published TP / PP / SP layout.
@@ -13,9 +13,7 @@
 #include "validate/measured_run.h"
 #include "validate/validation.h"
 
-namespace tp::cli {
-
-using validate::kOwnStackFitRuns;
+namespace tp::app {
 
 struct ChoiceCheck {
   validate::PublishedChoice choice;
@@ -32,4 +30,4 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
                                                  const validate::ValidationResult& v);
 report::Table choices_table(const std::vector<ChoiceCheck>& checks);
 
-}  // namespace tp::cli
+}  // namespace tp::app

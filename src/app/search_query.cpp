@@ -1,0 +1,83 @@
+#include "app/search_query.h"
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "spec/error.h"
+
+namespace tp::app {
+
+std::vector<std::string> split_hardware(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+search::SpaceConstraints constraints(const SearchQuery& f, const std::vector<int>& instances) {
+  search::SpaceConstraints c;
+  c.instances = instances;
+  if (f.tp > 0) c.tp = f.tp;
+  if (f.pp > 0) c.pp = f.pp;
+  if (f.virtual_stages > 0) c.virtual_stages = f.virtual_stages;
+  if (f.micro_batch > 0) c.micro_batch = f.micro_batch;
+  if (f.zero >= 0) c.zero = f.zero;
+  if (f.cp > 0) c.cp = f.cp;
+  if (f.ep > 0) c.ep = f.ep;
+  if (f.etp > 0) c.etp = f.etp;
+  if (f.sp != "any") c.sp = f.sp == "on";
+  if (f.overlap_dp != "any") c.overlap_dp = f.overlap_dp == "on";
+  if (f.overlap_tp != "any") c.overlap_tp = f.overlap_tp == "on";
+  if (f.recompute != "any") {
+    spec::Recompute r;
+    spec::parse_recompute(f.recompute, r);
+    c.recompute = r;
+  }
+  return c;
+}
+
+cost::FailureSettings failure_settings(const SearchQuery& f) {
+  cost::FailureSettings s;
+  s.mtbf_hours_per_instance = f.mtbf_hours;
+  s.checkpoint_bytes_per_s = f.checkpoint_gb_per_s * 1e9;
+  s.restart_s = f.restart_minutes * 60;
+  s.interval_s = f.checkpoint_interval_minutes * 60;
+  s.recovery = f.recovery == "manual" ? cost::Recovery::manual : cost::Recovery::automatic;
+  return s;
+}
+
+search::Objective objective(const SearchQuery& f) {
+  search::Objective o = search::Objective::throughput;
+  search::parse_objective(f.objective, o);
+  return o;
+}
+
+void apply_strict_memory(const SearchQuery& f, search::SearchOptions& options) {
+  if (!f.strict_memory) return;
+  options.memory_band = spec::load_error_bands(f.error_bands.empty() ? spec::default_error_bands_file() : f.error_bands).memory;
+}
+
+std::optional<spec::ErrorBands> error_bands_of(const SearchQuery& f) {
+  if (!f.error_bands.empty()) return spec::load_error_bands(f.error_bands);
+  const std::string shipped = spec::default_error_bands_file();
+  if (!std::filesystem::is_regular_file(shipped)) return std::nullopt;
+  return spec::load_error_bands(shipped);
+}
+
+spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchQuery& f) {
+  std::map<std::string, spec::UserRate> rates;
+  if (!f.prices_file.empty()) spec::load_user_rates(f.prices_file, rates);
+  for (const std::string& text : f.price_usd_hour) spec::parse_user_rates(text, rates);
+  const spec::PriceChoice choice = spec::choose_price(hardware, f.price, rates);
+  const bool needs_price = f.objective == "tokens-per-dollar" || f.objective == "cost-to-train" || f.budget_usd > 0;
+  if (!choice.available() && needs_price)
+    throw spec::SpecError(hardware.source_file, "$.prices",
+                          "a price for " + hardware.name + " (--objective " + f.objective +
+                              (f.budget_usd > 0 ? " and --budget need" : " needs") + " one); give --price-usd-hour " +
+                              hardware.name + "=RATE");
+  return choice;
+}
+
+}  // namespace tp::app
