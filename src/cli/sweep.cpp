@@ -7,13 +7,11 @@
 #include <set>
 #include <memory>
 
+#include "app/sweep.h"
 #include "cli/commands.h"
 #include "cli/query.h"
-#include "report/step_difference.h"
 #include "cli/search_flags.h"
 #include "report/column_choice.h"
-#include "cost/evaluate.h"
-#include "cost/uncertainty.h"
 #include "report/plot.h"
 #include "search/pareto.h"
 
@@ -37,6 +35,12 @@ int run(const SweepOptions& o) {
   check_plot_path(o.plot, "--plot");
   check_plot_path(o.pareto, "--pareto");
   const std::vector<int> counts = parse_instances(o.flags.instances);
+  const app::SweepResult sweep = app::run_sweep(
+      o.flags, counts,
+      [&](const cost::Evaluator& evaluator, const search::PlanSpace& space, const search::Scorer& scorer,
+          const search::SearchOptions& options, const std::string& label) {
+        return run_with_progress(evaluator, space, scorer, options, o.flags.quiet, label);
+      });
   std::string model_name, workload_text;
   std::vector<Point> points;
   report::Table scaling, failures;
@@ -54,96 +58,58 @@ int run(const SweepOptions& o) {
                      {"scaling efficiency", "", NumberStyle::percent, 1}, {"MFU", "", NumberStyle::percent, 1},
                      {"tokens per USD", "", NumberStyle::integer}, {"utilisation", "", NumberStyle::percent, 2},
                      {"time to train", "days", NumberStyle::fixed, 2}, {"cost to train", "USD", NumberStyle::integer}};
-  search::DropStats all_drops;
   std::set<std::string> price_kinds;
   report::LinePlot plot;
   report::Panel throughput_panel, efficiency_panel;
-  const std::vector<std::string> hardware = app::split_hardware(o.flags.scenario.hardware);
-  const std::optional<spec::ErrorBands> bands = app::error_bands_of(o.flags);
+  const std::optional<spec::ErrorBands>& bands = sweep.bands;
   int color = 0;
-  for (const std::string& hw : hardware) {
+  for (const app::SweepCurve& curve : sweep.curves) {
     ++color;
-    const app::Scenario s = app::load_scenario(o.flags.scenario, hw);
+    const std::string& hw = curve.hardware;
+    const app::Scenario& s = curve.scenario;
     model_name = s.model.name;
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
                     std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
-    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const spec::PriceChoice price_choice = app::price_of(s.hardware, o.flags);
-    const double price = price_choice.rate_or_nan();
-    price_kinds.insert(price_choice.kind);
-    if (!price_choice.note.empty()) scaling.notes.push_back(price_choice.note);
-    report::Series tput{hw, {}, {}}, eff{hw, {}, {}};
-    tput.color = eff.color = color;
-    double base_per_instance = 0;
-    std::optional<search::RankedPlan> base;
-    int base_instances = 0;
+    price_kinds.insert(curve.price.kind);
+    if (!curve.price.note.empty()) scaling.notes.push_back(curve.price.note);
+    report::Series tput{hw, {}, {}}, eff{hw, {}, {}}, range{hw + " held-out range", {}, {}};
+    tput.color = eff.color = range.color = color;
     for (const std::string& note : app::scenario_notes(s)) scaling.notes.push_back(note);
-    search::DropStats hardware_drops;
-    for (int n : counts) {
-      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, app::constraints(o.flags, {n}));
-      const search::Scorer scorer(evaluator, space.instance_counts(), price, app::objective(o.flags),
-                                  app::failure_settings(o.flags), o.flags.budget_usd, o.flags.deadline_days * 86400.0);
-      search::SearchOptions so;
-      so.top_k = 1;
-      so.threads = o.flags.threads;
-      app::apply_strict_memory(o.flags, so);
-      const search::SearchResult r =
-          run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "sweep " + hw + " x" + std::to_string(n));
-      all_drops += r.drops;
-      hardware_drops += r.drops;
-      const cost::ReliabilityResult& rel = scorer.reliability(n);
+    for (const app::SweepPoint& point : curve.points) {
+      const int n = point.instances;
+      const cost::ReliabilityResult& rel = point.reliability;
       failures.add_row({hw, double(n), rel.cluster_mtbf_s / 3600.0, rel.checkpoint_write_s, rel.interval_s / 60.0,
                         rel.failures_per_day, rel.lost_hours_per_day, rel.utilisation});
-      if (r.top.empty()) {
-        scaling.add_row({hw, double(n), double(n * s.hardware.devices_per_instance()),
-                         std::string("no feasible plan"), {}, {}, {}, {}, {}, {}, {}, {}, {}});
+      if (!point.best) {
+        scaling.add_row({hw, double(n), double(point.devices), std::string("no feasible plan"), {}, {}, {}, {}, {}, {},
+                         {}, {}, {}});
         continue;
       }
-      const search::RankedPlan& b = r.top.front();
+      const search::RankedPlan& b = *point.best;
       const cost::Estimate& e = b.dag_estimate;
-      if (base_per_instance == 0) {
-        base_per_instance = e.tokens_per_s / n;
-        base = b;
-        base_instances = n;
-      }
-      const double efficiency = e.tokens_per_s / n / base_per_instance;
-      if (efficiency > 1.005 && base) {
-        // More than linear: name the cause, in device-seconds per step against the smallest count.
-        const report::StepDifference d = report::largest_step_difference(
-            report::scaled(e.time, n), report::scaled(base->dag_estimate.time, base_instances));
-        scaling.notes.push_back(hw + " x" + std::to_string(n) + ": scaling efficiency " +
-                                report::format_human(efficiency * 100, report::NumberStyle::fixed, 1, "") +
-                                "% is above 100% because the best plan changes (" + report::describe(base->evaluation.plan) +
-                                " at x" + std::to_string(base_instances) + ", " + report::describe(b.evaluation.plan) + " here)" +
-                                (d.part.empty() ? std::string() : "; per instance, " + d.part + " shrinks most"));
-      }
+      if (!point.above_linear_note.empty()) scaling.notes.push_back(point.above_linear_note);
       scaling.add_row({hw, double(n), double(e.devices), report::describe(b.evaluation.plan), e.seqs_per_s, e.tokens_per_s,
-                       e.tokens_per_s_per_device, efficiency, e.mfu, b.dag_score.tokens_per_usd, b.dag_score.utilisation,
-                       b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
+                       e.tokens_per_s_per_device, point.scaling_efficiency, e.mfu, b.dag_score.tokens_per_usd,
+                       b.dag_score.utilisation, b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
       tput.x.push_back(n);
       tput.y.push_back(e.tokens_per_s);
       eff.x.push_back(n);
-      eff.y.push_back(efficiency * 100);
+      eff.y.push_back(point.scaling_efficiency * 100);
+      if (point.measured) {
+        range.x.push_back(n);
+        range.y_low.push_back(point.measured->low);
+        range.y_high.push_back(point.measured->high);
+      }
       points.push_back({hw, n, b});
     }
     if (tput.x.empty()) {
-      say_no_feasible_plan(s.model.name, hw, "any of " + o.flags.instances, hardware_drops);
+      say_no_feasible_plan(s.model.name, hw, "any of " + o.flags.instances, curve.drops);
       continue;  // no curve to draw
     }
     // Under each curve: the range the held-out errors of this accelerator family give
     // (a run measures inside it for the band's share of published runs), and the
     // ideal line, linear from the smallest count.
-    if (bands) {
-      const spec::ErrorBand& band = cost::throughput_band(*bands, s.hardware.family);
-      report::Series range{hw + " held-out range", tput.x, {}};
-      range.color = color;
-      for (double y : tput.y) {
-        const cost::Range r = cost::measured_range(y, band);
-        range.y_low.push_back(r.low);
-        range.y_high.push_back(r.high);
-      }
-      throughput_panel.series.push_back(range);
-    }
+    if (bands) throughput_panel.series.push_back(range);
     report::Series ideal{hw + " ideal (linear from x" + std::to_string(int(tput.x.front())) + ")", tput.x, {}};
     ideal.dashed = true;
     ideal.color = color;
@@ -173,7 +139,7 @@ int run(const SweepOptions& o) {
   scaling.notes.push_back("Scaling efficiency: tokens/s per instance against the smallest count on the same hardware.");
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
   std::vector<report::Table> tables{scaling, failures};
-  tables.push_back(report::drop_table(all_drops, "Plans considered over the sweep"));
+  tables.push_back(report::drop_table(sweep.drops, "Plans considered over the sweep"));
   if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
   tables.front().reading_view = {"hardware", "instances", "plan", "throughput_tokens_per_s", "scaling_efficiency", "mfu",
                                  "time_to_train_days", "cost_to_train_usd"};
