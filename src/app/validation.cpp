@@ -1,0 +1,105 @@
+#include "app/validation.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "spec/error.h"
+#include "spec/load.h"
+#include "validate/error_bands.h"
+#include "validate/predictor.h"
+
+namespace tp::app {
+namespace {
+
+// The shapes every fit starts from: the assumed defaults of spec::Calibration.
+// No kernel-measured curve exists for Gaudi or Trainium on this host, so the
+// GEMM half-saturation sizes and memory curves stay assumed; only the factors
+// named in the fit move.
+spec::Calibration starting_calibration() {
+  spec::Calibration c;
+  c.origin = "fitted";
+  return c;
+}
+
+nlohmann::json pinned_json(const std::vector<validate::PinnedParameter>& pinned) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : pinned)
+    out.push_back({{"name", p.name}, {"band_low", p.low}, {"band_high", p.high}, {"value", p.value},
+                   {"band_source", p.band_source}, {"runs_pulling_it_out", p.pulling_runs}});
+  return out;
+}
+
+}  // namespace
+
+std::string default_measured_dir() { return (std::filesystem::path(spec::data_root()) / "data" / "measured").string(); }
+std::string default_choices_dir() {
+  return (std::filesystem::path(spec::data_root()) / "data" / "published-choices").string();
+}
+
+ValidationOutcome run_validation(const ValidationQuery& q) {
+  const std::string dir = q.measured.empty() ? default_measured_dir() : q.measured;
+  auto runs = validate::load_measured_dir(dir);
+  if (!q.stack.empty()) {
+    const std::string name = spec::load_stack(q.stack).name;  // a path or a name, checked
+    std::erase_if(runs, [&](const validate::MeasuredRun& r) { return r.stack != name; });
+    if (runs.empty()) throw spec::SpecError(dir, "stack", "at least one measured run under stack " + name);
+  }
+  ValidationOutcome out;
+  out.result = validate::validate_runs(runs, starting_calibration(), validate::default_fit_parameters(), q.leave_one_run_out);
+  out.choices = check_published_choices(
+      validate::load_published_choices(q.choices.empty() ? default_choices_dir() : q.choices), out.result);
+  out.bands = validate::error_bands(
+      out.result, kErrorBandCoverage,
+      std::to_string(out.result.overall.timed_runs) + " timed and " + std::to_string(out.result.overall.memory_runs) +
+          " memory runs of " + (q.measured.empty() ? std::string("data/measured") : q.measured) +
+          (q.stack.empty() ? std::string() : " (stack " + q.stack + " only)") +
+          "; throughput predicted with each run's source left out of the fit");
+  return out;
+}
+
+FitOutcome fit_calibration(const FitQuery& o) {
+  FitOutcome out;
+  const std::string dir = o.measured.empty() ? default_measured_dir() : o.measured;
+  const auto hardware = spec::load_hardware(o.hardware);
+  out.family = hardware.family;
+  std::vector<validate::MeasuredRun> runs;
+  for (const auto& r : validate::load_measured_dir(dir))
+    if (spec::load_hardware(r.hardware).family == hardware.family && (o.stack.empty() || r.stack == o.stack))
+      runs.push_back(r);
+  out.runs = int(runs.size());
+  if (runs.empty()) return out;
+  spec::Calibration start = starting_calibration();
+  start.accelerator = hardware.accelerator;
+  validate::Predictor predictor(runs, start);
+  out.parameters = validate::with_measured_bands(validate::default_fit_parameters(), validate::hardware_of(runs));
+  const std::vector<validate::FitParameter>& parameters = out.parameters;
+  out.fit = validate::fit(predictor, parameters);
+  const validate::FitResult& fit = out.fit;
+  spec::CalibrationFile& file = out.file;
+  file.calibration = fit.calibration;
+  file.calibration.name = hardware.family + (o.stack.empty() ? "" : "+" + o.stack) + "-fitted";
+  file.calibration.description = "fitted by `trainplan calibrate fit` on " + std::to_string(fit.fitted_on.size()) +
+                                 " published runs of the " + hardware.family + " family" +
+                                 (o.stack.empty() ? std::string(" (all stacks)") : " under " + o.stack) + " (" +
+                                 (o.measured.empty() ? std::string("data/measured") : o.measured) +
+                                 "); GEMM, memory and intra-instance shapes are the assumed defaults";
+  file.extra["fitted_on"] = fit.fitted_on;
+  nlohmann::json params = nlohmann::json::array();
+  for (size_t k = 0; k < parameters.size(); ++k) {
+    const bool fitted = std::find(fit.unfitted.begin(), fit.unfitted.end(), parameters[k].name) == fit.unfitted.end();
+    params.push_back({{"name", parameters[k].name}, {"value", fit.values[k]}, {"fitted", fitted},
+                      {"lower", parameters[k].lower}, {"upper", parameters[k].upper},
+                      {"prior_centre", parameters[k].prior_centre}, {"prior_sigma", parameters[k].prior_sigma},
+                      {"meaning", parameters[k].meaning}});
+  }
+  file.extra["fit"] = {{"method", std::string("Levenberg-Marquardt on log(predicted/measured seq/s), numeric derivatives, logistic bounds, ") +
+                                  "Gaussian prior per parameter (MAP) with runs weighted by an assumed " +
+                                  std::to_string(int(validate::kRunNoiseLog * 100)) + "% scatter"},
+                       {"parameters", params},
+                       {"held_at_band_edge", pinned_json(fit.pinned)},
+                       {"rms_log_error", fit.rms_log_error},
+                       {"residual_degrees_of_freedom", fit.residual_dof}};
+  return out;
+}
+
+}  // namespace tp::app
