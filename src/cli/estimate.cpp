@@ -1,6 +1,4 @@
 // `trainplan estimate`: one plan, where its step time and memory go.
-#include <algorithm>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -9,12 +7,8 @@
 #include "cli/commands.h"
 #include "cli/launch_options.h"
 #include "cli/query.h"
+#include "app/estimate.h"
 #include "cli/scenario.h"
-#include "cost/evaluate.h"
-#include "cost/prices.h"
-#include "cost/uncertainty.h"
-#include "spec/error_bands.h"
-#include "report/estimate_report.h"
 
 namespace tp::cli {
 namespace {
@@ -31,47 +25,16 @@ struct EstimateOptions {
   bool quiet = false;       // estimate draws no progress bar; the flag is taken as every command takes it
 };
 
-// The held-out error bands put on this estimate's throughput and memory. The
-// default file may be absent (a trimmed install): then the view says so; a file
-// the user names must load.
-void add_uncertainty(report::EstimateView& view, const std::string& named_file, const std::string& family) {
-  const std::string file = named_file.empty() ? spec::default_error_bands_file() : named_file;
-  if (named_file.empty() && !std::filesystem::exists(file)) {
-    view.uncertainty_note = "no held-out error bands: " + file + " is absent (trainplan validate --write-error-bands)";
-    return;
-  }
-  const spec::ErrorBands bands = spec::load_error_bands(file);
-  report::EstimateUncertainty u{cost::estimate_ranges(view.estimate, bands, family)};
-  u.file = file;
-  u.coverage = bands.coverage;
-  u.throughput_scope = u.throughput_band_for_family ? family : "every family";
-  if (!u.memory_band_has_family) {
-    std::string measured;
-    for (const std::string& f : bands.memory_families) measured += (measured.empty() ? "" : ", ") + f;
-    u.memory_families_note = "measured on " + measured + " only, none on " + family;
-  }
-  view.uncertainty = u;
-}
-
 int run_estimate(const EstimateOptions& o) {
-  app::Scenario s = app::load_scenario(o.scenario, o.scenario.hardware);
-  const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
-  const spec::Plan plan = app::to_plan(o.plan, s.stack, &s.assumptions);
-  if (const std::string refusal = spec::stack_refusal(s.stack, plan); !refusal.empty()) {
-    std::cerr << "trainplan: plan refused: " << refusal << "\n";
+  const app::EstimateOutcome out = app::estimate_plan(o.scenario, o.plan, method, o.error_bands);
+  if (!out.refusal.empty()) {
+    std::cerr << "trainplan: plan refused: " << out.refusal << "\n";
     return 2;
   }
-  const cost::Evaluation ev = evaluator.evaluate(plan, method);
-  if (!ev.ok() && ev.problem != cost::PlanProblem::out_of_memory) {
-    std::cerr << "trainplan: plan refused: " << cost::explain(ev.problem, s.model, s.hardware, s.workload, ev.plan) << "\n";
-    return 2;
-  }
-  report::EstimateView view{s.model.name, s.hardware.name, s.stack.name, s.calibration_file, s.calibration.origin,
-                            s.calibration.origins, s.assumptions, s.workload, ev.plan, ev.estimate,
-                            cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
-                                                s.workload.tokens_to_train)};
-  add_uncertainty(view, o.error_bands, s.hardware.family);
+  const app::Scenario& s = out.scenario;
+  const cost::Evaluation& ev = out.evaluation;
+  const report::EstimateView& view = out.view;
   if (ev.problem != cost::PlanProblem::out_of_memory) {
     if (o.export_only) {
       for (const std::string& path : emit_launch_config(o.emit, s, ev.plan)) std::cerr << "trainplan: wrote " << path << "\n";

@@ -1,0 +1,61 @@
+#include "app/estimate.h"
+
+#include <filesystem>
+
+#include "cost/prices.h"
+#include "cost/uncertainty.h"
+#include "spec/error_bands.h"
+
+namespace tp::app {
+namespace {
+
+// The held-out error bands put on this estimate's throughput and memory. The
+// default file may be absent (a trimmed install): then the view says so; a file
+// the user names must load.
+void add_uncertainty(report::EstimateView& view, const std::string& named_file, const std::string& family) {
+  const std::string file = named_file.empty() ? spec::default_error_bands_file() : named_file;
+  if (named_file.empty() && !std::filesystem::exists(file)) {
+    view.uncertainty_note = "no held-out error bands: " + file + " is absent (trainplan validate --write-error-bands)";
+    return;
+  }
+  const spec::ErrorBands bands = spec::load_error_bands(file);
+  report::EstimateUncertainty u{cost::estimate_ranges(view.estimate, bands, family)};
+  u.file = file;
+  u.coverage = bands.coverage;
+  u.throughput_scope = u.throughput_band_for_family ? family : "every family";
+  if (!u.memory_band_has_family) {
+    std::string measured;
+    for (const std::string& f : bands.memory_families) measured += (measured.empty() ? "" : ", ") + f;
+    u.memory_families_note = "measured on " + measured + " only, none on " + family;
+  }
+  view.uncertainty = u;
+}
+
+}  // namespace
+
+EstimateOutcome estimate_plan(const ScenarioOptions& scenario_options, const PlanOptions& plan_options,
+                              cost::PipelineMethod method, const std::string& error_bands_file) {
+  EstimateOutcome out;
+  out.scenario = load_scenario(scenario_options, scenario_options.hardware);
+  Scenario& s = out.scenario;
+  const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
+  const spec::Plan plan = to_plan(plan_options, s.stack, &s.assumptions);
+  if (const std::string refusal = spec::stack_refusal(s.stack, plan); !refusal.empty()) {
+    out.refusal = refusal;
+    return out;
+  }
+  out.evaluation = evaluator.evaluate(plan, method);
+  const cost::Evaluation& ev = out.evaluation;
+  if (!ev.ok() && ev.problem != cost::PlanProblem::out_of_memory) {
+    out.refusal = cost::explain(ev.problem, s.model, s.hardware, s.workload, ev.plan);
+    return out;
+  }
+  out.view = report::EstimateView{s.model.name, s.hardware.name, s.stack.name, s.calibration_file, s.calibration.origin,
+                                  s.calibration.origins, s.assumptions, s.workload, ev.plan, ev.estimate,
+                                  cost::price_figures(s.hardware, ev.estimate.tokens_per_s, ev.plan.instances,
+                                                      s.workload.tokens_to_train)};
+  add_uncertainty(out.view, error_bands_file, s.hardware.family);
+  return out;
+}
+
+}  // namespace tp::app
