@@ -1,8 +1,10 @@
 #include "app/estimate.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "cost/prices.h"
+#include "search/ranker.h"
 #include "cost/uncertainty.h"
 #include "spec/error_bands.h"
 
@@ -56,6 +58,21 @@ EstimateOutcome estimate_plan(const ScenarioOptions& scenario_options, const Pla
                                                       s.workload.tokens_to_train)};
   add_uncertainty(out.view, error_bands_file, s.hardware.family);
   return out;
+}
+
+std::optional<spec::Plan> best_plan_at(const Scenario& s, int instances) {
+  const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
+  search::SpaceConstraints constraints;
+  constraints.instances = {instances};
+  constraints.overlap_tp = false;
+  const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints);
+  const search::Scorer scorer(evaluator, space.instance_counts(), std::nan(""), search::Objective::throughput,
+                              cost::FailureSettings{});
+  search::SearchOptions options;
+  options.top_k = 1;
+  const search::SearchResult r = search::run_search(evaluator, space, scorer, options);
+  if (r.top.empty()) return std::nullopt;
+  return r.top.front().evaluation.plan;
 }
 
 }  // namespace tp::app

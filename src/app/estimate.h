@@ -4,6 +4,7 @@
 // that cannot run comes back refused with its reason; one short of HBM keeps
 // its evaluation so the view shows where the memory goes.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "app/scenario.h"
@@ -23,5 +24,10 @@ struct EstimateOutcome {
 // the view then notes; a file the caller names must load.
 EstimateOutcome estimate_plan(const ScenarioOptions& scenario, const PlanOptions& plan, cost::PipelineMethod method,
                               const std::string& error_bands_file);
+
+// The plan the search ranks first by throughput for the scenario at this many
+// instances (async TP off, as search's default), or none when no plan fits:
+// what to suggest when the default plan is refused.
+std::optional<spec::Plan> best_plan_at(const Scenario& scenario, int instances);
 
 }  // namespace tp::app

@@ -8,6 +8,7 @@
 #include "cli/launch_options.h"
 #include "cli/query.h"
 #include "app/estimate.h"
+#include "report/plan_text.h"
 #include "cli/scenario.h"
 
 namespace tp::cli {
@@ -23,13 +24,25 @@ struct EstimateOptions {
   std::string pipeline = "dag";
   std::string error_bands;  // default data/error-bands.json
   bool quiet = false;       // estimate draws no progress bar; the flag is taken as every command takes it
+  bool plan_given = false;  // any plan flag or a launcher config: else the default plan, and a refusal suggests one
 };
+
+// With no plan flags the default plan (TP 1, PP 1, ...) is what was refused:
+// the refusal's line ends by naming the search's best plan at these instances.
+std::string suggestion(const EstimateOptions& o, const app::Scenario& s) {
+  if (o.plan_given) return "";
+  const std::optional<spec::Plan> best = app::best_plan_at(s, o.plan.instances);
+  const std::string at = std::to_string(o.plan.instances) + " instance" + (o.plan.instances > 1 ? "s" : "");
+  return "; that is the default plan (no plan flags given): " +
+         (best ? "the search's best at " + at + " is " + report::describe(*best) + " (trainplan search ranks the others)"
+               : "no plan fits at " + at + " (trainplan search --instances 1..128 finds where one does)");
+}
 
 int run_estimate(const EstimateOptions& o) {
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
   const app::EstimateOutcome out = app::estimate_plan(o.scenario, o.plan, method, o.error_bands);
   if (!out.refusal.empty()) {
-    std::cerr << "trainplan: plan refused: " << out.refusal << "\n";
+    std::cerr << "trainplan: plan refused: " << out.refusal << suggestion(o, out.scenario) << "\n";
     return 2;
   }
   const app::Scenario& s = out.scenario;
@@ -59,7 +72,7 @@ int run_estimate(const EstimateOptions& o) {
               << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())
               << "; largest component: " << ev.estimate.memory.largest_component()
               << (o.export_only ? "; `trainplan estimate` with the plan's flags shows where the memory goes" : "")
-              << std::endl;
+              << suggestion(o, s) << std::endl;
   if (out_of_memory && o.export_only) return 2;  // export writes configs, not reports
   report::render_estimate(std::cout, o.scenario.format, view, o.document);
   return out_of_memory ? 2 : 0;
@@ -68,6 +81,12 @@ int run_estimate(const EstimateOptions& o) {
 // The callback of estimate and export: the job from --from-config where given, then the estimate.
 void run_command(EstimateOptions& o, const CLI::App& command) {
   check_emit_options(o.emit);
+  o.plan_given = !o.from_config.empty();
+  for (const char* flag : {"--instances", "--tp", "--pp", "--virtual-stages", "--sp", "--cp", "--ep", "--etp",
+                           "--micro-batch", "--zero", "--recompute", "--no-overlap-dp", "--overlap-tp",
+                           "--uneven-stages", "--edge-layer-slots"})
+    if (const CLI::Option* option = command.get_option_no_throw(flag); option && option->count() > 0)
+      o.plan_given = o.plan_given || std::string(flag) != "--instances";
   if (!o.from_config.empty()) apply_launch_config(o.from_config, command, o.scenario, o.plan);
   o.document = json_document(command);
   if (const int code = run_estimate(o); code != 0) throw CLI::RuntimeError(code);

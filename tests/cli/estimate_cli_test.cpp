@@ -80,6 +80,24 @@ TEST(EstimateCli, ImpossiblePlansAreRefusedWithTheirReason) {
   EXPECT_NE(r.err.find("does not fit in HBM by"), std::string::npos) << r.err;
 }
 
+// Without plan flags the refused plan is the default (TP 1, PP 1): the one
+// refusal line then names the search's best plan at those instances. A plan
+// the user named gets no such advice.
+TEST(EstimateCli, ARefusedDefaultPlanNamesTheSearchsBest) {
+  const auto d = run_cli("estimate -q");  // Llama 2 7B on one trn1: 45 GiB against 16 per NeuronCore
+  EXPECT_EQ(d.code, 2);
+  const std::string first = d.out.substr(0, d.out.find('\n'));
+  EXPECT_NE(first.find("does not fit in HBM"), std::string::npos) << d.out;
+  EXPECT_NE(first.find("that is the default plan (no plan flags given): the search's best at 1 instance is TP "),
+            std::string::npos) << d.out;
+  const auto named = run_cli("estimate -q --tp 1");
+  EXPECT_EQ(named.code, 2);
+  EXPECT_EQ(named.out.find("default plan"), std::string::npos) << named.out;
+  const auto none = run_cli("estimate -q -m llama2-70b -H p4d.24xlarge -n 2");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.out.find("no plan fits at 2 instances"), std::string::npos) << none.out;
+}
+
 TEST(EstimateCli, BadDescriptorsNameFileAndField) {
   const std::string path = testing::TempDir() + "bad_hw_" + std::to_string(getpid()) + ".json";
   std::ofstream(path) << R"({"name": "x", "accelerator": "y", "family": "z", "chips_per_instance": {"value": -1, "source": "s"}})";
