@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/launch.h"
 #include "cli/scenario.h"
 #include "export/launch_config.h"
 
@@ -25,14 +26,8 @@ void check_emit_options(const EmitOptions& options);
 // (none when printed to standard output).
 std::vector<std::string> emit_launch_config(const EmitOptions& options, const app::Scenario& scenario, const spec::Plan& plan);
 
-// How a command takes the file's plan: as the job itself (estimate, export:
-// a plan flag given beside the file must agree with it), or as the reference
-// that search ranks alternatives against (search's plan flags narrow freely).
-enum class LaunchUse { job, reference };
-
-// Reads `file` and fills `scenario` and `plan` from it, checking the flags of
-// `command` that were given against what the file states. Returns what was read.
+// app::apply_launch_config with the flags given on `command`.
 exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, app::ScenarioOptions& scenario,
-                                          app::PlanOptions& plan, LaunchUse use = LaunchUse::job);
+                                          app::PlanOptions& plan, app::LaunchUse use = app::LaunchUse::job);
 
 }  // namespace tp::cli

@@ -154,7 +154,7 @@ void add_search_command(CLI::App& app) {
     if (!o->like.empty()) {
       if (rtp->count() > 0) throw spec::SpecError("--like", "", "no --reference-* options (the file's plan is the reference)");
       const bool instances_given = c->get_option("--instances")->count() > 0;
-      apply_launch_config(o->like, *c, o->flags.scenario, o->reference, LaunchUse::reference);
+      apply_launch_config(o->like, *c, o->flags.scenario, o->reference, app::LaunchUse::reference);
       if (!instances_given) o->flags.instances = std::to_string(o->reference.instances);
       o->has_reference = true;
     }

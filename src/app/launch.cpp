@@ -1,0 +1,133 @@
+#include "app/launch.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "spec/error.h"
+#include "spec/load.h"
+
+namespace tp::app {
+namespace {
+
+bool given(const std::set<std::string>& c, const std::string& name) { return c.count(name) > 0; }
+
+// A flag given beside the file must agree with it.
+template <typename T>
+void agree(const std::set<std::string>& c, const std::string& flag, const T& flag_value, const T& file_value, const std::string& file,
+           const std::string& what) {
+  if (given(c, flag) && !(flag_value == file_value)) {
+    std::ostringstream s;
+    s << std::boolalpha << what << " as the file states (" << file_value << "), or no " << flag << "; " << flag << " "
+      << flag_value << " contradicts it";
+    throw spec::SpecError(file, flag, s.str());
+  }
+}
+
+}  // namespace
+
+exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
+  exporting::LaunchJob job;
+  job.model_name = s.model.name;
+  job.hardware_name = s.hardware.name;
+  job.hardware_family = s.hardware.family;
+  job.stack_name = s.stack.name;
+  job.model = s.model;
+  job.instances = plan.instances;
+  job.devices_per_instance = s.hardware.devices_per_instance();
+  job.plan = plan;
+  job.workload = s.workload;
+  job.fp8_param_gather = s.stack.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
+  job.bf16_grad_reduce = s.stack.main_grad_bytes == 2 && (s.workload.precision == spec::Precision::mixed_bf16 ||
+                                                          s.workload.precision == spec::Precision::fp8);
+  return job;
+}
+
+exporting::ReadLaunch apply_launch_config(const std::string& file, const std::set<std::string>& c, ScenarioOptions& s,
+                                          PlanOptions& p, LaunchUse use) {
+  exporting::ReadLaunch read = exporting::read_launch_config(file);
+  exporting::LaunchJob& job = read.job;
+
+  // Hardware: --hardware, else the file's trainplan header.
+  if (!given(c, "--hardware")) {
+    if (job.hardware_name.empty())
+      throw spec::SpecError(file, "--hardware", "the instance type (the file does not name one): give --hardware");
+    s.hardware = job.hardware_name;
+  }
+  const spec::HardwareSpec hardware = spec::load_hardware(s.hardware);
+  exporting::check_runs_on(read.format, hardware.family, hardware.name, file);
+  if (job.devices_per_instance > 0 && job.devices_per_instance != hardware.devices_per_instance())
+    throw spec::SpecError(file, "devices per instance",
+                          std::to_string(hardware.devices_per_instance()) + " on " + hardware.name + ", found " +
+                              std::to_string(job.devices_per_instance));
+  // Stack: --stack, else the header, else the format's own.
+  if (!given(c, "--stack")) s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
+  else exporting::check_serves_stack(read.format, spec::load_stack(s.stack).name, file);
+  // Model: --model, else the header's name, else the file's architecture.
+  if (!given(c, "--model")) {
+    if (!job.model_name.empty()) {
+      s.model = job.model_name;
+    } else if (job.has_architecture) {
+      s.model_spec = job.model;
+    } else {
+      throw spec::SpecError(file, "--model", "the model (the file states no vocabulary size): give --model");
+    }
+  }
+  if (!job.has_architecture && !s.model_spec) exporting::check_stated_architecture(read, spec::load_model(s.model), file);
+  if (job.has_architecture && !s.model_spec) {
+    const spec::ModelSpec named = spec::load_model(s.model);
+    if (named.layers != job.model.layers || named.hidden != job.model.hidden || named.heads != job.model.heads ||
+        named.kv_heads != job.model.kv_heads || named.ffn_hidden != job.model.ffn_hidden ||
+        named.experts != job.model.experts || named.top_k != job.model.top_k)
+      throw spec::SpecError(file, "--num-layers/--hidden-size/--num-attention-heads/--ffn-hidden-size/--num-experts",
+                            "the architecture of " + named.name + " (" + std::to_string(named.layers) + " layers, hidden " +
+                                std::to_string(named.hidden) + ", " + std::to_string(named.heads) +
+                                " heads), which the file contradicts");
+  }
+  // Instances: the file's, else --instances.
+  if (job.instances > 0) {
+    if (use == LaunchUse::job) agree(c, "--instances", p.instances, job.instances, file, "instances");
+    p.instances = job.instances;
+  }
+  agree(c, "--seq-len", s.seq_len, job.workload.seq_len, file, "sequence length");
+  s.seq_len = job.workload.seq_len;
+  const spec::Plan& plan = job.plan;
+  if (job.workload.global_batch_seqs == 0) {  // Megatron-LM's default: one micro-batch per replica
+    const long dp = long(p.instances) * hardware.devices_per_instance() / (long(plan.tp) * plan.pp);
+    job.workload.global_batch_seqs = long(plan.micro_batch) * std::max(1L, dp);
+  }
+  agree(c, "--global-batch", s.global_batch, long(job.workload.global_batch_seqs), file, "global batch");
+  s.global_batch = job.workload.global_batch_seqs;
+  const std::string precision = spec::to_string(job.workload.precision);
+  agree(c, "--precision", s.precision, precision, file, "precision");
+  s.precision = precision;
+  const std::string recompute = spec::to_string(plan.recompute);
+  if (use == LaunchUse::job) {
+    agree(c, "--tp", p.tp, plan.tp, file, "TP");
+    agree(c, "--pp", p.pp, plan.pp, file, "PP");
+    agree(c, "--virtual-stages", p.virtual_stages, plan.virtual_stages, file, "virtual stages");
+    agree(c, "--cp", p.cp, plan.cp, file, "CP");
+    agree(c, "--ep", p.ep, plan.ep, file, "EP");
+    agree(c, "--micro-batch", p.micro_batch, plan.micro_batch, file, "micro-batch");
+    agree(c, "--zero", p.zero, plan.zero, file, "ZeRO stage");
+    agree(c, "--recompute", p.recompute, recompute, file, "recompute");
+    agree(c, "--sp", p.sp, plan.sp, file, "sequence parallelism");
+    agree(c, "--edge-layer-slots", p.edge_layer_slots, plan.edge_layer_slots, file, "edge layer slots");
+  }
+  p.tp = plan.tp;
+  p.pp = plan.pp;
+  p.virtual_stages = plan.virtual_stages;
+  p.cp = plan.cp;
+  p.ep = plan.ep;
+  p.etp = plan.etp;
+  p.sp = plan.sp;
+  p.edge_layer_slots = p.edge_layer_slots || plan.edge_layer_slots;
+  p.micro_batch = plan.micro_batch;
+  p.zero = plan.zero;
+  p.recompute = recompute;
+  p.no_overlap_dp = !plan.overlap_dp_comm;
+  p.overlap_tp = plan.overlap_tp_comm;
+  s.config_notes = job.notes;
+  return read;
+}
+
+}  // namespace tp::app
