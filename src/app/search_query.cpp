@@ -80,4 +80,17 @@ spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchQuery
   return choice;
 }
 
+search::SearchResult search_best(const SearchQuery& q, const Scenario& s, const std::vector<int>& counts,
+                                 const spec::PriceChoice& price, const SearchRunner& run, const std::string& label) {
+  const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
+  const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(q, counts));
+  const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(), objective(q),
+                              failure_settings(q), q.budget_usd, q.deadline_days * 86400.0);
+  search::SearchOptions options;
+  options.top_k = 1;
+  options.threads = q.threads;
+  apply_strict_memory(q, options);
+  return run(evaluator, space, scorer, options, label);
+}
+
 }  // namespace tp::app

@@ -3,6 +3,7 @@
 // translation into search:: and cost:: values. Registering it as flags is the
 // cli's (cli/search_flags.h); ranking is search/'s.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,5 +53,14 @@ std::optional<spec::ErrorBands> error_bands_of(const SearchQuery& q);
 // The price of an instance-hour on this hardware (spec/price_choice.h); throws
 // SpecError when the hardware has none and the objective or a budget needs one.
 spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchQuery& q);
+
+// Runs one search; the caller's (a progress bar, say). `label` names it.
+using SearchRunner = std::function<search::SearchResult(const cost::Evaluator&, const search::PlanSpace&,
+                                                        const search::Scorer&, const search::SearchOptions&,
+                                                        const std::string& label)>;
+// The query's best plan for the scenario over `instance_counts` at `price`
+// (top 1, its threads and strict-memory band), run by `run`.
+search::SearchResult search_best(const SearchQuery& q, const Scenario& scenario, const std::vector<int>& instance_counts,
+                                 const spec::PriceChoice& price, const SearchRunner& run, const std::string& label);
 
 }  // namespace tp::app

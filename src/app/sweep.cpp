@@ -14,27 +14,19 @@ SweepResult run_sweep(const SearchQuery& q, const std::vector<int>& counts, cons
     curve.hardware = hw;
     curve.scenario = load_scenario(q.scenario, hw);
     const Scenario& s = curve.scenario;
-    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
     curve.price = price_of(s.hardware, q);
-    const double price = curve.price.rate_or_nan();
     double base_per_instance = 0;
     std::optional<search::RankedPlan> base;
     int base_instances = 0;
     for (int n : counts) {
-      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(q, {n}));
-      const search::Scorer scorer(evaluator, space.instance_counts(), price, objective(q), failure_settings(q),
-                                  q.budget_usd, q.deadline_days * 86400.0);
-      search::SearchOptions so;
-      so.top_k = 1;
-      so.threads = q.threads;
-      apply_strict_memory(q, so);
-      const search::SearchResult r = run(evaluator, space, scorer, so, "sweep " + hw + " x" + std::to_string(n));
+      const search::SearchResult r = search_best(q, s, {n}, curve.price, run, "sweep " + hw + " x" + std::to_string(n));
       result.drops += r.drops;
       curve.drops += r.drops;
       SweepPoint point;
       point.instances = n;
       point.devices = n * s.hardware.devices_per_instance();
-      point.reliability = scorer.reliability(n);
+      point.reliability =
+          cost::reliability(cost::reliability_input(s.model, s.hardware, s.stack, s.workload, n, failure_settings(q)));
       if (!r.top.empty()) {
         const search::RankedPlan& b = r.top.front();
         const cost::Estimate& e = b.dag_estimate;

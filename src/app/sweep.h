@@ -3,7 +3,6 @@
 // efficiency against the smallest count, why any efficiency passes 100%, and
 // the held-out range around its throughput. Rendering is the caller's.
 #pragma once
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,11 +38,6 @@ struct SweepResult {
   search::DropStats drops;  // over every curve
   std::optional<spec::ErrorBands> bands;
 };
-
-// Runs one search; the caller's (a progress bar, say). `label` names the point.
-using SearchRunner = std::function<search::SearchResult(const cost::Evaluator&, const search::PlanSpace&,
-                                                        const search::Scorer&, const search::SearchOptions&,
-                                                        const std::string& label)>;
 
 SweepResult run_sweep(const SearchQuery& query, const std::vector<int>& instance_counts, const SearchRunner& run);
 

@@ -69,15 +69,13 @@ int run(const CompareOptions& o) {
     for (std::size_t h = 0; h < scenarios.size(); ++h) {
       const app::Scenario& s = scenarios[h];
       const spec::PriceChoice& price = prices[h];
-      const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-      const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, app::constraints(f, group));
-      const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(), app::objective(f),
-                                  app::failure_settings(f), f.budget_usd, f.deadline_days * 86400.0);
-      search::SearchOptions so;
-      so.top_k = 1;
-      so.threads = f.threads;
-      app::apply_strict_memory(f, so);
-      const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, f.quiet, "compare " + s.hardware.name);
+      const search::SearchResult r = app::search_best(
+          f, s, group, price,
+          [&](const cost::Evaluator& evaluator, const search::PlanSpace& space, const search::Scorer& scorer,
+              const search::SearchOptions& options, const std::string& label) {
+            return run_with_progress(evaluator, space, scorer, options, f.quiet, label);
+          },
+          "compare " + s.hardware.name);
       std::vector<report::Cell> row{s.hardware.name, s.stack.name + ", " + spec::to_string(s.workload.precision)};
       if (r.top.empty()) {
         ++without_plan;
