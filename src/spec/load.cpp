@@ -287,7 +287,8 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   // Optional: only where a layer's norms differ from one before each sublayer.
   if (r.has(j, "pre_norms")) m.pre_norms = r.positive_int(j, "$", "pre_norms");
   if (r.has(j, "post_norms")) m.post_norms = r.positive_int(j, "$", "post_norms", true);
-  if (m.pre_norms > 2 || m.post_norms > 2) r.fail("$.pre_norms", "at most 2 norms before and 2 after the sublayers");
+  if (m.pre_norms > 2) r.fail("$.pre_norms", "at most 2 norms before the sublayers (one each)");
+  if (m.post_norms > 2) r.fail("$.post_norms", "at most 2 norms after the sublayers (one each)");
   if (r.has(j, "sliding_window")) {
     const auto& w = r.field(j, "$", "sliding_window");
     r.only_keys(w, "$.sliding_window", {"tokens", "layer_share"});
@@ -387,7 +388,10 @@ void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, cons
       m.unpriced.push_back("use_sliding_window: a sliding window on some layers (max_window_layers), priced as full attention");
     return;
   }
-  const int window = hf_int(r, j, "sliding_window", gemma2 ? 4096 : 0);
+  // Absent: Gemma2Config's 4096, no window elsewhere; null: no window.
+  const int window = !r.has(j, "sliding_window")     ? (gemma2 ? 4096 : 0)
+                     : j["sliding_window"].is_null() ? 0
+                                                     : r.positive_int(j, "$", "sliding_window", true);
   if (window <= 0) return;
   m.sliding_window_tokens = window;
   m.sliding_window_layer_share = gemma2 ? 0.5 : 1.0;

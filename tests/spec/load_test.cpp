@@ -108,6 +108,9 @@ TEST(LoadModel, NormsAndSlidingWindowAreOptionalAndChecked) {
   j.erase("sliding_window");
   j["pre_norms"] = 3;
   expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.pre_norms", "at most 2");
+  j["pre_norms"] = 1;
+  j["post_norms"] = 3;
+  expect_spec_error([&] { model_from_json(j, "m.json"); }, "$.post_norms", "at most 2");
 }
 
 TEST(LoadModel, UnreadableAndMalformedFiles) {

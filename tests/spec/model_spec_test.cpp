@@ -114,6 +114,11 @@ TEST(ModelSpec, HuggingFaceGemma2SlidingWindowAndSandwichNorms) {
   EXPECT_NE(g.unpriced[0].find("attn_logit_softcapping 50"), std::string::npos);
   config["final_logit_softcapping"] = nullptr;
   EXPECT_EQ(tp::spec::model_from_hf_config(config, "config.json").unpriced.size(), 1u);
+  auto unwindowed = config;  // null: no window (absent: Gemma2Config's 4096)
+  unwindowed["sliding_window"] = nullptr;
+  EXPECT_EQ(tp::spec::model_from_hf_config(unwindowed, "config.json").sliding_window_tokens, 0);
+  unwindowed.erase("sliding_window");
+  EXPECT_EQ(tp::spec::model_from_hf_config(unwindowed, "config.json").sliding_window_tokens, 4096);
   // Newer configs list each layer's kind (transformers' layer_types): the share counts them.
   config["layer_types"] = nlohmann::json::array();
   for (int i = 0; i < 26; ++i) config["layer_types"].push_back(i < 20 ? "sliding_attention" : "full_attention");
