@@ -1,7 +1,8 @@
 // Tensor parallel: the TP collectives of one layer for one micro-batch (an
 // all-reduce after attention and after the MLP, or all-gather + reduce-scatter
-// pairs under sequence parallelism), forward and backward, less what async TP
-// hides behind the layer's GEMMs; full recompute repeats the forward ones.
+// pairs under sequence parallelism, whose forward gathers move one byte per
+// element under FP8 with Transformer Engine), forward and backward, less what
+// async TP hides behind the layer's GEMMs; full recompute repeats the forward ones.
 #pragma once
 #include "cost/layer_compute.h"
 #include "cost/step_context.h"
