@@ -6,7 +6,8 @@
 # folder), never into the repository; findings to build-fuzz/findings/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets="model hf_config hardware stack calibration measured_run published_choice instances validators"
+targets="model hf_config hardware stack calibration measured_run published_choice gemm_csv collective_log"
+targets+=" launch_yaml launch_script ds_config instances validators"
 target=${1:-}
 seconds=${2:-600}
 if [[ " $targets " != *" $target "* ]]; then

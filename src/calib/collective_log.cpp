@@ -222,6 +222,8 @@ LogFormat detect_log_format(const std::string& text, const std::string& file) {
 
 std::vector<CollectiveRun> read_collective_log(const std::string& text, const std::string& file,
                                                const LogHints& hints) {
+  if (!is_utf8(file))  // each run's source in the calibration file
+    throw spec::SpecError(file, "", "a file name in UTF-8 (the calibration file records where its runs came from)");
   const LogFormat format = detect_log_format(text, file);
   std::vector<LogRun> found = format == LogFormat::nccl_tests   ? parse_nccl_tests_log(text, file)
                               : format == LogFormat::nccom_test ? parse_nccom_test_log(text, file)

@@ -4,6 +4,7 @@
 // one line naming the file, the line, the column and the expectation.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tp::calib {
@@ -18,6 +19,9 @@ std::vector<LogLine> log_lines(const std::string& text);  // \n or \r\n line end
 std::string log_where(const std::string& file, int line);  // "file:12"
 // The line shortened for a message, quoted.
 std::string log_excerpt(const std::string& text);
+// Valid UTF-8: what text copied from a log into a calibration file must be, since
+// nlohmann::json throws its own type_error writing anything else.
+bool is_utf8(std::string_view text);
 
 bool is_whole_token(const std::string& token);  // plain decimal digits
 // A finite number in C notation ("12.5", "1.0e-05"); throws SpecError otherwise.

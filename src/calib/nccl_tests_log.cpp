@@ -113,6 +113,8 @@ class NcclTestsReader {
       if (bracket != std::string::npos) {
         std::string name = l.text.substr(bracket + 1);
         name.erase(0, name.find_first_not_of(' '));
+        if (!is_utf8(name))  // the calibration file stores it
+          throw spec::SpecError(log_where(file_, l.number), "device", "a device name in UTF-8, got " + log_excerpt(name));
         current_.run.device = name;
       }
     }
@@ -147,7 +149,12 @@ class NcclTestsReader {
       throw spec::SpecError(log_where(file_, l.number), "root",
                             "-1 (a collective without a root; broadcast and reduce logs are not read), got " +
                                 log_excerpt(t[layout_.root]));
-    if (layout_.redop >= 0 && current_.redop.empty()) current_.redop = t[layout_.redop];
+    if (layout_.redop >= 0 && current_.redop.empty()) {
+      if (!is_utf8(t[layout_.redop]))  // a note in the calibration file names it
+        throw spec::SpecError(log_where(file_, l.number), "redop",
+                              "a reduction name in UTF-8 (sum, none), got " + log_excerpt(t[layout_.redop]));
+      current_.redop = t[layout_.redop];
+    }
     const double us = log_number(t[layout_.time], file_, l.number, "time");
     const double algbw = log_number(t[layout_.time + 1], file_, l.number, "algbw");
     const double busbw = log_number(t[layout_.time + 2], file_, l.number, "busbw");

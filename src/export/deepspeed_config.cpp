@@ -10,6 +10,7 @@
 #include "export/shell_args.h"
 #include "export/refusal.h"
 #include "spec/error.h"
+#include "spec/json_text.h"
 
 namespace tp::exporting {
 namespace {
@@ -92,7 +93,7 @@ void read_bigscience_arguments(const ShellArgs& args, const std::string& file, L
   spec::ModelSpec& m = job.model;
   m.kv_heads = m.heads;
   m.mlp = args.value("--glu-activation").value_or("") == "swiglu" ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
-  m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 4L * m.hidden));
+  m.ffn_hidden = read_ffn_hidden(args, file, 4L * m.hidden);
   m.norm = spec::NormKind::layernorm;
   const std::string position = args.value("--position-embedding-type").value_or("absolute");
   if (position == "rotary") m.position = spec::PositionKind::rotary, m.rotary_fraction = 1.0;
@@ -141,12 +142,9 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
 LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
                          const std::string& config_file) {
   LaunchJob job;
-  nlohmann::json ds;
-  try {
-    ds = nlohmann::json::parse(config_text);
-  } catch (const nlohmann::json::exception&) {
-    throw spec::SpecError(config_file, "", "a ds_config JSON object");
-  }
+  // As every loader parses JSON: nesting past spec::kMaxJsonDepth is refused, where a
+  // value 300000 deep echoed in a message below (dump()) would overflow the stack.
+  const nlohmann::json ds = spec::parse_json_text(config_text, config_file);
   if (!ds.is_object()) throw spec::SpecError(config_file, "", "a ds_config JSON object");
   auto ds_whole = [&](const nlohmann::json& j, const std::string& key, const std::string& path, long fallback,
                       long min = 0) -> long {

@@ -150,15 +150,15 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
                               std::to_string(m.kv_heads));
   m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
   // The fork's defaults (arguments.py:287-296): 4h, or for SwiGLU 8h/3 rounded down to a multiple of 64.
-  m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig,
-                           m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden));
+  m.ffn_hidden =
+      read_ffn_hidden(args, file, m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden);
   const std::string norm = args.value("--normalization").value_or("layernorm");
   if (norm != "layernorm" && norm != "rmsnorm")
     throw spec::SpecError(file, "--normalization", "layernorm or rmsnorm, found '" + norm + "'");
   m.norm = norm == "rmsnorm" ? spec::NormKind::rmsnorm : spec::NormKind::layernorm;
   if (args.has("--use-rotary-position-embeddings")) {
     m.position = spec::PositionKind::rotary;
-    m.rotary_fraction = args.real("--rotary-percent", 1.0, file);
+    m.rotary_fraction = read_rotary_percent(args, file);
     m.rope_theta = double(args.whole("--rotary-position-embeddings-theta", 1, 1L << 30, 10000, file));
   } else if (args.has("--no-position-embedding")) {
     throw spec::SpecError(file, "--no-position-embedding",

@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "spec/error.h"
+
 namespace tp::exporting {
 
 void write_batch_and_sequence(ArgList& a, const LaunchJob& job) {
@@ -56,6 +58,23 @@ void read_shared_architecture(const ShellArgs& args, const std::string& file, La
   m.vocab = int(args.whole("--vocab-size", 1, kBig, 0, file));
   m.vocab_pad_multiple = int(args.whole("--make-vocab-size-divisible-by", 1, kBig, 128, file));
   m.max_positions = int(args.whole("--max-position-embeddings", 1, kBig, job.workload.seq_len, file));
+}
+
+int read_ffn_hidden(const ShellArgs& args, const std::string& file, long fallback) {
+  constexpr long kBig = 1L << 30;
+  if (args.has("--ffn-hidden-size") || (fallback >= 1 && fallback <= kBig))
+    return int(args.whole("--ffn-hidden-size", 1, kBig, fallback, file));
+  throw spec::SpecError(file, "--ffn-hidden-size",
+                        "the option: the width it defaults to from --hidden-size, " + std::to_string(fallback) +
+                            ", is outside 1.." + std::to_string(kBig));
+}
+
+double read_rotary_percent(const ShellArgs& args, const std::string& file) {
+  const double share = args.real("--rotary-percent", 1.0, file);
+  if (!(share > 0 && share <= 1))
+    throw spec::SpecError(file, "--rotary-percent", "a share of each head's dimensions in (0, 1], found '" +
+                                                        args.value("--rotary-percent").value_or("") + "'");
+  return share;
 }
 
 bool read_architecture_head(const ShellArgs& args, const std::string& file, const std::string& vocab_option,

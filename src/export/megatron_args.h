@@ -24,6 +24,12 @@ void write_shared_architecture(ArgList& args, const spec::ModelSpec& model);
 // The reverse of write_shared_architecture (less --swiglu) and --max-position-embeddings:
 // the defaults are Megatron's (tied, biased, dropout 0.1, padded to 128).
 void read_shared_architecture(const ShellArgs& args, const std::string& file, LaunchJob& job);
+// --ffn-hidden-size, else `fallback`, the width the client derives from --hidden-size; refused
+// naming --ffn-hidden-size where that width is below 1 or past 2^30 (tiny or huge hidden sizes).
+int read_ffn_hidden(const ShellArgs& args, const std::string& file, long fallback);
+// --rotary-percent (default 1): the share of each head's dimensions RoPE rotates, refused
+// outside (0, 1] as a model file's rotary_fraction is.
+double read_rotary_percent(const ShellArgs& args, const std::string& file);
 // When the script states --num-layers, --hidden-size, --num-attention-heads and
 // `vocab_option`, names the model after `file` and reads those three; false otherwise.
 bool read_architecture_head(const ShellArgs& args, const std::string& file, const std::string& vocab_option,

@@ -141,6 +141,8 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   p.virtual_stages = int(whole("--num-virtual-stages-per-pipeline-rank", 1, kBig, 1));
   if (args.has("--num-layers-per-virtual-pipeline-stage")) {
     const long per = whole("--num-layers-per-virtual-pipeline-stage", 1, kBig, 1);
+    if (!args.has("--num-layers"))  // read as 0 layers, it gave 0 virtual stages
+      throw spec::SpecError(file, "--num-layers", "the option beside --num-layers-per-virtual-pipeline-stage");
     const long layers = whole("--num-layers", 1, kBig, 0);
     if (layers % (per * p.pp) != 0)
       throw spec::SpecError(file, "--num-layers-per-virtual-pipeline-stage",
@@ -222,16 +224,15 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
                             "a divisor of --num-attention-heads " + std::to_string(m.heads) + ", found " +
                                 std::to_string(m.kv_heads));
     m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
-    m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, m.mlp == spec::MlpKind::swiglu
-                                                                ? long(m.hidden * 8 / 3 / 64) * 64
-                                                                : 4L * m.hidden));
+    m.ffn_hidden =
+        read_ffn_hidden(args, file, m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden);
     const std::string norm = args.value("--normalization").value_or("LayerNorm");
     if (norm != "LayerNorm" && norm != "RMSNorm") throw spec::SpecError(file, "--normalization", "LayerNorm or RMSNorm");
     m.norm = norm == "RMSNorm" ? spec::NormKind::rmsnorm : spec::NormKind::layernorm;
     const std::string position = args.value("--position-embedding-type").value_or("learned_absolute");
     if (position == "rope") {
       m.position = spec::PositionKind::rotary;
-      m.rotary_fraction = args.real("--rotary-percent", 1.0, file);
+      m.rotary_fraction = read_rotary_percent(args, file);
       m.rope_theta = double(whole("--rotary-base", 1, kBig, 10000));
     } else if (position == "learned_absolute") {
       m.position = spec::PositionKind::learned;

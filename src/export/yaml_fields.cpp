@@ -24,8 +24,9 @@ class RepeatedKeyFinder : public YAML::EventHandler {
  public:
   std::string found_path, found_what;
   int found_line = 0;
+  std::vector<YAML::Mark> documents;  // where each document starts
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentStart(const YAML::Mark& mark) override { documents.push_back(mark); }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
@@ -81,11 +82,22 @@ YamlFields::YamlFields(const std::string& text, const std::string& file) : file_
     root_ = YAML::Load(text);
     std::istringstream in(text);
     YAML::Parser parser(in);
-    while (parser.HandleNextDocument(finder)) {
+    // Three documents at most: yaml-cpp 0.7 hands back a token no value starts with (a stray
+    // ',') as endless empty documents, all at that token (jbeder/yaml-cpp#1040), and Hydra
+    // reads one document only.
+    for (int i = 0; i < 3 && parser.HandleNextDocument(finder); ++i) {
     }
   } catch (const YAML::Exception& e) {
     throw spec::SpecError(file, "", "valid YAML (line " + std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
   }
+  const std::vector<YAML::Mark>& starts = finder.documents;
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    if (starts[i].pos == starts[i - 1].pos)
+      throw spec::SpecError(file, "", "valid YAML (line " + std::to_string(starts[i].line + 1) +
+                                          ": a token no value starts with, such as a ',' outside [ ] or { })");
+  if (starts.size() > 1)
+    throw spec::SpecError(file, "", "one YAML document, as Hydra reads a config (another starts at line " +
+                                        std::to_string(starts[1].line + 1) + ")");
   if (!finder.found_path.empty())
     throw spec::SpecError(file, finder.found_path, finder.found_what + " (line " + std::to_string(finder.found_line) + ")");
   if (!root_.IsMap()) throw spec::SpecError(file, "", "a YAML mapping of trainer, model and other sections");

@@ -43,6 +43,7 @@ enum class Input {
   measured,       // the seed-001 run file with {MUTATION} applied, as {DIR}/run.json
   deep_model,     // {FILE}: a model descriptor of arrays nested 300000 deep
   deep_measured,  // {DIR}/run.json: a run whose plan nests objects 300000 deep
+  deep_ds_config,  // {FILE}: a ds_config whose train_batch_size nests arrays 300000 deep
   oversized,      // {FILE}: 17 MiB (sparse; refused before it is read)
 };
 
@@ -90,6 +91,8 @@ const LimitCase kLimitCases[] = {
     {"model_nested_300000_deep", "estimate --model {FILE}", Input::deep_model, "", 0, 2, "nested"},
     {"measured_nested_300000_deep", "validate --measured {DIR} --hold-out source", Input::deep_measured, "", 0, 2,
      "nested"},
+    // Crashed `--from-config` (a stack overflow echoing the value; found by fuzz_ds_config's seeds).
+    {"ds_config_nested_300000_deep", "estimate --from-config {FILE}", Input::deep_ds_config, "", 0, 2, "nested"},
     {"model_endless_file", "estimate --model /dev/zero", Input::none, "", 0, 2, "/dev/zero"},
     {"hardware_file_over_the_cap", "estimate --hardware {FILE}", Input::oversized, "", 0, 2, "at most 16 MiB"},
 };
@@ -164,6 +167,7 @@ TEST_P(WorstCase, FinishesWithinTwoGibAndAMinuteAndAnswersInOurWords) {
       write_text(fs::path(dir) / "run.json", text);
       break;
     }
+    case Input::deep_ds_config: write_text(file, "{\"train_batch_size\": " + nested(300000, false) + "}"); break;
     case Input::oversized:
       write_text(file, "{}");
       fs::resize_file(file, 17u << 20);

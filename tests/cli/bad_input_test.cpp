@@ -418,6 +418,14 @@ const Case kCases[] = {
      "calibrate import --collectives {FILE} --hardware p5.48xlarge --out {FILE}.json", S::file,
      [] { return fixture("nccl_all_reduce_p5_8ranks.log") + fixture("nccom_allr_trn1_32ranks.log"); },
      "nccom-test and nccl-tests"},
+    // A device name that is not UTF-8 stopped the import in the JSON library's words, exit 1 (fuzz_collective_log).
+    {"collectives_device_name_not_utf8",
+     "calibrate import --collectives {FILE} --hardware p5.48xlarge --out {FILE}.json", S::file,
+     [] {
+       std::string log = fixture("nccl_all_reduce_p5_8ranks.log");
+       return log.replace(log.find("NVIDIA"), 6, "NVIDIA\xff");
+     },
+     "{FILE}:4: device"},
 };
 
 // ---------------------------------------------------------------- running

@@ -616,6 +616,9 @@ TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
                     yaml.string());
   std::ofstream(yaml) << "trainer: [1, 2\n";
   expect_spec_error([&] { read_launch_config(yaml.string()); }, "", "valid YAML", yaml.string());
+  // A stray ',' hung the reader: yaml-cpp 0.7 hands it back as endless empty documents (fuzz_launch_yaml).
+  std::ofstream(yaml) << "# a comment\n , x\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "", "line 2: a token no value starts with", yaml.string());
   const fs::path script = scratch("bad.sh");
   std::ofstream(script) << "torchrun pretrain_gpt.py --tensor-model-parallel-size 8 --micro-batch-size 1 --seq-length 4096 "
                            "--recompute-granularity sometimes\n";
@@ -636,6 +639,9 @@ TEST(LaunchConfig, InputsTheClientRefusesAreRefused) {
   expect_spec_error([&] { read_launch_config(yaml.string()); }, "trainer.num_nodes", "each key once", yaml.string());
   std::ofstream(yaml) << "base: &b {num_nodes: 2}\ntrainer:\n  <<: *b\n  devices: 8\nmodel: {micro_batch_size: 1}\n";
   expect_spec_error([&] { read_launch_config(yaml.string()); }, "trainer.<<", "merge key", yaml.string());
+  // Hydra reads one document; the second was dropped without a word.
+  std::ofstream(yaml) << "trainer: {num_nodes: 2}\nmodel: {micro_batch_size: 1}\n---\nmodel: {micro_batch_size: 4}\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "", "another starts at line 3", yaml.string());
   const fs::path script = scratch("heads.sh");
   const std::string head = "torchrun pretrain_gpt.py --tensor-model-parallel-size 1 --num-layers 32 --hidden-size 4096 "
                            "--seq-length 2048 --micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16 ";
@@ -646,6 +652,21 @@ TEST(LaunchConfig, InputsTheClientRefusesAreRefused) {
   expect_spec_error([&] { read_launch_config(script.string()); }, "--num-query-groups", "a divisor of", script.string());
   std::ofstream(script) << head << "--num-attention-heads 48 --kv-channels 128\n";  // stated head width: accepted
   EXPECT_EQ(read_launch_config(script.string()).job.model.explicit_head_dim, 128);
+  // The default FFN width (4h, or 8h/3 rounded down to 64) wrapped an int or was 0 (fuzz_launch_script).
+  std::ofstream(script) << head << "--num-attention-heads 1 --hidden-size 1073741824\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--ffn-hidden-size", "4294967296, is outside",
+                    script.string());
+  std::ofstream(script) << head << "--num-attention-heads 1 --hidden-size 16 --swiglu\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--ffn-hidden-size", "hidden-size, 0, is outside",
+                    script.string());
+  // Without --num-layers it was read as 0 virtual stages (fuzz_launch_script).
+  std::ofstream(script) << "torchrun pretrain_gpt.py --micro-batch-size 1 --seq-length 2048 "
+                           "--num-layers-per-virtual-pipeline-stage 2\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--num-layers", "beside", script.string());
+  // Read as a rotary share of 2, which a model file refuses (fuzz_launch_script).
+  std::ofstream(script) << head << "--num-attention-heads 32 --position-embedding-type rope --rotary-percent 2.0\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--rotary-percent", "(0, 1], found '2.0'",
+                    script.string());
   const fs::path ds = scratch("batch.json");
   std::ofstream(ds) << "{\"train_batch_size\": 0, \"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}}";
   expect_spec_error([&] { read_launch_config(ds.string()); }, "train_batch_size", "at least 1", ds.string());

@@ -1,0 +1,1 @@
+torchrun pretrain_gpt.py --micro-batch-size 1 --seq-length 2048 --num-layers 2 --hidden-size 16 --num-attention-heads 1 --vocab-size 100 --swiglu
