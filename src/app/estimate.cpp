@@ -1,8 +1,8 @@
 #include "app/estimate.h"
 
-#include <cmath>
 #include <filesystem>
 
+#include "app/search_query.h"
 #include "cost/prices.h"
 #include "search/ranker.h"
 #include "cost/uncertainty.h"
@@ -61,16 +61,14 @@ EstimateOutcome estimate_plan(const ScenarioOptions& scenario_options, const Pla
 }
 
 std::optional<spec::Plan> best_plan_at(const Scenario& s, int instances) {
-  const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-  search::SpaceConstraints constraints;
-  constraints.instances = {instances};
-  constraints.overlap_tp = false;
-  const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints);
-  const search::Scorer scorer(evaluator, space.instance_counts(), std::nan(""), search::Objective::throughput,
-                              cost::FailureSettings{});
-  search::SearchOptions options;
-  options.top_k = 1;
-  const search::SearchResult r = search::run_search(evaluator, space, scorer, options);
+  // The search's defaults: throughput, no price, no async TP, failures as the descriptor says.
+  const search::SearchResult r = search_best(
+      SearchQuery{}, s, {instances}, spec::PriceChoice{},
+      [](const cost::Evaluator& evaluator, const search::PlanSpace& space, const search::Scorer& scorer,
+         const search::SearchOptions& options, const std::string&) {
+        return search::run_search(evaluator, space, scorer, options);
+      },
+      "");
   if (r.top.empty()) return std::nullopt;
   return r.top.front().evaluation.plan;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "cost/plan_check.h"
 #include "spec/error.h"
 
 namespace tp::app {
@@ -80,17 +81,43 @@ spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchQuery
   return choice;
 }
 
-search::SearchResult search_best(const SearchQuery& q, const Scenario& s, const std::vector<int>& counts,
-                                 const spec::PriceChoice& price, const SearchRunner& run, const std::string& label) {
+ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& s, const std::vector<int>& counts,
+                               const spec::PriceChoice& price, const SearchRunner& run, const std::string& label,
+                               int top_k, const std::optional<PlanOptions>& reference) {
   const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
   const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, constraints(q, counts));
   const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(), objective(q),
                               failure_settings(q), q.budget_usd, q.deadline_days * 86400.0);
   search::SearchOptions options;
-  options.top_k = 1;
+  options.top_k = top_k;
   options.threads = q.threads;
   apply_strict_memory(q, options);
-  return run(evaluator, space, scorer, options, label);
+  if (reference) {
+    // The reference obeys the overlap the search is restricted to, so the two compare like for like.
+    spec::Plan plan = to_plan(*reference, s.stack);
+    if (q.overlap_dp != "any") plan.overlap_dp_comm = q.overlap_dp == "on";
+    if (q.overlap_tp != "any") plan.overlap_tp_comm = q.overlap_tp == "on";
+    options.reference = plan;
+  }
+  ScenarioSearch out;
+  out.result = run(evaluator, space, scorer, options, label);
+  out.objective = scorer.objective();
+  out.micro_batch_cap = space.micro_batch_cap();
+  const search::SearchResult& r = out.result;
+  if (reference && r.reference) {
+    if (r.reference_score && !r.top.empty())
+      out.reference_dag = evaluator.evaluate(*options.reference, cost::PipelineMethod::dag).estimate;
+    else
+      out.reference_refusal = r.reference->ok() ? "over the budget or past the deadline"
+                                                : cost::explain(r.reference->problem, s.model, s.hardware, s.workload,
+                                                                r.reference->plan);
+  }
+  return out;
+}
+
+search::SearchResult search_best(const SearchQuery& q, const Scenario& s, const std::vector<int>& counts,
+                                 const spec::PriceChoice& price, const SearchRunner& run, const std::string& label) {
+  return search_scenario(q, s, counts, price, run, label, 1).result;
 }
 
 }  // namespace tp::app

@@ -58,8 +58,23 @@ spec::PriceChoice price_of(const spec::HardwareSpec& hardware, const SearchQuery
 using SearchRunner = std::function<search::SearchResult(const cost::Evaluator&, const search::PlanSpace&,
                                                         const search::Scorer&, const search::SearchOptions&,
                                                         const std::string& label)>;
-// The query's best plan for the scenario over `instance_counts` at `price`
-// (top 1, its threads and strict-memory band), run by `run`.
+// One search of the query on one scenario, as `search` shows it.
+struct ScenarioSearch {
+  search::SearchResult result;
+  search::Objective objective = search::Objective::throughput;
+  int micro_batch_cap = 0;  // search::PlanSpace::micro_batch_cap(): 0 when every divisor was tried
+  // With a reference plan: re-timed by the pipeline DAG where it is feasible and
+  // the search has a leader, else the reason it is not feasible.
+  std::optional<cost::Estimate> reference_dag;
+  std::string reference_refusal;
+};
+// The query's `top_k` best plans for the scenario over `instance_counts` at
+// `price`, run by `run` with the query's threads and strict-memory band; a
+// reference plan is ranked among them, held to the overlap the query restricts.
+ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& scenario, const std::vector<int>& instance_counts,
+                               const spec::PriceChoice& price, const SearchRunner& run, const std::string& label,
+                               int top_k, const std::optional<PlanOptions>& reference = std::nullopt);
+// The query's best plan (top 1, no reference).
 search::SearchResult search_best(const SearchQuery& q, const Scenario& scenario, const std::vector<int>& instance_counts,
                                  const spec::PriceChoice& price, const SearchRunner& run, const std::string& label);
 

@@ -35,11 +35,6 @@ void add_output_options(CLI::App* command, CollectiveOutput& output, const std::
 // built-in default; the second member names it.
 std::pair<spec::CalibrationFile, std::string> base_calibration(const std::string& base, const spec::HardwareSpec& hw);
 
-report::Table runs_table(const std::vector<calib::CollectiveRun>& runs, const net::Cluster& cluster,
-                         const spec::CollectiveEfficiency& fitted);
-report::Table fit_table(const calib::CollectiveFit& fit, const std::string& hardware, const std::string& base);
-report::Table check_table(const std::vector<calib::CollectiveCheck>& checks);
-
 // Fits, writes the calibration, prints the tables. `hardware_json` is stored to find the hardware again.
 void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::HardwareSpec& hardware,
                    const nlohmann::json& hardware_json, const std::string& how, const CollectiveOutput& output);

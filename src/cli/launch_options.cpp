@@ -1,10 +1,10 @@
 #include "cli/launch_options.h"
+#include "cli/output_paths.h"
 
 #include <filesystem>
 #include <iostream>
 #include <set>
 
-#include "cli/search_flags.h"
 #include "spec/error.h"
 #include "spec/load.h"
 #include "spec/text_file.h"

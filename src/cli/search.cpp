@@ -1,21 +1,17 @@
 // `trainplan search`: every valid layout for one model and workload on each
 // hardware, ranked by an objective; the top K re-timed with the pipeline DAG.
-#include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/launch_options.h"
-#include "spec/error.h"
 #include "cli/query.h"
-#include "cli/validators.h"
-#include "report/step_difference.h"
 #include "cli/search_flags.h"
+#include "cli/validators.h"
 #include "report/column_choice.h"
 #include "report/search_tables.h"
-#include "cost/evaluate.h"
-#include "cost/uncertainty.h"
+#include "spec/error.h"
 
 namespace tp::cli {
 namespace {
@@ -37,24 +33,16 @@ int run(const SearchCommandOptions& o) {
   const std::optional<spec::ErrorBands> bands = app::error_bands_of(o.flags);
   for (const std::string& hw : hardware) {
     const app::Scenario s = app::load_scenario(o.flags.scenario, hw);
-    const cost::Evaluator evaluator(s.model, s.hardware, s.stack, s.calibration, s.workload);
-    const search::PlanSpace space(s.model, s.hardware, s.stack, s.workload, app::constraints(o.flags, counts));
     const spec::PriceChoice price = app::price_of(s.hardware, o.flags);
-    const search::Scorer scorer(evaluator, space.instance_counts(), price.rate_or_nan(),
-                                app::objective(o.flags), app::failure_settings(o.flags), o.flags.budget_usd,
-                                o.flags.deadline_days * 86400.0);
-    search::SearchOptions so;
-    so.top_k = o.flags.top;
-    so.threads = o.flags.threads;
-    app::apply_strict_memory(o.flags, so);
-    if (o.has_reference) {
-      // The reference obeys the overlap the search is restricted to, so the two compare like for like.
-      spec::Plan reference = app::to_plan(o.reference, s.stack);
-      if (o.flags.overlap_dp != "any") reference.overlap_dp_comm = o.flags.overlap_dp == "on";
-      if (o.flags.overlap_tp != "any") reference.overlap_tp_comm = o.flags.overlap_tp == "on";
-      so.reference = reference;
-    }
-    const search::SearchResult r = run_with_progress(evaluator, space, scorer, so, o.flags.quiet, "search " + hw);
+    const auto reference = o.has_reference ? std::optional<app::PlanOptions>(o.reference) : std::nullopt;
+    const app::SearchRunner runner = [&](const cost::Evaluator& evaluator, const search::PlanSpace& space,
+                                         const search::Scorer& scorer, const search::SearchOptions& options,
+                                         const std::string& label) {
+      return run_with_progress(evaluator, space, scorer, options, o.flags.quiet, label);
+    };
+    const app::ScenarioSearch found =
+        app::search_scenario(o.flags, s, counts, price, runner, "search " + hw, o.flags.top, reference);
+    const search::SearchResult& r = found.result;
     if (r.drops.feasible == 0) {
       ++without_plan;
       say_no_feasible_plan(s.model.name, hw, o.flags.instances, r.drops);
@@ -66,44 +54,22 @@ int run(const SearchCommandOptions& o) {
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
                               spec::to_string(s.workload.precision) + ", stack " + s.stack.name + ", " + price.kind +
                               " price";
-    report::Table drops = report::drop_table(r.drops, "Plans for " + scene);
-    tables.push_back(drops);
-    tables.push_back(report::top_table(r, "Best plans for " + scene, scorer, price.kind, bands));
-    const std::size_t first_of_hardware = tables.size() - 2;
+    const std::size_t first_of_hardware = tables.size();
+    tables.push_back(report::drop_table(r.drops, "Plans for " + scene));
+    tables.push_back(report::top_table(r, "Best plans for " + scene, found.objective, price.kind, bands));
     for (const std::string& n : app::scenario_notes(s)) tables.back().notes.push_back(n);
     if (!price.note.empty()) tables.back().notes.push_back(price.note);
-    if (space.micro_batch_cap() > 0)
+    if (found.micro_batch_cap > 0)
       tables.back().notes.push_back("micro-batches tried: the " + std::to_string(search::kMaxMicroBatchChoices) +
                                     " smallest divisors of the global batch, up to " +
-                                    std::to_string(space.micro_batch_cap()) + "; --micro-batch N tries another");
+                                    std::to_string(found.micro_batch_cap) + "; --micro-batch N tries another");
     if (o.has_reference) {
-      report::Table ref;
-      ref.key = "reference_plan";
-      ref.title = "Reference plan on " + hw;
-      ref.columns = {{"plan", ""}, {"rank", "", report::NumberStyle::integer},
-                     {"of feasible", "", report::NumberStyle::integer}, {"objective", ""},
-                     {"relative to leader", "", report::NumberStyle::percent, 1}};
-      const std::string plan_text = report::describe(r.reference->plan) + ", " + std::to_string(r.reference->plan.instances) + " instances";
-      if (r.reference_score && !r.top.empty()) {
-        const double lead = r.top.front().score.objective;
-        ref.add_row({plan_text, double(r.reference_rank), double(r.drops.feasible), search::to_string(scorer.objective()),
-                     r.reference_score->objective / lead});
-        ref.notes.push_back("Rank by the closed-form pipeline among all feasible plans (1 = best); the ratio is the "
-                            "reference's objective over the leader's.");
-        tables.push_back(ref);
-        const cost::Evaluation ref_dag = evaluator.evaluate(*so.reference, cost::PipelineMethod::dag);
-        tables.push_back(report::why_table(r.top.front().dag_estimate, ref_dag.estimate,
-                                   "Leader (" + report::describe(r.top.front().evaluation.plan) + ", " +
-                                       std::to_string(r.top.front().evaluation.plan.instances) +
-                                       " instances) against the reference"));
-      } else {
-        ref.add_row({plan_text, report::Cell{}, double(r.drops.feasible), search::to_string(scorer.objective()), report::Cell{}});
-        ref.notes.push_back(std::string("The reference is not feasible: ") +
-                            (r.reference->ok() ? "over the budget or past the deadline"
-                                               : cost::explain(r.reference->problem, s.model, s.hardware, s.workload,
-                                                               r.reference->plan)));
-        tables.push_back(ref);
-      }
+      tables.push_back(report::reference_table(r, found.objective, hw, found.reference_refusal));
+      if (found.reference_dag)
+        tables.push_back(report::why_table(r.top.front().dag_estimate, *found.reference_dag,
+                                           "Leader (" + report::describe(r.top.front().evaluation.plan) + ", " +
+                                               std::to_string(r.top.front().evaluation.plan.instances) +
+                                               " instances) against the reference"));
     }
     for (std::size_t i = first_of_hardware; i < tables.size(); ++i) tables[i].scope = {{"hardware", hw}};
   }

@@ -2,7 +2,6 @@
 
 #include "cli/validators.h"
 
-#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -125,30 +124,6 @@ std::vector<int> parse_instances(const std::string& text) {
   return out;
 }
 
-void check_output_path(const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-    throw spec::SpecError(option + " " + path, "", "an output file in an existing folder; " + folder.string() +
-                                                      " does not exist");
-  if (std::filesystem::is_directory(path, ec))
-    throw spec::SpecError(option + " " + path, "", "an output file, not a folder");
-}
-
-void check_plot_path(const std::string& path, const std::string& option) {
-  check_output_path(path, option);
-  if (!path.empty() && !path.ends_with(".png") && !path.ends_with(".svg"))
-    throw spec::SpecError(option + " " + path, "", "a plot file ending in .png or .svg");
-}
-
-
-
-
-
-
-
-
 search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
                                        const search::Scorer& scorer, search::SearchOptions options, bool quiet,
                                        const std::string& label) {
@@ -163,12 +138,10 @@ search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const s
   return r;
 }
 
-
 void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
                           const search::DropStats& drops) {
   std::cerr << "trainplan: no feasible plan for " << model << " on " << hardware << " at " << instances
             << " instances: " << search::why_none_kept(drops) << "\n";
 }
-
 
 }  // namespace tp::cli

@@ -1,6 +1,6 @@
 // The flags of search, sweep and compare (app::SearchQuery registered on a
-// command), the instance list they parse, output-path checks, and the progress
-// bar and no-plan message a long search prints on stderr.
+// command), the instance list they parse, and the progress bar and no-plan
+// message a long search prints on stderr.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -24,12 +24,6 @@ void add_run_options(CLI::App* c, app::SearchQuery& f);
 
 // "1,2,4" or "a..b" (a, 2a, 4a, ... up to b, and b itself). Throws CLI::ValidationError.
 std::vector<int> parse_instances(const std::string& text);
-// Throws spec::SpecError (exit 2) before any work when `path`'s folder does not
-// exist, so a long run never ends in "cannot write". Empty: nothing to check.
-void check_output_path(const std::string& path, const std::string& option);
-// The same for a plot, which must also end in .png or .svg.
-void check_plot_path(const std::string& path, const std::string& option);
-
 // Runs one search with a progress bar on stderr when it is a terminal and not quiet.
 search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
                                        const search::Scorer& scorer, search::SearchOptions options, bool quiet,

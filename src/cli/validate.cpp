@@ -12,9 +12,9 @@
 
 #include "spec/calibration_io.h"
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "cli/query.h"
 #include "app/validation.h"
-#include "cli/search_flags.h"
 #include "report/table_render.h"
 #include "report/validation_report.h"
 #include "report/validation_tables.h"

@@ -4,11 +4,12 @@
 
 #include "cost/uncertainty.h"
 #include "report/number_format.h"
+#include "report/plan_text.h"
 #include "report/step_difference.h"
 
 namespace tp::report {
 
-Table top_table(const search::SearchResult& r, const std::string& title, const search::Scorer& scorer,
+Table top_table(const search::SearchResult& r, const std::string& title, search::Objective objective,
                 const std::string& price_kind, const std::optional<spec::ErrorBands>& bands) {
   Table t;
   t.key = "best_plans";
@@ -65,7 +66,7 @@ Table top_table(const search::SearchResult& r, const std::string& title, const s
                p.dag_score.time_to_train_s / 86400.0, p.dag_score.cost_to_train_usd, p.dag_score.objective / lead,
                std::string(tie ? "tied" : "")});
   }
-  t.notes.push_back(std::string("Ranked by ") + search::to_string(scorer.objective()) +
+  t.notes.push_back(std::string("Ranked by ") + search::to_string(objective) +
                     " (closed-form pipeline), then re-timed and re-ranked with the pipeline DAG; figures shown are the DAG's.");
   t.notes.push_back("Time and cost to train include failures and checkpoints at the utilisation shown.");
   if (bands && bands->ranking.runs > 0) {
@@ -79,6 +80,27 @@ Table top_table(const search::SearchResult& r, const std::string& title, const s
     t.notes.push_back("memory fit: marginal when the predicted peak fits but not at the held-out memory band's upper "
                       "end; --strict-memory drops such plans.");
   return t;
+}
+
+Table reference_table(const search::SearchResult& r, search::Objective objective, const std::string& hardware,
+                      const std::string& refusal) {
+  Table ref;
+  ref.key = "reference_plan";
+  ref.title = "Reference plan on " + hardware;
+  ref.columns = {{"plan", ""}, {"rank", "", NumberStyle::integer}, {"of feasible", "", NumberStyle::integer},
+                 {"objective", ""}, {"relative to leader", "", NumberStyle::percent, 1}};
+  const std::string plan_text = describe(r.reference->plan) + ", " + std::to_string(r.reference->plan.instances) + " instances";
+  if (r.reference_score && !r.top.empty()) {
+    const double lead = r.top.front().score.objective;
+    ref.add_row({plan_text, double(r.reference_rank), double(r.drops.feasible), search::to_string(objective),
+                 r.reference_score->objective / lead});
+    ref.notes.push_back("Rank by the closed-form pipeline among all feasible plans (1 = best); the ratio is the "
+                        "reference's objective over the leader's.");
+  } else {
+    ref.add_row({plan_text, Cell{}, double(r.drops.feasible), search::to_string(objective), Cell{}});
+    ref.notes.push_back("The reference is not feasible: " + refusal);
+  }
+  return ref;
 }
 
 Table why_table(const cost::Estimate& leader, const cost::Estimate& ref, const std::string& title) {
