@@ -4,6 +4,7 @@
 // quietly make the model worse.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -331,19 +332,41 @@ TEST(Validation, RunKindsNameMoeLongContextAndFp8) {
 // Dec 2024 Float8 tables (13 runs) and Trainy's H200 pair then took the gathered
 // kinds from 5.3% to 5.8% over 65 runs and FP8 from 6.5% to 7.3% over 39: its 70B 2D row runs 26% faster
 // than predicted without async TP, 4% with it, and its 405B 1F1B row 21% slower.
+// Held-out MAPE of the timed runs of `kind` on `families` (every family when empty).
+static double kind_mape(const ValidationResult& v, const std::string& kind, const std::set<std::string>& families = {}) {
+  double sum = 0;
+  int n = 0;
+  for (const RunResult& r : v.runs) {
+    if (!r.timed || (!families.empty() && !families.count(r.family))) continue;
+    const std::vector<std::string> kinds = run_kinds(r);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) continue;
+    sum += std::abs(r.error_cross_source);
+    ++n;
+  }
+  return n ? sum / n : 0;
+}
+
 TEST(Validation, NewKindsOfRunDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   const GroupError& g = v.by_kind.at("moe, long context or fp8");
-  EXPECT_GE(g.timed_runs, 73);
-  // NeMo's long-sequence table (8 FP8 runs, 8K-1M tokens) took the gathered
-  // kinds from 5.8% to 7.6% over 73 runs, long context from 4.2% over 41 to 7.2% over
-  // 47 and FP8 from 7.3% to 8.9% over 47: it runs 13.4% too slow held out.
-  EXPECT_LE(g.mape_cross_source, 0.077);
+  EXPECT_GE(g.timed_runs, 86);
+  // The GPU runs of the new kinds, where these limits were set. NeMo's
+  // long-sequence table (8 FP8 runs, 8K-1M tokens) took the gathered kinds from
+  // 5.8% to 7.6% over 73 runs, long context from 4.2% over 41 to 7.2% over 47
+  // and FP8 from 7.3% to 8.9% over 47: it runs 13.4% too slow held out.
+  const std::set<std::string> gpus{"a100", "h100"};
+  EXPECT_LE(kind_mape(v, "moe, long context or fp8", gpus), 0.077);
+  EXPECT_LE(kind_mape(v, "long context (CP > 1 or 32k+ tokens)", gpus), 0.073);
+  EXPECT_LE(kind_mape(v, "fp8", gpus), 0.090);
+  // Every family: Intel's Gaudi 2 page adds 13 FP8 runs, 16-37% too slow held out
+  // (the gaudi2 fit without them is the optimum-habana CI's short fine-tuning
+  // runs): FP8 8.9% -> 12.4% over 60 runs, the gathered kinds 7.6% -> 10.2% over 86.
+  EXPECT_LE(g.mape_cross_source, 0.103);
   EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.073);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 6);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.084);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table
-  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 47);
-  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.090);
+  EXPECT_GE(v.by_kind.at("fp8").timed_runs, 60);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.125);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
