@@ -76,6 +76,18 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
         check.best_with_layout = report::describe(same_layout.top.front().evaluation.plan);
         check.layout_ratio = same_layout.top.front().score.objective / lead;
       }
+      if (!c.held_fixed.empty()) {
+        search::SpaceConstraints searched;
+        for (const std::string& field : c.held_fixed) {
+          if (field == "recompute") searched.recompute = c.plan.recompute;
+          if (field == "micro_batch") searched.micro_batch = c.plan.micro_batch;
+          if (field == "zero") searched.zero = c.plan.zero;
+          if (field == "sp") searched.sp = c.plan.sp;
+        }
+        const search::SearchResult where = search_at(evaluator, c, hardware, searched);
+        check.feasible_where_searched = where.drops.feasible;
+        if (where.reference_score) check.rank_where_searched = where.reference_rank;
+      }
       out.push_back(check);
     } catch (const spec::SpecError& e) {
       // Whatever in the choice cannot be loaded or searched is that file's error.
@@ -99,10 +111,22 @@ report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
                {"that / leader", "", report::NumberStyle::percent},
                {"search leader", ""},
                {"published trails mainly in", ""},
+               {"rank where the source searched", "", report::NumberStyle::integer},
+               {"of feasible there", "", report::NumberStyle::integer},
                {"calibration fitted on", ""}};
-  for (const auto& c : checks)
+  for (const auto& c : checks) {
+    const bool held = !c.choice.held_fixed.empty();
     t.add_row({c.choice.name, report::describe(c.choice.plan), double(c.published_rank), double(c.feasible),
-               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader, c.cause, c.fitted_on});
+               c.published_ratio, c.best_with_layout, c.layout_ratio, c.leader, c.cause,
+               held ? report::Cell{double(c.rank_where_searched)} : report::Cell{},
+               held ? report::Cell{double(c.feasible_where_searched)} : report::Cell{}, c.fitted_on});
+    if (held) {
+      std::string fields;
+      for (const std::string& f : c.choice.held_fixed) fields += (fields.empty() ? "" : ", ") + f;
+      t.notes.push_back(c.choice.name + ": where the source searched = every plan keeping its " + fields +
+                        " as published (" + c.choice.held_fixed_source + ")");
+    }
+  }
   t.notes.push_back("rank 0 and 0%: the published plan does not fit or is refused under the model; choices and their "
                     "assumptions are in data/published-choices/*.json");
   return t;

@@ -245,6 +245,18 @@ PublishedChoice published_choice_from_json(const json& j, const std::string& fil
   read_workload_and_plan(j, file, c.workload, c.plan);
   c.workload.global_batch_seqs = need_whole(j.at("workload"), "global_batch", 1, kIntMax, file, "workload");
   c.plan.instances = need_whole(j, "instances", 1, kIntMax, file, "");
+  if (j.contains("held_fixed")) {
+    const json& h = j.at("held_fixed");
+    c.held_fixed_source = need_string(h, "source", file, "$.held_fixed");
+    const json& fields = need(h, "value", file, "$.held_fixed");
+    if (!fields.is_array() || fields.empty())
+      throw spec::SpecError(file, "$.held_fixed.value", "a list of plan fields: recompute, micro_batch, zero, sp");
+    for (const json& f : fields) {
+      if (!f.is_string() || !(f == "recompute" || f == "micro_batch" || f == "zero" || f == "sp"))
+        throw spec::SpecError(file, "$.held_fixed.value", "recompute, micro_batch, zero or sp, got " + f.dump());
+      c.held_fixed.push_back(f.get<std::string>());
+    }
+  }
   return c;
 }
 

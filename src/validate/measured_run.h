@@ -59,6 +59,10 @@ struct PublishedChoice {
   std::string name, source, model, hardware, stack;
   spec::Workload workload;  // global batch fixed
   spec::Plan plan;          // instances set
+  // Plan fields the source kept as published while it compared layouts
+  // ("recompute", "micro_batch", "zero", "sp"), with where it says so; empty: it searched every field.
+  std::vector<std::string> held_fixed;
+  std::string held_fixed_source;
 };
 
 // `file` names the origin in errors and in ids.

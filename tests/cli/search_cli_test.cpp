@@ -124,6 +124,18 @@ TEST(ValidateCli, JsonIsOneDocumentAndSeed002LayoutIsWithinThreePercentOrNamesTh
         << choices[0];
 }
 
+// Among what seed 002's authors compared (TP / PP / SP / DP, with their
+// selective recompute, micro-batch 1 and ZeRO-1 held as published), the search
+// ranks their plan first: the post's claim, reproduced without fitting on it.
+TEST(ValidateCli, Seed002IsFirstWhereItsAuthorsSearched) {
+  const Outcome r = run("validate --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json choices = rows_of(nlohmann::json::parse(r.out), "published_layouts");
+  ASSERT_EQ(choices.size(), 1u) << r.out;
+  EXPECT_EQ(choices[0]["rank_where_the_source_searched"].get<int>(), 1) << choices[0];
+  EXPECT_GT(choices[0]["of_feasible_there"].get<int>(), 100) << choices[0];  // TP, PP, SP, VP and overlap all free
+}
+
 namespace {
 
 // An output path whose folder does not exist is refused before any work: one

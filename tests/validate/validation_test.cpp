@@ -462,6 +462,23 @@ TEST(PublishedChoices, Seed002LoadsAsPublished) {
   EXPECT_EQ(c.plan.micro_batch, 1);
   EXPECT_EQ(c.workload.global_batch_seqs, 1024);
   EXPECT_EQ(c.workload.seq_len, 4096);
+  EXPECT_EQ(c.held_fixed, (std::vector<std::string>{"recompute", "micro_batch", "zero"}));
+  EXPECT_NE(c.held_fixed_source.find("line 87"), std::string::npos) << c.held_fixed_source;
+}
+
+// A field the check cannot hold is refused naming the file and the path.
+TEST(PublishedChoices, HeldFixedNamesOnlyFieldsTheCheckCanHold) {
+  const auto j = nlohmann::json::parse(R"({"name": "x", "source": "s", "model": "llama2-7b", "instances": 4,
+    "hardware": "trn1.32xlarge", "stack": "neuronx-distributed", "workload": {"seq_len": 4096, "global_batch": 1024, "precision": "bf16-sr"},
+    "plan": {"tp": 8}, "held_fixed": {"value": ["recompute", "tp"], "source": "s"}})");
+  try {
+    published_choice_from_json(j, "c.json");
+    FAIL() << "accepted tp as held fixed";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("held_fixed.value"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"tp\""), std::string::npos) << e.what();
+  }
 }
 
 TEST(PublishedChoices, MissingInstancesNamesTheField) {
