@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cost/plan_check.h"
+#include "cost/uncertainty.h"
 #include "spec/error.h"
 
 namespace tp::app {
@@ -111,6 +112,18 @@ ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& s, const st
       out.reference_refusal = r.reference->ok() ? "over the budget or past the deadline"
                                                 : cost::explain(r.reference->problem, s.model, s.hardware, s.workload,
                                                                 r.reference->plan);
+  }
+  return out;
+}
+
+report::PlanVerdicts plan_verdicts(const search::SearchResult& r, const std::optional<spec::ErrorBands>& bands) {
+  report::PlanVerdicts out;
+  if (!bands || r.top.empty()) return out;
+  const double lead = r.top.front().dag_score.objective;
+  for (const search::RankedPlan& p : r.top) {
+    const cost::Estimate& e = p.dag_estimate;
+    out.memory_fit.push_back(cost::to_string(cost::fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, bands->memory)));
+    out.tied_with_leader.push_back(&p != &r.top.front() && cost::tied(p.dag_score.objective, lead, bands->ranking));
   }
   return out;
 }

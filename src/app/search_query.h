@@ -10,6 +10,7 @@
 
 #include "app/scenario.h"
 #include "cost/train_time.h"
+#include "report/search_tables.h"
 #include "search/objective.h"
 #include "search/plan_space.h"
 #include "search/ranker.h"
@@ -74,6 +75,9 @@ struct ScenarioSearch {
 ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& scenario, const std::vector<int>& instance_counts,
                                const spec::PriceChoice& price, const SearchRunner& run, const std::string& label,
                                int top_k, const std::optional<PlanOptions>& reference = std::nullopt);
+// Each listed plan's memory fit at the held-out memory band and whether it is
+// tied with the leader inside the ranking band; empty without bands.
+report::PlanVerdicts plan_verdicts(const search::SearchResult& result, const std::optional<spec::ErrorBands>& bands);
 // The query's best plan (top 1, no reference).
 search::SearchResult search_best(const SearchQuery& q, const Scenario& scenario, const std::vector<int>& instance_counts,
                                  const spec::PriceChoice& price, const SearchRunner& run, const std::string& label);

@@ -56,7 +56,8 @@ int run(const SearchCommandOptions& o) {
                               " price";
     const std::size_t first_of_hardware = tables.size();
     tables.push_back(report::drop_table(r.drops, "Plans for " + scene));
-    tables.push_back(report::top_table(r, "Best plans for " + scene, found.objective, price.kind, bands));
+    tables.push_back(report::top_table(r, "Best plans for " + scene, found.objective, price.kind, bands,
+                                       app::plan_verdicts(r, bands)));
     for (const std::string& n : app::scenario_notes(s)) tables.back().notes.push_back(n);
     if (!price.note.empty()) tables.back().notes.push_back(price.note);
     if (found.micro_batch_cap > 0)

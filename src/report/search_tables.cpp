@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "cost/uncertainty.h"
 #include "report/number_format.h"
 #include "report/plan_text.h"
 #include "report/step_difference.h"
@@ -10,7 +9,8 @@
 namespace tp::report {
 
 Table top_table(const search::SearchResult& r, const std::string& title, search::Objective objective,
-                const std::string& price_kind, const std::optional<spec::ErrorBands>& bands) {
+                const std::string& price_kind, const std::optional<spec::ErrorBands>& bands,
+                const PlanVerdicts& verdicts) {
   Table t;
   t.key = "best_plans";
   t.title = title;
@@ -50,14 +50,13 @@ Table top_table(const search::SearchResult& r, const std::string& title, search:
                                                "memory_fit", "time_to_train_days", "cost_to_train_usd", "tied_with_leader"});
   const double lead = r.top.empty() ? 0 : r.top.front().dag_score.objective;
   int rank = 1;
-  for (const auto& p : r.top) {
+  for (std::size_t i = 0; i < r.top.size(); ++i) {
+    const search::RankedPlan& p = r.top[i];
     const spec::Plan& pl = p.evaluation.plan;
     const cost::Estimate& e = p.dag_estimate;
     std::string overlap = std::string(pl.overlap_dp_comm ? "DP" : "") + (pl.overlap_tp_comm ? (pl.overlap_dp_comm ? "+TP" : "TP") : "");
-    const Cell fit =
-        bands ? Cell{std::string(cost::to_string(cost::fit_verdict(e.memory.total_bytes, e.memory.capacity_bytes, bands->memory)))}
-              : Cell{};
-    const bool tie = &p != &r.top.front() && bands && cost::tied(p.dag_score.objective, lead, bands->ranking);
+    const Cell fit = i < verdicts.memory_fit.size() ? Cell{verdicts.memory_fit[i]} : Cell{};
+    const bool tie = i < verdicts.tied_with_leader.size() && verdicts.tied_with_leader[i];
     t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp), double(pl.cp),
                double(pl.ep), pl.sp, double(pl.virtual_stages), double(pl.micro_batch),
                double(pl.grad_accum), double(pl.zero), std::string(spec::to_string(pl.recompute)),

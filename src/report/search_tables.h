@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cost/estimate.h"
 #include "report/table.h"
@@ -13,8 +14,14 @@
 
 namespace tp::report {
 
+// Per listed plan, as app judges them against the held-out bands (empty without bands).
+struct PlanVerdicts {
+  std::vector<std::string> memory_fit;  // fits / marginal / does not fit
+  std::vector<bool> tied_with_leader;
+};
 Table top_table(const search::SearchResult& result, const std::string& title, search::Objective objective,
-                const std::string& price_kind, const std::optional<spec::ErrorBands>& bands);
+                const std::string& price_kind, const std::optional<spec::ErrorBands>& bands,
+                const PlanVerdicts& verdicts);
 // The reference plan's rank among the feasible plans on `hardware`, or why it is
 // not feasible (`refusal`, used when it has no score or the search no leader).
 Table reference_table(const search::SearchResult& result, search::Objective objective, const std::string& hardware,
