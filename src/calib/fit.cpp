@@ -147,6 +147,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
   c.origins["collective"] = "assumed";  // one host runs no collectives
   c.origins["step_overhead_s"] = "assumed";
   c.origins["pipeline_microbatch_overhead_s"] = "assumed";
+  c.origins["host_trace_s_per_layer"] = "assumed";
   const KernelModel model = fit_kernel_model(
       [&] {
         std::vector<Measurement> all;

@@ -22,6 +22,9 @@ struct StepBreakdown {
   double dp_comm_total_s = 0;     // before overlap, for reference
   double grad_accumulation_s = 0;  // adding each later micro-batch's gradients into the buffer
   double optimizer_s = 0;
+  // Where the stack traces each micro-batch on the host (Stack::lazy_tracing):
+  // the host's recording beyond the device work it overlaps.
+  double host_tracing_exposed_s = 0;
   double overhead_s = 0;
   double step_s = 0;
 };
@@ -32,7 +35,7 @@ struct StepPart {
   const char* key;    // its field in JSON output
   const char* label;  // as tables and summaries name it
   double StepBreakdown::*seconds;
-  bool listed_when_zero;  // CP and EP are listed only where the plan has them
+  bool listed_when_zero;  // CP, EP and host tracing are listed only where the plan has them
 };
 inline constexpr StepPart kStepParts[] = {
     {"forward_compute_s", "forward compute", &StepBreakdown::forward_compute_s, true},
@@ -45,6 +48,7 @@ inline constexpr StepPart kStepParts[] = {
     {"dp_comm_exposed_s", "exposed DP communication", &StepBreakdown::dp_comm_exposed_s, true},
     {"grad_accumulation_s", "gradient accumulation", &StepBreakdown::grad_accumulation_s, true},
     {"optimizer_s", "optimizer", &StepBreakdown::optimizer_s, true},
+    {"host_tracing_exposed_s", "exposed host tracing (lazy mode)", &StepBreakdown::host_tracing_exposed_s, false},
     {"overhead_s", "overhead", &StepBreakdown::overhead_s, true}};
 
 inline double sum_of_step_parts(const StepBreakdown& b) {

@@ -1,11 +1,18 @@
 // Overhead: the fixed per-step cost outside compute and communication: the
 // calibration's fitted per-step overhead (launch, sync, data loading on that
-// accelerator) plus the stack's stated host overhead.
+// accelerator) plus the stack's stated host overhead; and the host's recording
+// of each micro-batch's graph under lazy tracing, where the device waits for it.
 #pragma once
 #include "cost/step_context.h"
 
 namespace tp::cost {
 
 double overhead_s(const StepContext& ctx);
+
+// Under lazy tracing (Stack::lazy_tracing) the host records each of
+// `micro_batches` graphs, Calibration::host_trace_s_per_layer per layer of the
+// rank, while the device runs the previous one: what the host's time exceeds
+// the rank's device work by (`device_s` over the step). 0 for other stacks.
+double host_tracing_exposed_s(const StepContext& ctx, double rank_layers, double micro_batches, double device_s);
 
 }  // namespace tp::cost

@@ -14,7 +14,7 @@ std::string origins_line(const std::map<std::string, std::string>& origins) {
   static const std::map<std::string, std::string> names = {
       {"gemm_ceiling", "GEMM ceiling"}, {"gemm_shape", "GEMM shape"},          {"attention_factor", "attention"},
       {"memory", "memory-bound ops"},   {"collective", "collectives"},          {"step_overhead_s", "step overhead"},
-      {"pipeline_microbatch_overhead_s", "pipeline hand-off"}};
+      {"pipeline_microbatch_overhead_s", "pipeline hand-off"}, {"host_trace_s_per_layer", "host tracing"}};
   const std::pair<const char*, const char*> groups[] = {{"measured", "measured on your hardware"},
                                                         {"fitted", "fitted on published runs"},
                                                         {"assumed", "assumed"}};

@@ -64,6 +64,11 @@ struct Calibration {
   // cost (on Neuron each send/receive ends one compiled graph and starts the
   // next; on GPUs a kernel-launch and synchronisation gap). 0 where unmeasured.
   double pipeline_microbatch_overhead_s = 0;
+  // Host time to record one micro-batch's graph (forward and backward) per
+  // transformer layer, where the stack traces every micro-batch on the host
+  // (Stack::lazy_tracing: torch-xla on Neuron, lazy mode on Gaudi) while the
+  // device runs the previous one. 0 where unmeasured.
+  double host_trace_s_per_layer = 0;
   // Where each part came from, keyed by calibration_parts() (calibration_origins.h):
   // measured | fitted | assumed. Files that predate it have it inferred on load.
   std::map<std::string, std::string> origins;

@@ -49,7 +49,7 @@ json memory_to(const MemoryEfficiency& m) { return {{"ceiling", m.ceiling}, {"by
 
 const std::set<std::string> kKnownKeys = {"name",   "accelerator", "origin",        "description", "gemm",
                                           "attention_factor", "attention_backward_factor", "memory", "memory_by_op", "collective",
-                                          "step_overhead_s", "pipeline_microbatch_overhead_s", "origins"};
+                                          "step_overhead_s", "pipeline_microbatch_overhead_s", "host_trace_s_per_layer", "origins"};
 const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layernorm", "rmsnorm",
                                           "gelu",    "swiglu",            "optimizer", "residual"};
 
@@ -95,6 +95,8 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   c.step_overhead_s = number(j, "step_overhead_s", "$", file, 0, 3600, true);
   if (j.contains("pipeline_microbatch_overhead_s"))  // optional: files before it had none
     c.pipeline_microbatch_overhead_s = number(j, "pipeline_microbatch_overhead_s", "$", file, 0, 60, true);
+  if (j.contains("host_trace_s_per_layer"))  // optional: files before it had none
+    c.host_trace_s_per_layer = number(j, "host_trace_s_per_layer", "$", file, 0, 10, true);
   for (const auto& [key, v] : j.items())
     if (!kKnownKeys.count(key)) out.extra[key] = v;
   c.origins = j.contains("origins") ? origins_from_json(j["origins"], c, out.extra, file)
@@ -117,7 +119,8 @@ json calibration_to_json(const CalibrationFile& file) {
             {"collective", {{"intra_node", c.collective.intra_node}, {"inter_node", c.collective.inter_node},
                             {"step_latency_s", c.collective.step_latency_s}}},
             {"step_overhead_s", c.step_overhead_s},
-            {"pipeline_microbatch_overhead_s", c.pipeline_microbatch_overhead_s}};
+            {"pipeline_microbatch_overhead_s", c.pipeline_microbatch_overhead_s},
+            {"host_trace_s_per_layer", c.host_trace_s_per_layer}};
   for (const auto& [op, m] : c.memory_by_op) j["memory_by_op"][op] = memory_to(m);
   // Origins left empty by a writer are what the file's origin and fit section say.
   j["origins"] = c.origins.empty() ? inferred_origins(c, file.extra) : c.origins;

@@ -11,7 +11,9 @@ std::string part_of_parameter(const std::string& name) {
   if (name.rfind("gemm.", 0) == 0) return "gemm_shape";
   if (name.rfind("memory", 0) == 0) return "memory";
   if (name.rfind("collective.", 0) == 0) return "collective";
-  if (name == "attention_factor" || name == "step_overhead_s" || name == "pipeline_microbatch_overhead_s") return name;
+  if (name == "attention_factor" || name == "step_overhead_s" || name == "pipeline_microbatch_overhead_s" ||
+      name == "host_trace_s_per_layer")
+    return name;
   return "";
 }
 
@@ -20,7 +22,7 @@ std::string part_of_parameter(const std::string& name) {
 const std::vector<std::string>& calibration_parts() {
   static const std::vector<std::string> parts = {"gemm_ceiling", "gemm_shape", "attention_factor",
                                                  "memory",       "collective", "step_overhead_s",
-                                                 "pipeline_microbatch_overhead_s"};
+                                                 "pipeline_microbatch_overhead_s", "host_trace_s_per_layer"};
   return parts;
 }
 
@@ -53,6 +55,7 @@ std::map<std::string, std::string> inferred_origins(const Calibration& c, const 
     out["collective"] = "assumed";
     out["step_overhead_s"] = "assumed";
     out["pipeline_microbatch_overhead_s"] = "assumed";
+    out["host_trace_s_per_layer"] = "assumed";
     return out;
   }
   return uniform_origins("assumed");
@@ -78,7 +81,7 @@ std::map<std::string, std::string> origins_from_json(const nlohmann::json& j, co
     if (!known)
       throw SpecError(file, where,
                       "a part among gemm_ceiling, gemm_shape, attention_factor, memory, collective, step_overhead_s, "
-                      "pipeline_microbatch_overhead_s");
+                      "pipeline_microbatch_overhead_s, host_trace_s_per_layer");
     out[key] = origin;
   }
   return out;

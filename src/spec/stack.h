@@ -93,6 +93,11 @@ struct Stack {
   // cost, Calibration::pipeline_microbatch_overhead_s; optional
   // ("pipeline_graph_cut_per_micro_batch"), false: the sends are asynchronous.
   bool pipeline_graph_cut_per_micro_batch = false;
+  // The framework records every micro-batch's graph on the host, re-running the
+  // Python, while the device runs the previous one (torch-xla's lazy tensors on
+  // Neuron, lazy mode on Gaudi): a micro-batch takes at least the host's time,
+  // Calibration::host_trace_s_per_layer per layer; optional ("lazy_tracing").
+  bool lazy_tracing = false;
   // The MoE dispatcher sends a token once to each other instance that holds
   // one of its experts and fans it out there (DeepEP / HybridEP), instead of
   // one copy per expert (a plain all-to-all); optional in files.

@@ -165,7 +165,9 @@ std::vector<PinnedParameter> pinned_parameters(Predictor& predictor, const std::
 // (HBM by 0.2)
 // and the latency by 20 us (a few EFA round trips) before costing as much as one
 // run missed by kRunNoiseLog; the pipeline hand-off by 0.1 s (no measurement
-// bounds it; a Neuron graph cut costs milliseconds to a tenth of a second).
+// bounds it; a Neuron graph cut costs milliseconds to a tenth of a second); the
+// host's recording by 10 ms per layer (no per-layer figure is published; the
+// Neuron docs say only that it "can become a bottleneck for otherwise fast models").
 // with_measured_bands narrows the collective shares where measurements exist.
 // step_overhead_s is fittable (parameter_ref) but not in the default set: fitted
 // across sources it took what one source's step differed by and moved it onto
@@ -194,6 +196,10 @@ std::vector<FitParameter> default_fit_parameters() {
        "fixed cost each pipeline chunk adds to every micro-batch's forward and backward (PP > 1): the hand-off "
        "between stages beyond its bytes",
        assumed.pipeline_microbatch_overhead_s, 0.1},
+      {"host_trace_s_per_layer", 0.0, 0.05,
+       "host time to record one micro-batch's graph per transformer layer where the stack traces every micro-batch "
+       "(torch-xla on Neuron, lazy mode on Gaudi; fitted only where a run's stack does)",
+       assumed.host_trace_s_per_layer, 0.01},
   };
 }
 
@@ -245,10 +251,11 @@ double& parameter_ref(spec::Calibration& c, const std::string& name) {
   if (name == "collective.step_latency_s") return c.collective.step_latency_s;
   if (name == "step_overhead_s") return c.step_overhead_s;
   if (name == "pipeline_microbatch_overhead_s") return c.pipeline_microbatch_overhead_s;
+  if (name == "host_trace_s_per_layer") return c.host_trace_s_per_layer;
   throw spec::SpecError("fit", name, "a fittable Calibration field (gemm.ceiling, attention_factor, memory.ceiling, "
                                      "memory.attention_softmax.ceiling, "
                                      "collective.intra_node, collective.inter_node, collective.step_latency_s, step_overhead_s, "
-                                     "pipeline_microbatch_overhead_s)");
+                                     "pipeline_microbatch_overhead_s, host_trace_s_per_layer)");
 }
 
 FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters, const std::vector<size_t>& use_in,

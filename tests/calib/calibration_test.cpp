@@ -32,9 +32,10 @@ TEST(CalibrationIo, RoundTripKeepsExtraSections) {
   nlohmann::json expected = valid();
   expected["attention_backward_factor"] = 1.0;  // absent: the backward at the forward's efficiency
   expected["pipeline_microbatch_overhead_s"] = 0.0;  // absent: no pipeline hand-off cost
+  expected["host_trace_s_per_layer"] = 0.0;          // absent: no host recording per micro-batch
   expected["origins"] = {{"gemm_ceiling", "fitted"}, {"gemm_shape", "fitted"}, {"attention_factor", "fitted"},
                          {"memory", "fitted"},       {"collective", "fitted"}, {"step_overhead_s", "fitted"},
-                         {"pipeline_microbatch_overhead_s", "fitted"}};
+                         {"pipeline_microbatch_overhead_s", "fitted"}, {"host_trace_s_per_layer", "fitted"}};
   EXPECT_EQ(calibration_to_json(f), expected);
   EXPECT_EQ(calibration_to_json(calibration_from_json(expected, "mem")), expected);
 }

@@ -33,7 +33,7 @@ tp::spec::CalibrationFile kernel_base() {
   base.calibration.collective.intra_node = 0.4;
   base.calibration.origins = {{"gemm_ceiling", "measured"}, {"gemm_shape", "measured"}, {"attention_factor", "measured"},
                               {"memory", "measured"},       {"collective", "fitted"},       {"step_overhead_s", "assumed"},
-                              {"pipeline_microbatch_overhead_s", "assumed"}};
+                              {"pipeline_microbatch_overhead_s", "assumed"}, {"host_trace_s_per_layer", "assumed"}};
   base.extra["measurements"] = nlohmann::json::array();
   base.extra["host"] = {{"fma_peak_flops_per_s", 1e11}};
   base.extra["model"] = nlohmann::json::object();

@@ -67,8 +67,9 @@ TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
     EXPECT_LE(f.values[k], parameters[k].upper) << parameters[k].name;
   }
   EXPECT_EQ(f.fitted_on.size(), runs.size());
-  // attention_factor prices flash kernels; seed 001's stack runs unfused attention.
-  EXPECT_EQ(f.residual_dof, int(runs.size()) - int(parameters.size() - 1));
+  // attention_factor prices flash kernels; seed 001's stack runs unfused attention;
+  // its micro-batches run for seconds, so the host's recording hides behind them.
+  EXPECT_EQ(f.residual_dof, int(runs.size()) - int(parameters.size() - 2));
 }
 
 size_t index_of(const std::vector<FitParameter>& parameters, const std::string& name) {
@@ -91,7 +92,7 @@ TEST(Fit, FactorsNoRunDependsOnAreLeftUnfitted) {
   Predictor unfused(runs_on(seed_runs(), "trn1.32xlarge"), spec::Calibration{});
   const FitResult u = fit(unfused, parameters);
   EXPECT_EQ(u.values[flash], parameters[flash].prior_centre);
-  EXPECT_EQ(u.unfitted, std::vector<std::string>{"attention_factor"});
+  EXPECT_EQ(u.unfitted, (std::vector<std::string>{"attention_factor", "host_trace_s_per_layer"}));
   ASSERT_TRUE(u.calibration.memory_by_op.count("attention_softmax"));
   EXPECT_EQ(u.calibration.memory_by_op.at("attention_softmax").ceiling, u.values[softmax]);
 
@@ -101,10 +102,12 @@ TEST(Fit, FactorsNoRunDependsOnAreLeftUnfitted) {
   Predictor all_flash(runs, spec::Calibration{});
   const FitResult a = fit(all_flash, parameters);
   EXPECT_FALSE(a.calibration.memory_by_op.count("attention_softmax"));
-  // Megatron-LM sends pipeline activations asynchronously: no graph cut, no hand-off to fit.
-  EXPECT_EQ(a.unfitted, (std::vector<std::string>{"memory.attention_softmax.ceiling", "pipeline_microbatch_overhead_s"}));
+  // Megatron-LM sends pipeline activations asynchronously: no graph cut, no hand-off
+  // to fit; CUDA replays no recorded graph per micro-batch: no host tracing.
+  EXPECT_EQ(a.unfitted, (std::vector<std::string>{"memory.attention_softmax.ceiling", "pipeline_microbatch_overhead_s",
+                                                  "host_trace_s_per_layer"}));
   EXPECT_EQ(a.values[softmax], a.values[memory]);
-  EXPECT_EQ(a.residual_dof, int(runs.size()) - int(parameters.size() - 2));
+  EXPECT_EQ(a.residual_dof, int(runs.size()) - int(parameters.size() - 3));
 }
 
 // A factor the runs cannot see keeps its prior: Pythia x1 runs inside one
@@ -294,9 +297,13 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
-  EXPECT_GE(v.by_family.at("gaudi2").timed_runs + v.by_family.at("gaudi3").timed_runs, 18);
-  EXPECT_LE(v.by_family.at("gaudi2").mape_in_sample, 0.25);
-  EXPECT_LE(v.by_family.at("gaudi3").mape_in_sample, 0.485);
+  EXPECT_GE(v.by_family.at("gaudi2").timed_runs + v.by_family.at("gaudi3").timed_runs, 31);
+  // Lazy mode's host recording per micro-batch (stacks lazy_tracing, fitted
+  // 4.5-5.1 ms per layer on each Gaudi family): gaudi2 15.6% -> 10.1% in sample
+  // over 22 runs and 36.9% -> 34.0% held out, gaudi3 48.0% -> 26.3% in sample.
+  EXPECT_LE(v.by_family.at("gaudi2").mape_in_sample, 0.11);
+  EXPECT_LE(v.by_family.at("gaudi2").mape_cross_source, 0.35);
+  EXPECT_LE(v.by_family.at("gaudi3").mape_in_sample, 0.27);
 }
 
 // A run counts in every kind it is; the three new kinds also gather together.

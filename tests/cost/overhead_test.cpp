@@ -1,0 +1,52 @@
+#include "cost/overhead.h"
+
+#include <gtest/gtest.h>
+
+#include "cost/evaluate.h"
+#include "step_fixture.h"
+
+namespace tp::cost {
+namespace {
+
+spec::Plan one_instance_dp() {
+  spec::Plan p;
+  p.instances = 1;
+  p.micro_batch = 16;
+  p.zero = 0;
+  return p;
+}
+
+// Lazy tracing: the host records each micro-batch's graph, 5 ms per layer, while
+// the device runs the previous one. BERT-Large (24 layers), 4 micro-batches:
+// 4 x 24 x 5 ms = 480 ms of recording; against 300 ms of device work 180 ms are
+// exposed, against 600 ms none.
+TEST(Overhead, LazyTracingExposesWhatTheHostTakesBeyondTheDevice) {
+  testing::StepFixture f("bert-large", "trn1.32xlarge", 128, 2048, spec::Precision::bf16_sr, one_instance_dp());
+  f.stack.lazy_tracing = true;
+  f.calibration.host_trace_s_per_layer = 0.005;
+  const StepContext ctx = f.context();
+  EXPECT_NEAR(host_tracing_exposed_s(ctx, 24, 4, 0.300), 0.180, 1e-12);
+  EXPECT_EQ(host_tracing_exposed_s(ctx, 24, 4, 0.600), 0.0);
+  f.stack.lazy_tracing = false;  // a stack that replays a captured graph (CUDA, HPU graphs) records nothing per step
+  EXPECT_EQ(host_tracing_exposed_s(f.context(), 24, 4, 0.300), 0.0);
+}
+
+// In the step: a device-light micro-batch (one sequence of 128 tokens per
+// NeuronCore) waits for the host, and the part is one of the step's parts.
+TEST(Overhead, LazyTracingIsAPartOfTheStepWhereTheHostIsSlower) {
+  spec::Plan p = one_instance_dp();
+  p.micro_batch = 1;
+  testing::StepFixture f("bert-large", "trn1.32xlarge", 128, 64, spec::Precision::bf16_sr, p);
+  f.stack.lazy_tracing = true;
+  f.calibration.host_trace_s_per_layer = 0.005;
+  const Evaluation e = evaluate(f.model, f.hardware, f.stack, f.calibration, f.workload, f.plan);
+  ASSERT_TRUE(e.ok()) << to_string(e.problem);
+  const StepBreakdown& t = e.estimate.time;
+  const double device_s = t.forward_compute_s + t.backward_compute_s + t.tp_comm_exposed_s;
+  ASSERT_LT(device_s, 2 * 24 * 0.005);  // 2 micro-batches of 24 layers on the host
+  EXPECT_NEAR(t.host_tracing_exposed_s, 2 * 24 * 0.005 - device_s, 1e-9);
+  EXPECT_NEAR(t.step_s, sum_of_step_parts(t), 1e-12);
+}
+
+}  // namespace
+}  // namespace tp::cost
