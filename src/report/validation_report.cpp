@@ -27,8 +27,9 @@ void write_trainium_gaudi_section(std::ostream& out, const validate::ValidationR
          "(hardware `collective_share`, table `fabric_bands`, each band's evidence in "
          "`data/fabric-measurements.json`); a fit held at an edge names the runs that pull it out, and what they "
          "lose beyond the band stays in their error. The pipeline's per-micro-batch hand-off, where the stack cuts "
-         "a graph there (`pipeline_microbatch_overhead_s`), is fitted beside them (`fitted_factors`). The scaling "
-         "plot is `validation-trainium-gaudi-scaling.png`.\n\n"
+         "a graph there (`pipeline_microbatch_overhead_s`), and the host's recording of each micro-batch where the "
+         "stack traces it (`host_trace_s_per_layer`: torch-xla on Neuron, lazy mode on Gaudi) are fitted beside "
+         "them (`fitted_factors`). The scaling plot is `validation-trainium-gaudi-scaling.png`.\n\n"
       << "| family | timed runs | MAPE in sample | MAPE leave-one-source-out |\n|---|---|---|---|\n";
   for (const auto& [family, g] : v.by_family)
     if (ours(family))
@@ -53,7 +54,7 @@ void write_trainium_gaudi_section(std::ostream& out, const validate::ValidationR
          "bands. A factor at its bound says the model lacks a term those runs need, and a family fit over stacks "
          "that disagree so passes the gap to the others' factors.\n\n"
       << "| family | fitted on | runs | GEMM ceiling | attention factor | memory-bound ops | collectives inside | "
-         "collectives across |\n|---|---|---|---|---|---|---|---|\n";
+         "collectives across | host tracing per layer |\n|---|---|---|---|---|---|---|---|---|\n";
   auto factor = [](double x) {
     char text[16];
     std::snprintf(text, sizeof text, "%.2f", x);
@@ -62,7 +63,7 @@ void write_trainium_gaudi_section(std::ostream& out, const validate::ValidationR
   auto fit_row = [&](const std::string& family, const std::string& on, int runs, const spec::Calibration& c) {
     out << "| " << family << " | " << on << " | " << runs << " | " << factor(c.gemm.ceiling) << " | "
         << factor(c.attention_factor) << " | " << factor(c.memory.ceiling) << " | " << factor(c.collective.intra_node)
-        << " | " << factor(c.collective.inter_node) << " |\n";
+        << " | " << factor(c.collective.inter_node) << " | " << factor(c.host_trace_s_per_layer * 1000) << " ms |\n";
   };
   for (const auto& f : v.fits) {
     if (!ours(f.family)) continue;
