@@ -5,15 +5,12 @@
 
 namespace tp::cli {
 
-using report::Column;
-using report::text_column;
 using report::count_column;
-using report::share_column;
 using report::measure_column;
-using report::NumberStyle;
+using report::share_column;
+using report::text_column;
 
 namespace {
-
 
 std::string tier_status(const calib::TierFit& t) {
   if (!t.fitted) return "not measured: kept from the base calibration";
