@@ -18,8 +18,8 @@ fit() {
 fit dgx-a100-80gb a100 composer-fsdp megatron-deepspeed megatron-deepspeed-fp16 megatron-lm-2021 torchtitan torchtitan-fused-rmsnorm
 fit dgx-h100 h100 composer-fsdp megatron-lm nemo nemo-24.07 torchtitan torchtitan-compile torchtitan-compile-2025
 fit dl1.24xlarge gaudi1 deepspeed-habana
-fit hls-gaudi2 gaudi2
-fit hls-gaudi3 gaudi3
+fit hls-gaudi2 gaudi2 megatron-deepspeed-habana optimum-habana
+fit hls-gaudi3 gaudi3 optimum-habana
 fit trn1.32xlarge trainium1 neuronx-nemo-megatron neuronx-distributed neuronx-distributed-2.20 torch-neuronx-hf
 # The held-out error bands that estimate puts on its figures (the test
 # ErrorBands.ShippedFileMatchesTheCorpus fails until they are regenerated).
