@@ -103,7 +103,6 @@ ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& s, const st
   ScenarioSearch out;
   out.result = run(evaluator, space, scorer, options, label);
   out.objective = scorer.objective();
-  out.micro_batch_cap = space.micro_batch_cap();
   const search::SearchResult& r = out.result;
   if (reference && r.reference) {
     if (r.reference_score && !r.top.empty())

@@ -63,7 +63,6 @@ using SearchRunner = std::function<search::SearchResult(const cost::Evaluator&, 
 struct ScenarioSearch {
   search::SearchResult result;
   search::Objective objective = search::Objective::throughput;
-  int micro_batch_cap = 0;  // search::PlanSpace::micro_batch_cap(): 0 when every divisor was tried
   // With a reference plan: re-timed by the pipeline DAG where it is feasible and
   // the search has a leader, else the reason it is not feasible.
   std::optional<cost::Estimate> reference_dag;

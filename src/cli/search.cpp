@@ -60,10 +60,6 @@ int run(const SearchCommandOptions& o) {
                                        app::plan_verdicts(r, bands)));
     for (const std::string& n : app::scenario_notes(s)) tables.back().notes.push_back(n);
     if (!price.note.empty()) tables.back().notes.push_back(price.note);
-    if (found.micro_batch_cap > 0)
-      tables.back().notes.push_back("micro-batches tried: the " + std::to_string(search::kMaxMicroBatchChoices) +
-                                    " smallest divisors of the global batch, up to " +
-                                    std::to_string(found.micro_batch_cap) + "; --micro-batch N tries another");
     if (o.has_reference) {
       tables.push_back(report::reference_table(r, found.objective, hw, found.reference_refusal));
       if (found.reference_dag)

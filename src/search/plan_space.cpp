@@ -93,13 +93,8 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
         if (d * d != batch) large.push_back(batch / d);
       }
     small.insert(small.end(), large.rbegin(), large.rend());
-    for (long mb : small) {
-      if (micro_batch_.size() == std::size_t(kMaxMicroBatchChoices) || mb > std::numeric_limits<int>::max()) {
-        micro_batch_cap_ = micro_batch_.back();
-        break;
-      }
-      micro_batch_.push_back(int(mb));
-    }
+    for (long mb : small)
+      if (mb <= std::numeric_limits<int>::max()) micro_batch_.push_back(int(mb));
   }
   require(!micro_batch_.empty(), "micro_batch");
   for (int z = 0; z <= 3; ++z)

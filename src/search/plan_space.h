@@ -25,16 +25,12 @@ struct SpaceConstraints {
   std::optional<int> tp, pp, virtual_stages, micro_batch, zero, cp, ep, etp;
   std::optional<bool> sp, overlap_dp, overlap_tp;
   std::optional<spec::Recompute> recompute;
-  // Micro-batches tried: every divisor of the global batch, the smallest
-  // kMaxMicroBatchChoices of them where it has more (PlanSpace::micro_batch_cap).
+  // Micro-batches tried: every divisor of the global batch (a batch below 2^31
+  // has at most 1,600; evaluating a plan costs under a microsecond).
   // Pruning: a CP rank's two chunks shorter than this leave its attention too
   // small to hide the K/V ring behind, and CP exists for long sequences.
   int min_cp_chunk = 2048;
 };
-
-// A bound on the micro-batch axis for speed: a batch of 1024 has 11 divisors,
-// 1536 has 20; only contrived batches have more than 64.
-inline constexpr int kMaxMicroBatchChoices = 64;
 
 class PlanSpace {
  public:
@@ -47,9 +43,6 @@ class PlanSpace {
   // The index-th plan (dp and grad_accum left for cost::complete_plan). Allocation-free.
   spec::Plan at(std::uint64_t index) const;
   const std::vector<int>& instance_counts() const { return instances_; }
-  // The largest micro-batch tried when the batch had more divisors than
-  // kMaxMicroBatchChoices (0: every divisor was tried), for the output to say.
-  long micro_batch_cap() const { return micro_batch_cap_; }
 
  private:
   struct TpChoice { int tp; bool sp, overlap_tp; int etp; };  // etp 0: TP's degree
@@ -63,7 +56,6 @@ class PlanSpace {
   std::vector<spec::Recompute> recompute_;
   std::vector<bool> overlap_dp_;
   std::uint64_t size_ = 0;
-  long micro_batch_cap_ = 0;
 };
 
 }  // namespace tp::search
