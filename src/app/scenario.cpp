@@ -51,7 +51,13 @@ namespace {
 
 // The stack named on the command line, or the hardware's default, said as an assumption.
 spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw, std::vector<std::string>& assumptions) {
-  if (!o.stack.empty()) return spec::load_stack(o.stack);
+  if (!o.stack.empty()) {
+    spec::Stack stack = spec::load_stack(o.stack);
+    if (o.stack.find('@') != std::string::npos && !stack.releases.line.empty())
+      assumptions.push_back("stack " + o.stack + " is " + stack.name + " (" + stack.releases.software + " " +
+                            stack.releases.from + "-" + stack.releases.to + ")");
+    return stack;
+  }
   if (hw.default_stack.empty())
     throw spec::SpecError(hw.source_file, "$.default_stack",
                           "a default stack for " + hw.name + ", or --stack NAME (one of `trainplan list`'s stacks)");

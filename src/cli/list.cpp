@@ -62,8 +62,8 @@ report::Table hardware_table() {
 report::Table stack_table() {
   report::Table t;
   t.key = "stacks";
-  t.title = "Stacks (stacks/*.json): the training software, --stack NAME";
-  t.columns = {{"name", ""}, {"versions", ""}, {"gradient accumulation", ""}, {"attention", ""},
+  t.title = "Stacks (stacks/*.json): the training software, --stack NAME or --stack LINE@RELEASE";
+  t.columns = {{"name", ""}, {"releases (--stack LINE@RELEASE)", "", report::NumberStyle::fixed, 2, report::Align::automatic, "releases"}, {"versions", ""}, {"gradient accumulation", ""}, {"attention", ""},
                {"DP overlap", ""}, {"ZeRO stages", ""}, {"pipeline", ""}};
   for (const auto& name : spec::list_stack_names()) {
     const auto s = spec::load_stack(name);
@@ -71,11 +71,15 @@ report::Table stack_table() {
     for (int z : s.zero_stages) zero += (zero.empty() ? "" : ",") + std::to_string(z);
     if (s.pipeline_1f1b) pipeline = "1F1B";
     if (s.pipeline_interleaved) pipeline += pipeline.empty() ? "interleaved" : ", interleaved";
-    t.add_row({s.name, s.versions.substr(0, 60), std::string(spec::to_string(s.grad_accumulation)),
+    const spec::ReleaseRange& r = s.releases;
+    const std::string releases = r.line.empty() ? "" : r.line + "@" + r.from + "-" + r.to;
+    t.add_row({s.name, releases, s.versions.substr(0, 60), std::string(spec::to_string(s.grad_accumulation)),
                std::string(spec::to_string(s.attention)), s.dp_overlap_grad_reduce, zero,
                pipeline.empty() ? std::string("none") : pipeline});
   }
   t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");
+  t.notes.push_back("LINE@RELEASE picks the stack whose releases of that line hold RELEASE (--stack "
+                    "neuronx-distributed@2.21 is neuronx-distributed-2.20); a release no stack holds is refused.");
   return t;
 }
 

@@ -12,7 +12,8 @@ void add_scenario_options(CLI::App* c, app::ScenarioOptions& o, bool multiple_ha
                                   : "Instance type: a name from `trainplan list`, a hardware/*.json path, or host (this CPU, with --calibration)")
       ->capture_default_str();
   c->add_option("--stack", o.stack,
-                "Training software: a name from `trainplan list` (megatron-lm, nemo, neuronx-distributed, ...) or a "
+                "Training software: a name from `trainplan list` (megatron-lm, nemo, neuronx-distributed, ...), a "
+                "release of a line (neuronx-distributed@2.21 picks the stack whose releases hold 2.21) or a "
                 "stacks/*.json path; default: the hardware's default stack");
   c->add_option("--calibration", o.calibration,
                 "Calibration file; default: data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, "

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "spec/closest_name.h"
 #include "spec/error.h"
@@ -574,6 +575,7 @@ nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vec
   const std::string base_path = resolve(j["extends"].get<std::string>(), "stacks", "stack", list_stack_names());
   bases.push_back(std::filesystem::path(base_path).stem().string());
   nlohmann::json merged = stack_json_with_base(base_path, depth + 1, bases);
+  merged.erase("releases");  // a base's release range names the base's file alone
   for (const auto& [key, value] : j.items())
     if (key != "extends") merged[key] = value;
   return merged;
@@ -581,12 +583,51 @@ nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vec
 
 }  // namespace
 
-Stack load_stack(const std::string& name_or_path) {
-  const std::string path = resolve(name_or_path, "stacks", "stack", list_stack_names());
+namespace {
+
+Stack load_stack_file(const std::string& path) {
   std::vector<std::string> bases;
   Stack s = stack_from_json(stack_json_with_base(path, 0, bases), path);
   s.bases = std::move(bases);
   return s;
+}
+
+// LINE@VERSION: the shipped stack whose release range on LINE holds VERSION.
+Stack load_release(const std::string& line, const std::string& version, const std::string& asked) {
+  if (!is_release_number(version))
+    throw SpecError(asked, "", "a release number after '@', such as neuronx-distributed@2.21");
+  std::vector<Stack> of_line;
+  std::set<std::string> lines;
+  for (const std::string& name : list_stack_names()) {
+    Stack s = load_stack_file((fs::path(data_root()) / "stacks" / (name + ".json")).string());
+    if (s.releases.line.empty()) continue;
+    lines.insert(s.releases.line);
+    if (s.releases.line == line) of_line.push_back(std::move(s));
+  }
+  if (of_line.empty()) {
+    std::string known;
+    for (const auto& l : lines) known += (known.empty() ? "" : ", ") + l;
+    const std::string guess = closest_name(line, {lines.begin(), lines.end()});
+    throw SpecError(asked, "", "a release line before '@'" + (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                                   " Lines: " + known);
+  }
+  std::string ranges;
+  for (const Stack& s : of_line) {
+    if (release_holds(s.releases, version)) return s;
+    ranges += (ranges.empty() ? "" : ", ") + s.releases.from + "-" + s.releases.to + " (" + s.name + ")";
+  }
+  throw SpecError(of_line.front().source_file, "$.releases",
+                  "a " + line + " stack whose " + of_line.front().releases.software + " releases hold " + version +
+                      "; the stacks of this line cover " + ranges + ", and a release outside them is not priced");
+}
+
+}  // namespace
+
+Stack load_stack(const std::string& name_or_path) {
+  const std::size_t at = name_or_path.find('@');
+  if (at != std::string::npos && !looks_like_path(name_or_path))
+    return load_release(name_or_path.substr(0, at), name_or_path.substr(at + 1), name_or_path);
+  return load_stack_file(resolve(name_or_path, "stacks", "stack", list_stack_names()));
 }
 
 ModelSpec load_model(const std::string& name_or_path) {

@@ -25,11 +25,26 @@ enum class StepTemporaries { none, foreach, fp32_grad_shard };
 // Transformer Engine "p2p"), or one all-gather of K and V (torchtitan's default).
 enum class ContextParallel { none, ring, all_gather };
 
+// The releases of one software line (NeuronX Distributed, Intel Gaudi's
+// Megatron-DeepSpeed) a stack file describes: `--stack LINE@VERSION` picks the
+// file whose range holds VERSION. Not inherited through "extends".
+struct ReleaseRange {
+  std::string line;      // empty: the stack belongs to no line
+  std::string software;  // whose version numbers they are ("Neuron SDK")
+  std::string from, to;  // dotted numbers, both inclusive ("2.20" holds 2.20.x)
+};
+
+// Whether `version` ("2.21.0") lies in [from, to], each bound read to its own depth.
+bool release_holds(const ReleaseRange& range, const std::string& version);
+// Whether `text` is a dotted release number ("2.21", "1.18.0").
+bool is_release_number(const std::string& text);
+
 struct Stack {
   std::string name;
   std::string source_file;
   std::string description;
   std::string versions;
+  ReleaseRange releases;
   // The stack files this one "extends", nearest first: where it has no
   // calibration of its own, theirs serve before the family's (spec/calibration_lookup.h).
   std::vector<std::string> bases;

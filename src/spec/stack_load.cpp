@@ -59,14 +59,55 @@ std::vector<std::string> words(const JsonReader& r, const nlohmann::json& j, con
 
 double dtype_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }  // bf16, fp16: 2
 
+// "2.21.0" -> {2, 21, 0}; empty when it is not dotted whole numbers.
+std::vector<long> version_numbers(const std::string& text) {
+  std::vector<long> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t dot = text.find('.', at);
+    const std::string part = text.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) return {};
+    out.push_back(std::stol(part));
+    if (dot == std::string::npos) break;
+    at = dot + 1;
+  }
+  return out;
+}
+
+ReleaseRange release_range(const JsonReader& r, const nlohmann::json& value) {
+  if (!value.is_object()) r.fail("$.releases.value", "expected an object: line, software, from, to");
+  r.only_keys(value, "$.releases.value", {"line", "software", "from", "to"});
+  ReleaseRange range{r.string(value, "$.releases.value", "line"), r.string(value, "$.releases.value", "software"),
+                     r.string(value, "$.releases.value", "from"), r.string(value, "$.releases.value", "to")};
+  if (range.line.empty() || range.line.find('@') != std::string::npos)
+    r.fail("$.releases.value.line", "expected a line name without '@'");
+  for (const auto& [key, text] : {std::pair{"from", range.from}, std::pair{"to", range.to}})
+    if (version_numbers(text).empty())
+      r.fail(std::string("$.releases.value.") + key, "expected a dotted version such as 2.20, got '" + text + "'");
+  if (version_numbers(range.to) < version_numbers(range.from))
+    r.fail("$.releases.value.to", "expected a release at or after from (" + range.from + ")");
+  return range;
+}
+
 }  // namespace
+
+bool is_release_number(const std::string& text) { return !version_numbers(text).empty(); }
+
+bool release_holds(const ReleaseRange& range, const std::string& version) {
+  const std::vector<long> v = version_numbers(version), from = version_numbers(range.from),
+                          to = version_numbers(range.to);
+  if (v.empty() || from.empty() || to.empty()) return false;
+  // Each bound compares to its own depth: "2.24" holds 2.24.1, "2.20" starts at 2.20.0.
+  const std::vector<long> head_to(v.begin(), v.begin() + std::min(v.size(), to.size()));
+  return !(v < from) && !(to < head_to);
+}
 
 Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   JsonReader r(file);
   if (!j.is_object()) r.fail("$", "expected an object");
   Stack s;
   s.source_file = file;
-  r.only_keys(j, "$", {"name", "description", "versions", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
+  r.only_keys(j, "$", {"name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "dp_overlap_param_gather",
                       "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
@@ -79,6 +120,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   const auto& versions = behaviour(r, j, "versions");
   if (!versions.is_string()) r.fail("$.versions.value", "expected a string naming the releases");
   s.versions = versions.get<std::string>();
+  if (r.has(j, "releases")) s.releases = release_range(r, behaviour(r, j, "releases"));
 
   s.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
                             ? GradAccumulation::fused_wgrad

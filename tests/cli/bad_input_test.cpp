@@ -124,6 +124,9 @@ const Case kCases[] = {
     {"stack_number_1e400", "estimate --stack {FILE}", S::file, [] { return raw(stack(), "/dp_bucket_mb/value", "1e400"); }, "{FILE}"},
     {"stack_utf16", "estimate --stack {FILE}", S::file, [] { return std::string("\xff\xfe[\0]\0", 6); }, "{FILE}"},
     {"stack_missing_file", "estimate --stack {FILE}", S::none, none, "{FILE}"},
+    // A release no stack of the line holds (issue 37.3): the line's file and field.
+    {"stack_release_unknown", "estimate --stack neuronx-distributed@2.30", S::none, none,
+     "stacks/neuronx-distributed.json: $.releases"},
     {"calibration_empty_file", "estimate --calibration {FILE}", S::file, none, "{FILE}"},
     {"calibration_not_json", "estimate --calibration {FILE}", S::file, [] { return std::string("gemm.ceiling = 0.5\n"); }, "{FILE}"},
     {"calibration_array", "estimate --calibration {FILE}", S::file, [] { return std::string("[]"); }, "{FILE}"},

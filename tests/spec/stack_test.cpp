@@ -585,3 +585,49 @@ TEST(StackRefusal, OfferedPlanIsNotRefused) {
   const std::string why = stack_refusal(load_stack("megatron-lm-2021"), p);
   EXPECT_NE(why.find("megatron-lm-2021"), std::string::npos) << why;
 }
+
+// ---- release lines (--stack LINE@RELEASE) ------------------------------------
+
+// A bound holds every release below it in depth: "2.24" holds 2.24.1, "2.20"
+// starts at 2.20.0; numbers compare as numbers (2.9 < 2.10).
+TEST(StackReleases, RangesHoldReleasesToTheirOwnDepth) {
+  const ReleaseRange r{"line", "Neuron SDK", "2.20", "2.24"};
+  EXPECT_TRUE(release_holds(r, "2.20"));
+  EXPECT_TRUE(release_holds(r, "2.20.0"));
+  EXPECT_TRUE(release_holds(r, "2.24.1"));
+  EXPECT_FALSE(release_holds(r, "2.19.9"));
+  EXPECT_FALSE(release_holds(r, "2.25"));
+  EXPECT_FALSE(release_holds(r, "2.3"));
+  EXPECT_FALSE(release_holds(r, "x"));
+  EXPECT_TRUE(release_holds({"l", "s", "2.5", "2.28"}, "2.10"));
+}
+
+// NeuronX Distributed's two shipped generations: the release picks the file,
+// and a release outside both is refused naming the file, the field and the ranges.
+TEST(StackReleases, ALinesReleasePicksItsStackOrIsRefused) {
+  EXPECT_EQ(load_stack("neuronx-distributed@2.18").name, "neuronx-distributed");
+  EXPECT_EQ(load_stack("neuronx-distributed@2.21.0").name, "neuronx-distributed-2.20");
+  EXPECT_EQ(load_stack("megatron-deepspeed-habana@1.18.0").name, "megatron-deepspeed-habana");
+  test_support::expect_spec_error([] { load_stack("neuronx-distributed@2.30"); }, "$.releases",
+                                  "2.18-2.19 (neuronx-distributed), 2.20-2.24 (neuronx-distributed-2.20)");
+  test_support::expect_spec_error([] { load_stack("neuronx-distributed@two"); }, "", "a release number after '@'");
+  test_support::expect_spec_error([] { load_stack("neuronx-distributd@2.21"); }, "", "did you mean neuronx-distributed?");
+}
+
+// A stack that extends one with a release range is no release of that line:
+// the range names its own file alone.
+TEST(StackReleases, ARangeIsNotInherited) {
+  EXPECT_FALSE(load_stack("neuronx-distributed-2.20").releases.line.empty());
+  EXPECT_TRUE(load_stack("neuronx-distributed-2.20-unfused-attn").releases.line.empty());
+  EXPECT_TRUE(load_stack("torch-neuronx-hf").releases.line.empty());
+}
+
+TEST(StackReleases, ABadRangeNamesTheField) {
+  json j = shipped_stack("neuronx-distributed");
+  j["releases"]["value"]["to"] = "2.1";  // before from
+  expect_stack_error([&] { from(j); }, "$.releases.value.to", "at or after from");
+  j["releases"]["value"]["to"] = "2.x";
+  expect_stack_error([&] { from(j); }, "$.releases.value.to", "dotted version");
+  j["releases"]["value"]["line"] = "a@b";
+  expect_stack_error([&] { from(j); }, "$.releases.value.line", "without '@'");
+}
