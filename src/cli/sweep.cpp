@@ -105,8 +105,12 @@ int run(const SweepOptions& o) {
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(report::drop_table(sweep.drops, "Plans considered over the sweep"));
   if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
-  tables.front().reading_view = {"hardware", "instances", "plan", "throughput_tokens_per_s", "scaling_efficiency", "mfu",
+  // One hardware: the title names it, the view drops the column (as search's does the instance count).
+  const bool one_hardware = sweep.curves.size() == 1;
+  if (one_hardware) tables.front().title += ", " + sweep.curves.front().hardware;
+  tables.front().reading_view = {"instances", "plan", "throughput_tokens_per_s", "scaling_efficiency", "mfu",
                                  "time_to_train_days", "cost_to_train_usd"};
+  if (!one_hardware) tables.front().reading_view.insert(tables.front().reading_view.begin(), "hardware");
   report::render_tables(std::cout, report::choose_columns(tables, o.flags.scenario.format, o.flags.columns),
                         o.flags.scenario.format, o.document);
 

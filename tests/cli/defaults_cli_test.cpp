@@ -111,6 +111,25 @@ TEST(Defaults, SearchTableFitsOneHundredTwentyColumns) {
   EXPECT_NE(csv.out.find("grad_accum,zero,recompute,overlap,step_time_s"), std::string::npos) << csv.out;
 }
 
+// The quick start's sweep on one hardware: the title names the hardware and the
+// price kind, so the scaling table's reading view fits 120 columns.
+TEST(Defaults, SweepTableFitsOneHundredTwentyColumns) {
+  const auto text = run_cli("sweep -q --instances 1..128");
+  ASSERT_EQ(text.code, 0) << text.out;
+  const std::size_t scaling = text.out.find("Scaling of");
+  ASSERT_NE(scaling, std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("trn1.32xlarge", scaling), std::string::npos);
+  std::size_t start = text.out.find('\n', scaling) + 1;
+  for (int line = 0; line < 11; ++line) {
+    const std::size_t end = text.out.find('\n', start);
+    EXPECT_LE(end - start, 120u) << text.out.substr(start, end - start);
+    start = end + 1;
+  }
+  const auto json = run_cli("sweep -q --instances 1,2 --format json");
+  EXPECT_NE(json.out.find("\"time_to_train_days\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"cost_to_train_usd\""), std::string::npos);
+}
+
 // Prices: a kind the hardware does not list falls back to the first it does,
 // with a note; a user's own rate wins over every listed one; a hardware with
 // no price at all has no cost figures, and a cost objective then asks for one.
