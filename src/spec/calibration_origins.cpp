@@ -43,7 +43,9 @@ std::map<std::string, std::string> inferred_origins(const Calibration& c, const 
     if (!parameters) return uniform_origins("fitted");
     std::map<std::string, std::string> out = uniform_origins("assumed");
     for (const auto& p : *parameters)
-      if (p.is_object() && p.contains("name") && p["name"].is_string()) {
+      // A parameter the fit left at its assumed value (no run depended on it) says "fitted": false.
+      if (p.is_object() && p.contains("name") && p["name"].is_string() &&
+          !(p.contains("fitted") && p["fitted"].is_boolean() && !p["fitted"].get<bool>())) {
         const std::string part = part_of_parameter(p["name"].get<std::string>());
         if (!part.empty()) out[part] = "fitted";
       }

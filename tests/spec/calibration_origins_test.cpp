@@ -42,6 +42,24 @@ TEST(CalibrationOrigins, FittedFileWithoutOriginsFittedWhatItsParametersName) {
   EXPECT_EQ(c.origins.at("step_overhead_s"), "assumed");
 }
 
+// A parameter the fit left at its prior because no run depended on it
+// ("fitted": false) is no fitted part: a GPU stack's runs say nothing of
+// pipeline graph cuts or lazy host tracing.
+TEST(CalibrationOrigins, AParameterNoRunMovedStaysAssumed) {
+  json j = minimal("fitted");
+  j["fit"] = {{"parameters", json::array({{{"name", "gemm.ceiling"}, {"fitted", true}},
+                                           {{"name", "memory.ceiling"}, {"fitted", true}},
+                                           {{"name", "memory.attention_softmax.ceiling"}, {"fitted", false}},
+                                           {{"name", "host_trace_s_per_layer"}, {"fitted", false}}})}};
+  const auto c = calibration_from_json(j, "f.json").calibration;
+  EXPECT_EQ(c.origins.at("gemm_ceiling"), "fitted");
+  EXPECT_EQ(c.origins.at("memory"), "fitted");  // one of its parameters moved
+  EXPECT_EQ(c.origins.at("host_trace_s_per_layer"), "assumed");
+  const auto h100 = tp::spec::load_calibration(tp::spec::data_root() + "/data/calibration/h100.json").calibration;
+  EXPECT_EQ(h100.origins.at("host_trace_s_per_layer"), "assumed");
+  EXPECT_EQ(h100.origins.at("pipeline_microbatch_overhead_s"), "assumed");
+}
+
 TEST(CalibrationOrigins, ShippedFittedFileHasTheGemmCeilingFittedAndTheShapeAssumed) {
   const auto c = tp::spec::load_calibration(tp::spec::data_root() + "/data/calibration/h100+megatron-lm.json").calibration;
   EXPECT_EQ(c.origins.at("gemm_ceiling"), "fitted");
