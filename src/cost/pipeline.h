@@ -25,8 +25,14 @@ struct PipelineTime {
   double bubble_s = 0;  // total_s - busy_s
 };
 
-// Both throw spec::SpecError on a malformed input (see check_pipeline_input).
+// Each throws spec::SpecError on a malformed input (see check_pipeline_input).
+// The DAG's longest path; past 512 micro-batches it is timed at two counts a
+// period of `stages` micro-batches apart and extended along that line (the
+// schedule repeats with the same times after its warm-up).
 PipelineTime pipeline_time_dag(const PipelineInput& input);
+// The same with every task in the graph however many micro-batches (the
+// reference pipeline_time_dag's extension past 512 micro-batches is tested against).
+PipelineTime pipeline_time_dag_every_task(const PipelineInput& input);
 // Allocation-free, O(stages * virtual_stages). Exact for uniform stages; a lower
 // bound on the DAG otherwise (every term is the length of a DAG path); the
 // error bound measured on random stages is stated in pipeline_closed_form.cpp.

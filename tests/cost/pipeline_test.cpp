@@ -190,5 +190,31 @@ TEST(PipelineClosedForm, InterleavedBubbleAtSc21Layouts) {
   }
 }
 
+// Past 512 micro-batches the DAG is extended along its steady state: the same
+// figure as timing every task, for 1F1B and interleaved schedules, uneven
+// stages and p2p, at counts on and off a period of the stages.
+TEST(PipelineDag, ExtendingTheSteadyStateMatchesEveryTask) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> time(0.5, 2.0);
+  for (int p : {2, 4, 8, 16})
+    for (int v : {1, 2, 3})
+      for (double p2p : {0.0, 0.3}) {
+        Stages s;
+        for (int i = 0; i < p * v; ++i) {
+          s.forward_s.push_back(time(rng));
+          s.backward_s.push_back(2 * time(rng));
+        }
+        for (int m : {p * 64, p * 64 + p, p * 150}) {
+          for (int extra : {0, 1}) {
+            const int count = m + (v == 1 ? extra : 0);  // interleaving needs a multiple of p
+            const auto fast = pipeline_time_dag(s.input(p, count, v, p2p));
+            const auto full = pipeline_time_dag_every_task(s.input(p, count, v, p2p));
+            EXPECT_NEAR(fast.total_s, full.total_s, 1e-9 * full.total_s) << p << " " << v << " " << count;
+            EXPECT_NEAR(fast.busy_s, full.busy_s, 1e-9 * full.busy_s) << p << " " << v << " " << count;
+          }
+        }
+      }
+}
+
 }  // namespace
 }  // namespace tp::cost
