@@ -70,12 +70,7 @@ int run(const CompareOptions& o) {
       const app::Scenario& s = scenarios[h];
       const spec::PriceChoice& price = prices[h];
       const search::SearchResult r = app::search_best(
-          f, s, group, price,
-          [&](const cost::Evaluator& evaluator, const search::PlanSpace& space, const search::Scorer& scorer,
-              const search::SearchOptions& options, const std::string& label) {
-            return run_with_progress(evaluator, space, scorer, options, f.quiet, label);
-          },
-          "compare " + s.hardware.name);
+          f, s, group, price, with_progress(f.quiet), "compare " + s.hardware.name);
       std::vector<report::Cell> row{s.hardware.name, s.stack.name + ", " + spec::to_string(s.workload.precision)};
       if (r.top.empty()) {
         ++without_plan;

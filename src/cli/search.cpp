@@ -35,13 +35,8 @@ int run(const SearchCommandOptions& o) {
     const app::Scenario s = app::load_scenario(o.flags.scenario, hw);
     const spec::PriceChoice price = app::price_of(s.hardware, o.flags);
     const auto reference = o.has_reference ? std::optional<app::PlanOptions>(o.reference) : std::nullopt;
-    const app::SearchRunner runner = [&](const cost::Evaluator& evaluator, const search::PlanSpace& space,
-                                         const search::Scorer& scorer, const search::SearchOptions& options,
-                                         const std::string& label) {
-      return run_with_progress(evaluator, space, scorer, options, o.flags.quiet, label);
-    };
-    const app::ScenarioSearch found =
-        app::search_scenario(o.flags, s, counts, price, runner, "search " + hw, o.flags.top, reference);
+    const app::ScenarioSearch found = app::search_scenario(o.flags, s, counts, price, with_progress(o.flags.quiet),
+                                                           "search " + hw, o.flags.top, reference);
     const search::SearchResult& r = found.result;
     if (r.drops.feasible == 0) {
       ++without_plan;

@@ -124,18 +124,19 @@ std::vector<int> parse_instances(const std::string& text) {
   return out;
 }
 
-search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
-                                       const search::Scorer& scorer, search::SearchOptions options, bool quiet,
-                                       const std::string& label) {
-  // Only work of about a second or more earns a bar (~1M plans/s/core).
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const bool long_work = double(space.size()) > 1e6 * (options.threads > 0 ? options.threads : int(cores));
-  report::Progress progress(std::cerr, std::int64_t(space.size()),
-                            report::ProgressOptions::for_stderr(quiet || !long_work, label));
-  options.on_progress = [&progress](std::int64_t n) { progress.add(n); };
-  search::SearchResult r = search::run_search(evaluator, space, scorer, options);
-  progress.finish();
-  return r;
+app::SearchRunner with_progress(bool quiet) {
+  return [quiet](const cost::Evaluator& evaluator, const search::PlanSpace& space, const search::Scorer& scorer,
+                 search::SearchOptions options, const std::string& label) {
+    // Only work of about a second or more earns a bar (~1M plans/s/core).
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const bool long_work = double(space.size()) > 1e6 * (options.threads > 0 ? options.threads : int(cores));
+    report::Progress progress(std::cerr, std::int64_t(space.size()),
+                              report::ProgressOptions::for_stderr(quiet || !long_work, label));
+    options.on_progress = [&progress](std::int64_t n) { progress.add(n); };
+    search::SearchResult r = search::run_search(evaluator, space, scorer, options);
+    progress.finish();
+    return r;
+  };
 }
 
 void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,

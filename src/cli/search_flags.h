@@ -24,10 +24,9 @@ void add_run_options(CLI::App* c, app::SearchQuery& f);
 
 // "1,2,4" or "a..b" (a, 2a, 4a, ... up to b, and b itself). Throws CLI::ValidationError.
 std::vector<int> parse_instances(const std::string& text);
-// Runs one search with a progress bar on stderr when it is a terminal and not quiet.
-search::SearchResult run_with_progress(const cost::Evaluator& evaluator, const search::PlanSpace& space,
-                                       const search::Scorer& scorer, search::SearchOptions options, bool quiet,
-                                       const std::string& label);
+// Runs each search with a progress bar on stderr when it is a terminal, the
+// work takes a second or more, and `quiet` is off.
+app::SearchRunner with_progress(bool quiet);
 
 // "trainplan: no feasible plan for M on HW at X instances: <why_none_kept>", on stderr.
 void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,

@@ -28,12 +28,7 @@ int run(const SweepOptions& o) {
   check_plot_path(o.plot, "--plot");
   check_plot_path(o.pareto, "--pareto");
   const std::vector<int> counts = parse_instances(o.flags.instances);
-  const app::SweepResult sweep = app::run_sweep(
-      o.flags, counts,
-      [&](const cost::Evaluator& evaluator, const search::PlanSpace& space, const search::Scorer& scorer,
-          const search::SearchOptions& options, const std::string& label) {
-        return run_with_progress(evaluator, space, scorer, options, o.flags.quiet, label);
-      });
+  const app::SweepResult sweep = app::run_sweep(o.flags, counts, with_progress(o.flags.quiet));
   std::string model_name, workload_text;
   std::vector<SweepPlotPoint> points;
   report::Table scaling = scaling_table(), failures = failures_table(o.flags.recovery);
