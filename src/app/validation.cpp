@@ -45,7 +45,10 @@ ValidationOutcome run_validation(const ValidationQuery& q) {
     if (runs.empty()) throw spec::SpecError(dir, "stack", "at least one measured run under stack " + name);
   }
   ValidationOutcome out;
-  out.result = validate::validate_runs(runs, starting_calibration(), validate::default_fit_parameters(), q.leave_one_run_out);
+  std::function<void(std::size_t)> runs_done;
+  if (q.progress) runs_done = [&](std::size_t done) { q.progress(done, runs.size()); };
+  out.result = validate::validate_runs(runs, starting_calibration(), validate::default_fit_parameters(),
+                                       q.leave_one_run_out, runs_done);
   out.choices = check_published_choices(
       validate::load_published_choices(q.choices.empty() ? default_choices_dir() : q.choices), out.result);
   out.bands = validate::error_bands(

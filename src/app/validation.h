@@ -3,6 +3,7 @@
 // bands), and one family's (or stack's) calibration fitted on them, as a file
 // to write. Rendering and writing are the caller's.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct ValidationQuery {
   std::string choices;   // empty: default_choices_dir()
   std::string stack;     // only the runs of this stack (a name or a stacks/ file); empty: all
   bool leave_one_run_out = true;
+  // Hears (runs validated so far, runs in all) as the fits go: a progress bar.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct ValidationOutcome {

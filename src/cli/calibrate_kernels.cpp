@@ -50,6 +50,8 @@ void add_kernels_command(CLI::App& calibrate) {
   auto out = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("own");
+  auto quiet = std::make_shared<bool>(false);
+  kernels->add_flag("-q,--quiet", *quiet, "No progress bar");
   kernels->add_flag("--quick", *quick, "Smaller grid and shorter time floors: under a minute");
   kernels->add_option("--backend", *backend,
                       "Whose BF16 GEMM to time: own (trainplan's kernels) or onednn (oneDNN's matmul, the\n"
@@ -72,7 +74,7 @@ void add_kernels_command(CLI::App& calibrate) {
     }
     opt.quick = *quick;
     opt.threads = *threads;
-    const bool tty = isatty(fileno(stderr));
+    const bool tty = !*quiet && isatty(fileno(stderr));
     if (tty) opt.progress = progress_bar;
     const auto start = std::chrono::steady_clock::now();
     const calib::Sweep sweep = calib::run_kernel_sweep(opt);

@@ -16,6 +16,17 @@ void add_all_commands(CLI::App& app) {
   add_calibrate_command(app);
   add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
   add_validate_command(app);
+  accept_quiet_everywhere(app);
+}
+
+// Scripts pass -q to every command alike; a command that draws no progress bar
+// takes it too and says so in its help, rather than refusing it.
+void accept_quiet_everywhere(CLI::App& command) {
+  for (CLI::App* sub : command.get_subcommands({})) {
+    if (sub->get_subcommands({}).empty() && sub->get_option_no_throw("--quiet") == nullptr)
+      sub->add_flag("-q,--quiet")->description("No progress bar (this command draws none)");
+    accept_quiet_everywhere(*sub);
+  }
 }
 
 std::string closest_option(const CLI::App& app, const std::string& extras_message) {

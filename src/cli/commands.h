@@ -18,6 +18,8 @@ void add_sweep_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 
 void add_all_commands(CLI::App& app);
+// Adds -q,--quiet to every leaf command that has none (no progress bar to hide).
+void accept_quiet_everywhere(CLI::App& command);
 
 // For CLI11's "The following arguments were not expected: ..." after a parse:
 // the chosen (sub)command's long option nearest the first unknown flag

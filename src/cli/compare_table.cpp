@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "report/number_format.h"
 #include "report/plan_text.h"
 
 namespace tp::cli {
@@ -11,16 +12,21 @@ report::Table compare_table(const app::CompareResult& c) {
   const app::Scenario& first = c.scenarios.front();
   report::Table t;
   t.key = "hardware_compared";
-  t.title = "Hardware compared at equal " + c.at + ": " + first.model.name + ", seq " +
-            std::to_string(first.workload.seq_len) + ", global batch " + std::to_string(first.workload.global_batch_seqs) +
-            " (best by " + c.query.objective + ", " + c.query.price + " prices where listed)";
+  const bool one_count = c.at == "instances" && c.groups.size() == 1;
+  t.title = "Hardware compared at " +
+            (one_count ? std::to_string(c.groups.front().instance_counts.front()) + " instances" : "equal " + c.at) +
+            ": " + first.model.name + ", seq " + std::to_string(first.workload.seq_len) + ", global batch " +
+            std::to_string(first.workload.global_batch_seqs) + ", best by " + c.query.objective + ", " + c.query.price +
+            " prices where listed";
   t.columns = {{"hardware", ""}, {"stack, precision", ""}, {"instances", "", NumberStyle::integer}, {"plan", ""},
                {"throughput", "tokens/s", NumberStyle::integer}, {"MFU", "", NumberStyle::percent, 1},
-               {"time to train", "days", NumberStyle::fixed, 2}, {"price", ""},
-               {"cost to train, at that price", "USD", NumberStyle::integer}};
-  t.columns.back().key = "cost_to_train_usd";
+               {"days to train", "", NumberStyle::fixed, 2, report::Align::automatic, "time_to_train_days"},
+               {"price", ""},
+               {"USD to train", "", NumberStyle::integer, 2, report::Align::automatic, "cost_to_train_usd"}};
   for (const auto& k : c.price_kinds) t.columns.push_back({"tokens per USD " + k, "", NumberStyle::integer});
-  t.columns.push_back({search::to_string(app::objective(c.query)) + std::string(" vs first"), "", NumberStyle::fixed, 3});
+  // The title names the objective; the key keeps it for programs.
+  t.columns.push_back({"vs first", "", NumberStyle::fixed, 3, report::Align::automatic,
+                       report::snake_case(search::to_string(app::objective(c.query)) + std::string(" vs first"))});
   for (const app::CompareGroup& group : c.groups)
     for (const app::ComparedPlan& plan : group.plans) {
       const app::Scenario& s = c.scenarios[plan.hardware];
@@ -48,13 +54,24 @@ report::Table compare_table(const app::CompareResult& c) {
     }
   for (const app::Scenario& s : c.scenarios)
     for (const std::string& note : app::scenario_notes(s)) t.notes.push_back(note);
+  std::string rates;
+  for (std::size_t h = 0; h < c.scenarios.size(); ++h) {
+    const spec::PriceChoice& price = c.prices[h];
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
+    rates += (h ? "; " : "") + c.scenarios[h].hardware.name + " " + (price.available() ? rate : "none listed");
+  }
+  t.notes.push_back("Prices per instance-hour: " + rates + ".");
   for (const spec::PriceChoice& price : c.prices)
     if (!price.note.empty()) t.notes.push_back(price.note);
   t.notes.push_back(std::string("Ratio: this hardware's objective figure over the first hardware's") +
                     (c.groups.size() > 1 ? " at the same instance count" : "") +
                     " (higher is better for throughput and tokens per dollar, lower for time and cost).");
-  t.reading_view = {"hardware", "stack_precision", "instances", "plan", "throughput_tokens_per_s", "mfu",
-                    "time_to_train_days", "price", "cost_to_train_usd", t.columns.back().machine_key()};
+  // A person's view fits 120 columns: the count is in the title when there is
+  // one, each rate in a note, and a long plan wraps after its slashes.
+  t.reading_view = {"hardware", "stack_precision", "plan", "throughput_tokens_per_s", "mfu", "time_to_train_days",
+                    "cost_to_train_usd", t.columns.back().machine_key()};
+  if (!one_count) t.reading_view.insert(t.reading_view.begin() + 2, "instances");
   return t;
 }
 

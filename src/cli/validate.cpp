@@ -15,6 +15,7 @@
 #include "cli/output_paths.h"
 #include "cli/query.h"
 #include "app/validation.h"
+#include "report/progress.h"
 #include "report/table_render.h"
 #include "report/validation_report.h"
 #include "report/validation_tables.h"
@@ -37,12 +38,20 @@ struct ValidateOptions {
   std::string hold_out = "both";  // run, source or both
   std::string stack;              // only the runs of this stack
   std::string error_bands;        // write the held-out error bands here
+  bool quiet = false;
 };
 
 int run_validate(const ValidateOptions& o) {
   check_output_path(o.report, "--report");
   check_output_path(o.error_bands, "--write-error-bands");
-  const app::ValidationOutcome out = app::run_validation({o.measured, o.choices, o.stack, o.hold_out != "source"});
+  app::ValidationQuery query{o.measured, o.choices, o.stack, o.hold_out != "source"};
+  std::unique_ptr<report::Progress> bar;
+  query.progress = [&](std::size_t done, std::size_t total) {
+    if (!bar) bar = std::make_unique<report::Progress>(std::cerr, total, report::ProgressOptions::for_stderr(o.quiet, "validate"));
+    bar->add(std::int64_t(done) - bar->count());
+    if (done == total) bar->finish();
+  };
+  const app::ValidationOutcome out = app::run_validation(query);
   const validate::ValidationResult& v = out.result;
   std::vector<report::Table> tables = {report::group_table(v.by_source, "source"), report::group_table(v.by_stack, "stack"),
                                        report::group_table(v.by_family, "accelerator family"), report::as_priced_table(v),
@@ -122,6 +131,7 @@ void add_validate_command(CLI::App& app) {
   c->add_option("-f,--format", o->format, "Terminal output: text, markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
+  c->add_flag("-q,--quiet", o->quiet, "No progress bar");
   c->callback([o, c] {
     o->document = json_document(*c);
     if (const int code = run_validate(*o)) throw CLI::RuntimeError(code);

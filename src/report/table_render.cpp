@@ -83,17 +83,79 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
+// A text cell broken after each ", " or " / " into lines of at most `width`
+// (a piece longer than that stays whole).
+std::vector<std::string> wrap_cell(const std::string& text, std::size_t width) {
+  std::vector<std::string> pieces;
+  std::size_t start = 0;
+  for (std::size_t at = 0; at + 1 < text.size(); ++at)
+    if ((text[at] == ',' || text[at] == '/') && text[at + 1] == ' ') {
+      pieces.push_back(text.substr(start, at + 2 - start));
+      start = at + 2;
+    }
+  pieces.push_back(text.substr(start));
+  std::vector<std::string> lines{""};
+  for (const std::string& piece : pieces) {
+    const std::string joined = lines.back() + piece;
+    std::string trimmed = joined;
+    trimmed.erase(trimmed.find_last_not_of(' ') + 1);
+    if (!lines.back().empty() && display_width(trimmed) > width) lines.push_back(piece);
+    else lines.back() = joined;
+  }
+  for (std::string& line : lines) line.erase(line.find_last_not_of(' ') + 1);
+  return lines;
+}
+
+std::size_t widest(const std::vector<std::string>& lines) {
+  std::size_t w = 0;
+  for (const std::string& line : lines) w = std::max(w, display_width(line));
+  return w;
+}
+
+// Where a table is wider than kTextWidth even with two-line headers, its
+// left-aligned text columns break their cells after ", " and " / ", the
+// column with the most to give first, so that a long plan or stack name costs
+// a row two lines rather than the reader a scroll.
+void wrap_wide_cells(std::vector<std::vector<std::vector<std::string>>>& cells, std::vector<std::size_t>& widths,
+                     const std::vector<bool>& right, const std::vector<std::size_t>& header_widths) {
+  auto total = [&] {
+    std::size_t sum = 0;
+    for (std::size_t c = 0; c < widths.size(); ++c) sum += widths[c] + (c ? 2 : 0);
+    return sum;
+  };
+  std::vector<std::size_t> floor(widths.size());  // the narrowest each column can wrap to
+  for (std::size_t c = 0; c < widths.size(); ++c) {
+    floor[c] = right[c] ? widths[c] : header_widths[c];
+    for (const auto& row : cells)
+      if (!right[c]) floor[c] = std::max(floor[c], widest(wrap_cell(row[c].front(), 1)));
+  }
+  while (total() > kTextWidth) {
+    std::size_t pick = widths.size(), slack = 0;
+    for (std::size_t c = 0; c < widths.size(); ++c)
+      if (widths[c] - floor[c] > slack) pick = c, slack = widths[c] - floor[c];
+    if (pick == widths.size()) return;
+    const std::size_t target = std::max(floor[pick], widths[pick] - std::min(slack, total() - kTextWidth));
+    std::size_t wrapped_width = 0;
+    for (auto& row : cells) {
+      row[pick] = wrap_cell(row[pick].front(), target);
+      wrapped_width = std::max(wrapped_width, widest(row[pick]));
+    }
+    widths[pick] = std::max(wrapped_width, header_widths[pick]);
+    floor[pick] = widths[pick];  // shrunk once: its pieces decide the rest
+  }
+}
+
 void render_text(std::ostream& out, const Table& table) {
   const std::size_t n = table.columns.size();
   std::vector<std::size_t> widths(n);
   std::vector<bool> right(n);
-  std::vector<std::vector<std::string>> cells;
+  std::vector<std::vector<std::vector<std::string>>> cells;  // row, column, line
   for (std::size_t c = 0; c < n; ++c) right[c] = right_aligned(table.columns[c], table.rows, c);
   for (const auto& row : table.rows) {
-    std::vector<std::string>& line = cells.emplace_back();
+    auto& line = cells.emplace_back();
     for (std::size_t c = 0; c < n; ++c) {
-      line.push_back(human_cell(row[c], table.columns[c]));
-      widths[c] = std::max(widths[c], display_width(line.back()));
+      line.push_back({human_cell(row[c], table.columns[c])});
+      widths[c] = std::max(widths[c], display_width(line.back().front()));
     }
   }
   // Headers wrap only where the table would be wider than a terminal's kTextWidth.
@@ -101,15 +163,18 @@ void render_text(std::ostream& out, const Table& table) {
   for (std::size_t c = 0; c < n; ++c)
     one_line_width += std::max(widths[c], display_width(table.columns[c].human_header())) + (c ? 2 : 0);
   std::vector<std::string> header(n), header_second(n);
+  std::vector<std::size_t> header_widths(n);
   bool two_line_header = false;
   for (std::size_t c = 0; c < n; ++c) {
     if (one_line_width > kTextWidth)
       std::tie(header[c], header_second[c]) = wrap_header(table.columns[c].human_header(), std::max<std::size_t>(widths[c], 4));
     else
       header[c] = table.columns[c].human_header();
-    widths[c] = std::max({widths[c], display_width(header[c]), display_width(header_second[c])});
+    header_widths[c] = std::max(display_width(header[c]), display_width(header_second[c]));
+    widths[c] = std::max(widths[c], header_widths[c]);
     two_line_header = two_line_header || !header_second[c].empty();
   }
+  if (one_line_width > kTextWidth) wrap_wide_cells(cells, widths, right, header_widths);
   auto emit = [&](const std::vector<std::string>& line) {
     std::string text;
     for (std::size_t c = 0; c < n; ++c) text += (c ? "  " : "") + pad(line[c], widths[c], right[c]);
@@ -122,7 +187,16 @@ void render_text(std::ostream& out, const Table& table) {
   emit(header);
   if (two_line_header) emit(header_second);
   emit(rule);
-  for (const auto& line : cells) emit(line);
+  for (const auto& row : cells) {
+    std::size_t height = 1;
+    for (const auto& cell : row) height = std::max(height, cell.size());
+    for (std::size_t k = 0; k < height; ++k) {
+      std::vector<std::string> line(n);
+      for (std::size_t c = 0; c < n; ++c)
+        if (k < row[c].size()) line[c] = row[c][k];
+      emit(line);
+    }
+  }
   for (const auto& note : table.notes) out << wrapped(note);
 }
 

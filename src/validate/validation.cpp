@@ -97,8 +97,13 @@ std::vector<StackFit> own_stack_fits(const ValidationResult& v, int min_runs) {
 }
 
 ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
-                               const std::vector<FitParameter>& parameters, bool leave_one_run_out) {
+                               const std::vector<FitParameter>& parameters, bool leave_one_run_out,
+                               const std::function<void(std::size_t)>& runs_done) {
   ValidationResult result;
+  std::size_t done_before_family = 0;
+  auto report_done = [&](std::size_t in_family) {
+    if (runs_done) runs_done(done_before_family + in_family);
+  };
   // Families in first-seen order.
   std::vector<std::string> families;
   std::map<std::string, std::vector<MeasuredRun>> by_family;
@@ -182,8 +187,11 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec:
           if (i != held && predictor.timed(i)) use.push_back(i);
         fit(predictor, family_parameters, use, FitStart::current);
         loo[held] = predictor.predict_seqs_per_s(held);
+        report_done(held + 1);
       }
     }
+    report_done(group.size());
+    done_before_family += group.size();
     predictor.calibration() = fitted;
 
     for (size_t i = 0; i < group.size(); ++i) {

@@ -11,6 +11,7 @@
 // kOwnStackFitRuns or more (as data/calibration/<family>+<stack>.json is), else
 // the family's leave-one-source-out figure.
 #pragma once
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -92,9 +93,12 @@ std::vector<std::string> run_kinds(const RunResult& r);
 
 // `start` supplies the curve shapes and unfitted fields for every family.
 // leave_one_run_out: the per-run refits (slow on a large corpus).
+// runs_done, when set, hears how many of `runs` are validated so far (a
+// progress bar's count; the total is runs.size()).
 ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
                                const std::vector<FitParameter>& parameters = default_fit_parameters(),
-                               bool leave_one_run_out = true);
+                               bool leave_one_run_out = true,
+                               const std::function<void(std::size_t runs_done)>& runs_done = nullptr);
 
 // The runs of one hardware, in input order.
 std::vector<MeasuredRun> runs_on(const std::vector<MeasuredRun>& runs, const std::string& hardware);

@@ -130,6 +130,42 @@ TEST(Defaults, SweepTableFitsOneHundredTwentyColumns) {
   EXPECT_NE(json.out.find("\"cost_to_train_usd\""), std::string::npos);
 }
 
+// compare over three hardware with its defaults: the reading view fits 120
+// columns (a long plan breaks after its slashes), names each row's stack and
+// precision, and puts the one instance count in the title and each rate in a
+// note; csv keeps every column under its machine key.
+TEST(Defaults, CompareTableFitsOneHundredTwentyColumns) {
+  const auto text = run_cli("compare -q -H trn1.32xlarge,p5.48xlarge,p4d.24xlarge --model llama3-70b");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("Hardware compared at 16 instances"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("neuronx-distributed, bf16-sr"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Prices per instance-hour: trn1.32xlarge on-demand $"), std::string::npos) << text.out;
+  std::istringstream lines(text.out.substr(0, text.out.find("trn1.32xlarge: stack")));
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  const auto csv = run_cli("compare -q -H trn1.32xlarge,p5.48xlarge --model llama3-70b --format csv");
+  EXPECT_NE(csv.out.find("hardware,stack_precision,instances,plan,throughput_tokens_per_s,mfu,time_to_train_days,price,"
+                         "cost_to_train_usd"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("throughput_vs_first"), std::string::npos) << csv.out;
+}
+
+// -q is taken by every command, whether it draws a progress bar or not (each
+// run for real: CLI11 answers --help before it checks the other flags).
+TEST(Defaults, EveryCommandTakesQuiet) {
+  const std::string dir = ::testing::TempDir();
+  for (const std::string command :
+       {std::string("list -q"), std::string("validate -q --stack torchtune"),
+        "calibrate fit -q --hardware dl1.24xlarge --out " + dir + "quiet-fit.json",
+        "calibrate import -q --collectives tests/calib/fixtures/nccl_all_reduce_p5_8ranks.log --hardware p5.48xlarge "
+        "--out " + dir + "quiet-nccl.json",
+        "calibrate check -q " + dir + "quiet-nccl.json",
+        "export -q --to megatron --out " + dir + "quiet.sh --model llama2-7b --hardware p5.48xlarge --instances 2 "
+        "--tp 8 --sp --precision mixed-bf16",
+        std::string("estimate -q --instances 4 --tp 8 --sp")}) {
+    const auto r = run_cli(command);
+    EXPECT_EQ(r.code, 0) << command << "\n" << r.out;
+  }
+}
+
 // Prices: a kind the hardware does not list falls back to the first it does,
 // with a note; a user's own rate wins over every listed one; a hardware with
 // no price at all has no cost figures, and a cost objective then asks for one.

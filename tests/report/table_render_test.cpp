@@ -81,6 +81,36 @@ TEST(TableRender, TextWrapsLongNotesAt120Columns) {
   EXPECT_EQ(all.back(), "short note");
 }
 
+// A table wider than 120 columns with two-line headers breaks its long text
+// cells after ", " and " / " (never inside a piece), the widest first; a table
+// that fits keeps every row on one line.
+TEST(TableRender, TextWrapsLongTextCellsOnlyWhereTheTableIsTooWide) {
+  Table t;
+  t.columns = {{"hardware", ""}, {"plan", ""}, {"stack, precision", ""}, {"throughput", "tokens/s", NumberStyle::integer}};
+  const std::string plan = "TP 16 / PP 2 / SP / v4 / mb 1 / ZeRO 1 / selective / no DP overlap / " + std::string(30, 'x');
+  t.add_row({std::string("trn1.32xlarge"), plan, std::string("neuronx-distributed, bf16-sr"), 42511.0});
+  t.add_row({std::string("p5.48xlarge"), std::string("TP 2 / PP 4"), std::string("megatron-lm, mixed-bf16"), 147695.0});
+  const std::string text = render(t, Format::text);
+  std::istringstream lines(text);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(line.size(), 120u) << line;
+    all.push_back(line);
+  }
+  ASSERT_EQ(all.size(), 6u) << text;  // a two-line header, the rule, a two-line row, a row
+  EXPECT_EQ(all[3].find("trn1.32xlarge"), 0u) << text;
+  EXPECT_EQ(all[4].find_first_not_of(' '), all[3].find("TP 16")) << text;  // the plan's next line, under it
+  EXPECT_NE(text.find(std::string(30, 'x')), std::string::npos) << text;   // a piece stays whole
+  EXPECT_NE(text.find("147,695"), std::string::npos);
+
+  Table narrow = sample();
+  EXPECT_EQ(render(narrow, Format::text).find("TP8, \"SP\"\n"), std::string::npos);  // no row broken
+  std::istringstream narrow_lines(render(narrow, Format::text));
+  int rows = 0;
+  for (std::string line; std::getline(narrow_lines, line);) rows += line.rfind("TP8", 0) == 0;
+  EXPECT_EQ(rows, 2);
+}
+
 TEST(TableRender, MarkdownEscapesPipes) {
   const std::string md = render(sample(), Format::markdown);
   EXPECT_EQ(md.rfind("### Layouts\n", 0), 0u);
