@@ -151,6 +151,10 @@ TEST(LoadModel, HuggingFaceNeoXAndBertConfigs) {
                {"max_position_embeddings", 2048}, {"rotary_pct", 0.25}, {"use_parallel_residual", true}};
   const ModelSpec m = model_from_json(neox, "config.json");
   EXPECT_EQ(m.total_parameters(), load_model("pythia-6.9b").total_parameters());
+  // Biderman et al. 2023 (Pythia, arXiv:2304.01373), table 1: Pythia-6.9B has
+  // 6,444,163,072 non-embedding parameters; the untied embedding and head add
+  // 2 x 50,432 x 4,096.
+  EXPECT_EQ(m.total_parameters() - 2LL * 50432 * 4096, 6444163072LL);
   EXPECT_TRUE(m.parallel_residual);
   json bert = {{"architectures", {"BertForPreTraining"}}, {"hidden_size", 1024}, {"intermediate_size", 4096},
                {"num_attention_heads", 16}, {"num_hidden_layers", 24}, {"vocab_size", 30528},

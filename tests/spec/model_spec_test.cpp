@@ -166,3 +166,85 @@ TEST(ModelSpec, HuggingFaceFalconMultiQueryParallelBlocks) {
   EXPECT_EQ(g.ffn_hidden, 32768);
 }
 
+
+// Mistral 7B and Qwen3 8B as published on the Hub, verbatim (issue 39.5):
+// mistralai/Mistral-7B-v0.1 config.json as checked in with the model's whole
+// snapshot at janhvi2806/Lanchain_rag@63f8b42b (Mistral-7B-v0.1/config.json,
+// CRLF line ends dropped); its model.safetensors.index.json gives total_size
+// 14,483,464,192 bytes of BF16, 7,241,732,096 parameters ("7.3B", Mistral's
+// release post). Qwen/Qwen3-8B config.json as quoted verbatim in
+// kohya-ss/musubi-tuner@2a1eac8b (src/musubi_tuner/zimage/zimage_utils.py,
+// QWEN3_8B_CONFIG_JSON); its model card: "Number of Parameters: 8.2B",
+// "Number of Paramaters (Non-Embedding): 6.95B".
+TEST(ModelSpec, HuggingFaceMistralAndQwen3AsPublished) {
+  const auto mistral = nlohmann::json::parse(R"({
+  "architectures": [
+    "MistralForCausalLM"
+  ],
+  "bos_token_id": 1,
+  "eos_token_id": 2,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.02,
+  "intermediate_size": 14336,
+  "max_position_embeddings": 32768,
+  "model_type": "mistral",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-05,
+  "rope_theta": 10000.0,
+  "sliding_window": 4096,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.34.0.dev0",
+  "use_cache": true,
+  "vocab_size": 32000
+})");
+  const tp::spec::ModelSpec m = tp::spec::model_from_hf_config(mistral, "Mistral-7B-v0.1/config.json");
+  EXPECT_EQ(m.name, "mistral");
+  EXPECT_EQ(m.total_parameters(), 7241732096LL);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.sliding_window_tokens, 4096);  // every layer: the window is priced, not dropped
+  EXPECT_DOUBLE_EQ(m.sliding_window_layer_share, 1.0);
+  EXPECT_DOUBLE_EQ(m.rope_theta, 10000.0);
+
+  const auto qwen3 = nlohmann::json::parse(R"({
+  "architectures": [
+    "Qwen3ForCausalLM"
+  ],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "bos_token_id": 151643,
+  "eos_token_id": 151645,
+  "head_dim": 128,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.02,
+  "intermediate_size": 12288,
+  "max_position_embeddings": 40960,
+  "max_window_layers": 36,
+  "model_type": "qwen3",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 36,
+  "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-06,
+  "rope_scaling": null,
+  "rope_theta": 1000000,
+  "sliding_window": null,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.51.0",
+  "use_cache": true,
+  "use_sliding_window": false,
+  "vocab_size": 151936
+})");
+  const tp::spec::ModelSpec q = tp::spec::model_from_hf_config(qwen3, "Qwen3-8B/config.json");
+  EXPECT_EQ(q.name, "qwen3");
+  EXPECT_NEAR(q.total_parameters() / 1e9, 8.2, 0.05);
+  EXPECT_NEAR((q.total_parameters() - 2.0 * 151936 * 4096) / 1e9, 6.95, 0.005);
+  EXPECT_TRUE(q.qk_norm);
+  EXPECT_EQ(q.head_dim(), 128);
+  EXPECT_DOUBLE_EQ(q.rope_theta, 1e6);
+  EXPECT_EQ(q.sliding_window_tokens, 0);  // use_sliding_window false
+}

@@ -179,3 +179,79 @@ TEST(MoeStack, ContextAndExpertParallelAreOptionalAndRefused) {
   p.ep = 4;
   EXPECT_NE(stack_refusal(old, p).find("expert parallelism"), std::string::npos);
 }
+
+// DeepSeek-V2-Lite as published on the Hub, verbatim (issue 39.5): its
+// config.json as checked in with the model's whole snapshot at
+// cakeng/CS262_moe@afc71826 (DeepSeek-V2-Lite/config.json); the snapshot's
+// model.safetensors.index.json gives total_size 31,412,968,448 bytes of BF16,
+// 15,706,484,224 parameters, and its model card: "DeepSeek-V2-Lite comprises
+// 15.7B total parameters, of which 2.4B are activated for each token".
+TEST(MoeModel, HuggingFaceDeepSeekV2LiteAsPublished) {
+  const auto j = nlohmann::json::parse(R"({
+  "architectures": [
+    "DeepseekV2ForCausalLM"
+  ],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "auto_map": {
+    "AutoConfig": "configuration_deepseek.DeepseekV2Config",
+    "AutoModel": "modeling_deepseek.DeepseekV2Model",
+    "AutoModelForCausalLM": "modeling_deepseek.DeepseekV2ForCausalLM"
+  },
+  "aux_loss_alpha": 0.001,
+  "bos_token_id": 100000,
+  "eos_token_id": 100001,
+  "first_k_dense_replace": 1,
+  "hidden_act": "silu",
+  "hidden_size": 2048,
+  "initializer_range": 0.02,
+  "intermediate_size": 10944,
+  "kv_lora_rank": 512,
+  "max_position_embeddings": 163840,
+  "model_type": "deepseek_v2",
+  "moe_intermediate_size": 1408,
+  "moe_layer_freq": 1,
+  "n_group": 1,
+  "n_routed_experts": 64,
+  "n_shared_experts": 2,
+  "norm_topk_prob": false,
+  "num_attention_heads": 16,
+  "num_experts_per_tok": 6,
+  "num_hidden_layers": 27,
+  "num_key_value_heads": 16,
+  "pretraining_tp": 1,
+  "q_lora_rank": null,
+  "qk_nope_head_dim": 128,
+  "qk_rope_head_dim": 64,
+  "rms_norm_eps": 1e-06,
+  "rope_scaling": {
+    "beta_fast": 32,
+    "beta_slow": 1,
+    "factor": 40,
+    "mscale": 0.707,
+    "mscale_all_dim": 0.707,
+    "original_max_position_embeddings": 4096,
+    "type": "yarn"
+  },
+  "rope_theta": 10000,
+  "routed_scaling_factor": 1.0,
+  "scoring_func": "softmax",
+  "seq_aux": true,
+  "tie_word_embeddings": false,
+  "topk_group": 1,
+  "topk_method": "greedy",
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.33.1",
+  "use_cache": true,
+  "v_head_dim": 128,
+  "vocab_size": 102400
+})");
+  const ModelSpec m = model_from_json(j, "DeepSeek-V2-Lite/config.json");
+  EXPECT_TRUE(m.mla());
+  EXPECT_NEAR(m.total_parameters() / 1e9, 15.7064842, 0.01);
+  // The card's activated count leaves out the input embedding (102,400 x 2,048):
+  // attention, the dense first layer, 2 shared and 6 of 64 routed experts in
+  // each of the other 26, the routers, norms and the output head: 2.45B.
+  EXPECT_NEAR((m.active_parameters() - 102400LL * 2048) / 1e9, 2.4, 0.06);
+  EXPECT_EQ(m.qk_head_dim(), 192);
+}
