@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "report/column_choice.h"
 #include "cli/query.h"
 #include "report/table_render.h"
 #include "spec/load.h"
@@ -63,8 +64,11 @@ report::Table stack_table() {
   report::Table t;
   t.key = "stacks";
   t.title = "Stacks (stacks/*.json): the training software, --stack NAME or --stack LINE@RELEASE";
-  t.columns = {{"name", ""}, {"releases (--stack LINE@RELEASE)", "", report::NumberStyle::fixed, 2, report::Align::automatic, "releases"}, {"versions", ""}, {"gradient accumulation", ""}, {"attention", ""},
-               {"DP overlap", ""}, {"ZeRO stages", ""}, {"pipeline", ""}};
+  t.columns = {{"name", ""},
+               {"releases (--stack LINE@RELEASE)", "", report::NumberStyle::fixed, 2, report::Align::automatic, "releases"},
+               {"gradient accumulation", ""}, {"attention", ""}, {"DP overlap", ""}, {"ZeRO stages", ""},
+               {"pipeline", ""}, {"versions", ""}};
+  std::string lines;
   for (const auto& name : spec::list_stack_names()) {
     const auto s = spec::load_stack(name);
     std::string zero, pipeline;
@@ -73,13 +77,18 @@ report::Table stack_table() {
     if (s.pipeline_interleaved) pipeline += pipeline.empty() ? "interleaved" : ", interleaved";
     const spec::ReleaseRange& r = s.releases;
     const std::string releases = r.line.empty() ? "" : r.line + "@" + r.from + "-" + r.to;
-    t.add_row({s.name, releases, s.versions.substr(0, 60), std::string(spec::to_string(s.grad_accumulation)),
+    if (!releases.empty()) lines += (lines.empty() ? "" : ", ") + releases + (r.line == s.name ? "" : " is " + s.name);
+    t.add_row({s.name, releases, std::string(spec::to_string(s.grad_accumulation)),
                std::string(spec::to_string(s.attention)), s.dp_overlap_grad_reduce, zero,
-               pipeline.empty() ? std::string("none") : pipeline});
+               pipeline.empty() ? std::string("none") : pipeline, s.versions});
   }
   t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");
   t.notes.push_back("LINE@RELEASE picks the stack whose releases of that line hold RELEASE (--stack "
-                    "neuronx-distributed@2.21 is neuronx-distributed-2.20); a release no stack holds is refused.");
+                    "neuronx-distributed@2.21 is neuronx-distributed-2.20); a release no stack holds is refused. "
+                    "Lines: " + lines + ".");
+  // A person's view fits 120 columns: the release ranges are in the note,
+  // accumulation and DP overlap in --columns all.
+  t.reading_view = {"name", "attention", "zero_stages", "pipeline", "versions"};
   return t;
 }
 
@@ -87,12 +96,18 @@ report::Table stack_table() {
 
 void add_list_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
+  auto columns = std::make_shared<std::string>();
   CLI::App* c = app.add_subcommand("list", "List the known models, hardware and stacks with their key figures");
   c->add_option("-f,--format", *format, "Output: text, markdown, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
-  c->callback([format, c] {
-    report::render_tables(std::cout, {model_table(), hardware_table(), stack_table()}, *format, json_document(*c));
+  c->add_option("--columns", *columns,
+                "Columns to show: all, or machine keys separated by commas (as in --format csv's header); default: "
+                "a narrow view in text and markdown, every column in csv and json");
+  c->callback([format, columns, c] {
+    report::render_tables(std::cout,
+                          report::choose_columns({model_table(), hardware_table(), stack_table()}, *format, *columns),
+                          *format, json_document(*c));
   });
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/escape.h"
+#include "report/prose_wrap.h"
 
 namespace tp::report {
 namespace {
@@ -27,7 +28,7 @@ std::string human_value(double value, const SummarySection& section) {
 std::string human_share(double share) { return format_human(share, NumberStyle::percent, 1, ""); }
 
 void render_text(std::ostream& out, const Summary& summary, int bar_width) {
-  if (!summary.title.empty()) out << summary.title << "\n\n";
+  if (!summary.title.empty()) out << wrap_prose(summary.title) << "\n";
   for (const SummarySection& section : summary.sections) {
     std::size_t label_width = 0, value_width = 0;
     for (const auto& line : section.lines) {
@@ -53,7 +54,7 @@ void render_text(std::ostream& out, const Summary& summary, int bar_width) {
     }
     out << '\n';
   }
-  for (const auto& note : summary.notes) out << note << '\n';
+  for (const auto& note : summary.notes) out << wrap_prose(note);
 }
 
 void render_markdown(std::ostream& out, const Summary& summary) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/escape.h"
+#include "report/prose_wrap.h"
 
 namespace tp::report {
 namespace {
@@ -49,49 +50,25 @@ std::pair<std::string, std::string> wrap_header(const std::string& header, std::
   return best;
 }
 
-constexpr std::size_t kTextWidth = 120;
-
-// A title or note in text output, each of its lines longer than kTextWidth broken
-// at spaces, continuation lines indented two spaces; shorter lines stay as written,
-// and a single word longer than the width stays whole.
-std::string wrapped(const std::string& prose) {
-  if (prose.empty()) return "\n";
-  std::string out;
-  std::istringstream lines(prose);
-  for (std::string text; std::getline(lines, text);) {
-    if (display_width(text) <= kTextWidth) {
-      out += text + '\n';
-      continue;
-    }
-    std::istringstream words(text);
-    std::string line;
-    for (std::string word; words >> word;) {
-      if (!line.empty() && display_width(line) + 1 + display_width(word) > kTextWidth) {
-        out += line + '\n';
-        line = " ";
-      }
-      line += (line.empty() ? "" : " ") + word;
-    }
-    out += line + '\n';
-  }
-  return out;
-}
-
 std::string pad(const std::string& text, std::size_t width, bool right) {
   const std::size_t used = display_width(text);
   const std::string fill(width > used ? width - used : 0, ' ');
   return right ? fill + text : text + fill;
 }
 
-// A text cell broken after each ", " or " / " into lines of at most `width`
-// (a piece longer than that stays whole).
-std::vector<std::string> wrap_cell(const std::string& text, std::size_t width) {
+// A text cell broken after each ", " or " / " into lines of at most `width`;
+// with at_spaces, a piece still longer breaks at its spaces and after the
+// slashes of a path too. A word longer than `width` stays whole.
+std::vector<std::string> wrap_cell(const std::string& text, std::size_t width, bool at_spaces) {
   std::vector<std::string> pieces;
   std::size_t start = 0;
   for (std::size_t at = 0; at + 1 < text.size(); ++at)
-    if ((text[at] == ',' || text[at] == '/') && text[at + 1] == ' ') {
+    if (text[at + 1] == ' ' && (text[at] == ',' || text[at] == '/' || (at_spaces && text[at] != ' '))) {
       pieces.push_back(text.substr(start, at + 2 - start));
       start = at + 2;
+    } else if (at_spaces && text[at] == '/' && text[at + 1] != ' ') {  // a path breaks after a slash
+      pieces.push_back(text.substr(start, at + 1 - start));
+      start = at + 1;
     }
   pieces.push_back(text.substr(start));
   std::vector<std::string> lines{""};
@@ -112,36 +89,42 @@ std::size_t widest(const std::vector<std::string>& lines) {
   return w;
 }
 
+std::size_t table_width(const std::vector<std::size_t>& widths, std::size_t gap) {
+  std::size_t sum = 0;
+  for (std::size_t c = 0; c < widths.size(); ++c) sum += widths[c] + (c ? gap : 0);
+  return sum;
+}
+
 // Where a table is wider than kTextWidth even with two-line headers, its
-// left-aligned text columns break their cells after ", " and " / ", the
-// column with the most to give first, so that a long plan or stack name costs
-// a row two lines rather than the reader a scroll.
-void wrap_wide_cells(std::vector<std::vector<std::vector<std::string>>>& cells, std::vector<std::size_t>& widths,
+// left-aligned text columns break their cells, the column with the most to
+// give first: after ", " and " / " while that is enough (a plan keeps "ZeRO 1"
+// whole), then at any space. A long plan or description costs a row a few
+// lines rather than the reader a scroll.
+void wrap_wide_cells(const std::vector<std::vector<std::string>>& texts,
+                     std::vector<std::vector<std::vector<std::string>>>& cells, std::vector<std::size_t>& widths,
                      const std::vector<bool>& right, const std::vector<std::size_t>& header_widths) {
-  auto total = [&] {
-    std::size_t sum = 0;
-    for (std::size_t c = 0; c < widths.size(); ++c) sum += widths[c] + (c ? 2 : 0);
-    return sum;
-  };
-  std::vector<std::size_t> floor(widths.size());  // the narrowest each column can wrap to
-  for (std::size_t c = 0; c < widths.size(); ++c) {
-    floor[c] = right[c] ? widths[c] : header_widths[c];
-    for (const auto& row : cells)
-      if (!right[c]) floor[c] = std::max(floor[c], widest(wrap_cell(row[c].front(), 1)));
-  }
-  while (total() > kTextWidth) {
-    std::size_t pick = widths.size(), slack = 0;
-    for (std::size_t c = 0; c < widths.size(); ++c)
-      if (widths[c] - floor[c] > slack) pick = c, slack = widths[c] - floor[c];
-    if (pick == widths.size()) return;
-    const std::size_t target = std::max(floor[pick], widths[pick] - std::min(slack, total() - kTextWidth));
-    std::size_t wrapped_width = 0;
-    for (auto& row : cells) {
-      row[pick] = wrap_cell(row[pick].front(), target);
-      wrapped_width = std::max(wrapped_width, widest(row[pick]));
+  for (const bool at_spaces : {false, true}) {
+    std::vector<std::size_t> floor(widths.size());  // the narrowest each column can wrap to
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      floor[c] = right[c] ? widths[c] : header_widths[c];
+      for (const auto& row : texts)
+        if (!right[c]) floor[c] = std::max(floor[c], widest(wrap_cell(row[c], 1, at_spaces)));
     }
-    widths[pick] = std::max(wrapped_width, header_widths[pick]);
-    floor[pick] = widths[pick];  // shrunk once: its pieces decide the rest
+    while (table_width(widths, 2) > kTextWidth) {
+      std::size_t pick = widths.size(), slack = 0;
+      for (std::size_t c = 0; c < widths.size(); ++c)
+        if (widths[c] > floor[c] && widths[c] - floor[c] > slack) pick = c, slack = widths[c] - floor[c];
+      if (pick == widths.size()) break;
+      const std::size_t excess = table_width(widths, 2) - kTextWidth;
+      const std::size_t target = std::max(floor[pick], widths[pick] - std::min(slack, excess));
+      std::size_t wrapped_width = 0;
+      for (std::size_t r = 0; r < texts.size(); ++r) {
+        cells[r][pick] = wrap_cell(texts[r][pick], target, at_spaces);
+        wrapped_width = std::max(wrapped_width, widest(cells[r][pick]));
+      }
+      widths[pick] = std::max(wrapped_width, header_widths[pick]);
+      floor[pick] = widths[pick];  // shrunk once in this pass: its pieces decide the rest
+    }
   }
 }
 
@@ -149,13 +132,16 @@ void render_text(std::ostream& out, const Table& table) {
   const std::size_t n = table.columns.size();
   std::vector<std::size_t> widths(n);
   std::vector<bool> right(n);
+  std::vector<std::vector<std::string>> texts;               // row, column
   std::vector<std::vector<std::vector<std::string>>> cells;  // row, column, line
   for (std::size_t c = 0; c < n; ++c) right[c] = right_aligned(table.columns[c], table.rows, c);
   for (const auto& row : table.rows) {
+    auto& text = texts.emplace_back();
     auto& line = cells.emplace_back();
     for (std::size_t c = 0; c < n; ++c) {
-      line.push_back({human_cell(row[c], table.columns[c])});
-      widths[c] = std::max(widths[c], display_width(line.back().front()));
+      text.push_back(human_cell(row[c], table.columns[c]));
+      line.push_back({text.back()});
+      widths[c] = std::max(widths[c], display_width(text.back()));
     }
   }
   // Headers wrap only where the table would be wider than a terminal's kTextWidth.
@@ -174,14 +160,16 @@ void render_text(std::ostream& out, const Table& table) {
     widths[c] = std::max(widths[c], header_widths[c]);
     two_line_header = two_line_header || !header_second[c].empty();
   }
-  if (one_line_width > kTextWidth) wrap_wide_cells(cells, widths, right, header_widths);
+  if (one_line_width > kTextWidth) wrap_wide_cells(texts, cells, widths, right, header_widths);
+  // The last resort before a line runs past the terminal: one space between columns.
+  const std::string gap = table_width(widths, 2) > kTextWidth ? " " : "  ";
   auto emit = [&](const std::vector<std::string>& line) {
     std::string text;
-    for (std::size_t c = 0; c < n; ++c) text += (c ? "  " : "") + pad(line[c], widths[c], right[c]);
+    for (std::size_t c = 0; c < n; ++c) text += (c ? gap : "") + pad(line[c], widths[c], right[c]);
     text.erase(text.find_last_not_of(' ') + 1);
     out << text << '\n';
   };
-  if (!table.title.empty()) out << wrapped(table.title);
+  if (!table.title.empty()) out << wrap_prose(table.title);
   std::vector<std::string> rule;
   for (std::size_t c = 0; c < n; ++c) rule.emplace_back(widths[c], '-');
   emit(header);
@@ -197,7 +185,7 @@ void render_text(std::ostream& out, const Table& table) {
       emit(line);
     }
   }
-  for (const auto& note : table.notes) out << wrapped(note);
+  for (const auto& note : table.notes) out << wrap_prose(note);
 }
 
 void render_markdown(std::ostream& out, const Table& table) {

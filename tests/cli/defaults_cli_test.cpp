@@ -148,6 +148,24 @@ TEST(Defaults, CompareTableFitsOneHundredTwentyColumns) {
   EXPECT_NE(csv.out.find("throughput_vs_first"), std::string::npos) << csv.out;
 }
 
+// list and estimate as the README's first commands give them fit 120 columns:
+// list's stack descriptions wrap whole (no longer cut at 60 characters), their
+// release lines go to a note; estimate's assumption lines wrap like notes.
+TEST(Defaults, ListAndEstimateFitOneHundredTwentyColumns) {
+  for (const char* command : {"list", "estimate -q --instances 128 --tp 8 --pp 1 --sp"}) {
+    const auto r = run_cli(command);
+    ASSERT_EQ(r.code, 0) << command << "\n" << r.out;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << command << ": " << line;
+  }
+  const auto list = run_cli("list");
+  EXPECT_NE(list.out.find("Lines: megatron-deepspeed-habana@1.16-1.19"), std::string::npos) << list.out;
+  const auto csv = run_cli("list --format csv");
+  EXPECT_NE(csv.out.find("name,releases,gradient_accumulation,attention,dp_overlap,zero_stages,pipeline,versions"),
+            std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("llm-foundry MPT benchmarks (scripts/train/benchmarking, 2023)"), std::string::npos);
+}
+
 // -q is taken by every command, whether it draws a progress bar or not (each
 // run for real: CLI11 answers --help before it checks the other flags).
 TEST(Defaults, EveryCommandTakesQuiet) {
