@@ -42,7 +42,8 @@ int run(const SweepOptions& o) {
     const app::Scenario& s = curve.scenario;
     model_name = s.model.name;
     workload_text = "seq " + std::to_string(s.workload.seq_len) + ", global batch " +
-                    std::to_string(s.workload.global_batch_seqs) + ", " + spec::to_string(s.workload.precision);
+                    std::to_string(s.workload.global_batch_seqs);
+    const std::string stack_precision = s.stack.name + ", " + spec::to_string(s.workload.precision);
     price_kinds.insert(curve.price.kind);
     if (!curve.price.note.empty()) scaling.notes.push_back(curve.price.note);
     report::Series tput{hw, {}, {}}, eff{hw, {}, {}}, range{hw + " held-out range", {}, {}};
@@ -54,14 +55,15 @@ int run(const SweepOptions& o) {
       failures.add_row({hw, double(n), rel.cluster_mtbf_s / 3600.0, rel.checkpoint_write_s, rel.interval_s / 60.0,
                         rel.failures_per_day, rel.lost_hours_per_day, rel.utilisation});
       if (!point.best) {
-        scaling.add_row({hw, double(n), double(point.devices), std::string("no feasible plan"), {}, {}, {}, {}, {}, {},
-                         {}, {}, {}});
+        scaling.add_row({hw, stack_precision, double(n), double(point.devices), std::string("no feasible plan"), {}, {},
+                         {}, {}, {}, {}, {}, {}, {}});
         continue;
       }
       const search::RankedPlan& b = *point.best;
       const cost::Estimate& e = b.dag_estimate;
       if (!point.above_linear_note.empty()) scaling.notes.push_back(point.above_linear_note);
-      scaling.add_row({hw, double(n), double(e.devices), report::describe(b.evaluation.plan), e.seqs_per_s, e.tokens_per_s,
+      scaling.add_row({hw, stack_precision, double(n), double(e.devices), report::describe(b.evaluation.plan),
+                       e.seqs_per_s, e.tokens_per_s,
                        e.tokens_per_s_per_device, point.scaling_efficiency, e.mfu, b.dag_score.tokens_per_usd,
                        b.dag_score.utilisation, b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
       tput.x.push_back(n);
@@ -100,12 +102,18 @@ int run(const SweepOptions& o) {
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(report::drop_table(sweep.drops, "Plans considered over the sweep"));
   if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
-  // One hardware: the title names it, the view drops the column (as search's does the instance count).
+  // One hardware: the title names it with its stack and precision, and the view
+  // drops those columns (as search's does the instance count).
   const bool one_hardware = sweep.curves.size() == 1;
-  if (one_hardware) tables.front().title += ", " + sweep.curves.front().hardware;
+  if (one_hardware) {
+    const app::Scenario& s = sweep.curves.front().scenario;
+    tables.front().title += ", " + sweep.curves.front().hardware + ", stack " + s.stack.name + ", " +
+                            spec::to_string(s.workload.precision);
+  }
   tables.front().reading_view = {"instances", "plan", "throughput_tokens_per_s", "scaling_efficiency", "mfu",
                                  "time_to_train_days", "cost_to_train_usd"};
-  if (!one_hardware) tables.front().reading_view.insert(tables.front().reading_view.begin(), "hardware");
+  if (!one_hardware)
+    tables.front().reading_view.insert(tables.front().reading_view.begin(), {"hardware", "stack_precision"});
   report::render_tables(std::cout, report::choose_columns(tables, o.flags.scenario.format, o.flags.columns),
                         o.flags.scenario.format, o.document);
 

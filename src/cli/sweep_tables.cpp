@@ -7,7 +7,8 @@ using report::NumberStyle;
 report::Table scaling_table() {
   report::Table scaling;
   scaling.key = "scaling";
-  scaling.columns = {{"hardware", ""}, {"instances", "", NumberStyle::integer}, {"devices", "", NumberStyle::integer},
+  scaling.columns = {{"hardware", ""}, {"stack, precision", ""}, {"instances", "", NumberStyle::integer},
+                     {"devices", "", NumberStyle::integer},
                      {"plan", ""}, {"seq/s", "", NumberStyle::fixed, 2}, {"throughput", "tokens/s", NumberStyle::integer},
                      {"throughput per device", "tokens/s", NumberStyle::integer},
                      {"scaling efficiency", "", NumberStyle::percent, 1}, {"MFU", "", NumberStyle::percent, 1},
@@ -31,9 +32,8 @@ report::Table failures_table(const std::string& recovery) {
 
 void name_scaling_table(report::Table& scaling, const std::string& what, const std::string& price_kinds) {
   scaling.title = "Scaling of " + what + ", " + price_kinds + " prices";
-  scaling.columns[9].header += ", " + price_kinds;
-  scaling.columns[9].key = "tokens_per_usd";
-  scaling.columns[12].key = "cost_to_train_usd";  // the title names the price kind
+  scaling.columns[10].header += ", " + price_kinds;
+  scaling.columns[10].key = "tokens_per_usd";
   scaling.notes.push_back("Scaling efficiency: tokens/s per instance against the smallest count on the same hardware.");
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
 }

@@ -96,34 +96,43 @@ std::size_t table_width(const std::vector<std::size_t>& widths, std::size_t gap)
 }
 
 // Where a table is wider than kTextWidth even with two-line headers, its
-// left-aligned text columns break their cells, the column with the most to
-// give first: after ", " and " / " while that is enough (a plan keeps "ZeRO 1"
-// whole), then at any space. A long plan or description costs a row a few
-// lines rather than the reader a scroll.
+// left-aligned text columns break their cells: after ", " and " / " while that
+// is enough (a plan keeps "ZeRO 1" whole), then at any space. Each such column
+// is cut to one common width (or its narrowest, if wider), the largest that
+// fits: the longest cells give way first and shorter ones stay whole. A long
+// plan or description costs a row a few lines rather than the reader a scroll.
 void wrap_wide_cells(const std::vector<std::vector<std::string>>& texts,
                      std::vector<std::vector<std::vector<std::string>>>& cells, std::vector<std::size_t>& widths,
                      const std::vector<bool>& right, const std::vector<std::size_t>& header_widths) {
   for (const bool at_spaces : {false, true}) {
+    if (table_width(widths, 2) <= kTextWidth) return;
     std::vector<std::size_t> floor(widths.size());  // the narrowest each column can wrap to
     for (std::size_t c = 0; c < widths.size(); ++c) {
       floor[c] = right[c] ? widths[c] : header_widths[c];
       for (const auto& row : texts)
         if (!right[c]) floor[c] = std::max(floor[c], widest(wrap_cell(row[c], 1, at_spaces)));
+      floor[c] = std::min(floor[c], widths[c]);
     }
-    while (table_width(widths, 2) > kTextWidth) {
-      std::size_t pick = widths.size(), slack = 0;
-      for (std::size_t c = 0; c < widths.size(); ++c)
-        if (widths[c] > floor[c] && widths[c] - floor[c] > slack) pick = c, slack = widths[c] - floor[c];
-      if (pick == widths.size()) break;
-      const std::size_t excess = table_width(widths, 2) - kTextWidth;
-      const std::size_t target = std::max(floor[pick], widths[pick] - std::min(slack, excess));
+    auto width_at = [&](std::size_t cut) {
+      std::vector<std::size_t> cut_widths(widths.size());
+      for (std::size_t c = 0; c < widths.size(); ++c) cut_widths[c] = std::min(widths[c], std::max(floor[c], cut));
+      return table_width(cut_widths, 2);
+    };
+    std::size_t cut = 0;  // the largest common cut that fits, else every column at its floor
+    for (std::size_t hi = *std::max_element(widths.begin(), widths.end()); cut < hi;) {
+      const std::size_t mid = (cut + hi + 1) / 2;
+      if (width_at(mid) <= kTextWidth) cut = mid;
+      else hi = mid - 1;
+    }
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      const std::size_t target = std::max(floor[c], cut);
+      if (right[c] || widths[c] <= target) continue;
       std::size_t wrapped_width = 0;
       for (std::size_t r = 0; r < texts.size(); ++r) {
-        cells[r][pick] = wrap_cell(texts[r][pick], target, at_spaces);
-        wrapped_width = std::max(wrapped_width, widest(cells[r][pick]));
+        cells[r][c] = wrap_cell(texts[r][c], target, at_spaces);
+        wrapped_width = std::max(wrapped_width, widest(cells[r][c]));
       }
-      widths[pick] = std::max(wrapped_width, header_widths[pick]);
-      floor[pick] = widths[pick];  // shrunk once in this pass: its pieces decide the rest
+      widths[c] = std::max(wrapped_width, header_widths[c]);
     }
   }
 }

@@ -88,14 +88,14 @@ class SameAsTheProgram(unittest.TestCase):
 
     def test_list(self):
         doc = trainplan.list()
-        self.assertEqual(doc, cli("list"))
+        self.assertEqual(doc, cli("list", "--quiet"))
         self.assertEqual([t["key"] for t in doc["tables"]], ["models", "hardware", "stacks"])
         self.assertIn("llama2-7b", [r["name"] for r in trainplan.rows(doc, "models")])
 
     def test_validate(self):
         doc = trainplan.validate(hold_out="source")
         self.assertEqual(doc["schema"], "trainplan/validate/1")
-        self.assertEqual(doc, cli("validate", "--hold-out", "source"))
+        self.assertEqual(doc, cli("validate", "--hold-out", "source", "--quiet"))
 
 
 class Rows(unittest.TestCase):
