@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "calib/median.h"
 #include "spec/error.h"
@@ -23,18 +24,52 @@ constexpr double kBinsPerOctave = 8;
 // spread evenly over its sizes.
 constexpr std::size_t kHeldOutSizes = 48;
 
+// A run's samples by size bin, each bin's indices in order of time, smallest
+// size first, with the run's largest and second-largest message: what every
+// fit of the run reads, worked out once (a check refits up to kHeldOutSizes
+// times per run, and a sweep can hold 100,000 sizes).
+struct RunBins {
+  std::vector<std::vector<int>> bins;
+  double largest = 0, second = 0;
+};
+
+RunBins bins_of(const CollectiveRun& run) {
+  std::map<long, std::vector<int>> by_bin;
+  RunBins out;
+  for (int i = 0; i < int(run.samples.size()); ++i) {
+    const double bytes = run.samples[i].bytes;
+    by_bin[long(std::floor(std::log2(bytes) * kBinsPerOctave))].push_back(i);
+    if (bytes > out.largest) out.second = std::exchange(out.largest, bytes);
+    else if (bytes > out.second) out.second = bytes;
+  }
+  if (run.samples.size() == 1) out.second = out.largest;
+  for (auto& [bin, members] : by_bin) {
+    std::stable_sort(members.begin(), members.end(),
+                     [&](int a, int b) { return run.samples[a].seconds < run.samples[b].seconds; });
+    out.bins.push_back(std::move(members));
+  }
+  return out;
+}
+
 // The indices of a run's samples that stand for their size bins (each bin's
 // median time), smallest size first; `skip` (-1: none) is left out.
-std::vector<int> bin_medians(const CollectiveRun& run, int skip) {
-  std::map<long, std::vector<int>> bins;
-  for (int i = 0; i < int(run.samples.size()); ++i)
-    if (i != skip) bins[long(std::floor(std::log2(run.samples[i].bytes) * kBinsPerOctave))].push_back(i);
+std::vector<int> bin_medians(const RunBins& run, int skip) {
   std::vector<int> out;
-  for (auto& [bin, members] : bins) {
-    std::sort(members.begin(), members.end(),
-              [&](int a, int b) { return run.samples[a].seconds < run.samples[b].seconds; });
-    out.push_back(members[(members.size() - 1) / 2]);
+  for (const std::vector<int>& members : run.bins) {
+    const auto skipped = std::find(members.begin(), members.end(), skip);
+    if (skipped == members.end()) {
+      out.push_back(members[(members.size() - 1) / 2]);
+    } else if (members.size() > 1) {
+      const std::size_t median = (members.size() - 2) / 2;  // of the others, in time order
+      out.push_back(members[median + (std::size_t(skipped - members.begin()) <= median ? 1 : 0)]);
+    }
   }
+  return out;
+}
+
+std::vector<RunBins> bins_of(const std::vector<CollectiveRun>& runs) {
+  std::vector<RunBins> out;
+  for (const CollectiveRun& run : runs) out.push_back(bins_of(run));
   return out;
 }
 
@@ -102,19 +137,14 @@ std::string describe_run(const CollectiveRun& r) {
          std::to_string(r.instances) + (r.instances == 1 ? " instance" : " instances");
 }
 
-std::vector<Point> points_of(const std::vector<CollectiveRun>& runs, int devices, std::pair<int, int> skip) {
+std::vector<Point> points_of(const std::vector<CollectiveRun>& runs, const std::vector<RunBins>& bins, int devices,
+                             std::pair<int, int> skip) {
   std::vector<Point> points;
   for (int r = 0; r < int(runs.size()); ++r) {
     const CollectiveRun& run = runs[r];
     const RunLayout layout = run_layout(run, devices);
-    double largest = 0;
-    for (const auto& s : run.samples) largest = std::max(largest, s.bytes);
-    std::vector<double> sizes;
-    for (const auto& s : run.samples) sizes.push_back(s.bytes);
-    std::sort(sizes.rbegin(), sizes.rend());
-    const double second = sizes.size() > 1 ? sizes[1] : sizes.empty() ? 0 : sizes[0];
-    const double top_from = std::min(largest * kTopFraction, second);
-    for (int i : bin_medians(run, r == skip.first ? skip.second : -1)) {
+    const double largest = bins[r].largest, top_from = std::min(largest * kTopFraction, bins[r].second);
+    for (int i : bin_medians(bins[r], r == skip.first ? skip.second : -1)) {
       const CollectiveSample& s = run.samples[i];
       points.push_back({r, i, layout, run.op, s.bytes, s.seconds, largest, s.bytes >= top_from});
     }
@@ -224,11 +254,9 @@ void set_share(TierFit& tier, spec::CollectiveEfficiency& e, bool across, double
   share_of(e, across) = tier.share;
 }
 
-}  // namespace
-
-CollectiveFit fit_collectives(const std::vector<CollectiveRun>& runs, const net::Cluster& cluster,
-                              const spec::CollectiveEfficiency& start, std::pair<int, int> skip) {
-  const std::vector<Point> points = points_of(runs, cluster.devices_per_instance(), skip);
+CollectiveFit fit_binned(const std::vector<CollectiveRun>& runs, const std::vector<RunBins>& bins,
+                         const net::Cluster& cluster, const spec::CollectiveEfficiency& start, std::pair<int, int> skip) {
+  const std::vector<Point> points = points_of(runs, bins, cluster.devices_per_instance(), skip);
   CollectiveFit fit;
   fit.efficiency = start;
   fit.points = int(points.size());
@@ -291,22 +319,30 @@ CollectiveFit fit_collectives(const std::vector<CollectiveRun>& runs, const net:
   return fit;
 }
 
+}  // namespace
+
+CollectiveFit fit_collectives(const std::vector<CollectiveRun>& runs, const net::Cluster& cluster,
+                              const spec::CollectiveEfficiency& start, std::pair<int, int> skip) {
+  return fit_binned(runs, bins_of(runs), cluster, start, skip);
+}
+
 std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRun>& runs, const net::Cluster& cluster,
                                                const spec::CollectiveEfficiency& start) {
-  const CollectiveFit all = fit_collectives(runs, cluster, start);
+  const std::vector<RunBins> bins = bins_of(runs);
+  const CollectiveFit all = fit_binned(runs, bins, cluster, start, {-1, -1});
   std::vector<CollectiveCheck> out;
   for (int r = 0; r < int(runs.size()); ++r) {
     const CollectiveRun& run = runs[r];
     const RunLayout layout = run_layout(run, cluster.devices_per_instance());
     std::vector<double> held, fitted;
-    const std::vector<int> sizes = bin_medians(run, -1);
+    const std::vector<int> sizes = bin_medians(bins[r], -1);
     const std::size_t stride = (sizes.size() + kHeldOutSizes - 1) / kHeldOutSizes;
     for (std::size_t at = 0; at < sizes.size(); at += stride) {
       const int i = sizes[at];
       const CollectiveSample& s = run.samples[i];
       CollectiveFit without;
       try {
-        without = fit_collectives(runs, cluster, start, {r, i});
+        without = fit_binned(runs, bins, cluster, start, {r, i});
       } catch (const spec::SpecError&) {
         continue;  // without this size the others cannot fit a share: nothing to predict it from
       }

@@ -196,9 +196,9 @@ const char* to_string(LogFormat format) {
   return "?";
 }
 
-LogFormat detect_log_format(const std::string& text, const std::string& file) {
+LogFormat detect_log_format(const std::vector<LogLine>& lines, const std::string& file) {
   bool hccl_demo = false, nccom_test = false, nccl_tests = false;
-  for (const LogLine& l : log_lines(text)) {  // one pass: a log can be 16 MiB
+  for (const LogLine& l : lines) {
     hccl_demo = hccl_demo || is_hccl_demo_header(l);
     nccom_test = nccom_test || is_nccom_test_header(l);
     nccl_tests = nccl_tests || is_nccl_tests_header(l);
@@ -224,10 +224,11 @@ std::vector<CollectiveRun> read_collective_log(const std::string& text, const st
                                                const LogHints& hints) {
   if (!is_utf8(file))  // each run's source in the calibration file
     throw spec::SpecError(file, "", "a file name in UTF-8 (the calibration file records where its runs came from)");
-  const LogFormat format = detect_log_format(text, file);
-  std::vector<LogRun> found = format == LogFormat::nccl_tests   ? parse_nccl_tests_log(text, file)
-                              : format == LogFormat::nccom_test ? parse_nccom_test_log(text, file)
-                                                                : parse_hccl_demo_log(text, file);
+  const std::vector<LogLine> lines = log_lines(text);  // split once: a log can be 16 MiB
+  const LogFormat format = detect_log_format(lines, file);
+  std::vector<LogRun> found = format == LogFormat::nccl_tests   ? parse_nccl_tests_log(lines, file)
+                              : format == LogFormat::nccom_test ? parse_nccom_test_log(lines, file)
+                                                                : parse_hccl_demo_log(lines, file);
   if (found.empty())
     throw spec::SpecError(file, "", std::string("at least one result row under the ") + to_string(format) +
                                         " table header");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calib/collective_run.h"
+#include "calib/log_fields.h"
 
 namespace tp::calib {
 
@@ -30,8 +31,8 @@ struct LogRun {
 
 enum class LogFormat { nccl_tests, nccom_test, hccl_demo };
 const char* to_string(LogFormat format);
-// Which tool wrote `text`; throws SpecError(file, ...) when none fits.
-LogFormat detect_log_format(const std::string& text, const std::string& file);
+// Which tool wrote the lines (calib::log_lines); throws SpecError(file, ...) when none fits.
+LogFormat detect_log_format(const std::vector<LogLine>& lines, const std::string& file);
 
 std::vector<CollectiveRun> read_collective_log(const std::string& text, const std::string& file,
                                                const LogHints& hints = {});

@@ -205,9 +205,9 @@ class HcclDemoReader {
 
 }  // namespace
 
-std::vector<LogRun> parse_hccl_demo_log(const std::string& text, const std::string& file) {
+std::vector<LogRun> parse_hccl_demo_log(const std::vector<LogLine>& lines, const std::string& file) {
   HcclDemoReader reader(file);
-  reader.read(log_lines(text));
+  reader.read(lines);
   return reader.finish();
 }
 

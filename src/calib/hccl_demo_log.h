@@ -18,6 +18,6 @@
 
 namespace tp::calib {
 
-std::vector<LogRun> parse_hccl_demo_log(const std::string& text, const std::string& file);
+std::vector<LogRun> parse_hccl_demo_log(const std::vector<LogLine>& lines, const std::string& file);
 
 }  // namespace tp::calib

@@ -176,9 +176,9 @@ class NcclTestsReader {
 
 }  // namespace
 
-std::vector<LogRun> parse_nccl_tests_log(const std::string& text, const std::string& file) {
+std::vector<LogRun> parse_nccl_tests_log(const std::vector<LogLine>& lines, const std::string& file) {
   NcclTestsReader reader(file);
-  for (const LogLine& l : log_lines(text)) reader.line(l);
+  for (const LogLine& l : lines) reader.line(l);
   return reader.finish();
 }
 

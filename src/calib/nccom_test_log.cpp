@@ -87,12 +87,12 @@ NccomColumns read_header(const LogLine& l, const std::string& file) {
 
 }  // namespace
 
-std::vector<LogRun> parse_nccom_test_log(const std::string& text, const std::string& file) {
+std::vector<LogRun> parse_nccom_test_log(const std::vector<LogLine>& lines, const std::string& file) {
   std::vector<LogRun> runs;
   Command command;
   NccomColumns columns;
   bool table_open = false;
-  for (const LogLine& l : log_lines(text)) {
+  for (const LogLine& l : lines) {
     const auto& t = l.tokens;
     if (t.empty()) continue;
     const auto program = std::find_if(t.begin(), t.end(), [](const std::string& w) {

@@ -16,6 +16,6 @@
 
 namespace tp::calib {
 
-std::vector<LogRun> parse_nccom_test_log(const std::string& text, const std::string& file);
+std::vector<LogRun> parse_nccom_test_log(const std::vector<LogLine>& lines, const std::string& file);
 
 }  // namespace tp::calib

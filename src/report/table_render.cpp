@@ -141,15 +141,16 @@ void render_text(std::ostream& out, const Table& table) {
   const std::size_t n = table.columns.size();
   std::vector<std::size_t> widths(n);
   std::vector<bool> right(n);
-  std::vector<std::vector<std::string>> texts;               // row, column
-  std::vector<std::vector<std::vector<std::string>>> cells;  // row, column, line
+  std::vector<std::vector<std::string>> texts;  // row, column
+  // Row, column, line: only where a cell wraps (empty: the cell is its text).
+  std::vector<std::vector<std::vector<std::string>>> cells;
   for (std::size_t c = 0; c < n; ++c) right[c] = right_aligned(table.columns[c], table.rows, c);
+  texts.reserve(table.rows.size());
   for (const auto& row : table.rows) {
     auto& text = texts.emplace_back();
-    auto& line = cells.emplace_back();
+    text.reserve(n);
     for (std::size_t c = 0; c < n; ++c) {
       text.push_back(human_cell(row[c], table.columns[c]));
-      line.push_back({text.back()});
       widths[c] = std::max(widths[c], display_width(text.back()));
     }
   }
@@ -169,7 +170,10 @@ void render_text(std::ostream& out, const Table& table) {
     widths[c] = std::max(widths[c], header_widths[c]);
     two_line_header = two_line_header || !header_second[c].empty();
   }
-  if (one_line_width > kTextWidth) wrap_wide_cells(texts, cells, widths, right, header_widths);
+  if (one_line_width > kTextWidth) {
+    cells.assign(texts.size(), std::vector<std::vector<std::string>>(n));
+    wrap_wide_cells(texts, cells, widths, right, header_widths);
+  }
   // The last resort before a line runs past the terminal: one space between columns.
   const std::string gap = table_width(widths, 2) > kTextWidth ? " " : "  ";
   auto emit = [&](const std::vector<std::string>& line) {
@@ -184,13 +188,20 @@ void render_text(std::ostream& out, const Table& table) {
   emit(header);
   if (two_line_header) emit(header_second);
   emit(rule);
-  for (const auto& row : cells) {
+  for (std::size_t r = 0; r < texts.size(); ++r) {
     std::size_t height = 1;
-    for (const auto& cell : row) height = std::max(height, cell.size());
+    if (!cells.empty())
+      for (const auto& cell : cells[r]) height = std::max(height, cell.size());
+    if (height == 1) {
+      emit(texts[r]);
+      continue;
+    }
     for (std::size_t k = 0; k < height; ++k) {
       std::vector<std::string> line(n);
-      for (std::size_t c = 0; c < n; ++c)
-        if (k < row[c].size()) line[c] = row[c][k];
+      for (std::size_t c = 0; c < n; ++c) {
+        const auto& wrapped = cells[r][c];
+        line[c] = wrapped.empty() ? (k == 0 ? texts[r][c] : std::string()) : k < wrapped.size() ? wrapped[k] : "";
+      }
       emit(line);
     }
   }

@@ -1,7 +1,8 @@
 // JSON from the text of a file, as every loader reads it.
-// Malformed text, a number too large for a double, or nesting deeper than
+// Malformed text, a number too large for a double, nesting deeper than
 // kMaxJsonDepth (our files nest a few levels; deeper only exhausts the stack
-// of recursive copies) throws SpecError(file, "", what was expected).
+// of recursive copies), or a key given twice in one object (SpecError's field
+// is its path) throws SpecError(file, field, what was expected).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

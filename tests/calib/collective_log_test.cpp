@@ -54,14 +54,14 @@ TEST(CollectiveLog, BusFactorsAreNcclTests) {
 
 TEST(CollectiveLog, TellsTheFormatFromTheContent) {
   auto format = [](const std::string& name) {
-    return detect_log_format(tp::spec::read_text_file(log_fixture(name)), name);
+    return detect_log_format(log_lines(tp::spec::read_text_file(log_fixture(name))), name);
   };
   EXPECT_EQ(format("nccl_all_reduce_p5_8ranks.log"), LogFormat::nccl_tests);
   EXPECT_EQ(format("nccl_all_gather_p5_16ranks_2hosts.log"), LogFormat::nccl_tests);
   EXPECT_EQ(format("nccom_allr_trn1_32ranks.log"), LogFormat::nccom_test);
   EXPECT_EQ(format("hccl_all_reduce_dl1_8ranks.log"), LogFormat::hccl_demo);
   EXPECT_EQ(format("hccl_all_gather_dl1_benchmark.log"), LogFormat::hccl_demo);
-  expect_refusal([] { detect_log_format("hello\nworld\n", "x.log"); }, "x.log", "", "no result table header");
+  expect_refusal([] { detect_log_format(log_lines("hello\nworld\n"), "x.log"); }, "x.log", "", "no result table header");
 }
 
 TEST(CollectiveLog, NcclTestsClassicTellsTheOperationFromRedopAndRatio) {

@@ -5,6 +5,7 @@
 
 #include "expect_spec_error.h"
 #include "spec/error.h"
+#include "spec/json_text.h"
 #include "spec/load.h"
 
 using namespace tp::spec;
@@ -254,4 +255,16 @@ TEST(LoadHardware, CollectiveShareBandIsCheckedAndKept) {
   json k = trn1();
   k["fabric"]["collective_share"] = {{"centre", 0.8}, {"low", 0.7}, {"high", 0.9}, {"source", "s"}, {"extra", 1}};
   expect_spec_error([&] { hardware_from_json(k, "x.json"); }, "$.fabric.collective_share", "extra");
+}
+
+// A key given twice in one object is refused with its path (issue 41.1):
+// nlohmann's parser keeps the last value silently, Hydra refuses the YAML
+// equivalent, and a descriptor that says two things means neither.
+TEST(JsonText, AKeyGivenTwiceIsRefusedWithItsPath) {
+  expect_spec_error([] { parse_json_text(R"({"layers": 32, "hidden": 4096, "layers": 2})", "m.json"); }, "$.layers",
+                    "\"layers\" is given twice", "m.json");
+  expect_spec_error([] { parse_json_text(R"({"a": [{"b": 1, "c": {"d": 1, "d": 2}}]})", "m.json"); }, "$.a[].c.d",
+                    "given twice");
+  // The same key in sibling objects, or in an array's objects, is fine.
+  EXPECT_NO_THROW(parse_json_text(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 1}, {"k": 2}]})", "m.json"));
 }
