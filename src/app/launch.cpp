@@ -47,10 +47,19 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   exporting::ReadLaunch read = exporting::read_launch_config(file);
   exporting::LaunchJob& job = read.job;
 
+  // A name the file's trainplan header gives is refused naming the file and the header's field.
+  auto from_header = [&file](const std::string& field, const std::string& value, auto load) {
+    try {
+      load(value);
+    } catch (const spec::SpecError& e) {
+      throw spec::SpecError(file, "trainplan header " + field + "=" + value, e.what());
+    }
+  };
   // Hardware: --hardware, else the file's trainplan header.
   if (!given(c, "--hardware")) {
     if (job.hardware_name.empty())
       throw spec::SpecError(file, "--hardware", "the instance type (the file does not name one): give --hardware");
+    from_header("hardware", job.hardware_name, [](const std::string& v) { spec::load_hardware(v); });
     s.hardware = job.hardware_name;
   }
   const spec::HardwareSpec hardware = spec::load_hardware(s.hardware);
@@ -60,11 +69,15 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                           std::to_string(hardware.devices_per_instance()) + " on " + hardware.name + ", found " +
                               std::to_string(job.devices_per_instance));
   // Stack: --stack, else the header, else the format's own.
-  if (!given(c, "--stack")) s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
+  if (!given(c, "--stack")) {
+    if (!job.stack_name.empty()) from_header("stack", job.stack_name, [](const std::string& v) { spec::load_stack(v); });
+    s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
+  }
   else exporting::check_serves_stack(read.format, spec::load_stack(s.stack).name, file);
   // Model: --model, else the header's name, else the file's architecture.
   if (!given(c, "--model")) {
     if (!job.model_name.empty()) {
+      from_header("model", job.model_name, [](const std::string& v) { spec::load_model(v); });
       s.model = job.model_name;
     } else if (job.has_architecture) {
       s.model_spec = job.model;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
@@ -74,6 +75,9 @@ class RepeatedKeyFinder : public YAML::EventHandler {
   std::string last_key_;
 };
 
+// yaml-cpp's DepthGuard limit (yaml-cpp/depthguard.h: DepthGuard<max_depth = 2000>).
+constexpr int kYamlMaxDepth = 2000;
+
 }  // namespace
 
 YamlFields::YamlFields(const std::string& text, const std::string& file) : file_(file) {
@@ -87,6 +91,10 @@ YamlFields::YamlFields(const std::string& text, const std::string& file) : file_
     // reads one document only.
     for (int i = 0; i < 3 && parser.HandleNextDocument(finder); ++i) {
     }
+  } catch (const YAML::DeepRecursion& e) {  // yaml-cpp says only "bad file"
+    throw spec::SpecError(file, "", "YAML nested at most " + std::to_string(kYamlMaxDepth) +
+                                        " levels deep, as yaml-cpp reads it (deeper at line " +
+                                        std::to_string(e.mark.line + 1) + ")");
   } catch (const YAML::Exception& e) {
     throw spec::SpecError(file, "", "valid YAML (line " + std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
   }

@@ -152,11 +152,24 @@ std::string value_text(const CLI::Option& option) {
 // progress bar in a library); quiet=True or False is taken and changes nothing.
 bool reserved(const std::string& key) { return key == "format" || key == "help" || key == "help_all"; }
 
+// A keyword's value (or name) as the UTF-8 text the command reads. Bytes are
+// refused rather than read as their repr ("b'x'"), and a str UTF-8 cannot hold
+// (a lone surrogate) as an ArgumentError rather than Python's UnicodeEncodeError.
+std::string utf8_text(const py::module_& module, const std::string& key, const py::handle value) {
+  if (py::isinstance<py::bytes>(value) || py::isinstance<py::bytearray>(value))
+    raise_argument_error(module, key + ": a str, number or list of them, not bytes (decode it first)");
+  try {
+    return std::string(py::str(value));
+  } catch (const py::error_already_set&) {
+    raise_argument_error(module, key + ": text UTF-8 can encode (it holds a lone surrogate or similar)");
+  }
+}
+
 // "--seq-len=4096", "--sp", "--hardware=a,b": one token per keyword; None and False give none.
 std::vector<std::string> arguments_of(const py::module_& module, const CLI::App& command, const py::kwargs& kwargs) {
   std::vector<std::string> tokens;
   for (const auto& [key_handle, value] : kwargs) {
-    const std::string key = py::str(key_handle);
+    const std::string key = utf8_text(module, "a keyword", key_handle);
     if (key == "quiet") continue;
     if (reserved(key))
       raise_argument_error(module, key + ": set by the module (the document is always --format json, with no progress "
@@ -177,10 +190,10 @@ std::vector<std::string> arguments_of(const py::module_& module, const CLI::App&
     if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
       for (const py::handle item : value) {
         if (!text.empty()) text += ',';
-        text += std::string(py::str(item));
+        text += utf8_text(module, key, item);
       }
     } else {
-      text = py::str(value);
+      text = utf8_text(module, key, value);
     }
     // A NUL would end the string the command reads: 'llama2-7b\0evil' ran as llama2-7b.
     if (text.find('\0') != std::string::npos)

@@ -287,3 +287,37 @@ TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {
 
 }  // namespace
 }  // namespace tp::cli
+
+namespace tp::cli {
+namespace {
+
+// Names a file's trainplan header gives that do not load are refused naming the
+// file and the header's field, not only the name (issue 41, messages); YAML
+// nested past yaml-cpp's depth guard says so rather than "bad file".
+TEST(LaunchCli, WhatAFileItselfGetsWrongNamesTheFile) {
+  const std::string job = scratch("header.sh");
+  ASSERT_EQ(run_cli("export -q --to megatron --out " + job + " --model llama2-7b --hardware p5.48xlarge --instances 2 "
+                    "--tp 8 --sp --precision mixed-bf16").code, 0);
+  std::string text;
+  {
+    std::ifstream in(job);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"hardware=p5.48xlarge", "hardware=p9.huge"}, {"stack=megatron-lm", "stack=no-such-stack"}}) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << text;
+    std::ofstream(job) << text.substr(0, at) + to + text.substr(at + from.size());
+    const Outcome r = run_cli("estimate -q --from-config " + job);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(job + ": trainplan header " + to + ": "), std::string::npos) << r.out;
+  }
+  const std::string deep = scratch("deep.yaml");
+  std::ofstream(deep) << "a: " << std::string(2100, '[') << std::string(2100, ']') << "\n";
+  const Outcome r = run_cli("estimate -q --from-config " + deep);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(deep + ": YAML nested at most 2000 levels deep"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tp::cli

@@ -183,6 +183,13 @@ class Errors(unittest.TestCase):
             trainplan.estimate(model="llama2-7b\x00evil")
         self.assertIn("NUL", str(caught.exception))
 
+    def test_text_utf8_cannot_hold_and_bytes_are_argument_errors(self):
+        # Python's own UnicodeEncodeError, and bytes read as their repr "b'x'", before.
+        for bad in (dict(model="\udcff"), dict(hardware=["trn1.32xlarge", "\udcff"]), {"\udcff": 1},
+                    dict(model=b"llama2-7b")):
+            with self.assertRaises(trainplan.ArgumentError):
+                trainplan.estimate(**bad)
+
     def test_calls_after_errors_still_work(self):
         for bad in (dict(model="no-such-model"), dict(tp=7), dict(bogus=1)):
             with self.assertRaises(trainplan.Error):
