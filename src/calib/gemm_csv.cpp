@@ -121,8 +121,11 @@ GemmCsv parse_gemm_csv(const std::string& text, const std::string& file) {
                             "bf16, fp32 or fp8 (the dtypes hardware descriptors state peaks for), got " +
                                 log_excerpt(t.dtype));
     t.seconds = log_number(cell("seconds"), file, l.number, "seconds");
-    if (!(t.seconds > 0))
-      throw spec::SpecError(log_where(file, l.number), "seconds", "a time above 0, got " + log_excerpt(cell("seconds")));
+    // A GEMM takes at least a nanosecond and at most a day: outside that the
+    // unit is wrong, and its rate would print as "inf%" of the peak.
+    if (!(t.seconds >= 1e-9 && t.seconds <= 86400))
+      throw spec::SpecError(log_where(file, l.number), "seconds",
+                            "a time from 1e-9 to 86400 seconds, got " + log_excerpt(cell("seconds")));
     const std::string device = cell("device");
     if (device.empty()) throw spec::SpecError(log_where(file, l.number), "device", "the device the GEMM ran on, got ''");
     if (first_device.empty()) {

@@ -89,8 +89,13 @@ double log_number(const std::string& token, const std::string& file, int line, c
   char* end = nullptr;
   const double v = token.empty() ? 0 : std::strtod(token.c_str(), &end);
   const bool alpha = !token.empty() && (std::isalpha(static_cast<unsigned char>(token[0])) != 0);  // inf, nan
-  if (token.empty() || alpha || end != token.c_str() + token.size() || errno == ERANGE || !std::isfinite(v))
+  const bool underflow = errno == ERANGE && std::isfinite(v) && std::fabs(v) < 1;  // 4.5e-323 is finite
+  if (token.empty() || alpha || end != token.c_str() + token.size() || (errno == ERANGE && !underflow) ||
+      !std::isfinite(v))
     throw spec::SpecError(log_where(file, line), field, "a finite number, got " + log_excerpt(token));
+  if (underflow)
+    throw spec::SpecError(log_where(file, line), field,
+                          "a number zero or above 1e-300 in size (too small to compute with), got " + log_excerpt(token));
   return v;
 }
 

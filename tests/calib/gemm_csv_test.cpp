@@ -67,9 +67,9 @@ TEST(GemmCsv, NonNumericValueNamesLineAndField) {
   expect_refusal(std::string(kHeader) + "256.5,1024,512,bf16,1e-3,gpu\n", {"t.csv:2", "m:", "whole number"});
 }
 
-TEST(GemmCsv, NonPositiveSecondsAndDimensionsAreRefused) {
-  expect_refusal(std::string(kHeader) + "256,1024,512,bf16,0,gpu\n", {"t.csv:2", "seconds", "above 0"});
-  expect_refusal(std::string(kHeader) + "256,1024,512,bf16,-1e-3,gpu\n", {"t.csv:2", "seconds", "above 0"});
+TEST(GemmCsv, SecondsOutsideANanosecondToADayAndNonPositiveDimensionsAreRefused) {
+  expect_refusal(std::string(kHeader) + "256,1024,512,bf16,0,gpu\n", {"t.csv:2", "seconds", "from 1e-9 to 86400"});
+  expect_refusal(std::string(kHeader) + "256,1024,512,bf16,-1e-3,gpu\n", {"t.csv:2", "seconds", "from 1e-9 to 86400"});
   expect_refusal(std::string(kHeader) + "0,1024,512,bf16,1e-3,gpu\n", {"t.csv:2", "m:", "from 1"});
   expect_refusal(std::string(kHeader) + "256,1024,512,bf16,nan,gpu\n", {"t.csv:2", "seconds", "finite"});
 }
