@@ -74,12 +74,30 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
   }
   else exporting::check_serves_stack(read.format, spec::load_stack(s.stack).name, file);
-  // Model: --model, else the header's name, else the file's architecture.
+  // Model: --model, else the header's name, else the file's architecture. A
+  // header name trainplan has no descriptor for (a job exported from a Hugging
+  // Face config.json names the model as the config does) gives way to the
+  // architecture the file states.
   if (!given(c, "--model")) {
-    if (!job.model_name.empty()) {
-      from_header("model", job.model_name, [](const std::string& v) { spec::load_model(v); });
+    bool header_model_loads = !job.model_name.empty();
+    if (header_model_loads && job.has_architecture) {
+      try {
+        spec::load_model(job.model_name);
+      } catch (const spec::SpecError&) {
+        header_model_loads = false;
+      }
+    }
+    if (header_model_loads) {
+      try {
+        spec::load_model(job.model_name);
+      } catch (const spec::SpecError& e) {
+        throw spec::SpecError(file, "trainplan header model=" + job.model_name,
+                              std::string(e.what()) + "; the file states no architecture: give --model (a name, a "
+                                                      "models/*.json or the config.json the job was exported from)");
+      }
       s.model = job.model_name;
     } else if (job.has_architecture) {
+      if (!job.model_name.empty()) job.model.name = job.model_name;
       s.model_spec = job.model;
     } else {
       throw spec::SpecError(file, "--model", "the model (the file states no vocabulary size): give --model");

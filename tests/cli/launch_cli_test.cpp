@@ -235,7 +235,8 @@ TEST(LaunchCli, NamesFromFilesCannotInjectLinesIntoGeneratedConfigs) {
                        {"num_attention_heads", 32}, {"num_key_value_heads", 32}, {"num_hidden_layers", 32},
                        {"vocab_size", 32000}, {"max_position_embeddings", 4096}, {"rms_norm_eps", 1e-5},
                        {"hidden_act", "silu"}, {"model_type", "llama"},
-                       {"_name_or_path", "x\ntouch " + marker + "\n$(touch " + marker + ") `touch " + marker + "`"}};
+                       {"_name_or_path", "x\ntouch " + marker + "\n$(touch " + marker + ") `touch " + marker +
+                                             "` ' \" \\ " + std::string(1, '\0') + " # : - [ {"}};
   std::ofstream(config) << hf.dump();
   const std::vector<std::pair<std::string, std::string>> exports = {
       {"megatron", "--hardware p5.48xlarge --stack megatron-lm"},
@@ -253,6 +254,9 @@ TEST(LaunchCli, NamesFromFilesCannotInjectLinesIntoGeneratedConfigs) {
     if (format != "nemo" && format != "nxd") {
       EXPECT_EQ(std::system(("bash -n " + out).c_str()), 0) << format;
     }
+    // Every format reads back (the YAML through yaml-cpp) for the same model.
+    const Outcome back = run_cli("estimate -q --format json --from-config " + out + " --model " + config);
+    EXPECT_EQ(back.code, 0) << format << "\n" << back.out;
   }
   EXPECT_FALSE(fs::exists(marker));
 }
@@ -311,6 +315,25 @@ TEST(LaunchCli, WhatAFileItselfGetsWrongNamesTheFile) {
     const Outcome r = run_cli("estimate -q --from-config " + job);
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(job + ": trainplan header " + to + ": "), std::string::npos) << r.out;
+  }
+  // A job exported from a Hugging Face config.json names the model as the config
+  // does: a Megatron script states the architecture, so it reads back without
+  // --model; a NeMo YAML states no vocabulary, so it asks for --model.
+  const std::string hf = "tests/fuzz/corpus/hf_config/mistral-7b-config.json";
+  for (const std::string format : {"megatron", "nemo"}) {
+    const std::string out = scratch("from-hf." + format + (format == "nemo" ? ".yaml" : ".sh"));
+    ASSERT_EQ(run_cli("export -q --to " + format + " --out " + out + " --model " + hf + " --hardware p5.48xlarge "
+                      "--stack " + (format == "nemo" ? "nemo" : "megatron-lm") + " --instances 2 --tp 8 --sp "
+                      "--precision mixed-bf16").code, 0) << format;
+    const Outcome back = run_cli("estimate -q --from-config " + out);
+    if (format == "megatron") {
+      EXPECT_EQ(back.code, 0) << back.out;
+      EXPECT_EQ(back.out.rfind("mistral on 2 x p5.48xlarge", 0), 0u) << back.out;
+    } else {
+      EXPECT_EQ(back.code, 2) << back.out;
+      EXPECT_NE(back.out.find("trainplan header model=mistral: "), std::string::npos) << back.out;
+      EXPECT_NE(back.out.find("give --model"), std::string::npos) << back.out;
+    }
   }
   const std::string deep = scratch("deep.yaml");
   std::ofstream(deep) << "a: " << std::string(2100, '[') << std::string(2100, ']') << "\n";
