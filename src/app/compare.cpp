@@ -4,7 +4,7 @@
 
 #include "cost/train_time.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 CompareResult run_compare(const SearchQuery& query, const std::string& at, const std::vector<int>& counts,
                           const SearchRunner& run) {
@@ -50,4 +50,4 @@ CompareResult run_compare(const SearchQuery& query, const std::string& at, const
   return c;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

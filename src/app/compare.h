@@ -13,7 +13,7 @@
 #include "search/ranker.h"
 #include "spec/price_choice.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 struct ComparedPlan {
   std::size_t hardware = 0;                          // index into CompareResult::scenarios
@@ -43,4 +43,4 @@ struct CompareResult {
 CompareResult run_compare(const SearchQuery& query, const std::string& at, const std::vector<int>& instance_counts,
                           const SearchRunner& run);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -8,7 +8,7 @@
 #include "cost/uncertainty.h"
 #include "spec/error_bands.h"
 
-namespace tp::app {
+namespace trainplan::app {
 namespace {
 
 // The held-out error bands put on this estimate's throughput and memory. The
@@ -73,4 +73,4 @@ std::optional<spec::Plan> best_plan_at(const Scenario& s, int instances) {
   return r.top.front().evaluation.plan;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

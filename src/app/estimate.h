@@ -11,7 +11,7 @@
 #include "cost/evaluate.h"
 #include "report/estimate_report.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 struct EstimateOutcome {
   Scenario scenario;           // with the plan's defaults among its assumptions
@@ -30,4 +30,4 @@ EstimateOutcome estimate_plan(const ScenarioOptions& scenario, const PlanOptions
 // what to suggest when the default plan is refused.
 std::optional<spec::Plan> best_plan_at(const Scenario& scenario, int instances);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -6,7 +6,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::app {
+namespace trainplan::app {
 namespace {
 
 bool given(const std::set<std::string>& c, const std::string& name) { return c.count(name) > 0; }
@@ -161,4 +161,4 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   return read;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -9,7 +9,7 @@
 #include "app/scenario.h"
 #include "export/launch_config.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 // `plan` of `scenario` as the job the export formats write.
 exporting::LaunchJob launch_job(const Scenario& scenario, const spec::Plan& plan);
@@ -25,4 +25,4 @@ enum class LaunchUse { job, reference };
 exporting::ReadLaunch apply_launch_config(const std::string& file, const std::set<std::string>& given,
                                           ScenarioOptions& scenario, PlanOptions& plan, LaunchUse use = LaunchUse::job);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

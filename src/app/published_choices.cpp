@@ -8,7 +8,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::app {
+namespace trainplan::app {
 namespace {
 
 // The search's own defaults (throughput, on-demand price, async TP off): the
@@ -132,4 +132,4 @@ report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
   return t;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -14,7 +14,7 @@
 #include "validate/measured_run.h"
 #include "validate/validation.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 struct ChoiceCheck {
   validate::PublishedChoice choice;
@@ -34,4 +34,4 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
                                                  const validate::ValidationResult& v);
 report::Table choices_table(const std::vector<ChoiceCheck>& checks);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -11,7 +11,7 @@
 #include "spec/precision_support.h"
 #include "spec/load.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& model, const spec::Stack& stack,
                              std::vector<std::string>& assumptions) {
@@ -190,4 +190,4 @@ spec::Plan to_plan(const PlanOptions& o, const spec::Stack& stack, std::vector<s
   return p;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -15,7 +15,7 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 struct ScenarioOptions {
   std::string model = "llama2-7b";
@@ -67,4 +67,4 @@ spec::Recompute default_recompute(const spec::Stack& stack);
 // The plan the options name, recompute defaulted from the stack (and said in `assumptions`).
 spec::Plan to_plan(const PlanOptions& options, const spec::Stack& stack, std::vector<std::string>* assumptions = nullptr);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

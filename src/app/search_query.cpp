@@ -8,7 +8,7 @@
 #include "cost/uncertainty.h"
 #include "spec/error.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 std::vector<std::string> split_hardware(const std::string& text) {
   std::vector<std::string> out;
@@ -132,4 +132,4 @@ search::SearchResult search_best(const SearchQuery& q, const Scenario& s, const 
   return search_scenario(q, s, counts, price, run, label, 1).result;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

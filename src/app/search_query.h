@@ -17,7 +17,7 @@
 #include "spec/error_bands.h"
 #include "spec/price_choice.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 struct SearchQuery {
   ScenarioOptions scenario;
@@ -81,4 +81,4 @@ report::PlanVerdicts plan_verdicts(const search::SearchResult& result, const std
 search::SearchResult search_best(const SearchQuery& q, const Scenario& scenario, const std::vector<int>& instance_counts,
                                  const spec::PriceChoice& price, const SearchRunner& run, const std::string& label);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -4,7 +4,7 @@
 #include "report/plan_text.h"
 #include "report/step_difference.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 SweepResult run_sweep(const SearchQuery& q, const std::vector<int>& counts, const SearchRunner& run) {
   SweepResult result;
@@ -59,4 +59,4 @@ SweepResult run_sweep(const SearchQuery& q, const std::vector<int>& counts, cons
   return result;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

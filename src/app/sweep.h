@@ -14,7 +14,7 @@
 #include "cost/uncertainty.h"
 #include "search/ranker.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 struct SweepPoint {
   int instances = 0, devices = 0;
@@ -41,4 +41,4 @@ struct SweepResult {
 
 SweepResult run_sweep(const SearchQuery& query, const std::vector<int>& instance_counts, const SearchRunner& run);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -8,7 +8,7 @@
 #include "validate/error_bands.h"
 #include "validate/predictor.h"
 
-namespace tp::app {
+namespace trainplan::app {
 namespace {
 
 // The shapes every fit starts from: the assumed defaults of spec::Calibration.
@@ -105,4 +105,4 @@ FitOutcome fit_calibration(const FitQuery& o) {
   return out;
 }
 
-}  // namespace tp::app
+}  // namespace trainplan::app

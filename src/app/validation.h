@@ -13,7 +13,7 @@
 #include "validate/fit.h"
 #include "validate/validation.h"
 
-namespace tp::app {
+namespace trainplan::app {
 
 // The share of runs each held-out band holds between its low and high ends.
 inline constexpr double kErrorBandCoverage = 0.8;
@@ -54,4 +54,4 @@ struct FitOutcome {
 
 FitOutcome fit_calibration(const FitQuery& query);
 
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -14,12 +14,12 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using tp::bench::median;
+using trainplan::bench::median;
 
 }  // namespace
 
 int main() {
-  using namespace tp;
+  using namespace trainplan;
   const spec::ModelSpec llama7 = spec::load_model("llama2-7b");
   const spec::ModelSpec big = spec::load_model("gpt3-175b");
   const spec::HardwareSpec trn1 = spec::load_hardware("trn1.32xlarge");

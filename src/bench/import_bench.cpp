@@ -45,31 +45,31 @@ std::string nccl_tests_log(int rows) {
 int main() {
   const int rows = 100000;
   const std::string text = nccl_tests_log(rows);
-  const tp::spec::HardwareSpec hardware = tp::spec::load_hardware("p5.48xlarge");
-  const tp::net::Cluster cluster(hardware);
-  tp::calib::LogHints hints;
+  const trainplan::spec::HardwareSpec hardware = trainplan::spec::load_hardware("p5.48xlarge");
+  const trainplan::net::Cluster cluster(hardware);
+  trainplan::calib::LogHints hints;
   hints.ranks = 8;
   std::vector<double> read_s, fit_s, check_s, json_s, total_s;
   std::size_t sink = 0;
   for (int repeat = 0; repeat < 5; ++repeat) {
     const auto t0 = Clock::now();
-    const std::vector<tp::calib::CollectiveRun> runs = tp::calib::read_collective_log(text, "bench.log", hints);
+    const std::vector<trainplan::calib::CollectiveRun> runs = trainplan::calib::read_collective_log(text, "bench.log", hints);
     read_s.push_back(seconds_since(t0));
     auto t = Clock::now();
-    tp::spec::CalibrationFile base;
-    base.calibration = tp::spec::assumed_calibration(hardware);
-    const tp::calib::CollectiveFit fit = tp::calib::fit_collectives(runs, cluster, base.calibration.collective);
+    trainplan::spec::CalibrationFile base;
+    base.calibration = trainplan::spec::assumed_calibration(hardware);
+    const trainplan::calib::CollectiveFit fit = trainplan::calib::fit_collectives(runs, cluster, base.calibration.collective);
     fit_s.push_back(seconds_since(t));
     t = Clock::now();
-    sink += tp::calib::check_collectives(runs, cluster, base.calibration.collective).size();
+    sink += trainplan::calib::check_collectives(runs, cluster, base.calibration.collective).size();
     check_s.push_back(seconds_since(t));
     t = Clock::now();
-    const auto file = tp::calib::collective_calibration(base, runs, fit, {"bench", "2026-01-01", "default", {{"name", "p5.48xlarge"}}}, "bench");
-    sink += tp::spec::calibration_to_json(file).dump(2).size();
+    const auto file = trainplan::calib::collective_calibration(base, runs, fit, {"bench", "2026-01-01", "default", {{"name", "p5.48xlarge"}}}, "bench");
+    sink += trainplan::spec::calibration_to_json(file).dump(2).size();
     json_s.push_back(seconds_since(t));
     total_s.push_back(seconds_since(t0));
   }
-  using tp::bench::median;
+  using trainplan::bench::median;
   std::printf("import of a %d-row nccl-tests log (median of 5): read %.3f s, fit %.3f s, check %.3f s, "
               "calibration JSON %.3f s; total %.3f s (target: under 1 s) [%zu]\n",
               rows, median(read_s), median(fit_s), median(check_s), median(json_s), median(total_s), sink);

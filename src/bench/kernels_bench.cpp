@@ -59,8 +59,8 @@
 extern "C" void openblas_set_num_threads(int);
 #endif
 
-using namespace tp::kernels;
-using tp::bench::LayerGemm;
+using namespace trainplan::kernels;
+using trainplan::bench::LayerGemm;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -138,7 +138,7 @@ std::vector<double> round_robin_medians(int reps, const std::vector<std::functio
       t[i].push_back(seconds_of(fns[i]));
     }
   std::vector<double> out;
-  for (auto& v : t) out.push_back(tp::bench::median(v));
+  for (auto& v : t) out.push_back(trainplan::bench::median(v));
   return out;
 }
 
@@ -264,7 +264,7 @@ int main(int argc, char** argv) {
 
   // Shapes: the calibration sweep's, then each seed model's layer at micro-batch x sequence rows.
   std::vector<LayerGemm> shapes;
-  for (const auto& m : tp::calib::sweep_gemm_shapes(opt.quick)) {
+  for (const auto& m : trainplan::calib::sweep_gemm_shapes(opt.quick)) {
     const bool wgrad = m.label.find("wgrad") != std::string::npos;
     shapes.push_back({"calib: " + m.label, long(m.m), long(m.n), long(m.k), wgrad ? Trans::yes : Trans::no, Trans::no});
   }
@@ -276,9 +276,9 @@ int main(int argc, char** argv) {
   std::vector<Seed> seeds = {{"bert-large", 1, 512, 30522, false}};
   if (!opt.quick) seeds = {{"bert-large", 4, 512, 30522, false}, {"llama2-7b", 1, 2048, 32000, true}};
   for (const Seed& seed : seeds)
-    for (const auto& layer : tp::calib::builtin_layer_shapes())
+    for (const auto& layer : trainplan::calib::builtin_layer_shapes())
       if (layer.model == seed.model)
-        for (const LayerGemm& g : tp::bench::layer_gemms(layer, seed.micro_batch * seed.sequence, seed.vocab, seed.swiglu))
+        for (const LayerGemm& g : trainplan::bench::layer_gemms(layer, seed.micro_batch * seed.sequence, seed.vocab, seed.swiglu))
           shapes.push_back(g);
   if (!opt.only.empty())
     std::erase_if(shapes, [&](const LayerGemm& g) { return g.label.find(opt.only) == std::string::npos; });
@@ -335,7 +335,7 @@ int main(int argc, char** argv) {
               opt.repeat > 1 ? (", each shape's median ratio over " + std::to_string(opt.repeat) + " sweeps").c_str() : "");
   for (int t = 1; t <= opt.threads_max; ++t) {
     std::vector<std::pair<double, std::string>> r;  // (median ratio, shape), lowest first
-    for (const auto& [shape, per_sweep] : ratios[size_t(t)]) r.push_back({tp::bench::median(per_sweep), shape});
+    for (const auto& [shape, per_sweep] : ratios[size_t(t)]) r.push_back({trainplan::bench::median(per_sweep), shape});
     if (r.empty()) continue;
     std::sort(r.begin(), r.end());
     std::vector<double> values;
@@ -343,7 +343,7 @@ int main(int argc, char** argv) {
     int below = 0;
     for (double v : values) below += v < 1.0;
     std::printf("  %d thread(s): %zu shapes, ratio min %.2f (%s), median %.2f; %d below 1.00\n", t, r.size(), r[0].first,
-                r[0].second.c_str(), tp::bench::median(values), below);
+                r[0].second.c_str(), trainplan::bench::median(values), below);
     for (const auto& [v, shape] : r) {
       if (v >= 1.0 || opt.repeat == 1) break;
       std::printf("    below: %s, sweeps", shape.c_str());

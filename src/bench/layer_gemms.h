@@ -10,7 +10,7 @@
 #include "calib/model_shapes.h"
 #include "kernels/gemm.h"
 
-namespace tp::bench {
+namespace trainplan::bench {
 
 struct LayerGemm {
   std::string label;  // "bert-large fc1 fwd"
@@ -41,4 +41,4 @@ inline std::vector<LayerGemm> layer_gemms(const calib::LayerShape& s, long token
   return out;
 }
 
-}  // namespace tp::bench
+}  // namespace trainplan::bench

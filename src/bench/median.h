@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <vector>
 
-namespace tp::bench {
+namespace trainplan::bench {
 
 inline double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
 
-}  // namespace tp::bench
+}  // namespace trainplan::bench

@@ -21,7 +21,7 @@
 
 namespace {
 
-using namespace tp;
+using namespace trainplan;
 
 void run_case(const std::string& model_name, const std::string& hw_name, int seq_len, long batch,
               spec::Precision precision, const spec::Stack& stack, std::vector<int> instances, int threads) {

@@ -6,7 +6,7 @@
 #pragma once
 #include "net/cluster.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 inline double bus_factor(net::Collective op, int ranks) {
   if (ranks < 1) return 0;
@@ -26,4 +26,4 @@ inline double busbw_bytes_per_s(net::Collective op, int ranks, double bytes, dou
   return algbw_bytes_per_s(bytes, seconds) * bus_factor(op, ranks);
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

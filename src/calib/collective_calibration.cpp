@@ -9,7 +9,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 using nlohmann::json;
@@ -134,4 +134,4 @@ StoredCollectives stored_collectives(const spec::CalibrationFile& file, const st
   return s;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -14,7 +14,7 @@
 #include "spec/calibration_io.h"
 #include "spec/hardware_spec.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct CollectiveProvenance {
   std::string how;    // "measured by `trainplan calibrate collectives` (Open MPI v4.1.4)", "imported from nccl-tests logs"
@@ -42,4 +42,4 @@ StoredCollectives stored_collectives(const spec::CalibrationFile& file, const st
 nlohmann::json to_json(const CollectiveRun& run);
 CollectiveRun collective_run_from_json(const nlohmann::json& j, const std::string& file, const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -9,7 +9,7 @@
 #include "calib/median.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
@@ -361,4 +361,4 @@ std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRun>&
   return out;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

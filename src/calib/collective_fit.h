@@ -18,7 +18,7 @@
 #include "net/cluster.h"
 #include "spec/calibration.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 // How a run lies on the hardware: one group of `ranks`, ranks/instances per
 // instance, `stride` devices apart so they tile it. Throws SpecError naming the
@@ -63,4 +63,4 @@ struct CollectiveCheck {
 std::vector<CollectiveCheck> check_collectives(const std::vector<CollectiveRun>& runs, const net::Cluster& cluster,
                                                const spec::CollectiveEfficiency& start);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -13,7 +13,7 @@
 #include "spec/error.h"
 #include "spec/text_file.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 // Printed figures carry 2-3 significant digits at worst; ratios of them agree to this.
@@ -257,4 +257,4 @@ std::vector<CollectiveRun> load_collective_log(const std::string& path, const Lo
   return read_collective_log(spec::read_text_file(path), path, hints);
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

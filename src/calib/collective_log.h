@@ -11,7 +11,7 @@
 #include "calib/collective_run.h"
 #include "calib/log_fields.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct LogHints {
   std::optional<net::Collective> op;  // --op
@@ -38,4 +38,4 @@ std::vector<CollectiveRun> read_collective_log(const std::string& text, const st
                                                const LogHints& hints = {});
 std::vector<CollectiveRun> load_collective_log(const std::string& path, const LogHints& hints = {});
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

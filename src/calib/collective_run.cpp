@@ -1,6 +1,6 @@
 #include "calib/collective_run.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 const char* collective_name(net::Collective op) {
   switch (op) {
@@ -22,4 +22,4 @@ bool parse_collective_name(const std::string& text, net::Collective& op) {
   return false;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -9,7 +9,7 @@
 
 #include "net/cluster.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct CollectiveSample {
   double bytes = 0;              // S, nccl-tests' "size" column
@@ -35,4 +35,4 @@ const char* collective_name(net::Collective op);
 // Those names; false for anything else.
 bool parse_collective_name(const std::string& text, net::Collective& op);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -13,7 +13,7 @@
 #include <memory>
 #endif
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 std::vector<double> collective_sizes(bool quick, double max_bytes) {
   const double top = std::min(max_bytes, quick ? 16.0 * (1 << 20) : double(1 << 30));
@@ -195,4 +195,4 @@ MpiSweep run_mpi_sweep(const MpiSweepOptions& o) {
 
 #endif
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

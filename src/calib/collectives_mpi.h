@@ -16,7 +16,7 @@
 
 #include "calib/collective_run.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 bool mpi_available();  // false when built without MPI (CMake found none)
 
@@ -50,4 +50,4 @@ std::vector<double> collective_sizes(bool quick, double max_bytes);
 
 MpiSweep run_mpi_sweep(const MpiSweepOptions& options);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 std::string cpu_name() {
   std::ifstream in("/proc/cpuinfo");
@@ -15,4 +15,4 @@ std::string cpu_name() {
   return "unknown CPU";
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -4,8 +4,8 @@
 #pragma once
 #include <string>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 std::string cpu_name();
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

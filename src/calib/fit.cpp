@@ -10,7 +10,7 @@
 #include "spec/calibration_origins.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 bool is_memory_op(const std::string& op) { return op != "gemm" && op != "attention" && op != "attention_backward"; }
@@ -244,4 +244,4 @@ Measurement measurement_from_json(const nlohmann::json& j, const std::string& fi
   }
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

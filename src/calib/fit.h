@@ -12,7 +12,7 @@
 #include "spec/calibration_io.h"
 #include "calib/sweep.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 using spec::Calibration;
 using spec::CalibrationFile;
 using spec::GemmEfficiency;
@@ -41,4 +41,4 @@ std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool includ
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j, const std::string& file, const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -7,7 +7,7 @@
 #include "spec/calibration_origins.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 using nlohmann::json;
@@ -105,4 +105,4 @@ StoredGemm stored_gemm_timings(const spec::CalibrationFile& file, const std::str
   return s;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -15,7 +15,7 @@
 #include "calib/gemm_peak.h"
 #include "spec/calibration_io.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct GemmProvenance {
   std::string how;       // "imported by `trainplan calibrate import --gemm` from t.csv"
@@ -40,4 +40,4 @@ struct StoredGemm {
 bool has_gemm_timings(const spec::CalibrationFile& file);
 StoredGemm stored_gemm_timings(const spec::CalibrationFile& file, const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

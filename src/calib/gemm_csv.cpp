@@ -7,7 +7,7 @@
 #include "spec/error.h"
 #include "spec/text_file.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 const char* const kRequired[] = {"m", "n", "k", "dtype", "seconds", "device"};
@@ -161,4 +161,4 @@ GemmCsv read_gemm_csv(const std::string& path) {
   return parse_gemm_csv(spec::read_text_file(path), path);
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

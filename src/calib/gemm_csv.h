@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct GemmTiming {
   double m = 0, n = 0, k = 0;  // C (m x n) = A (m x k) * B (k x n), as the cost model names them
@@ -38,4 +38,4 @@ inline constexpr unsigned long long kMaxGemmCsvBytes = 16ull << 20;
 GemmCsv parse_gemm_csv(const std::string& text, const std::string& file);
 GemmCsv read_gemm_csv(const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -10,7 +10,7 @@
 #include "calib/median.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 using Shape = std::tuple<double, double, double>;
@@ -106,4 +106,4 @@ std::vector<GemmTiming> rows_of_dtype(const GemmCsv& csv, const std::string& dty
   return out;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

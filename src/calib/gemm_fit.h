@@ -10,7 +10,7 @@
 #include "calib/gemm_csv.h"
 #include "spec/calibration.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct GemmShapeFit {
   GemmTiming timing;
@@ -37,4 +37,4 @@ GemmFit fit_gemm_timings(const std::vector<GemmTiming>& rows, double peak_flops_
 // file when it holds several and none is chosen, or none of the chosen one.
 std::vector<GemmTiming> rows_of_dtype(const GemmCsv& csv, const std::string& dtype);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

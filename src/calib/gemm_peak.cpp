@@ -13,7 +13,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 GemmPeak descriptor_peak(const spec::HardwareSpec& hw, const std::string& dtype) {
   const double peak = dtype == "bf16"   ? hw.peak_bf16_flops_per_s
@@ -35,7 +35,7 @@ GemmPeak descriptor_peak(const spec::HardwareSpec& hw, const std::string& dtype)
 }
 
 HostPeaks measure_host_peaks(int threads) {
-  namespace k = tp::kernels;
+  namespace k = trainplan::kernels;
   HostPeaks h;
   h.threads = std::clamp(threads, 1, k::ThreadPool::shared().size());
   h.cpu = cpu_name();
@@ -52,4 +52,4 @@ HostPeaks measure_host_peaks(int threads) {
   return h;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

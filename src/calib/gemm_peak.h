@@ -8,7 +8,7 @@
 
 #include "spec/hardware_spec.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct GemmPeak {
   double flops_per_s = 0;
@@ -29,4 +29,4 @@ struct HostPeaks {
 };
 HostPeaks measure_host_peaks(int threads);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

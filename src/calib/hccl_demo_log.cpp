@@ -6,7 +6,7 @@
 #include "calib/log_fields.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 constexpr double kHcclDemoGB = 1e9;   // common.h formatBW: bytesPerSec / 1e9
@@ -211,4 +211,4 @@ std::vector<LogRun> parse_hccl_demo_log(const std::vector<LogLine>& lines, const
   return reader.finish();
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -16,8 +16,8 @@
 
 #include "calib/collective_log.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 std::vector<LogRun> parse_hccl_demo_log(const std::vector<LogLine>& lines, const std::string& file);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 spec::HardwareSpec host_fabric_hardware(int ranks_per_host, double copy_bytes_per_s) {
   spec::HardwareSpec hw;
@@ -18,4 +18,4 @@ spec::HardwareSpec host_fabric_hardware(int ranks_per_host, double copy_bytes_pe
   return hw;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

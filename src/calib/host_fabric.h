@@ -6,8 +6,8 @@
 #pragma once
 #include "spec/hardware_spec.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 spec::HardwareSpec host_fabric_hardware(int ranks_per_host, double copy_bytes_per_s);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

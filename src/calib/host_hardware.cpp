@@ -2,7 +2,7 @@
 
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 spec::HardwareSpec host_hardware(const CalibrationFile& file) {
   const auto& extra = file.extra;
@@ -34,4 +34,4 @@ spec::HardwareSpec host_hardware(const CalibrationFile& file) {
   return hw;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -6,10 +6,10 @@
 #include "spec/calibration_io.h"
 #include "spec/hardware_spec.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 using spec::Calibration;
 using spec::CalibrationFile;
 
 spec::HardwareSpec host_hardware(const CalibrationFile& file);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -4,7 +4,7 @@
 
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 using json = nlohmann::json;
 
@@ -33,4 +33,4 @@ std::string text(const json& j, const char* key, const std::string& file, const 
   return v.get<std::string>();
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& file,
                              const std::string& path);
@@ -14,4 +14,4 @@ double positive_number(const nlohmann::json& j, const char* key, const std::stri
 int whole(const nlohmann::json& j, const char* key, const std::string& file, const std::string& path, int lo);
 std::string text(const nlohmann::json& j, const char* key, const std::string& file, const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

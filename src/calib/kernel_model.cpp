@@ -8,7 +8,7 @@
 #include "kernels/norm_act.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 // Least squares on relative error (each row divided by its measured time), with
@@ -225,4 +225,4 @@ KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& f
   }
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -11,7 +11,7 @@
 
 #include "calib/sweep.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct MemoryTiers {
   double overhead_s = 0;             // paid only above parallel_from_bytes: waking the other threads
@@ -57,4 +57,4 @@ MemoryTiers fit_memory_tiers(const std::vector<Measurement>& points, const std::
 nlohmann::json to_json(const KernelModel& model);
 KernelModel kernel_model_from_json(const nlohmann::json& j, const std::string& file, const std::string& path);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

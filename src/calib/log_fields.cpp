@@ -8,7 +8,7 @@
 
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 std::vector<LogLine> log_lines(const std::string& text) {
   std::vector<LogLine> out;
@@ -114,4 +114,4 @@ int log_count(const std::string& token, const std::string& file, int line, const
   return int(n);
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

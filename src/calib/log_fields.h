@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct LogLine {
   int number = 0;  // 1-based
@@ -32,4 +32,4 @@ long long log_whole(const std::string& token, const std::string& file, int line,
 // plan may span, cost/plan_check.h); else SpecError naming the field.
 int log_count(const std::string& token, const std::string& file, int line, const std::string& field);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 inline double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -13,4 +13,4 @@ inline double median(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

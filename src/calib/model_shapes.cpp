@@ -1,6 +1,6 @@
 #include "calib/model_shapes.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 const std::vector<LayerShape>& builtin_layer_shapes() {
   static const std::vector<LayerShape> shapes = {
@@ -13,4 +13,4 @@ const std::vector<LayerShape>& builtin_layer_shapes() {
   return shapes;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

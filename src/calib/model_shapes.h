@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct LayerShape {
   std::string model;
@@ -16,4 +16,4 @@ struct LayerShape {
 
 const std::vector<LayerShape>& builtin_layer_shapes();
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

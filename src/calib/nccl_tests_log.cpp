@@ -6,7 +6,7 @@
 #include "calib/log_fields.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 constexpr double kNcclTestsGB = 1e9;  // nccl-tests' GetBw functions divide by 1.0E9
@@ -182,4 +182,4 @@ std::vector<LogRun> parse_nccl_tests_log(const std::vector<LogLine>& lines, cons
   return reader.finish();
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -15,8 +15,8 @@
 
 #include "calib/collective_log.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 std::vector<LogRun> parse_nccl_tests_log(const std::vector<LogLine>& lines, const std::string& file);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -6,7 +6,7 @@
 #include "calib/log_fields.h"
 #include "spec/error.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
 constexpr double kGiB = 1073741824.0;  // the guide: "gibibytes (1GiB = 1,073,741,824 bytes) per second"
@@ -141,4 +141,4 @@ std::vector<LogRun> parse_nccom_test_log(const std::vector<LogLine>& lines, cons
   return runs;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

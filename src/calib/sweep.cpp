@@ -23,10 +23,10 @@
 #include "kernels/onednn_gemm.h"
 #include "kernels/thread_pool.h"
 
-namespace tp::calib {
+namespace trainplan::calib {
 namespace {
 
-namespace k = tp::kernels;
+namespace k = trainplan::kernels;
 
 k::AlignedVector<k::bf16> random_bf16(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -274,4 +274,4 @@ Sweep run_kernel_sweep(const SweepOptions& opt) {
   return sw;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

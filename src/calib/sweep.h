@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct Measurement {
   std::string op;  // gemm, attention, attention_backward, softmax, layernorm, rmsnorm, gelu, swiglu
@@ -69,4 +69,4 @@ std::vector<Measurement> sweep_gemm_shapes(bool quick);
 // The GEMM shapes of the grid before scaling: (tokens, n, k) per layer GEMM and TP degree.
 std::vector<Measurement> gemm_grid(long tokens);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <vector>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 Timing time_op(const std::function<void()>& op, double floor_s, int min_reps, int max_reps) {
   using Clock = std::chrono::steady_clock;
@@ -36,4 +36,4 @@ Timing time_op(const std::function<void()>& op, double floor_s, int min_reps, in
   return out;
 }
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -5,7 +5,7 @@
 #pragma once
 #include <functional>
 
-namespace tp::calib {
+namespace trainplan::calib {
 
 struct Timing {
   double median_s = 0;
@@ -15,4 +15,4 @@ struct Timing {
 
 Timing time_op(const std::function<void()>& op, double floor_s, int min_reps = 3, int max_reps = 1000);
 
-}  // namespace tp::calib
+}  // namespace trainplan::calib

@@ -16,7 +16,7 @@
 #include "report/table_render.h"
 #include "spec/calibration_io.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_calibrate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
@@ -83,4 +83,4 @@ void add_calibrate_command(CLI::App& app) {
   add_import_command(*cmd);       // trainplan calibrate import --collectives (vendor logs)
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -17,7 +17,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct CollectiveOptions {
@@ -125,4 +125,4 @@ void add_collectives_command(CLI::App& calibrate) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

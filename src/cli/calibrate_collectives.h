@@ -4,9 +4,9 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_collectives_command(CLI::App& calibrate);
 void add_import_command(CLI::App& calibrate);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

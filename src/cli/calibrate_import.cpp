@@ -16,7 +16,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct ImportOptions {
@@ -121,4 +121,4 @@ void add_import_command(CLI::App& calibrate) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -13,7 +13,7 @@
 #include "cli/validators.h"
 #include "spec/calibration_io.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 void progress_bar(double fraction, const std::string& what) {
@@ -104,4 +104,4 @@ void add_kernels_command(CLI::App& calibrate) {
 
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

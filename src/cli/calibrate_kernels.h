@@ -8,10 +8,10 @@
 
 #include "calib/fit.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_kernels_command(CLI::App& calibrate);
 // The error of a kernel calibration per op kind, as a fixed-width table on stdout.
 void print_check(const std::vector<calib::CheckRow>& rows);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -11,7 +11,7 @@
 #include "report/table_render.h"
 #include "spec/calibration_lookup.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_output_options(CLI::App* c, CollectiveOutput& o, const std::string& base_default,
                         const std::string& name_default) {
@@ -63,4 +63,4 @@ void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::Ha
   report::render_tables(std::cout, tables, o.format, o.document);
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -16,7 +16,7 @@
 #include "spec/calibration_io.h"
 #include "spec/hardware_spec.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 struct CollectiveOutput {
   std::string out;     // calibration file to write
@@ -41,4 +41,4 @@ void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::Ha
 
 std::string today_iso();
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

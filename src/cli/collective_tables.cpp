@@ -3,7 +3,7 @@
 #include "calib/bus_bandwidth.h"
 #include "report/columns.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 using report::count_column;
 using report::measure_column;
@@ -101,4 +101,4 @@ report::Table check_table(const std::vector<calib::CollectiveCheck>& checks) {
   return t;
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -12,11 +12,11 @@
 #include "report/table.h"
 #include "spec/calibration.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 report::Table runs_table(const std::vector<calib::CollectiveRun>& runs, const net::Cluster& cluster,
                          const spec::CollectiveEfficiency& fitted);
 report::Table fit_table(const calib::CollectiveFit& fit, const std::string& hardware, const std::string& base);
 report::Table check_table(const std::vector<calib::CollectiveCheck>& checks);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -4,7 +4,7 @@
 
 #include "spec/closest_name.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_all_commands(CLI::App& app) {
   add_list_command(app);
@@ -44,4 +44,4 @@ std::string closest_option(const CLI::App& app, const std::string& extras_messag
   return {};
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

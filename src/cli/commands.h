@@ -5,7 +5,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_list_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
@@ -26,4 +26,4 @@ void accept_quiet_everywhere(CLI::App& command);
 // ("--tpp" -> "--tp"); empty when there is none close.
 std::string closest_option(const CLI::App& app, const std::string& extras_message);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -11,7 +11,7 @@
 #include "cli/search_flags.h"
 #include "report/column_choice.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct CompareOptions {
@@ -70,4 +70,4 @@ void add_compare_command(CLI::App& app) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

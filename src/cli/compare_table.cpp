@@ -5,7 +5,7 @@
 #include "report/number_format.h"
 #include "report/plan_text.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 report::Table compare_table(const app::CompareResult& c) {
   using report::NumberStyle;
@@ -75,4 +75,4 @@ report::Table compare_table(const app::CompareResult& c) {
   return t;
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

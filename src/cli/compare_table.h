@@ -6,8 +6,8 @@
 #include "app/compare.h"
 #include "report/table.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 report::Table compare_table(const app::CompareResult& result);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

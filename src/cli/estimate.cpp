@@ -11,7 +11,7 @@
 #include "report/plan_text.h"
 #include "cli/scenario.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct EstimateOptions {
@@ -144,4 +144,4 @@ void add_export_command(CLI::App& app) {
   c->callback([options, c] { run_command(*options, *c); });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

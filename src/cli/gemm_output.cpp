@@ -3,7 +3,7 @@
 #include "report/columns.h"
 #include "report/number_format.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 using report::Column;
@@ -79,4 +79,4 @@ report::Table gemm_check_table(const calib::GemmFit& fit, const std::string& dty
   return t;
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -9,11 +9,11 @@
 #include "calib/gemm_peak.h"
 #include "report/table.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 report::Table gemm_timings_table(const calib::GemmFit& fit, const std::string& file);
 report::Table gemm_fit_table(const calib::GemmFit& fit, const std::string& dtype, const std::string& device,
                              const calib::GemmPeak& peak);
 report::Table gemm_check_table(const calib::GemmFit& fit, const std::string& dtype, const std::string& device);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

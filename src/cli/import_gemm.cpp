@@ -11,7 +11,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 // The threads the CPU timings used: --threads, else the file's "# threads: N".
@@ -117,4 +117,4 @@ void import_gemm(const GemmImportOptions& o) {
   report::render_tables(std::cout, tables, out.format, out.document);
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

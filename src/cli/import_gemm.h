@@ -8,7 +8,7 @@
 
 #include "cli/collective_output.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 struct GemmImportOptions {
   std::string csv, hardware, dtype;
@@ -18,4 +18,4 @@ struct GemmImportOptions {
 
 void import_gemm(const GemmImportOptions& options);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -9,7 +9,7 @@
 #include "spec/load.h"
 #include "spec/text_file.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_emit_options(CLI::App* c, EmitOptions& o) {
   c->add_option("--emit", o.format,
@@ -60,4 +60,4 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::Ap
   return app::apply_launch_config(file, given, scenario, plan, use);
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

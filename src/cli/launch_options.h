@@ -11,7 +11,7 @@
 #include "cli/scenario.h"
 #include "export/launch_config.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 struct EmitOptions {
   std::string format;  // megatron | nemo | nxd | deepspeed; empty: nothing emitted
@@ -30,4 +30,4 @@ std::vector<std::string> emit_launch_config(const EmitOptions& options, const ap
 exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, app::ScenarioOptions& scenario,
                                           app::PlanOptions& plan, app::LaunchUse use = app::LaunchUse::job);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -8,7 +8,7 @@
 #include "report/table_render.h"
 #include "spec/load.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 using report::NumberStyle;
@@ -111,4 +111,4 @@ void add_list_command(CLI::App& app) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -16,25 +16,25 @@ int main(int argc, char** argv) {
       "Every command takes --help; tables take --format text|markdown|csv|json.\n"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
-  tp::cli::add_all_commands(app);
+  trainplan::cli::add_all_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();  // a subcommand's own refusal, already explained on stderr
   } catch (const CLI::ExtrasError& e) {
     // An unknown flag: name the command's option it most likely meant.
-    if (const std::string guess = tp::cli::closest_option(app, e.what()); !guess.empty()) {
+    if (const std::string guess = trainplan::cli::closest_option(app, e.what()); !guess.empty()) {
       std::cerr << "trainplan: " << e.what() << "; did you mean " << guess << "?\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
-  } catch (const tp::spec::SpecError& e) {
+  } catch (const trainplan::spec::SpecError& e) {
     std::cerr << "trainplan: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "trainplan: " << tp::spec::one_line(e.what()) << "\n";
+    std::cerr << "trainplan: " << trainplan::spec::one_line(e.what()) << "\n";
     return 1;
   }
   return 0;

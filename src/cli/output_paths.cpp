@@ -5,7 +5,7 @@
 
 #include "spec/error.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void check_output_path(const std::string& path, const std::string& option) {
   if (path.empty()) return;
@@ -24,4 +24,4 @@ void check_plot_path(const std::string& path, const std::string& option) {
     throw spec::SpecError(option + " " + path, "", "a plot file ending in .png or .svg");
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 std::string key_of(const CLI::Option& option) {
@@ -65,4 +65,4 @@ report::JsonDocument json_document(const CLI::App& command, int version) {
   return {name, version, query_of(command)};
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

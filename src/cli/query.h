@@ -9,11 +9,11 @@
 
 #include "report/json_document.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 nlohmann::ordered_json query_of(const CLI::App& command);
 
 // The document head for `command` (its name is the subcommand's, "calibrate fit" as "calibrate_fit").
 report::JsonDocument json_document(const CLI::App& command, int version = 1);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -2,7 +2,7 @@
 
 #include "cli/validators.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_scenario_options(CLI::App* c, app::ScenarioOptions& o, bool multiple_hardware) {
   c->add_option("-m,--model", o.model, "Model: a name from `trainplan list`, a models/*.json path, or a Hugging Face config.json")
@@ -88,4 +88,4 @@ void add_plan_options(CLI::App* c, app::PlanOptions& o) {
   c->add_flag("--overlap-tp", o.overlap_tp, "Overlap TP collectives with the layer's GEMMs (async TP)");
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -6,9 +6,9 @@
 
 #include "app/scenario.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_scenario_options(CLI::App* command, app::ScenarioOptions& options, bool multiple_hardware = false);
 void add_plan_options(CLI::App* command, app::PlanOptions& options);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

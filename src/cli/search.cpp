@@ -13,7 +13,7 @@
 #include "report/search_tables.h"
 #include "spec/error.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct SearchCommandOptions {
@@ -127,4 +127,4 @@ void add_search_command(CLI::App& app) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -13,7 +13,7 @@
 #include "spec/error.h"
 #include "spec/error_bands.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_instances_option(CLI::App* c, app::SearchQuery& f, const std::string& default_text) {
   f.instances = default_text;
@@ -145,4 +145,4 @@ void say_no_feasible_plan(const std::string& model, const std::string& hardware,
             << " instances: " << search::why_none_kept(drops) << "\n";
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -14,7 +14,7 @@
 #include "report/table_render.h"
 #include "search/ranker.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 void add_instances_option(CLI::App* c, app::SearchQuery& f, const std::string& default_text);
 void add_narrowing_options(CLI::App* c, app::SearchQuery& f);
@@ -32,4 +32,4 @@ app::SearchRunner with_progress(bool quiet);
 void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
                           const search::DropStats& drops);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

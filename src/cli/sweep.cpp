@@ -15,7 +15,7 @@
 #include "cli/sweep_tables.h"
 #include "report/column_choice.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct SweepOptions {
@@ -150,4 +150,4 @@ void add_sweep_command(CLI::App& app) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -7,7 +7,7 @@
 #include "report/number_format.h"
 #include "search/pareto.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 bool said(const report::PlotOutcome& out, const std::string& path, bool quiet) {
@@ -84,4 +84,4 @@ bool write_pareto_plot(const std::string& path, const std::string& title, const 
   return said(report::plot_scatter(sc, path), path, quiet);
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -10,7 +10,7 @@
 #include "report/plot.h"
 #include "spec/error_bands.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 // The best plan of one hardware at one instance count, as the front plots it.
 struct SweepPlotPoint {
@@ -24,4 +24,4 @@ bool write_scaling_plot(const std::string& path, const std::string& title, repor
 bool write_pareto_plot(const std::string& path, const std::string& title, const std::string& price_kinds,
                        const std::vector<SweepPlotPoint>& points, const std::vector<std::string>& hardware, bool quiet);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -1,6 +1,6 @@
 #include "cli/sweep_tables.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 using report::NumberStyle;
 
@@ -38,4 +38,4 @@ void name_scaling_table(report::Table& scaling, const std::string& what, const s
   scaling.notes.push_back("Time and cost to train: wall time with failures (utilisation column); pipeline timed by the DAG.");
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -7,11 +7,11 @@
 
 #include "report/table.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 report::Table scaling_table();
 report::Table failures_table(const std::string& recovery);
 // `what`: "<model> (<workload>), best plan by <objective>" or "..., plan held fixed by flags".
 void name_scaling_table(report::Table& scaling, const std::string& what, const std::string& price_kinds);
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

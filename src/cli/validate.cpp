@@ -25,7 +25,7 @@
 #include "validate/error_bands.h"
 #include "validate/validation.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 struct ValidateOptions {
@@ -152,4 +152,4 @@ void add_fit_command(CLI::App& app) {
   });
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 CLI::Validator whole_in(long long lo, long long hi) {
   return CLI::Validator(
@@ -34,4 +34,4 @@ CLI::Validator non_negative() {
       "NUMBER >= 0");
 }
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

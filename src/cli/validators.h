@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-namespace tp::cli {
+namespace trainplan::cli {
 
 // A whole number from lo to hi in plain decimal digits (no "+", space or leading zero).
 CLI::Validator whole_in(long long lo, long long hi);
@@ -14,4 +14,4 @@ inline CLI::Validator positive_whole() { return whole_in(1, 2147483647); }
 // A finite number >= 0.
 CLI::Validator non_negative();
 
-}  // namespace tp::cli
+}  // namespace trainplan::cli

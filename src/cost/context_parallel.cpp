@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double kv_chunk_bytes(const StepContext& ctx) {
   const spec::ModelSpec& m = ctx.model;
@@ -33,4 +33,4 @@ ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute&
   return t;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

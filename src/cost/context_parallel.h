@@ -10,7 +10,7 @@
 #include "cost/layer_compute.h"
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct ContextParallelTime {
   double forward_s = 0, backward_s = 0;  // exposed, per layer
@@ -22,4 +22,4 @@ struct ContextParallelTime {
 double kv_chunk_bytes(const StepContext& ctx);
 ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute& layer);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

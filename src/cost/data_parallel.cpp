@@ -3,7 +3,7 @@
 #include <algorithm>
 
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision) {
   switch (precision) {
@@ -77,4 +77,4 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   return t;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

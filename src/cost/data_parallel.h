@@ -6,7 +6,7 @@
 #pragma once
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct DataParallelTime {
   double total_s = 0;    // before overlap
@@ -21,4 +21,4 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
 // Bytes of one gradient element as the stack accumulates and reduces it.
 double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

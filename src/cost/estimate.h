@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // Where one step's time goes. The parts add up to step_s.
 struct StepBreakdown {
@@ -126,4 +126,4 @@ struct Estimate {
   int micro_batches = 0;               // per step per DP replica (gradient accumulation)
 };
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

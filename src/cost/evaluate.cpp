@@ -15,7 +15,7 @@
 #include "spec/error.h"
 #include "spec/precision_support.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double StepContext::peak_flops_per_s() const {
   return workload.precision == spec::Precision::fp32 ? hardware.peak_fp32_flops_per_s : hardware.peak_bf16_flops_per_s;
@@ -142,4 +142,4 @@ Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hard
   return Evaluator(model, hardware, stack, calibration, workload).evaluate(plan, method);
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

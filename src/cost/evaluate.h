@@ -17,7 +17,7 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct Evaluation {
   PlanProblem problem = PlanProblem::none;  // none: `estimate` is valid
@@ -53,4 +53,4 @@ Evaluation evaluate(const spec::ModelSpec& model, const spec::HardwareSpec& hard
                     const spec::Calibration& calibration, const spec::Workload& workload, const spec::Plan& plan,
                     PipelineMethod method = PipelineMethod::closed_form);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -1,6 +1,6 @@
 #include "cost/expert_compute.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double routed_rows(const StepContext& ctx) {
   if (!ctx.model.moe()) return 0;
@@ -55,4 +55,4 @@ double moe_memory_s(const StepContext& ctx) {
   return ctx.moe_share() * ctx.stream_s(ctx.ops.residual, bytes);
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

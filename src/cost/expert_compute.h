@@ -8,7 +8,7 @@
 #include "cost/layer_compute.h"
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // Adds the MLP GEMMs (forward and both backward) to the layer.
 void mlp_compute(const StepContext& ctx, LayerCompute& layer);
@@ -22,4 +22,4 @@ double moe_memory_s(const StepContext& ctx);
 // tokens) x the busiest rank's load.
 double routed_rows(const StepContext& ctx);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

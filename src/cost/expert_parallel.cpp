@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double instances_reached_per_token(int experts, int top_k, int instances) {
   if (instances <= 1) return 0;
@@ -56,4 +56,4 @@ ExpertParallelTime expert_parallel(const StepContext& ctx) {
   return t;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

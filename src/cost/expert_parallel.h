@@ -7,7 +7,7 @@
 #pragma once
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct ExpertParallelTime {
   double forward_s = 0, backward_s = 0;  // exposed, per average layer
@@ -22,4 +22,4 @@ double dispatch_bytes(const StepContext& ctx);
 double instances_reached_per_token(int experts, int top_k, int instances);
 ExpertParallelTime expert_parallel(const StepContext& ctx);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

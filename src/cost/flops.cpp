@@ -1,6 +1,6 @@
 #include "cost/flops.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 LayerFlops layer_forward_flops(const spec::ModelSpec& m, double tokens, int seq_len) {
   const double h = m.hidden, q = m.query_hidden(), kv = m.kv_hidden(), heads = m.heads;
@@ -45,4 +45,4 @@ double hardware_flops(const spec::ModelSpec& m, double tokens, int seq_len, spec
   return model_flops(m, tokens, seq_len) + again;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

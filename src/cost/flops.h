@@ -8,7 +8,7 @@
 #include "spec/model_spec.h"
 #include "spec/plan.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // Forward FLOPs of one layer for `tokens` tokens in sequences of `seq_len`.
 struct LayerFlops {
@@ -25,4 +25,4 @@ double model_flops(const spec::ModelSpec& model, double tokens, int seq_len);
 // Hardware FLOPs: model FLOPs plus what recompute runs again.
 double hardware_flops(const spec::ModelSpec& model, double tokens, int seq_len, spec::Recompute recompute);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

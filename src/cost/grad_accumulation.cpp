@@ -2,7 +2,7 @@
 
 #include "cost/data_parallel.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double grad_accumulation_s(const StepContext& ctx) {
   const spec::Plan& p = ctx.plan;
@@ -16,4 +16,4 @@ double grad_accumulation_s(const StepContext& ctx) {
   return (p.grad_accum - 1) * ctx.stream_s(ctx.ops.residual, bytes);
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -7,8 +7,8 @@
 #pragma once
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double grad_accumulation_s(const StepContext& ctx);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -5,7 +5,7 @@
 
 #include "cost/expert_compute.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double gemm_s(const StepContext& ctx, double peak, double m, double n, double k) {
   return 2 * m * n * k / (peak * ctx.calibration.gemm.at(m, n, k));
@@ -214,4 +214,4 @@ EdgeCompute edge_compute(const StepContext& ctx) {
   return edge;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

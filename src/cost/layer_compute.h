@@ -6,7 +6,7 @@
 #pragma once
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct LayerCompute {
   double gemm_forward_s = 0, gemm_backward_s = 0;
@@ -45,4 +45,4 @@ double attention_score_fraction(const spec::ModelSpec& m, const spec::Workload& 
 void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
 EdgeCompute edge_compute(const StepContext& ctx);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -11,7 +11,7 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // Bytes per parameter held before sharding, by what holds them.
 struct StateBytes {
@@ -116,4 +116,4 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& model, const spec::HardwareS
 MemoryBreakdown memory_per_device(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
                                   const spec::Stack& stack, const spec::Workload& workload, const spec::Plan& plan);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -3,7 +3,7 @@
 #include "cost/data_parallel.h"
 #include "cost/memory.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double optimizer_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision) {
   const StateBytes state = state_bytes_per_parameter(stack, precision);
@@ -21,4 +21,4 @@ double optimizer_s(const StepContext& ctx) {
   return ctx.stream_s(ctx.ops.optimizer, local * optimizer_bytes_per_parameter(ctx.stack, ctx.workload.precision));
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

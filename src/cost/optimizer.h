@@ -4,10 +4,10 @@
 #pragma once
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // Bytes read and written per updated parameter.
 double optimizer_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 double optimizer_s(const StepContext& ctx);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double overhead_s(const StepContext& ctx) { return ctx.calibration.step_overhead_s + ctx.stack.host_overhead_s; }
 
@@ -12,4 +12,4 @@ double host_tracing_exposed_s(const StepContext& ctx, double rank_layers, double
   return std::max(0.0, host_s - device_s);
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

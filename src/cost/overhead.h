@@ -5,7 +5,7 @@
 #pragma once
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double overhead_s(const StepContext& ctx);
 
@@ -15,4 +15,4 @@ double overhead_s(const StepContext& ctx);
 // the rank's device work by (`device_s` over the step). 0 for other stacks.
 double host_tracing_exposed_s(const StepContext& ctx, double rank_layers, double micro_batches, double device_s);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -4,7 +4,7 @@
 #pragma once
 #include <span>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct PipelineInput {
   int stages = 1;          // pipeline ranks (PP)
@@ -43,4 +43,4 @@ PipelineTime pipeline_time_closed_form(const PipelineInput& input);
 // micro_batches % stages == 0.
 void check_pipeline_input(const PipelineInput& input);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -28,7 +28,7 @@
 
 #include "cost/pipeline.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 PipelineTime pipeline_time_closed_form(const PipelineInput& in) {
   check_pipeline_input(in);
@@ -90,4 +90,4 @@ PipelineTime pipeline_time_closed_form(const PipelineInput& in) {
   return t;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

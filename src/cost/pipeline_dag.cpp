@@ -14,7 +14,7 @@
 #include "cost/pipeline.h"
 #include "spec/error.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // Compressed sparse rows: the graph is built once from an arc list and only
@@ -172,4 +172,4 @@ PipelineTime pipeline_time_dag(const PipelineInput& in) {
   return result;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, double chunk_backward_s,
                            double first_forward_extra_s, double first_backward_extra_s, double last_forward_extra_s,
@@ -62,4 +62,4 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
   return step;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

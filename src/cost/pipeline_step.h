@@ -9,7 +9,7 @@
 #include "cost/pipeline.h"
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 enum class PipelineMethod { closed_form, dag };
 
@@ -26,4 +26,4 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
                            double first_forward_extra_s, double first_backward_extra_s, double last_forward_extra_s,
                            double last_backward_extra_s, PipelineMethod method);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -1,6 +1,6 @@
 #include "cost/plan_check.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Workload& w,
                           spec::Plan& p) {
@@ -122,4 +122,4 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
   }
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

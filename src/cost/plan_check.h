@@ -10,7 +10,7 @@
 #include "spec/plan.h"
 #include "spec/workload.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 enum class PlanProblem {
   none,
@@ -51,4 +51,4 @@ const char* to_string(PlanProblem problem);
 std::string explain(PlanProblem problem, const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
                     const spec::Workload& workload, const spec::Plan& plan);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -1,6 +1,6 @@
 #include "cost/prices.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 PriceFigures price_figures(const spec::PriceQuote& quote, double tokens_per_s, int instances,
                            double tokens_to_train) {
@@ -21,4 +21,4 @@ std::vector<PriceFigures> price_figures(const spec::HardwareSpec& hardware, doub
   return out;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -8,10 +8,10 @@
 #include "spec/hardware_spec.h"
 #include "spec/workload.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 PriceFigures price_figures(const spec::PriceQuote& quote, double tokens_per_s, int instances, double tokens_to_train);
 std::vector<PriceFigures> price_figures(const spec::HardwareSpec& hardware, double tokens_per_s, int instances,
                                         double tokens_to_train);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

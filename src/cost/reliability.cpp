@@ -7,7 +7,7 @@
 
 #include "spec/error.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 constexpr double kSecondsPerHour = 3600.0;
@@ -84,4 +84,4 @@ ReliabilityResult reliability(const ReliabilityInput& in) {
   return out;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

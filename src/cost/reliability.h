@@ -4,7 +4,7 @@
 // half a checkpoint period of lost work; each period pays one checkpoint write.
 #pragma once
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // young: tau = sqrt(2 * write_s * mtbf_s) (Young 1974, first order).
 // daly:  Daly's higher-order estimate (Daly 2006), equal to young when
@@ -36,11 +36,11 @@ struct ReliabilityResult {
   double lost_hours_per_day = 0;    // wall hours per day not spent on useful steps
 };
 
-// Throws tp::spec::SpecError (json path "reliability.<field>") for negative or
+// Throws trainplan::spec::SpecError (json path "reliability.<field>") for negative or
 // non-finite figures, instances < 1, or checkpoint bytes with zero bandwidth.
 ReliabilityResult reliability(const ReliabilityInput& input);
 
 // The optimum checkpoint period for a write time and a cluster MTBF, by rule.
 double optimal_checkpoint_interval_s(double write_s, double cluster_mtbf_s, IntervalRule rule);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -10,7 +10,7 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 // Per-op streaming efficiencies, pulled out of the Calibration's map once.
 struct OpEfficiencies {
@@ -67,4 +67,4 @@ struct StepContext {
   }
 };
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& layer) {
   TensorParallelTime t;
@@ -40,4 +40,4 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   return t;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -7,7 +7,7 @@
 #include "cost/layer_compute.h"
 #include "cost/step_context.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct TensorParallelTime {
   double forward_s = 0, backward_s = 0;  // exposed, per layer
@@ -18,4 +18,4 @@ struct TensorParallelTime {
 
 TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& layer);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

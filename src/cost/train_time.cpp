@@ -4,7 +4,7 @@
 
 #include "cost/memory.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double checkpoint_bytes(const spec::ModelSpec& model, const spec::Stack& stack, spec::Precision precision) {
   const StateBytes state = state_bytes_per_parameter(stack, precision);
@@ -43,4 +43,4 @@ double tokens_per_usd(double tokens_per_s, int instances, double usd_per_instanc
   return tokens_per_s * 3600.0 / (instances * usd_per_instance_hour);
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

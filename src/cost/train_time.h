@@ -9,7 +9,7 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 enum class Recovery { automatic, manual };
 
@@ -48,4 +48,4 @@ TrainingTime training_time(double tokens_to_train, double tokens_per_s, int inst
 // cost/prices.h without building a PriceFigures (no allocation).
 double tokens_per_usd(double tokens_per_s, int instances, double usd_per_instance_hour);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

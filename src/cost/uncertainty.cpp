@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 Range measured_range(double predicted, const spec::ErrorBand& band) {
   return {predicted / (1 + band.high), predicted / (1 + band.low)};
@@ -52,4 +52,4 @@ EstimateRanges estimate_ranges(const Estimate& e, const spec::ErrorBands& bands,
   return r;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -8,7 +8,7 @@
 #include "cost/estimate.h"
 #include "spec/error_bands.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 struct Range {
   double low = 0, high = 0;
@@ -50,4 +50,4 @@ struct EstimateRanges {
 };
 EstimateRanges estimate_ranges(const Estimate& estimate, const spec::ErrorBands& bands, const std::string& family);
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -12,7 +12,7 @@
 #include "spec/error.h"
 #include "spec/json_text.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 bool microsoft_fork(const LaunchJob& job) { return job.stack_name == kMicrosoftDeepSpeedStack; }
@@ -212,4 +212,4 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   return job;
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

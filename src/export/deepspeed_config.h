@@ -13,7 +13,7 @@
 
 #include "export/launch_job.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 struct DeepSpeedFiles {
   std::string script;     // the launch script
@@ -28,4 +28,4 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
 LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
                          const std::string& config_file);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

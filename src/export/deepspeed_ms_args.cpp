@@ -4,7 +4,7 @@
 #include "export/refusal.h"
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 // Options only one fork defines (each fork's megatron/arguments.py at the commit named).
@@ -170,4 +170,4 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
   read_shared_architecture(args, file, job);
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

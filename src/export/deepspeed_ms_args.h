@@ -12,7 +12,7 @@
 #include "export/launch_job.h"
 #include "export/shell_args.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 inline constexpr const char* kMicrosoftDeepSpeedStack = "megatron-deepspeed-ms";
 
@@ -31,4 +31,4 @@ bool is_microsoft_deepspeed_script(const ShellArgs& args, const std::string& fil
 // --num-attention-heads and --vocab-size) the architecture into `job`.
 void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string& file, LaunchJob& job);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

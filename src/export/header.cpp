@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 std::string comment_word(const std::string& name) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -72,4 +72,4 @@ void read_header(const std::string& text, LaunchJob& job) {
   }
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

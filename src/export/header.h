@@ -8,7 +8,7 @@
 #include "export/launch_format.h"
 #include "export/launch_job.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 // A name as one word of a comment line: bytes that could end the comment or
 // split the word (control characters, space, DEL) and '%' itself as %XX, so a
@@ -22,4 +22,4 @@ std::string header_comment(const LaunchJob& job, const FormatInfo& format);
 // Fills job.model_name, hardware_name and stack_name from the "# trainplan:" line of `text`, if any.
 void read_header(const std::string& text, LaunchJob& job);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -12,7 +12,7 @@
 #include "spec/error.h"
 #include "spec/text_file.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace fs = std::filesystem;
 
 std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path) {
@@ -87,4 +87,4 @@ void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& na
                                 std::to_string(values.first) + ": give --model a model of the file's architecture");
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -8,7 +8,7 @@
 #include "export/launch_format.h"
 #include "export/launch_job.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 struct LaunchFile {
   std::string path;
@@ -32,4 +32,4 @@ ReadLaunch read_launch_config(const std::string& path);
 // format's own key for the first layer count, width, heads, FFN or experts that differs.
 void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& named, const std::string& file);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

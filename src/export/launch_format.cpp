@@ -2,7 +2,7 @@
 
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 const std::vector<FormatInfo>& launch_formats() {
   static const std::vector<FormatInfo> formats = {
@@ -106,4 +106,4 @@ void check_runs_on(LaunchFormat format, const std::string& family, const std::st
                             (others.empty() ? "no format trainplan writes runs there" : "use format " + others) + ")");
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 enum class LaunchFormat { megatron, nemo, nxd, deepspeed };
 
@@ -35,4 +35,4 @@ void check_serves_stack(LaunchFormat format, const std::string& stack, const std
 // Throws spec::SpecError naming `where` and --hardware when it does not.
 void check_runs_on(LaunchFormat format, const std::string& family, const std::string& hardware, const std::string& where);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

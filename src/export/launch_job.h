@@ -12,7 +12,7 @@
 #include "spec/plan.h"
 #include "spec/workload.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 struct LaunchJob {
   // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent,
@@ -40,4 +40,4 @@ struct LaunchJob {
   std::vector<std::string> notes;
 };
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

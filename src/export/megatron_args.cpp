@@ -6,7 +6,7 @@
 
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 void write_batch_and_sequence(ArgList& a, const LaunchJob& job) {
   a.number("--micro-batch-size", job.plan.micro_batch);
@@ -105,4 +105,4 @@ bool read_architecture_head(const ShellArgs& args, const std::string& file, cons
   return true;
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -8,7 +8,7 @@
 #include "export/launch_job.h"
 #include "export/shell_args.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 // --micro-batch-size, --global-batch-size, --seq-length, --max-position-embeddings.
 void write_batch_and_sequence(ArgList& args, const LaunchJob& job);
@@ -35,4 +35,4 @@ double read_rotary_percent(const ShellArgs& args, const std::string& file);
 bool read_architecture_head(const ShellArgs& args, const std::string& file, const std::string& vocab_option,
                             LaunchJob& job);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -9,7 +9,7 @@
 #include "export/refusal.h"
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 // arguments.py@73a28a10:862-874 asserts CUDA_DEVICE_MAX_CONNECTIONS=1 when TP > 1
@@ -259,4 +259,4 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   return job;
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

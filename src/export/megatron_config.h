@@ -8,9 +8,9 @@
 
 #include "export/launch_job.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 std::string write_megatron(const LaunchJob& job);
 LaunchJob read_megatron(const std::string& text, const std::string& file);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -10,7 +10,7 @@
 #include "export/refusal.h"
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 const char* optimizer_for(int zero) {
@@ -253,4 +253,4 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   return job;
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -5,7 +5,7 @@
 #include "export/refusal.h"
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 // The sections NxD Training's code reads that no plan decides: experiment
@@ -179,4 +179,4 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   return job;
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -9,9 +9,9 @@
 
 #include "export/launch_job.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 std::string write_nxd(const LaunchJob& job);
 LaunchJob read_nxd(const std::string& text, const std::string& file);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

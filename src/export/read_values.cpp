@@ -6,7 +6,7 @@
 
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 long whole_number(const std::string& text, const std::string& file, const std::string& option, long min, long max) {
   errno = 0;
@@ -33,4 +33,4 @@ bool boolean(const std::string& text, const std::string& file, const std::string
   throw spec::SpecError(file, option, "true or false, found '" + text + "'");
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

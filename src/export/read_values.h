@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 // A whole number in [min, max]: "8" -> 8.
 long whole_number(const std::string& text, const std::string& file, const std::string& option, long min, long max);
@@ -12,4 +12,4 @@ double real_number(const std::string& text, const std::string& file, const std::
 // true/false, True/False, 1/0.
 bool boolean(const std::string& text, const std::string& file, const std::string& option);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

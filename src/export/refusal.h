@@ -7,7 +7,7 @@
 
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 struct Refusal {
   const char* format;
@@ -21,4 +21,4 @@ inline constexpr Refusal refuse_megatron{"megatron format"};
 inline constexpr Refusal refuse_nemo{"nemo format"};
 inline constexpr Refusal refuse_nxd{"nxd format"};
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

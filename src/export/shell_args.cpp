@@ -8,7 +8,7 @@
 #include "export/shell_arithmetic.h"
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 std::optional<std::string> ShellArgs::value(const std::string& name) const {
   auto it = options.find(name);
@@ -387,4 +387,4 @@ std::string shell_quote(const std::string& word) {
   return q + "'";
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 struct ShellArgs {
   std::map<std::string, std::string> options;  // "--seq-length" -> "4096"; a bare flag -> ""
@@ -44,4 +44,4 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file);
 // One shell word, quoted only where it must be.
 std::string shell_quote(const std::string& word);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

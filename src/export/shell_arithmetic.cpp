@@ -3,7 +3,7 @@
 #include <climits>
 #include <optional>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 class Arithmetic {
@@ -117,4 +117,4 @@ std::string evaluate_arithmetic(const std::string& word, const std::map<std::str
 }
 
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

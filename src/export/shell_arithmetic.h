@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 // A character of a shell variable name (a letter or _, then digits too).
 bool shell_name_char(char c, bool first);
@@ -20,4 +20,4 @@ std::optional<long long> shell_integer(const std::string& word);
 // `word` with each $(( ... )) that is plain integer arithmetic replaced by its value.
 std::string evaluate_arithmetic(const std::string& word, const std::map<std::string, std::string>& vars);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

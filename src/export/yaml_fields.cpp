@@ -14,7 +14,7 @@
 #include "export/read_values.h"
 #include "spec/error.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 namespace {
 
@@ -274,4 +274,4 @@ std::string yaml_text(const std::string& header, const YAML::Node& root) {
   return header + out.c_str() + "\n";
 }
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -8,7 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 
 class YamlFields {
  public:
@@ -44,4 +44,4 @@ void read_yaml_layer_shape(const YamlFields& fields, LaunchJob& job);
 // A YAML document as text: the header comment, then `root` in block style.
 std::string yaml_text(const std::string& header, const YAML::Node& root);
 
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

@@ -7,7 +7,7 @@
 #include <new>
 #include <vector>
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 template <class T>
 struct LineAligned {
@@ -25,4 +25,4 @@ struct LineAligned {
 template <class T>
 using AlignedVector = std::vector<T, LineAligned<T>>;
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -9,7 +9,7 @@
 
 #include "kernels/thread_pool.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace {
 constexpr long kBq = 64, kBk = 64;
 }
@@ -96,4 +96,4 @@ void attention_forward_bf16(const bf16* q, const bf16* k, const bf16* v, bf16* o
   }, std::max(threads, 0));
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

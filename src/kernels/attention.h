@@ -7,7 +7,7 @@
 #pragma once
 #include "kernels/bf16.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 struct AttentionShape {
   long heads = 1, seq_q = 1, seq_k = 1, head_dim = 64;
@@ -23,4 +23,4 @@ void attention_forward_bf16(const bf16* q, const bf16* k, const bf16* v, bf16* o
 // FLOPs of the two matrix products, counting the causal half only when masked.
 double attention_flops(const AttentionShape& shape);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -12,7 +12,7 @@
 
 #include "kernels/thread_pool.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace {
 constexpr long kBackwardKeyBlock = 64;
 }
@@ -99,4 +99,4 @@ void attention_backward_bf16(const bf16* q, const bf16* k, const bf16* v, const 
   });
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

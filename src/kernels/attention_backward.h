@@ -6,7 +6,7 @@
 #pragma once
 #include "kernels/attention.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 // dq, dk, dv are written (not accumulated) at the same offsets as q, k, v.
 void attention_backward_bf16(const bf16* q, const bf16* k, const bf16* v, const bf16* o, const bf16* d_o,
@@ -16,4 +16,4 @@ void attention_backward_bf16(const bf16* q, const bf16* k, const bf16* v, const 
 // FLOPs of its five matrix products (scores again, dV, dP, dK, dQ): 2.5x the forward's.
 double attention_backward_flops(const AttentionShape& shape);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

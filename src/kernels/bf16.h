@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 struct bf16 {
   std::uint16_t bits = 0;
@@ -31,4 +31,4 @@ inline bf16 to_bf16(float f) {
 void to_float(const bf16* in, float* out, long n);
 void to_bf16(const float* in, bf16* out, long n);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

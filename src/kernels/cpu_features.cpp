@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace {
 
 // AMX-TILE and AMX-BF16: CPUID leaf 7 sub-leaf 0, EDX bits 24 and 22 (Intel SDM vol. 2A,
@@ -77,4 +77,4 @@ const char* to_string(Isa isa) {
   return "?";
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

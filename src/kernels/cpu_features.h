@@ -6,7 +6,7 @@
 // (tests, benchmarks): the process runs as on a CPU without the ISAs above it.
 #pragma once
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 enum class Isa { portable, avx2, avx512, avx512_bf16, amx_bf16 };
 
@@ -14,4 +14,4 @@ Isa best_isa();              // the widest supported ISA, after the cap above
 bool cpu_has(Isa isa);       // does the CPU (and for amx_bf16 the OS) support it, within the cap
 const char* to_string(Isa isa);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

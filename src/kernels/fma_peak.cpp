@@ -6,7 +6,7 @@
 
 #include "kernels/thread_pool.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace detail {
 double fma_loop_avx2(long iterations);
 double fma_loop_avx512(long iterations);
@@ -100,4 +100,4 @@ double stream_bytes_per_s(int threads, long bytes_per_array, int repeats) {
   return best;
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

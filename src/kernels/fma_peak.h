@@ -5,7 +5,7 @@
 #pragma once
 #include "kernels/cpu_features.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 double fma_peak_flops_per_s(Isa isa, int threads, double seconds = 0.05, int repeats = 3);
 // VDPBF16PS instruction peak (16 lanes x 2 products x 2 FLOPs per instruction),
@@ -16,4 +16,4 @@ double dot_bf16_peak_flops_per_s(int threads, double seconds = 0.05, int repeats
 double amx_bf16_peak_flops_per_s(int threads, double seconds = 0.05, int repeats = 3);
 double stream_bytes_per_s(int threads, long bytes_per_array = 64l << 20, int repeats = 3);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -3,7 +3,7 @@
 // 4 FLOPs per lane). Returns FLOPs done.
 #include <immintrin.h>
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 
 double fma_loop_avx2(long iterations) {
   // Distinct starting values: identical chains would be merged by the compiler into one
@@ -66,4 +66,4 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) double dot_bf16_loop_avx5
   return double(iterations) * 24 * 16 * 4;
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

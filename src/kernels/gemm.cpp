@@ -18,7 +18,7 @@
 #include "kernels/gemm_shared_pack.h"
 #include "kernels/thread_pool.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace detail {
 namespace {
 
@@ -390,4 +390,4 @@ void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16*
   }, threads);
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -7,7 +7,7 @@
 #include "kernels/bf16.h"
 #include "kernels/cpu_features.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 class ThreadPool;
 
@@ -23,4 +23,4 @@ struct GemmOptions {
 void gemm_bf16(Trans trans_a, Trans trans_b, long m, long n, long k, const bf16* a, long lda,
                const bf16* b, long ldb, bf16* c, long ldc, const GemmOptions& options = {});
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -9,7 +9,7 @@
 
 #include "kernels/gemm_micro.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 namespace {
 
 // The 64-byte tile configuration (Intel SDM vol. 1, "Tile configuration"): palette 1,
@@ -159,4 +159,4 @@ double tile_dot_loop_amx(long iterations) {
   return double(iterations) * 6 * 16 * 16 * 32 * 2;
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

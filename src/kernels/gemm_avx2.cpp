@@ -4,7 +4,7 @@
 
 #include "kernels/gemm_micro.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 namespace {
 
 // 4x24: 12 accumulators, three B vectors and four A broadcasts per k. Fewer
@@ -166,4 +166,4 @@ void to_bf16_avx2(const float* in, unsigned short* out, long n) {
   }
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -7,7 +7,7 @@
 #include "kernels/gemm_micro.h"
 #include "kernels/store_tile_avx512.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 namespace {
 
 __attribute__((target("avx512f"))) void kernel_6x64(long kc, const void* a_, const void* b_,
@@ -43,4 +43,4 @@ MicroKernel avx512_micro_kernel() {
   return k;
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -11,7 +11,7 @@
 
 #include "kernels/gemm_micro.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 namespace {
 
 #define TP_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,prfchw")))
@@ -199,4 +199,4 @@ MicroKernel avx512_bf16_micro_kernel() {
   return k;
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -7,7 +7,7 @@
 // rounded up to 32 (Packing::amx); its setup() must run on a thread before it.
 #pragma once
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 
 using MicroKernelFn = void (*)(long kc, const void* a, const void* b, float* c, long ldc,
                                bool accumulate);
@@ -92,4 +92,4 @@ void transpose_16x16_words_avx512(const void* in, long in_stride_bytes, unsigned
 // 32 rows of 16 BF16 to 16 rows of 16 pair words.
 void transpose_pairs_16x32_avx512(const unsigned short* in, long ld, unsigned* out, long out_stride);
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -9,7 +9,7 @@
 #include "kernels/cpu_features.h"
 #include "kernels/gemm_micro.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 namespace {
 
 std::uint32_t pair(const bf16* lo, const bf16* hi) { return std::uint32_t(lo->bits) | std::uint32_t(hi->bits) << 16; }
@@ -343,4 +343,4 @@ void pack_b_amx(const Problem& pr, long p0, long kc, long j0, long nc, int nr, s
     }
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

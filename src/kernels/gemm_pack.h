@@ -8,7 +8,7 @@
 #include "kernels/bf16.h"
 #include "kernels/gemm.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 
 // One GEMM's operands: op(A) is m x k, op(B) k x n, row-major with leading dimensions.
 struct Problem {
@@ -56,4 +56,4 @@ void pack_a_amx(const Problem& pr, long i0, long mc, long p0, long kc, int mr, s
 // round_up(kc, 32) / 2 rows of pair words, padding zero.
 void pack_b_amx(const Problem& pr, long p0, long kc, long j0, long nc, int nr, std::uint32_t* out);
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 namespace {
 
 enum : unsigned char { kUnpacked, kPacking, kPacked };
@@ -70,4 +70,4 @@ const void* SharedA::block(long i0, long mc, long p0, long kc) const {
   return k_block + panel_floats(*uk, i0, kc);
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -9,7 +9,7 @@
 #include "kernels/gemm_micro.h"
 #include "kernels/gemm_pack.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 
 // Floats a packed depth-kc panel of `rows` occupies (pair words count as one float each).
 inline long panel_floats(const MicroKernel& uk, long rows, long kc) {
@@ -63,4 +63,4 @@ inline long shared_a_floats(const MicroKernel& uk, long m, long k) { return pane
 // Shared op(A) over `out` (shared_a_floats floats), nothing packed yet; `once` is reset.
 SharedA shared_a(const Problem& pr, const MicroKernel& uk, long m, float* out, PackOnce& once);
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -7,7 +7,7 @@
 #include "kernels/bf16.h"
 #include "kernels/gemm_micro.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace {
 
 constexpr long kColumns = 1008;  // about the GEMM's NC cap (1024), a multiple of 24 and 16
@@ -72,4 +72,4 @@ double micro_kernel_alone_flops_per_s(Isa isa, int passes) {
   return 2.0 * double(mc) * double(nc) * double(kc) / seconds;
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -7,9 +7,9 @@
 #pragma once
 #include "kernels/cpu_features.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 // FLOP/s, the best of `passes` passes over the block (after one to warm the caches).
 double micro_kernel_alone_flops_per_s(Isa isa, int passes = 30);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -9,7 +9,7 @@
 
 #include "kernels/thread_pool.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace {
 
 // Splits [0, count) into contiguous chunks over the pool; grain keeps tiny work on one thread.
@@ -117,4 +117,4 @@ void swiglu_bf16(const bf16* gate, const bf16* up, bf16* y, long n, int threads)
   });
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

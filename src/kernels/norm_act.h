@@ -5,7 +5,7 @@
 #pragma once
 #include "kernels/bf16.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 // Work is split over threads in chunks of at least this many elements, so
 // calls under twice this run on the calling thread alone (no wake-up).
@@ -31,4 +31,4 @@ void gelu_bf16(const bf16* x, bf16* y, long n, int threads = 0);
 // SwiGLU: y = silu(gate) * up = gate / (1 + exp(-gate)) * up, n elements.
 void swiglu_bf16(const bf16* gate, const bf16* up, bf16* y, long n, int threads = 0);
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

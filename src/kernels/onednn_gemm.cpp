@@ -10,7 +10,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 #ifdef TRAINPLAN_HAVE_ONEDNN
 
@@ -85,4 +85,4 @@ std::string onednn_bf16_unavailable() { return "oneDNN is not in this build"; }
 
 #endif
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

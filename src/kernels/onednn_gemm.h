@@ -10,7 +10,7 @@
 #include "kernels/bf16.h"
 #include "kernels/gemm.h"
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 bool onednn_built();
 
@@ -39,4 +39,4 @@ class OnednnGemm {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -6,7 +6,7 @@
 
 #include "kernels/gemm_micro.h"
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 
 #define TP_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
 
@@ -108,4 +108,4 @@ TP_BF16_TARGET void interleave_panels_avx512(const unsigned short* lo, const uns
     }
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -4,7 +4,7 @@
 #pragma once
 #include <immintrin.h>
 
-namespace tp::kernels::detail {
+namespace trainplan::kernels::detail {
 
 __attribute__((target("avx512f"), always_inline)) inline void store_tile_6x64(float* c, long ldc,
                                                                                __m512 (&acc)[6][4],
@@ -20,4 +20,4 @@ __attribute__((target("avx512f"), always_inline)) inline void store_tile_6x64(fl
   }
 }
 
-}  // namespace tp::kernels::detail
+}  // namespace trainplan::kernels::detail

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 namespace {
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -136,4 +136,4 @@ void ThreadPool::run(int tasks, const std::function<void(int)>& fn, int threads)
   fn_ = nullptr;
 }
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

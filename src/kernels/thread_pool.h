@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace tp::kernels {
+namespace trainplan::kernels {
 
 class ThreadPool {
  public:
@@ -49,4 +49,4 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
 };
 
-}  // namespace tp::kernels
+}  // namespace trainplan::kernels

@@ -8,7 +8,7 @@
 #include "net/ring_algebra.h"
 #include "spec/error.h"
 
-namespace tp::net {
+namespace trainplan::net {
 namespace {
 
 constexpr double kUnbounded = std::numeric_limits<double>::infinity();
@@ -182,4 +182,4 @@ double Cluster::p2p_seconds(double bytes, GroupLayout g, const spec::CollectiveE
   return std::max(cross_s, intra_s);
 }
 
-}  // namespace tp::net
+}  // namespace trainplan::net

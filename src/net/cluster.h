@@ -11,7 +11,7 @@
 #include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 
-namespace tp::net {
+namespace trainplan::net {
 
 enum class Collective { all_reduce, all_gather, reduce_scatter, point_to_point };
 
@@ -82,4 +82,4 @@ class Cluster {
   std::vector<double> all_to_all_bytes_per_s_;
 };
 
-}  // namespace tp::net
+}  // namespace trainplan::net

@@ -11,7 +11,7 @@
 
 #include "spec/error.h"
 
-namespace tp::net {
+namespace trainplan::net {
 namespace {
 
 constexpr double kUnboundedRate = std::numeric_limits<double>::infinity();
@@ -220,4 +220,4 @@ double InstanceGraph::p2p_bytes_per_s(GroupLayout layout) const {
   return bottleneck_bytes_per_s(sends);
 }
 
-}  // namespace tp::net
+}  // namespace trainplan::net

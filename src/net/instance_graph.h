@@ -12,7 +12,7 @@
 #include "net/cluster.h"
 #include "spec/hardware_spec.h"
 
-namespace tp::net {
+namespace trainplan::net {
 
 enum class VertexKind { device, chip, fabric_switch, nic };
 enum class LinkKind { on_chip, fabric, efa };
@@ -82,4 +82,4 @@ class InstanceGraph {
   std::vector<int> hops_;
 };
 
-}  // namespace tp::net
+}  // namespace trainplan::net

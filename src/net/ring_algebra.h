@@ -6,7 +6,7 @@
 #pragma once
 #include "net/cluster.h"
 
-namespace tp::net {
+namespace trainplan::net {
 
 inline double ring_bytes_per_rank(Collective kind, double bytes, int n) {
   if (kind == Collective::point_to_point) return n > 1 ? bytes : 0.0;
@@ -20,4 +20,4 @@ inline int ring_steps(Collective kind, int n) {
   return kind == Collective::all_reduce ? 2 * (n - 1) : n - 1;
 }
 
-}  // namespace tp::net
+}  // namespace trainplan::net

@@ -1,5 +1,5 @@
 // The Python module `trainplan`: each function runs the subcommand of the same name
-// in-process (tp::cli::add_all_commands, as the program) from keywords spelled as its
+// in-process (trainplan::cli::add_all_commands, as the program) from keywords spelled as its
 // long options in snake_case and returns its --format json document as a dict.
 // std::cout and std::cerr are captured per call and always restored; errors raise
 // trainplan.SpecError, PlanRefused or ArgumentError (all trainplan.Error), else RuntimeError.
@@ -137,7 +137,7 @@ struct Outcome {
 
 void make_app(CLI::App& app) {
   app.require_subcommand(1);
-  tp::cli::add_all_commands(app);
+  trainplan::cli::add_all_commands(app);
 }
 
 // What an option takes: CLI11 names its type and check as "INT:INT in 1..8" or
@@ -227,7 +227,7 @@ Outcome run_captured(CLI::App& app, const std::vector<std::string>& argv_text) {
   } catch (const CLI::ParseError& e) {
     o.kind = Outcome::argument_error;
     o.message = e.what();
-  } catch (const tp::spec::SpecError& e) {
+  } catch (const trainplan::spec::SpecError& e) {
     o.kind = Outcome::spec_error;
     o.message = e.what();
     o.file = e.file();

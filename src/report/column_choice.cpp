@@ -6,7 +6,7 @@
 #include "spec/closest_name.h"
 #include "spec/error.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 std::vector<std::string> split_keys(const std::string& text) {
@@ -66,4 +66,4 @@ std::vector<Table> choose_columns(std::vector<Table> tables, const std::string& 
   return tables;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -8,8 +8,8 @@
 
 #include "report/table.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::vector<Table> choose_columns(std::vector<Table> tables, const std::string& format, const std::string& columns);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

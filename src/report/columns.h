@@ -6,7 +6,7 @@
 
 #include "report/table.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 inline Column text_column(const std::string& header, const std::string& key = "") {
   return {header, "", NumberStyle::fixed, 0, Align::automatic, key};
@@ -22,4 +22,4 @@ inline Column measure_column(const std::string& header, const std::string& unit,
   return {header, unit, NumberStyle::engineering, 3, Align::automatic, key};
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -1,6 +1,6 @@
 #include "report/escape.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
@@ -31,4 +31,4 @@ std::string gnuplot_string(std::string_view text) {
   return out + "'";
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string csv_field(std::string_view text);
 std::string markdown_cell(std::string_view text);
 std::string gnuplot_string(std::string_view text);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

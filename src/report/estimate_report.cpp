@@ -6,7 +6,7 @@
 #include "spec/calibration_origins.h"
 #include "report/summary.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 // "measured on your hardware: GEMM ceiling, GEMM shape; fitted on published runs: ...; assumed: ..."
@@ -250,4 +250,4 @@ void render_estimate(std::ostream& out, const std::string& format, const Estimat
   render_summary(out, human_summary(v, title), format == "markdown" ? Format::markdown : Format::text);
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

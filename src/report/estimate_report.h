@@ -15,7 +15,7 @@
 #include "spec/plan.h"
 #include "spec/workload.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 // The held-out error bands applied to this estimate (cost::estimate_ranges)
 // and where they came from; absent when no error-bands file was found.
@@ -42,4 +42,4 @@ struct EstimateView {
 void render_estimate(std::ostream& out, const std::string& format, const EstimateView& view,
                      const JsonDocument& document);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -4,7 +4,7 @@
 
 #include "report/number_format.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 // Lines and sections are built by construction, not by assigning string
@@ -83,4 +83,4 @@ Summary reliability_summary(const cost::ReliabilityResult& r, const std::string&
   return summary;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -6,7 +6,7 @@
 #include "cost/reliability.h"
 #include "report/summary.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 // Sections: step time by part (shares of step_s), memory by kind (shares of capacity).
 Summary estimate_summary(const cost::Estimate& estimate, const std::string& title);
@@ -15,4 +15,4 @@ Summary estimate_summary(const cost::Estimate& estimate, const std::string& titl
 // A note says so when the cluster cannot make progress (utilisation clamped to 0).
 Summary reliability_summary(const cost::ReliabilityResult& result, const std::string& title);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -4,7 +4,7 @@
 
 #include "spec/error.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 Format parse_format(std::string_view word) {
   if (word == "text") return Format::text;
@@ -24,4 +24,4 @@ const char* to_string(Format format) {
   return "?";
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

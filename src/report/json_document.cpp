@@ -5,7 +5,7 @@
 
 #include "report/table_render.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string schema_id(const JsonDocument& document) {
   return "trainplan/" + document.command + "/" + std::to_string(document.version);
@@ -40,4 +40,4 @@ void render_json_document(std::ostream& out, const JsonDocument& document, const
   out << doc.dump(2) << "\n";
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -11,7 +11,7 @@
 
 #include "report/table.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 struct JsonDocument {
   std::string command;  // "search"
@@ -30,4 +30,4 @@ nlohmann::ordered_json table_object(const Table& table);
 
 void render_json_document(std::ostream& out, const JsonDocument& document, const std::vector<Table>& tables);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

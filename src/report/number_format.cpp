@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <span>
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 struct Scale {
@@ -131,4 +131,4 @@ std::size_t display_width(std::string_view text) {
   return width;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

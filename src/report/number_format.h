@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace tp::report {
+namespace trainplan::report {
 
 // fixed:       value with `decimals` decimals ("3.14").
 // integer:     rounded, thousands separated by commas ("10,102,387").
@@ -31,4 +31,4 @@ std::string snake_case(std::string_view text);
 // Terminal columns a UTF-8 string occupies (code points; no wide glyphs expected).
 std::size_t display_width(std::string_view text);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

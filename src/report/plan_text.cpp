@@ -5,7 +5,7 @@
 
 #include "cost/plan_check.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string describe(const spec::Plan& p) {
   std::ostringstream s;
@@ -37,4 +37,4 @@ Table drop_table(const search::DropStats& d, const std::string& title) {
   return t;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -8,9 +8,9 @@
 #include "search/ranker.h"
 #include "spec/plan.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string describe(const spec::Plan& plan);
 Table drop_table(const search::DropStats& drops, const std::string& title);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -13,7 +13,7 @@
 
 #include "report/escape.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -271,4 +271,4 @@ PlotOutcome plot_scatter(const ScatterPlot& plot, const std::string& path) {
   return run_gnuplot(script, {blocks}, {command}, "unset output\n", path);
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

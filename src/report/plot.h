@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::report {
+namespace trainplan::report {
 
 struct Series {
   std::string name;
@@ -58,4 +58,4 @@ struct PlotOutcome {
 PlotOutcome plot_lines(const LinePlot& plot, const std::string& path);
 PlotOutcome plot_scatter(const ScatterPlot& plot, const std::string& path);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 double steady_now_s() {
@@ -90,4 +90,4 @@ void Progress::finish() {
   out_ << '\n' << std::flush;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-namespace tp::report {
+namespace trainplan::report {
 
 struct ProgressOptions {
   bool enabled = true;
@@ -54,4 +54,4 @@ class Progress {
   bool finished_ = false;
 };
 
-}  // namespace tp::report
+}  // namespace trainplan::report

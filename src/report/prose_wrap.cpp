@@ -4,7 +4,7 @@
 
 #include "report/number_format.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string wrap_prose(const std::string& prose) {
   if (prose.empty()) return "\n";
@@ -29,4 +29,4 @@ std::string wrap_prose(const std::string& prose) {
   return out;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

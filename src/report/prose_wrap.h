@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <string>
 
-namespace tp::report {
+namespace trainplan::report {
 
 inline constexpr std::size_t kTextWidth = 120;
 
 std::string wrap_prose(const std::string& prose);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -6,7 +6,7 @@
 #include "report/plan_text.h"
 #include "report/step_difference.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 Table top_table(const search::SearchResult& r, const std::string& title, search::Objective objective,
                 const std::string& price_kind, const std::optional<spec::ErrorBands>& bands,
@@ -122,4 +122,4 @@ Table why_table(const cost::Estimate& leader, const cost::Estimate& ref, const s
   return t;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -12,7 +12,7 @@
 #include "search/ranker.h"
 #include "spec/error_bands.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 // Per listed plan, as app judges them against the held-out bands (empty without bands).
 struct PlanVerdicts {
@@ -29,4 +29,4 @@ Table reference_table(const search::SearchResult& result, search::Objective obje
 // Where the leader's step time goes against the reference's: why they differ.
 Table why_table(const cost::Estimate& leader, const cost::Estimate& reference, const std::string& title);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -1,6 +1,6 @@
 #include "report/step_difference.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 StepDifference largest_step_difference(const cost::StepBreakdown& a, const cost::StepBreakdown& b) {
   StepDifference out;
@@ -18,4 +18,4 @@ cost::StepBreakdown scaled(const cost::StepBreakdown& b, double f) {
   return out;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -6,7 +6,7 @@
 
 #include "cost/estimate.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 struct StepDifference {
   std::string part;      // as the step-time tables name it; empty when nothing is slower
@@ -18,4 +18,4 @@ StepDifference largest_step_difference(const cost::StepBreakdown& first, const c
 // Every part times `factor` (e.g. instances, to compare device-seconds per step).
 cost::StepBreakdown scaled(const cost::StepBreakdown& breakdown, double factor);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -7,7 +7,7 @@
 #include "report/escape.h"
 #include "report/prose_wrap.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 // NaN when there is no meaningful total (zero or non-finite).
@@ -134,4 +134,4 @@ void render_summary(std::ostream& out, const Summary& summary, Format format, in
   }
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -11,7 +11,7 @@
 #include "report/format.h"
 #include "report/number_format.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 struct SummaryLine {
   std::string label;
@@ -41,4 +41,4 @@ struct Summary {
 // value, share}]}], notes}.
 void render_summary(std::ostream& out, const Summary& summary, Format format, int bar_width = 40);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

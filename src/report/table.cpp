@@ -2,7 +2,7 @@
 
 #include "spec/error.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 std::string Column::machine_key() const {
   if (!key.empty()) return key;
@@ -25,4 +25,4 @@ Table& Table::add_row(std::vector<Cell> cells) {
   return *this;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

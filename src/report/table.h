@@ -9,7 +9,7 @@
 
 #include "report/number_format.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 enum class Align { automatic, left, right };  // automatic: numbers right, text left
 
@@ -43,8 +43,8 @@ struct Table {
   // markdown; report/column_choice.h); empty: every column.
   std::vector<std::string> reading_view;
 
-  // Appends a row; throws tp::spec::SpecError when its width is wrong.
+  // Appends a row; throws trainplan::spec::SpecError when its width is wrong.
   Table& add_row(std::vector<Cell> cells);
 };
 
-}  // namespace tp::report
+}  // namespace trainplan::report

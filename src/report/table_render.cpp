@@ -12,7 +12,7 @@
 #include "report/escape.h"
 #include "report/prose_wrap.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 bool right_aligned(const Column& column, const std::vector<std::vector<Cell>>& rows, std::size_t index) {
@@ -293,4 +293,4 @@ void render_tables(std::ostream& out, const std::vector<Table>& tables, const st
 }
 
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -13,7 +13,7 @@
 #include "report/json_document.h"
 #include "report/table.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 void render_table(std::ostream& out, const Table& table, Format format);
 
@@ -22,4 +22,4 @@ void render_table(std::ostream& out, const Table& table, Format format);
 void render_tables(std::ostream& out, const std::vector<Table>& tables, const std::string& format,
                    const JsonDocument& document);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -10,7 +10,7 @@
 
 #include "report/table_render.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 // The mission's hardware apart: per family the runs and held-out error, the
@@ -118,4 +118,4 @@ void write_validation_markdown(const validate::ValidationResult& v, const std::v
   std::filesystem::rename(partial, path);
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -9,11 +9,11 @@
 #include "report/table.h"
 #include "validate/validation.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 // Written to `path` + ".partial" and renamed over `path` once complete.
 void write_validation_markdown(const validate::ValidationResult& v, const std::vector<validate::StackFit>& stack_fits,
                                const std::vector<Table>& tables, const std::vector<std::string>& plots,
                                const std::string& path, const std::string& measured);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -10,7 +10,7 @@
 #include "report/number_format.h"
 #include "report/plot.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 namespace {
 
@@ -353,4 +353,4 @@ std::vector<std::string> write_validation_plots(const validate::ValidationResult
   return written;
 }
 
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -10,7 +10,7 @@
 #include "validate/error_bands.h"
 #include "validate/validation.h"
 
-namespace tp::report {
+namespace trainplan::report {
 
 Table runs_table(const validate::ValidationResult& v);
 Table mape_table(const validate::ValidationResult& v);
@@ -33,4 +33,4 @@ Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVe
 std::vector<std::string> write_validation_plots(const validate::ValidationResult& v, const std::string& dir,
                                                 std::vector<std::string>& errors);
 
-}  // namespace tp::report
+}  // namespace trainplan::report

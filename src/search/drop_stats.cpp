@@ -1,6 +1,6 @@
 #include "search/drop_stats.h"
 
-namespace tp::search {
+namespace trainplan::search {
 
 DropStats& DropStats::operator+=(const DropStats& o) {
   considered += o.considered;
@@ -29,4 +29,4 @@ std::string why_none_kept(const DropStats& d) {
   return out;
 }
 
-}  // namespace tp::search
+}  // namespace trainplan::search

@@ -8,7 +8,7 @@
 
 #include "cost/plan_check.h"
 
-namespace tp::search {
+namespace trainplan::search {
 
 struct DropStats {
   std::int64_t considered = 0;
@@ -26,4 +26,4 @@ struct DropStats {
 // were dropped as: <cause> (k plans)", the cause checked last that any plan met.
 std::string why_none_kept(const DropStats& stats);
 
-}  // namespace tp::search
+}  // namespace trainplan::search

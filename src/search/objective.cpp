@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace tp::search {
+namespace trainplan::search {
 
 const char* to_string(Objective o) {
   switch (o) {
@@ -64,4 +64,4 @@ Score Scorer::score(const cost::Estimate& e, int instances) const {
   return s;
 }
 
-}  // namespace tp::search
+}  // namespace trainplan::search

@@ -9,7 +9,7 @@
 #include "cost/evaluate.h"
 #include "cost/train_time.h"
 
-namespace tp::search {
+namespace trainplan::search {
 
 enum class Objective { throughput, tokens_per_dollar, time_to_train, cost_to_train };
 
@@ -50,4 +50,4 @@ class Scorer {
   std::vector<cost::ReliabilityResult> reliability_;  // one per count
 };
 
-}  // namespace tp::search
+}  // namespace trainplan::search

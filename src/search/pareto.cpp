@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace tp::search {
+namespace trainplan::search {
 
 std::vector<std::size_t> pareto_front(const std::vector<double>& x, const std::vector<double>& y) {
   std::vector<std::size_t> order(x.size());
@@ -19,4 +19,4 @@ std::vector<std::size_t> pareto_front(const std::vector<double>& x, const std::v
   return front;
 }
 
-}  // namespace tp::search
+}  // namespace trainplan::search

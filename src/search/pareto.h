@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-namespace tp::search {
+namespace trainplan::search {
 
 std::vector<std::size_t> pareto_front(const std::vector<double>& x, const std::vector<double>& y);
 
-}  // namespace tp::search
+}  // namespace trainplan::search

@@ -6,7 +6,7 @@
 
 #include "spec/error.h"
 
-namespace tp::search {
+namespace trainplan::search {
 namespace {
 
 std::vector<int> divisors(int n) {
@@ -137,4 +137,4 @@ spec::Plan PlanSpace::at(std::uint64_t i) const {
   return p;
 }
 
-}  // namespace tp::search
+}  // namespace trainplan::search

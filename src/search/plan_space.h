@@ -17,7 +17,7 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::search {
+namespace trainplan::search {
 
 // An empty optional or list leaves the axis free.
 struct SpaceConstraints {
@@ -58,4 +58,4 @@ class PlanSpace {
   std::uint64_t size_ = 0;
 };
 
-}  // namespace tp::search
+}  // namespace trainplan::search

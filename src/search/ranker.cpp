@@ -5,7 +5,7 @@
 #include <system_error>
 #include <thread>
 
-namespace tp::search {
+namespace trainplan::search {
 namespace {
 
 struct Entry {
@@ -146,4 +146,4 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   return result;
 }
 
-}  // namespace tp::search
+}  // namespace trainplan::search

@@ -16,7 +16,7 @@
 #include "search/objective.h"
 #include "search/plan_space.h"
 
-namespace tp::search {
+namespace trainplan::search {
 
 struct RankedPlan {
   std::uint64_t index = 0;  // position in the PlanSpace: the tie-break key
@@ -53,4 +53,4 @@ struct SearchResult {
 SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space, const Scorer& scorer,
                         const SearchOptions& options);
 
-}  // namespace tp::search
+}  // namespace trainplan::search

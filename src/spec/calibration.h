@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // Fraction of peak FLOP/s reached by a GEMM of shape (m x k) * (k x n):
 //   ceiling * m/(m+m_half) * n/(n+n_half) * k/(k+k_half)
@@ -84,4 +84,4 @@ struct Calibration {
   }
 };
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -10,7 +10,7 @@
 #include "spec/json_reader.h"
 #include "spec/load.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 using nlohmann::json;
@@ -135,4 +135,4 @@ void save_calibration(const CalibrationFile& file, const std::string& path) {
   write_text_file(path, calibration_to_json(file).dump(2) + "\n", "calibration file");
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

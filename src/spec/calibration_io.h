@@ -8,7 +8,7 @@
 
 #include "spec/calibration.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 struct CalibrationFile {
   Calibration calibration;
@@ -20,4 +20,4 @@ nlohmann::json calibration_to_json(const CalibrationFile& file);
 CalibrationFile load_calibration(const std::string& path);
 void save_calibration(const CalibrationFile& file, const std::string& path);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

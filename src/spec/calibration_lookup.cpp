@@ -9,7 +9,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 std::vector<std::string> calibration_candidates(const HardwareSpec& hw, const std::string& stack,
                                                const std::vector<std::string>& bases) {
@@ -79,4 +79,4 @@ CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& st
   return {assumed_calibration(hw), "built-in default", false};
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -12,7 +12,7 @@
 #include "spec/hardware_spec.h"
 #include "spec/stack.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 struct CalibrationChoice {
   Calibration calibration;
@@ -34,4 +34,4 @@ Calibration assumed_calibration(const HardwareSpec& hardware);
 // the user's own cluster (origin "measured") are facts and pass.
 void check_collective_shares(const Calibration& calibration, const HardwareSpec& hardware, const std::string& file);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -2,7 +2,7 @@
 
 #include "spec/error.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 // The part a fit parameter ("gemm.ceiling", "collective.step_latency_s") moves.
@@ -89,4 +89,4 @@ std::map<std::string, std::string> origins_from_json(const nlohmann::json& j, co
   return out;
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -11,7 +11,7 @@
 
 #include "spec/calibration.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // gemm_ceiling, gemm_shape (the m/n/k halves), attention_factor, memory, collective, step_overhead_s,
 // pipeline_microbatch_overhead_s.
@@ -32,4 +32,4 @@ std::map<std::string, std::string> inferred_origins(const Calibration& c, const 
 std::map<std::string, std::string> origins_from_json(const nlohmann::json& j, const Calibration& c,
                                                      const nlohmann::json& extra, const std::string& file);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -33,4 +33,4 @@ std::string closest_name(const std::string& text, const std::vector<std::string>
   return best;
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

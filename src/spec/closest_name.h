@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 std::size_t edit_distance(const std::string& a, const std::string& b);
 std::string closest_name(const std::string& text, const std::vector<std::string>& known);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

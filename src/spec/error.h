@@ -8,7 +8,7 @@
 
 #include "spec/one_line.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 class SpecError : public std::runtime_error {
  public:
@@ -24,4 +24,4 @@ class SpecError : public std::runtime_error {
   std::string file_, json_path_, expected_;
 };
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

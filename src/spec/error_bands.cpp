@@ -4,7 +4,7 @@
 #include "spec/load.h"
 #include "spec/text_file.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 // A quantile of a relative error: more than -100% (a prediction of nothing).
@@ -80,4 +80,4 @@ void save_error_bands(const ErrorBands& bands, const std::string& path) {
   write_text_file(path, error_bands_to_json(bands).dump(2) + "\n", "error bands file");
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

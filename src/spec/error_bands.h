@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // Quantiles of the signed relative error over `runs` runs: `low` and `high`
 // bound the central `coverage` share of them (ErrorBands::coverage).
@@ -42,4 +42,4 @@ nlohmann::json error_bands_to_json(const ErrorBands& bands);
 ErrorBands load_error_bands(const std::string& path);
 void save_error_bands(const ErrorBands& bands, const std::string& path);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

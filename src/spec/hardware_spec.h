@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 enum class FabricTopology { all_to_all, torus_2d, switched };
 // How a collective spanning instances runs: hierarchical (reduce-scatter inside
@@ -81,4 +81,4 @@ struct HardwareSpec {
 
 const char* to_string(FabricTopology topology);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -7,7 +7,7 @@
 #include "spec/closest_name.h"
 #include "spec/error.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 bool is_annotation(const std::string& key) { return key.ends_with("note") || key.ends_with("notes"); }
@@ -115,4 +115,4 @@ std::string JsonReader::choice(const nlohmann::json& object, const std::string& 
   fail(path + "." + key, "expected one of " + list + ", got \"" + value + "\"");
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // Throws SpecError(file, path.key, ...) for the first key of `object` that is
 // not in `known`, naming the closest known key ("did you mean kv_heads?").
@@ -52,4 +52,4 @@ class JsonReader {
   std::string file_;
 };
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -5,7 +5,7 @@
 
 #include "spec/error.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 using json = nlohmann::json;
@@ -53,4 +53,4 @@ json parse(const std::string& file, Input&&... input) {
 
 json parse_json_text(std::string_view text, const std::string& file) { return parse(file, text.begin(), text.end()); }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

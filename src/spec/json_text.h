@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 inline constexpr int kMaxJsonDepth = 64;
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& file);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

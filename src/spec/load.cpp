@@ -13,7 +13,7 @@
 #include "spec/plausible.h"
 #include "spec/text_file.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace fs = std::filesystem;
 
 std::string data_root() {
@@ -636,4 +636,4 @@ ModelSpec load_model(const std::string& name_or_path) {
   return model_from_json(read_json_file(path), path);
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -13,7 +13,7 @@
 #include "spec/model_spec.h"
 #include "spec/stack.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // The folder holding models/, hardware/ and data/: $TRAINPLAN_ROOT if set,
 // else the source tree the binary was built from.
@@ -39,4 +39,4 @@ std::vector<std::string> list_corpus_model_names();
 std::vector<std::string> list_hardware_names();
 std::vector<std::string> list_stack_names();
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -1,6 +1,6 @@
 #include "spec/model_spec.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 int64_t ModelSpec::padded_vocab(int tp) const {
   const int64_t multiple = int64_t(vocab_pad_multiple) * tp;
@@ -94,4 +94,4 @@ int64_t ModelSpec::active_parameters() const {
   return non_expert_parameters() + active_routed_expert_parameters();
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 enum class ModelKind { decoder, encoder_mlm };
 enum class MlpKind { gelu, swiglu };
@@ -129,4 +129,4 @@ struct ModelSpec {
 const char* to_string(ModelKind kind);
 const char* to_string(MlpKind kind);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -5,7 +5,7 @@
 #include "spec/plan.h"
 #include "spec/workload.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 const char* to_string(FabricTopology t) {
   switch (t) {
@@ -56,4 +56,4 @@ bool parse_recompute(std::string_view text, Recompute& out) {
   return false;
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -1,6 +1,6 @@
 #include "spec/one_line.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 std::string one_line(std::string_view text, std::size_t max_bytes) {
   const std::size_t kept = text.size() > max_bytes ? max_bytes : text.size();
@@ -19,4 +19,4 @@ std::string one_line(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

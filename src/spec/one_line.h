@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 inline constexpr std::size_t kMessageValueBytes = 4000;
 
 std::string one_line(std::string_view text, std::size_t max_bytes = kMessageValueBytes);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

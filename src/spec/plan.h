@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string_view>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 enum class Recompute { none, selective, full };
 
@@ -66,4 +66,4 @@ inline bool edge_slots_active(const Plan& p) { return p.edge_layer_slots && p.pp
 const char* to_string(Recompute recompute);
 bool parse_recompute(std::string_view text, Recompute& out);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -5,7 +5,7 @@
 
 #include "spec/error.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 void within(const std::string& file, const std::string& path, double value, double lo, double hi,
@@ -76,4 +76,4 @@ void check_plausible(const Stack& s) {
     within(f, "$.attention_speedup.value." + family, factor, 0.25, 4, "");
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -16,7 +16,7 @@
 #include "spec/model_spec.h"
 #include "spec/stack.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // Throw SpecError(spec.source_file, JSON path, range and value) on the first
 // figure out of range. `hf_names` names model fields as a Hugging Face config does.
@@ -24,4 +24,4 @@ void check_plausible(const HardwareSpec& hardware);
 void check_plausible(const ModelSpec& model, bool hf_names);
 void check_plausible(const Stack& stack);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -1,6 +1,6 @@
 #include "spec/precision_support.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision) {
   if (precision == Precision::fp32_bf16_matmul && !stack.fp32_bf16_matmul)
@@ -14,4 +14,4 @@ std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, 
   return {};
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -8,8 +8,8 @@
 #include "spec/stack.h"
 #include "spec/workload.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -8,7 +8,7 @@
 #include "spec/json_text.h"
 #include "spec/text_file.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 // A rate a person could be quoted: above zero and under $100,000 an instance-hour.
@@ -78,4 +78,4 @@ PriceChoice choose_price(const HardwareSpec& hw, const std::string& kind, const 
               " an instance-hour) is used"};
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -9,7 +9,7 @@
 
 #include "spec/hardware_spec.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 struct UserRate {
   double usd_per_instance_hour = 0;
@@ -33,4 +33,4 @@ void load_user_rates(const std::string& file, std::map<std::string, UserRate>& r
 PriceChoice choose_price(const HardwareSpec& hardware, const std::string& kind,
                          const std::map<std::string, UserRate>& user_rates);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 double Stack::attention_speedup(const std::string& family) const {
   const auto it = attention_speedup_by_family.find(family);
@@ -54,4 +54,4 @@ const char* to_string(ContextParallel mode) {
 
 const char* to_string(AttentionKernel kernel) { return kernel == AttentionKernel::flash ? "flash" : "unfused"; }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

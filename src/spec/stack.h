@@ -10,7 +10,7 @@
 #include "spec/plan.h"
 #include "spec/workload.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 enum class GradAccumulation { fused_wgrad, separate_pass };
 enum class AttentionKernel { flash, unfused };
@@ -173,4 +173,4 @@ const char* to_string(GradAccumulation mode);
 const char* to_string(AttentionKernel kernel);
 const char* to_string(ContextParallel mode);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

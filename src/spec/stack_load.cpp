@@ -4,7 +4,7 @@
 #include "spec/load.h"
 #include "spec/plausible.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 // Each behaviour is {"value": ..., "source": "..."}; returns the value after
@@ -230,4 +230,4 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   return s;
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -5,7 +5,7 @@
 
 #include "spec/error.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace fs = std::filesystem;
 
 namespace {
@@ -94,4 +94,4 @@ void write_text_files(const std::vector<std::pair<std::string, std::string>>& fi
   }
 }
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

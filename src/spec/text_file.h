@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t(16) << 20;
 
@@ -22,4 +22,4 @@ void write_text_file(const std::string& path, const std::string& text, const std
 // them; a refusal or a failed write leaves every target as it was.
 void write_text_files(const std::vector<std::pair<std::string, std::string>>& files, const std::string& what);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace tp::spec {
+namespace trainplan::spec {
 
 // mixed_bf16: BF16 compute, FP32 master weights, FP32 Adam moments, FP32 grads.
 // bf16_sr:    BF16 weights, grads and Adam moments with stochastic rounding.
@@ -50,4 +50,4 @@ inline constexpr std::array<Precision, 5> kPrecisions{Precision::mixed_bf16, Pre
 const char* to_string(Precision precision);
 bool parse_precision(const std::string_view text, Precision& out);
 
-}  // namespace tp::spec
+}  // namespace trainplan::spec

@@ -6,7 +6,7 @@
 
 #include "cost/uncertainty.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 spec::ErrorBand band_of(const std::vector<double>& errors, double coverage) {
@@ -80,4 +80,4 @@ HeldOutVerdicts held_out_fit_verdicts(const ValidationResult& result, double cov
   return out;
 }
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

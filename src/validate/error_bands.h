@@ -7,7 +7,7 @@
 #include "spec/error_bands.h"
 #include "validate/validation.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 // Linear-interpolation quantile (q in [0, 1]) of unsorted values; 0 for none.
 double quantile(std::vector<double> values, double q);
@@ -26,4 +26,4 @@ struct HeldOutVerdicts {
 
 HeldOutVerdicts held_out_fit_verdicts(const ValidationResult& result, double coverage);
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

@@ -8,7 +8,7 @@
 
 #include "spec/error.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
@@ -349,4 +349,4 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters)
   return fit(predictor, parameters, all);
 }
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

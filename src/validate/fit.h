@@ -12,7 +12,7 @@
 #include "spec/hardware_spec.h"
 #include "validate/predictor.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 struct FitParameter {
   std::string name;  // the Calibration field, as in its JSON: "gemm.ceiling"
@@ -78,4 +78,4 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
 // On every timed run of the predictor.
 FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters);
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

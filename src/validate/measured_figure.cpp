@@ -2,7 +2,7 @@
 
 #include "spec/error.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 double source_flops_per_sequence(const std::string& formula, const spec::ModelSpec& m, int seq_len,
                                  const std::string& file) {
@@ -32,4 +32,4 @@ double measured_seqs_per_s(const MeasuredRun& run, const spec::ModelSpec& model,
   return 0;
 }
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

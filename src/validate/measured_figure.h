@@ -6,7 +6,7 @@
 #include "spec/model_spec.h"
 #include "validate/measured_run.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 // FLOPs per sequence as a source counted them. "megatron-2021": Narayanan et
 // al. 2021 (SC21), eq. 3, 96 s l h^2 (1 + s/(6h) + V/(16 l h)), counting the
@@ -20,4 +20,4 @@ double source_flops_per_sequence(const std::string& formula, const spec::ModelSp
 // `run.workload.global_batch_seqs` must be resolved.
 double measured_seqs_per_s(const MeasuredRun& run, const spec::ModelSpec& model, int devices);
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

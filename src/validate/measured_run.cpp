@@ -7,7 +7,7 @@
 #include "spec/json_reader.h"
 #include "spec/load.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 using nlohmann::json;
@@ -277,4 +277,4 @@ std::vector<MeasuredRun> load_measured_dir(const std::string& dir) {
   return all;
 }
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

@@ -14,7 +14,7 @@
 #include "spec/plan.h"
 #include "spec/workload.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 // What a source published for a run's speed, transcribed as stated;
 // validate/measured_figure.h turns each into seq/s for the run's cluster.
@@ -71,4 +71,4 @@ std::vector<MeasuredRun> load_measured_dir(const std::string& dir);
 PublishedChoice published_choice_from_json(const nlohmann::json& j, const std::string& file);
 std::vector<PublishedChoice> load_published_choices(const std::string& dir);
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

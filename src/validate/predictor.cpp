@@ -7,7 +7,7 @@
 #include "spec/load.h"
 #include "validate/measured_figure.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 struct Predictor::Loaded {
   spec::ModelSpec model;
@@ -97,4 +97,4 @@ double Predictor::predict_at_instances(size_t i, int instances) const {
   return ev.ok() || ev.problem == cost::PlanProblem::out_of_memory ? ev.estimate.seqs_per_s : 0.0;
 }
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

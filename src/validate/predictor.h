@@ -14,7 +14,7 @@
 #include "spec/calibration.h"
 #include "validate/measured_run.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 class Predictor {
  public:
@@ -50,4 +50,4 @@ class Predictor {
 // A copy of `run` with its global batch resolved for `devices_per_instance`.
 MeasuredRun resolved(const MeasuredRun& run, int devices_per_instance);
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

@@ -8,7 +8,7 @@
 #include "spec/load.h"
 #include "validate/predictor.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 struct Accumulator {
@@ -303,4 +303,4 @@ std::vector<std::string> run_kinds(const RunResult& r) {
   return kinds;
 }
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

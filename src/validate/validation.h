@@ -23,7 +23,7 @@
 #include "validate/fit.h"
 #include "validate/measured_run.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 
 // A stack with this many timed runs on a family gets a fit of its own, as
 // setup/fit-calibrations.sh writes data/calibration/<family>+<stack>.json.
@@ -125,4 +125,4 @@ struct StackFit {
 };
 std::vector<StackFit> own_stack_fits(const ValidationResult& v, int min_runs = kOwnStackFitRuns);
 
-}  // namespace tp::validate
+}  // namespace trainplan::validate

@@ -7,7 +7,7 @@
 #include "app/scenario.h"
 #include "spec/error.h"
 
-namespace tp::app {
+namespace trainplan::app {
 namespace {
 
 bool says(const Scenario& s, const std::string& part) {
@@ -71,4 +71,4 @@ TEST(Scenario, PlanRecomputeDefaultsFromTheStack) {
 }
 
 }  // namespace
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -5,7 +5,7 @@
 
 #include "app/sweep.h"
 
-namespace tp::app {
+namespace trainplan::app {
 namespace {
 
 TEST(Sweep, EfficiencyIsPerInstanceThroughputAgainstTheFirstPlan) {
@@ -43,4 +43,4 @@ TEST(Sweep, EfficiencyIsPerInstanceThroughputAgainstTheFirstPlan) {
 }
 
 }  // namespace
-}  // namespace tp::app
+}  // namespace trainplan::app

@@ -7,8 +7,8 @@
 #include "calib/host_hardware.h"
 #include "spec/error.h"
 
-using namespace tp::calib;
-using namespace tp::spec;
+using namespace trainplan::calib;
+using namespace trainplan::spec;
 
 namespace {
 nlohmann::json valid() {
@@ -45,7 +45,7 @@ TEST(CalibrationIo, BadFilesNameTheField) {
     try {
       calibration_from_json(j, "bad.json");
       FAIL() << "accepted a bad file at " << path;
-    } catch (const tp::spec::SpecError& e) {
+    } catch (const trainplan::spec::SpecError& e) {
       EXPECT_EQ(e.json_path(), path);
       EXPECT_EQ(e.file(), "bad.json");
     }
@@ -68,7 +68,7 @@ TEST(CalibrationIo, BadFilesNameTheField) {
   j = valid();
   j["attention_backward_factor"] = 0;
   expect_error(j, "$.attention_backward_factor");
-  EXPECT_THROW(load_calibration("/nonexistent/file.json"), tp::spec::SpecError);
+  EXPECT_THROW(load_calibration("/nonexistent/file.json"), trainplan::spec::SpecError);
 }
 
 TEST(Fit, RecoversGemmParametersFromSyntheticPoints) {
@@ -104,7 +104,7 @@ TEST(Fit, MemoryLineGivesCeilingAndHalfSize) {
 
 TEST(HostHardware, UsesMeasuredPeakAndBandwidth) {
   CalibrationFile f = calibration_from_json(valid(), "mem");
-  EXPECT_THROW(host_hardware(f), tp::spec::SpecError);  // a fitted file describes no host
+  EXPECT_THROW(host_hardware(f), trainplan::spec::SpecError);  // a fitted file describes no host
   f.extra["host"] = {{"cpu", "Test CPU"}, {"fma_peak_flops_per_s", 7e11}, {"stream_bytes_per_s", 3.8e10}};
   const auto hw = host_hardware(f);
   EXPECT_EQ(hw.name, "host");

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::calib::testing {
+namespace trainplan::calib::testing {
 
 struct Outcome {
   int code = -1;
@@ -70,4 +70,4 @@ inline std::vector<std::map<std::string, std::string>> csv_rows(const std::strin
   return rows;
 }
 
-}  // namespace tp::calib::testing
+}  // namespace trainplan::calib::testing

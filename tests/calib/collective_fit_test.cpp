@@ -11,14 +11,14 @@
 #include "calib/host_fabric.h"
 #include "spec/error.h"
 
-using namespace tp::calib;
-using tp::net::Collective;
+using namespace trainplan::calib;
+using trainplan::net::Collective;
 
 namespace {
 
 // An 8-device instance on a 100 GB/s switch with a 100 Gb/s network.
-tp::spec::HardwareSpec test_hardware() {
-  tp::spec::HardwareSpec hw = host_fabric_hardware(8, 100e9);
+trainplan::spec::HardwareSpec test_hardware() {
+  trainplan::spec::HardwareSpec hw = host_fabric_hardware(8, 100e9);
   hw.name = "test-8";
   hw.fabric_latency_s = 2e-6;
   hw.efa_gbps = 100;
@@ -26,8 +26,8 @@ tp::spec::HardwareSpec test_hardware() {
   return hw;
 }
 
-CollectiveRun model_run(const tp::net::Cluster& cluster, Collective op, int ranks, int instances,
-                        const tp::spec::CollectiveEfficiency& e) {
+CollectiveRun model_run(const trainplan::net::Cluster& cluster, Collective op, int ranks, int instances,
+                        const trainplan::spec::CollectiveEfficiency& e) {
   CollectiveRun run;
   run.source = "model";
   run.tool = "test";
@@ -45,8 +45,8 @@ CollectiveRun model_run(const tp::net::Cluster& cluster, Collective op, int rank
 }  // namespace
 
 TEST(CollectiveFit, RecoversTheEfficienciesTheDataWereMadeWith) {
-  const tp::net::Cluster cluster(test_hardware());
-  const tp::spec::CollectiveEfficiency truth{0.63, 0.41, 7e-6};
+  const trainplan::net::Cluster cluster(test_hardware());
+  const trainplan::spec::CollectiveEfficiency truth{0.63, 0.41, 7e-6};
   const std::vector<CollectiveRun> runs = {model_run(cluster, Collective::all_reduce, 8, 1, truth),
                                            model_run(cluster, Collective::all_gather, 4, 1, truth),
                                            model_run(cluster, Collective::point_to_point, 8, 1, truth),
@@ -67,7 +67,7 @@ TEST(CollectiveFit, RecoversTheEfficienciesTheDataWereMadeWith) {
 }
 
 TEST(CollectiveFit, ATierWithoutRunsKeepsTheStart) {
-  const tp::net::Cluster cluster(test_hardware());
+  const trainplan::net::Cluster cluster(test_hardware());
   const CollectiveFit fit =
       fit_collectives({model_run(cluster, Collective::all_reduce, 8, 1, {0.5, 0.9, 1e-6})}, cluster, {0.7, 0.33, 0});
   EXPECT_FALSE(fit.inter.fitted);
@@ -76,7 +76,7 @@ TEST(CollectiveFit, ATierWithoutRunsKeepsTheStart) {
 }
 
 TEST(CollectiveFit, FasterThanTheDescriptorIsCappedAndSaid) {
-  const tp::net::Cluster cluster(test_hardware());
+  const trainplan::net::Cluster cluster(test_hardware());
   const CollectiveFit fit =
       fit_collectives({model_run(cluster, Collective::all_reduce, 8, 1, {1.6, 0.7, 1e-6})}, cluster, {0.7, 0.7, 0});
   EXPECT_TRUE(fit.intra.capped);
@@ -85,14 +85,14 @@ TEST(CollectiveFit, FasterThanTheDescriptorIsCappedAndSaid) {
 }
 
 TEST(CollectiveFit, SmallMessagesAloneCannotFitAShare) {
-  const tp::net::Cluster cluster(test_hardware());
+  const trainplan::net::Cluster cluster(test_hardware());
   CollectiveRun run;
   run.source = "flat.log";
   run.op = Collective::all_reduce;
   run.ranks = 8;
   run.instances = 1;
   for (double s = 1024; s <= 65536; s *= 2) run.samples.push_back({s, 50e-6, 0, 0, 0});
-  EXPECT_THROW(fit_collectives({run}, cluster, {}), tp::spec::SpecError);
+  EXPECT_THROW(fit_collectives({run}, cluster, {}), trainplan::spec::SpecError);
   // Up to 16 MiB but flat (a loaded host): the large messages are taken as transfer alone, and it says so.
   for (double s = 131072; s <= (16 << 20); s *= 2) run.samples.push_back({s, 50e-6, 0, 0, 0});
   const CollectiveFit fit = fit_collectives({run}, cluster, {});
@@ -106,7 +106,7 @@ TEST(CollectiveFit, RanksThatDoNotTileTheInstanceAreRefused) {
   run.source = "three.log";
   run.ranks = 3;
   run.instances = 1;
-  EXPECT_THROW(run_layout(run, 8), tp::spec::SpecError);
+  EXPECT_THROW(run_layout(run, 8), trainplan::spec::SpecError);
   run.ranks = 24;  // 8 per instance on 3 instances: stride 1
   run.instances = 3;
   const RunLayout l = run_layout(run, 8);
@@ -119,31 +119,31 @@ TEST(CollectiveFit, RanksThatDoNotTileTheInstanceAreRefused) {
 }
 
 TEST(CollectiveFit, CalibrationKeepsTheBaseAndStoresTheRuns) {
-  const tp::net::Cluster cluster(test_hardware());
+  const trainplan::net::Cluster cluster(test_hardware());
   const std::vector<CollectiveRun> runs = {model_run(cluster, Collective::all_reduce, 8, 1, {0.5, 0.5, 2e-6})};
-  tp::spec::CalibrationFile base;
+  trainplan::spec::CalibrationFile base;
   base.calibration.name = "base";
   base.calibration.origin = "fitted";
   base.calibration.gemm.ceiling = 0.61;
   const CollectiveFit fit = fit_collectives(runs, cluster, base.calibration.collective);
   const CollectiveProvenance p{"measured in a test", "2026-01-01", "base.json",
                                {{"name", "host"}, {"ranks_per_host", 8}, {"copy_bytes_per_s", 100e9}}};
-  const tp::spec::CalibrationFile file = collective_calibration(base, runs, fit, p, "c");
+  const trainplan::spec::CalibrationFile file = collective_calibration(base, runs, fit, p, "c");
   EXPECT_EQ(file.calibration.gemm.ceiling, 0.61);
   EXPECT_EQ(file.calibration.origin, "measured");
   EXPECT_NEAR(file.calibration.collective.intra_node, 0.5, 1e-6);
   EXPECT_EQ(file.calibration.origins.at("gemm_ceiling"), "fitted");
   EXPECT_EQ(file.calibration.origins.at("collective"), "measured");
   // Through JSON and back, as `calibrate check` reads it.
-  const auto again = tp::spec::calibration_from_json(tp::spec::calibration_to_json(file), "c.json");
+  const auto again = trainplan::spec::calibration_from_json(trainplan::spec::calibration_to_json(file), "c.json");
   const StoredCollectives stored = stored_collectives(again, "c.json");
   ASSERT_EQ(stored.runs.size(), 1u);
   EXPECT_EQ(stored.runs[0].samples.size(), runs[0].samples.size());
   EXPECT_EQ(stored.hardware.devices_per_instance(), 8);
   EXPECT_EQ(stored.start.intra_node, 0.7);
-  auto broken = tp::spec::calibration_to_json(file);
+  auto broken = trainplan::spec::calibration_to_json(file);
   broken["collectives"]["runs"][0]["samples"][2]["seconds"] = -1;
-  EXPECT_THROW(stored_collectives(tp::spec::calibration_from_json(broken, "b.json"), "b.json"), tp::spec::SpecError);
+  EXPECT_THROW(stored_collectives(trainplan::spec::calibration_from_json(broken, "b.json"), "b.json"), trainplan::spec::SpecError);
 }
 
 // A dense sweep (2,000 sizes from 1 KiB to 1 GiB, as a log of repeated or
@@ -151,8 +151,8 @@ TEST(CollectiveFit, CalibrationKeepsTheBaseAndStoresTheRuns) {
 // point, so the efficiencies come back as from a sparse sweep, and the
 // leave-one-size-out check holds out 48 sizes, not 2,000.
 TEST(CollectiveFit, ADenseSweepFitsByEighthOctaveBinsAndChecksAtMost48Sizes) {
-  const tp::net::Cluster cluster(test_hardware());
-  const tp::spec::CollectiveEfficiency truth{0.63, 0.41, 7e-6};
+  const trainplan::net::Cluster cluster(test_hardware());
+  const trainplan::spec::CollectiveEfficiency truth{0.63, 0.41, 7e-6};
   CollectiveRun dense = model_run(cluster, Collective::all_reduce, 8, 1, truth);
   dense.samples.clear();
   const RunLayout layout = run_layout(dense, cluster.devices_per_instance());

@@ -12,8 +12,8 @@
 #include "net/cluster.h"
 #include "spec/calibration_io.h"
 
-using namespace tp::calib;
-using namespace tp::calib::testing;
+using namespace trainplan::calib;
+using namespace trainplan::calib::testing;
 
 namespace {
 
@@ -26,9 +26,9 @@ void expect_largest_busbw_within(const std::vector<std::string>& logs, const std
   for (const auto& l : logs) command += " " + fixture(l);
   const Outcome o = shell(command);
   ASSERT_EQ(o.code, 0) << o.out;
-  const tp::spec::CalibrationFile file = tp::spec::load_calibration(out);
+  const trainplan::spec::CalibrationFile file = trainplan::spec::load_calibration(out);
   const StoredCollectives stored = stored_collectives(file, out);
-  const tp::net::Cluster cluster(stored.hardware);
+  const trainplan::net::Cluster cluster(stored.hardware);
   ASSERT_EQ(stored.runs.size(), logs.size());
   for (std::size_t i = 0; i < logs.size(); ++i) {
     const CollectiveRun log = load_collective_log(fixture(logs[i])).front();

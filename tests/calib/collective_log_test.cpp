@@ -12,9 +12,9 @@
 #include "spec/error.h"
 #include "spec/text_file.h"
 
-using namespace tp::calib;
-using tp::net::Collective;
-using tp::spec::SpecError;
+using namespace trainplan::calib;
+using trainplan::net::Collective;
+using trainplan::spec::SpecError;
 
 namespace {
 
@@ -54,7 +54,7 @@ TEST(CollectiveLog, BusFactorsAreNcclTests) {
 
 TEST(CollectiveLog, TellsTheFormatFromTheContent) {
   auto format = [](const std::string& name) {
-    return detect_log_format(log_lines(tp::spec::read_text_file(log_fixture(name))), name);
+    return detect_log_format(log_lines(trainplan::spec::read_text_file(log_fixture(name))), name);
   };
   EXPECT_EQ(format("nccl_all_reduce_p5_8ranks.log"), LogFormat::nccl_tests);
   EXPECT_EQ(format("nccl_all_gather_p5_16ranks_2hosts.log"), LogFormat::nccl_tests);
@@ -153,11 +153,11 @@ TEST(CollectiveLog, HintsFillGapsAndContradictionsAreRefused) {
 // leaked "trainplan: stoi"; "nccom-test -r 2147483648" wrapped to a negative
 // int) are refused naming the field.
 TEST(CollectiveLog, RankCountsPastAnyClusterAreRefused) {
-  const std::string nccom = tp::spec::read_text_file(log_fixture("nccom_allr_trn1_32ranks.log"));
+  const std::string nccom = trainplan::spec::read_text_file(log_fixture("nccom_allr_trn1_32ranks.log"));
   std::string wide = nccom;
   wide.replace(wide.find("-r 32"), 5, "-r 2147483648");
   expect_refusal([&] { read_collective_log(wide, "n.log"); }, "n.log:1", "-r", "a count from 1 to 16777216");
-  std::string hccl = tp::spec::read_text_file(log_fixture("hccl_all_reduce_dl1_8ranks.log"));
+  std::string hccl = trainplan::spec::read_text_file(log_fixture("hccl_all_reduce_dl1_8ranks.log"));
   hccl.replace(hccl.find("HCCL_NRANKS=8"), 13, "HCCL_NRANKS=999999999999");
   expect_refusal([&] { read_collective_log(hccl, "h.log"); }, "h.log:3", "HCCL_NRANKS", "a count from 1 to 16777216");
 }
@@ -199,7 +199,7 @@ TEST(CollectiveLog, DamagedLogsAreRefusedNeverCrash) {
   for (const char* name : {"nccl_all_reduce_p5_8ranks.log", "nccl_all_gather_p5_16ranks_2hosts.log",
                            "nccom_allr_trn1_32ranks.log", "nccom_allg_trn1_64ranks_2nodes.log",
                            "hccl_all_reduce_dl1_8ranks.log", "hccl_all_gather_dl1_benchmark.log"}) {
-    const std::string text = tp::spec::read_text_file(log_fixture(name));
+    const std::string text = trainplan::spec::read_text_file(log_fixture(name));
     auto attempt = [&](const std::string& damaged) {
       try {
         for (const auto& run : read_collective_log(damaged, name, {})) {

@@ -14,8 +14,8 @@
 #include "collective_cli.h"
 #include "spec/calibration_io.h"
 
-using namespace tp::calib;
-using namespace tp::calib::testing;
+using namespace trainplan::calib;
+using namespace trainplan::calib::testing;
 
 namespace {
 
@@ -55,7 +55,7 @@ void check_run(int ranks) {
   const auto rows = csv_rows(o.out, "collective");
   ASSERT_EQ(rows.size(), 4u * 8u) << o.out;  // four collectives, 1 KiB to 16 MiB in steps of 4
   for (const auto& row : rows) {
-    tp::net::Collective op{};
+    trainplan::net::Collective op{};
     ASSERT_TRUE(parse_collective_name(row.at("collective"), op)) << row.at("collective");
     EXPECT_EQ(std::stoi(row.at("ranks")), ranks);
     EXPECT_EQ(std::stoi(row.at("instances")), 1);
@@ -66,12 +66,12 @@ void check_run(int ranks) {
     EXPECT_NEAR(algbw, size / time, 1e-9 * algbw);
     // nccl-tests' factor, written out here rather than taken from the code under test.
     const double n = ranks;
-    const double factor = op == tp::net::Collective::all_reduce      ? 2 * (n - 1) / n
-                          : op == tp::net::Collective::point_to_point ? 1.0
+    const double factor = op == trainplan::net::Collective::all_reduce      ? 2 * (n - 1) / n
+                          : op == trainplan::net::Collective::point_to_point ? 1.0
                                                                   : (n - 1) / n;
     EXPECT_NEAR(busbw, size / time * factor, 1e-9 * busbw) << row.at("collective") << " " << size;
   }
-  const tp::spec::CalibrationFile file = tp::spec::load_calibration(out);
+  const trainplan::spec::CalibrationFile file = trainplan::spec::load_calibration(out);
   EXPECT_EQ(file.calibration.origin, "measured");
   EXPECT_GT(file.calibration.collective.intra_node, 0);
   EXPECT_LE(file.calibration.collective.intra_node, 1);

@@ -6,7 +6,7 @@
 #include "calib/gemm_calibration.h"
 #include "spec/error.h"
 
-using namespace tp::calib;
+using namespace trainplan::calib;
 
 namespace {
 
@@ -25,8 +25,8 @@ GemmCsv five_shapes() {
   return csv;
 }
 
-tp::spec::CalibrationFile kernel_base() {
-  tp::spec::CalibrationFile base;
+trainplan::spec::CalibrationFile kernel_base() {
+  trainplan::spec::CalibrationFile base;
   base.calibration.name = "host-kernels";
   base.calibration.origin = "measured";
   base.calibration.attention_factor = 0.55;
@@ -75,7 +75,7 @@ TEST(GemmCalibration, ReplacesTheGemmCurveKeepsTheRestAndSaysWhereItCameFrom) {
   EXPECT_NE(c.description.find("hardware descriptor hardware/p5.48xlarge.json"), std::string::npos) << c.description;
 
   // Through JSON and back, as `calibrate check` reads it.
-  const auto again = tp::spec::calibration_from_json(tp::spec::calibration_to_json(file), "g.json");
+  const auto again = trainplan::spec::calibration_from_json(trainplan::spec::calibration_to_json(file), "g.json");
   ASSERT_TRUE(has_gemm_timings(again));
   const StoredGemm stored = stored_gemm_timings(again, "g.json");
   ASSERT_EQ(stored.rows.size(), 5u);
@@ -93,7 +93,7 @@ TEST(GemmCalibration, AHostSectionIsWrittenForTheCpu) {
   p.dtype = "bf16";
   p.peak = {1e15, "measured", true};
   p.host = {{"fma_peak_flops_per_s", 1e15}, {"stream_bytes_per_s", 1e10}};
-  tp::spec::CalibrationFile base;
+  trainplan::spec::CalibrationFile base;
   base.calibration.origin = "assumed";
   const auto file = gemm_calibration(base, csv, csv.rows, fit_gemm_timings(csv.rows, 1e15, "t.csv"), p, "h");
   EXPECT_EQ(file.extra["host"]["stream_bytes_per_s"], 1e10);
@@ -101,12 +101,12 @@ TEST(GemmCalibration, AHostSectionIsWrittenForTheCpu) {
 }
 
 TEST(GemmCalibration, ABadStoredSectionNamesItsPath) {
-  tp::spec::CalibrationFile file;
+  trainplan::spec::CalibrationFile file;
   file.extra["gemm_timings"] = {{"peak_flops_per_s", -1}};
   try {
     stored_gemm_timings(file, "g.json");
     FAIL();
-  } catch (const tp::spec::SpecError& e) {
+  } catch (const trainplan::spec::SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("$.gemm_timings.peak_flops_per_s"), std::string::npos) << e.what();
   }
 }

@@ -5,8 +5,8 @@
 #include "calib/gemm_csv.h"
 #include "spec/error.h"
 
-using tp::calib::GemmCsv;
-using tp::calib::parse_gemm_csv;
+using trainplan::calib::GemmCsv;
+using trainplan::calib::parse_gemm_csv;
 
 namespace {
 
@@ -15,7 +15,7 @@ void expect_refusal(const std::string& text, const std::vector<std::string>& par
   try {
     parse_gemm_csv(text, "t.csv");
     FAIL() << "accepted:\n" << text;
-  } catch (const tp::spec::SpecError& e) {
+  } catch (const trainplan::spec::SpecError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
     for (const auto& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "missing '" << p << "' in: " << what;

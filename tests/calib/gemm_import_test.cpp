@@ -11,7 +11,7 @@
 #include "collective_cli.h"
 #include "spec/calibration_io.h"
 
-using namespace tp::calib::testing;
+using namespace trainplan::calib::testing;
 
 namespace {
 
@@ -37,7 +37,7 @@ TEST(GemmImport, SyntheticH100TimingsGiveBackTheirCurveAgainstTheDescriptorPeak)
   ASSERT_EQ(check.size(), 1u);
   EXPECT_LT(std::stod(check[0].at("median_error_held_out")), 0.03);  // the fixture's noise is +-3%
 
-  const auto file = tp::spec::load_calibration(dir + "/g.json");
+  const auto file = trainplan::spec::load_calibration(dir + "/g.json");
   EXPECT_EQ(file.calibration.origins.at("gemm_ceiling"), "measured");
   EXPECT_EQ(file.calibration.origins.at("attention_factor"), "fitted");  // from the h100 family fit
   EXPECT_EQ(file.calibration.accelerator, "NVIDIA H100-SXM5-80GB");
@@ -70,7 +70,7 @@ TEST(GemmImport, CpuTimingsOnThisHostAreNormalisedAgainstItsMeasuredPeakAndServe
     csv << "# backend: cpu\n# threads: 1\nm,n,k,dtype,seconds,device\n";
     for (int i = 0; i < 6; ++i) {
       const double m = 64 << i;
-      csv << m << ",512,512,fp32," << 2 * m * 512 * 512 / (5e10 * m / (m + 32)) << ",\"" << tp::calib::cpu_name()
+      csv << m << ",512,512,fp32," << 2 * m * 512 * 512 / (5e10 * m / (m + 32)) << ",\"" << trainplan::calib::cpu_name()
           << "\"\n";
     }
   }
@@ -79,7 +79,7 @@ TEST(GemmImport, CpuTimingsOnThisHostAreNormalisedAgainstItsMeasuredPeakAndServe
   ASSERT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("from this host's FP32 FMA peak"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("1 thread)"), std::string::npos) << o.out;
-  const auto file = tp::spec::load_calibration(dir + "/h.json");
+  const auto file = trainplan::spec::load_calibration(dir + "/h.json");
   EXPECT_GT(file.extra["host"]["fma_peak_flops_per_s"].get<double>(), 0);
   EXPECT_EQ(file.extra["gemm_timings"]["peak_flops_per_s"], file.extra["host"]["fma_peak_flops_per_s"]);
   EXPECT_NEAR(file.calibration.gemm.m_half, 32, 0.5);
@@ -108,12 +108,12 @@ TEST(GemmImport, TimingsAndPeakMustDescribeTheSameMachine) {
   EXPECT_NE(o.out.find("# backend: cpu for --hardware host, got cuda"), std::string::npos) << o.out;
   // This CPU, with more CPUs busy than the threads recorded (a BLAS pool of its own).
   std::ofstream(dir + "/busy.csv") << "# threads: 1\n# cpu_busy: 1.98\nm,n,k,dtype,seconds,device\n1,1,1,fp32,1,\""
-                                   << tp::calib::cpu_name() << "\"\n";
+                                   << trainplan::calib::cpu_name() << "\"\n";
   o = shell(kBinary + " calibrate import --gemm " + dir + "/busy.csv --hardware host --out " + dir + "/x.json");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_NE(o.out.find("# cpu_busy: about the 1 thread(s)"), std::string::npos) << o.out;
   // This CPU, without the threads its timings used.
-  std::ofstream(dir + "/nothreads.csv") << "m,n,k,dtype,seconds,device\n1,1,1,fp32,1,\"" << tp::calib::cpu_name() << "\"\n";
+  std::ofstream(dir + "/nothreads.csv") << "m,n,k,dtype,seconds,device\n1,1,1,fp32,1,\"" << trainplan::calib::cpu_name() << "\"\n";
   o = shell(kBinary + " calibrate import --gemm " + dir + "/nothreads.csv --hardware host --out " + dir + "/x.json");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_NE(o.out.find("--threads N"), std::string::npos) << o.out;

@@ -11,7 +11,7 @@
 #include "calib/timing.h"
 #include "spec/error.h"
 
-using namespace tp::calib;
+using namespace trainplan::calib;
 
 namespace {
 
@@ -96,7 +96,7 @@ TEST(KernelModel, JsonRoundTripPredictsTheSame) {
   e.op = "gelu", e.bytes = 3e6;
   for (const Measurement& m : {g, a, e}) EXPECT_DOUBLE_EQ(back.seconds(m), k.seconds(m));
   e.op = "layernorm";
-  EXPECT_THROW(k.seconds(e), tp::spec::SpecError);
+  EXPECT_THROW(k.seconds(e), trainplan::spec::SpecError);
 }
 
 TEST(KernelModel, CheckScoresHeldOutPointsWithTheModel) {

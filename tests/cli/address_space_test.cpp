@@ -177,7 +177,7 @@ TEST_P(WorstCase, FinishesWithinTwoGibAndAMinuteAndAnswersInOurWords) {
   const std::string expect = replace_every(replace_every(c.expect, "{FILE}", file), "{DIR}", dir);
 
   const auto start = std::chrono::steady_clock::now();
-  const tp::cli::testing::Outcome r = tp::cli::testing::run_cli(args, {kAddressSpace, kCpuSeconds});
+  const trainplan::cli::testing::Outcome r = trainplan::cli::testing::run_cli(args, {kAddressSpace, kCpuSeconds});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fs::remove_all(file);
   fs::remove_all(dir);

@@ -440,8 +440,8 @@ const Case kCases[] = {
 
 // ---------------------------------------------------------------- running
 
-using tp::cli::testing::Outcome;
-Outcome run_bad_input(const std::string& args) { return tp::cli::testing::run_cli(args); }
+using trainplan::cli::testing::Outcome;
+Outcome run_bad_input(const std::string& args) { return trainplan::cli::testing::run_cli(args); }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);

@@ -13,9 +13,9 @@
 namespace {
 
 TEST(CalibrateCli, OnednnBackendWithoutBf16MatmulIsOneLine) {
-  if (!tp::kernels::onednn_built()) GTEST_SKIP() << "built without oneDNN";
+  if (!trainplan::kernels::onednn_built()) GTEST_SKIP() << "built without oneDNN";
   setenv("ONEDNN_MAX_CPU_ISA", "avx2", 1);
-  const auto r = tp::cli::testing::run_cli("calibrate kernels --quick --backend onednn --out /tmp/trainplan-onednn-avx2.json");
+  const auto r = trainplan::cli::testing::run_cli("calibrate kernels --quick --backend onednn --out /tmp/trainplan-onednn-avx2.json");
   unsetenv("ONEDNN_MAX_CPU_ISA");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("calibrate kernels --backend onednn: oneDNN"), std::string::npos) << r.out;

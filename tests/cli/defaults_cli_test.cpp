@@ -14,7 +14,7 @@
 
 namespace {
 
-using tp::cli::testing::run_cli;
+using trainplan::cli::testing::run_cli;
 
 std::vector<std::string> names_in(const std::string& folder) {
   std::vector<std::string> names;
@@ -71,7 +71,7 @@ TEST(Defaults, NoFeasiblePlanIsOneLineAndExitTwo) {
   EXPECT_NE(mixed.out.find("trainplan: no feasible plan for llama3.1-405b on dl1.24xlarge"), std::string::npos);
 }
 
-bool answers_or_refuses_in_one_line(const tp::cli::testing::Outcome& r, const std::string& args) {
+bool answers_or_refuses_in_one_line(const trainplan::cli::testing::Outcome& r, const std::string& args) {
   if (r.code == 0) {
     EXPECT_GT(count_lines(r.out), 3) << args << "\n" << r.out;
     return count_lines(r.out) > 3;

@@ -15,7 +15,7 @@
 
 #include "run_cli.h"
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 using testing::Outcome;
@@ -290,9 +290,9 @@ TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {
 }
 
 }  // namespace
-}  // namespace tp::cli
+}  // namespace trainplan::cli
 
-namespace tp::cli {
+namespace trainplan::cli {
 namespace {
 
 // Names a file's trainplan header gives that do not load are refused naming the
@@ -343,4 +343,4 @@ TEST(LaunchCli, WhatAFileItselfGetsWrongNamesTheFile) {
 }
 
 }  // namespace
-}  // namespace tp::cli
+}  // namespace trainplan::cli

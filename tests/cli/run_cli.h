@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <string>
 
-namespace tp::cli::testing {
+namespace trainplan::cli::testing {
 
 struct Outcome {
   int code;
@@ -36,4 +36,4 @@ inline Outcome run_cli(const std::string& args, const Limits& limits = {}) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-}  // namespace tp::cli::testing
+}  // namespace trainplan::cli::testing

@@ -13,8 +13,8 @@
 
 namespace {
 
-using tp::cli::testing::Outcome;
-Outcome run(const std::string& args) { return tp::cli::testing::run_cli(args); }
+using trainplan::cli::testing::Outcome;
+Outcome run(const std::string& args) { return trainplan::cli::testing::run_cli(args); }
 
 // The rows of the first table under `key` in a versioned JSON document (report/json_document.h).
 nlohmann::json rows_of(const nlohmann::json& document, const std::string& key) {

@@ -4,7 +4,7 @@
 
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // Llama 2 7B, TP 8, ZeRO 0 on 4 p5 instances: DP 4 all-reduces FP32 gradients.
@@ -82,4 +82,4 @@ TEST(DataParallel, Fp8ParametersAreGatheredInOneByte) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -6,7 +6,7 @@
 #include "spec/load.h"
 #include "step_fixture.h"
 
-using namespace tp;
+using namespace trainplan;
 
 namespace {
 
@@ -185,7 +185,7 @@ TEST(Evaluate, HugeSchedulesFallBackToTheClosedForm) {
 
 }  // namespace
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // An auto-cast FP32 model is a compiler's mode (neuronx-cc --auto-cast
@@ -239,7 +239,7 @@ TEST(Evaluate, Fp8IsRefusedWithoutAnFp8PathOrStack) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost
 
 // BLOOM-176B as trained (tr11 README 'Architecture': 70 layers over PP 12 with
 // the embedding and the head in a layer's slot each). Uneven stages without the

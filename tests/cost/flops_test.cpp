@@ -3,7 +3,7 @@
 #include "cost/flops.h"
 #include "spec/load.h"
 
-using namespace tp;
+using namespace trainplan;
 
 // Narayanan et al. 2021 (Megatron-LM, SC21), eq. 3: FLOPs per iteration of a
 // GPT with a 4h MLP and full (non-causal) attention, with recompute excluded:

@@ -4,7 +4,7 @@
 
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 spec::Plan tp8_plan() {
@@ -56,4 +56,4 @@ TEST(GradAccumulation, OneMicroBatchHasNothingToAdd) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -4,7 +4,7 @@
 
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 testing::StepFixture llama(int seq, spec::AttentionKernel kernel) {
@@ -218,9 +218,9 @@ TEST(LayerCompute, NoAlignmentRuleKeepsThePeak) {
   EXPECT_DOUBLE_EQ(matrix_peak(f.context(), 1e14, 4096, 150), 1e14);
 }
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // FP8 (Transformer Engine's hybrid recipe): the four linear GEMMs of a layer
@@ -301,4 +301,4 @@ TEST(LayerCompute, AutocastKeepsTheStreamNormsAndProbabilitiesInFp32) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -5,7 +5,7 @@
 #include "spec/load.h"
 #include "step_fixture.h"
 
-using namespace tp;
+using namespace trainplan;
 
 namespace {
 spec::Workload workload(int seq, long batch, spec::Precision precision = spec::Precision::mixed_bf16) {

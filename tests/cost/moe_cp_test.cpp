@@ -9,7 +9,7 @@
 #include "cost/memory.h"
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 spec::Plan plan_of(int instances, int tp, int pp, int cp, int ep, bool sp = false) {
@@ -190,4 +190,4 @@ TEST(ContextParallel, EvaluateReportsTheExposedExchange) {
               1e-12);
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

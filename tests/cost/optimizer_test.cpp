@@ -4,7 +4,7 @@
 
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // Bytes through HBM per updated parameter for one Adam step: FP32 master and
@@ -37,4 +37,4 @@ TEST(Optimizer, DistributedOptimizerUpdatesItsShardOnly) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

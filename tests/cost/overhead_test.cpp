@@ -5,7 +5,7 @@
 #include "cost/evaluate.h"
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 spec::Plan one_instance_dp() {
@@ -49,4 +49,4 @@ TEST(Overhead, LazyTracingIsAPartOfTheStepWhereTheHostIsSlower) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -9,7 +9,7 @@
 
 #include "spec/error.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 struct Stages {
@@ -172,9 +172,9 @@ TEST(PipelineClosedForm, TightForTheCostModelsShape) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // The interleaved bubble at published layouts: Megatron-LM SC21 Table 1's 530B
@@ -217,4 +217,4 @@ TEST(PipelineDag, ExtendingTheSteadyStateMatchesEveryTask) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

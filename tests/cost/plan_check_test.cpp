@@ -3,7 +3,7 @@
 #include "cost/plan_check.h"
 #include "spec/load.h"
 
-using namespace tp;
+using namespace trainplan;
 using cost::PlanProblem;
 
 // Outside an anonymous namespace: TEST_F's classes derive from it, and in a

@@ -4,7 +4,7 @@
 
 #include "cost/prices.h"
 
-using namespace tp;
+using namespace trainplan;
 
 // Seed document 001 (NeoX 20B / Pythia 6.9B on trn1.32xlarge at the 3-year reserved
 // rate $7.59 per instance-hour): tokens per dollar = seq/s x 2048 x 3600 / ($/h),

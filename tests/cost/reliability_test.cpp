@@ -11,7 +11,7 @@
 
 #include "spec/error.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 nlohmann::json seed_002_assumptions() {
@@ -153,4 +153,4 @@ TEST(Reliability, RejectsBadInput) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

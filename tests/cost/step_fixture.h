@@ -7,7 +7,7 @@
 #include "cost/step_context.h"
 #include "spec/load.h"
 
-namespace tp::cost::testing {
+namespace trainplan::cost::testing {
 
 struct StepFixture {
   spec::ModelSpec model;
@@ -49,4 +49,4 @@ inline spec::Plan bloom_176b_plan() {
   return p;
 }
 
-}  // namespace tp::cost::testing
+}  // namespace trainplan::cost::testing

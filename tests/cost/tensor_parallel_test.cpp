@@ -7,7 +7,7 @@
 #include "cost/tensor_parallel.h"
 #include "step_fixture.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 spec::Plan tp8_sp() {
@@ -45,4 +45,4 @@ TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

@@ -4,7 +4,7 @@
 
 #include "spec/load.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // data/reliability/seed-002-assumptions.json: 6 bytes per parameter for BF16
@@ -43,4 +43,4 @@ TEST(TrainTime, WallTimeDividesByUtilisation) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

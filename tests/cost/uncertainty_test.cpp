@@ -4,7 +4,7 @@
 
 #include "cost/uncertainty.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 // error = predicted / measured - 1, so measured = predicted / (1 + error).
@@ -81,4 +81,4 @@ TEST(Uncertainty, EstimateRangesPutsTheFamilysBandsOnEveryFigure) {
 }
 
 }  // namespace
-}  // namespace tp::cost
+}  // namespace trainplan::cost

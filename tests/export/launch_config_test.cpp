@@ -19,7 +19,7 @@
 #include "export/shell_args.h"
 #include "spec/load.h"
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 using spec::test_support::expect_spec_error;
@@ -685,9 +685,9 @@ TEST(ShellArgs, QuotesContinuationsCommentsAndEquals) {
 }
 
 }  // namespace
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 // FP8 is --bf16 --fp8-format hybrid in Megatron-LM (arguments.py:1179) and
@@ -738,9 +738,9 @@ TEST(LaunchConfig, Fp8ParametersAreWrittenAndReadBack) {
 }
 
 }  // namespace
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 // Stack megatron-deepspeed-ms: microsoft's Megatron-DeepSpeed fork. DeepSpeed's
@@ -891,9 +891,9 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRefusesWhatItCannotExpress) {
 }
 
 }  // namespace
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting
 
-namespace tp::exporting {
+namespace trainplan::exporting {
 namespace {
 
 // Edge layer slots: Megatron-LM writes both --account-for-*-in-pipeline-split
@@ -923,4 +923,4 @@ TEST(LaunchConfig, EdgeLayerSlotsRoundTrip) {
 }
 
 }  // namespace
-}  // namespace tp::exporting
+}  // namespace trainplan::exporting

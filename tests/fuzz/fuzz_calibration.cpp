@@ -9,13 +9,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "data/calibration/fuzz.json";
-  tp::spec::CalibrationFile loaded;
+  trainplan::spec::CalibrationFile loaded;
   try {
-    loaded = tp::spec::calibration_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
-  } catch (const tp::spec::SpecError&) {
+    loaded = trainplan::spec::calibration_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
+  } catch (const trainplan::spec::SpecError&) {
     return 0;
   }
-  const tp::spec::CalibrationFile again = tp::spec::calibration_from_json(tp::spec::calibration_to_json(loaded), file);
+  const trainplan::spec::CalibrationFile again = trainplan::spec::calibration_from_json(trainplan::spec::calibration_to_json(loaded), file);
   FUZZ_EXPECT(again.calibration.gemm.ceiling == loaded.calibration.gemm.ceiling);
   FUZZ_EXPECT(again.calibration.memory_by_op.size() == loaded.calibration.memory_by_op.size());
   FUZZ_EXPECT(again.extra == loaded.extra);

@@ -19,8 +19,8 @@
 namespace {
 
 struct Instance {
-  tp::spec::HardwareSpec hardware;
-  tp::spec::CalibrationFile base;  // as cli::base_calibration picks it: the default stack's
+  trainplan::spec::HardwareSpec hardware;
+  trainplan::spec::CalibrationFile base;  // as cli::base_calibration picks it: the default stack's
 };
 
 // Loaded once: a descriptor read per input would time the disk, not the fit.
@@ -29,8 +29,8 @@ const Instance& instance_for(const std::string& tool) {
   const std::string name = tool == "nccom-test" ? "trn1.32xlarge" : tool == "hccl_demo" ? "dl1.24xlarge" : "p5.48xlarge";
   auto it = cache.find(name);
   if (it == cache.end()) {
-    Instance i{tp::spec::load_hardware(name), {}};
-    i.base.calibration = tp::spec::find_calibration(i.hardware, i.hardware.default_stack).calibration;
+    Instance i{trainplan::spec::load_hardware(name), {}};
+    i.base.calibration = trainplan::spec::find_calibration(i.hardware, i.hardware.default_stack).calibration;
     it = cache.emplace(name, std::move(i)).first;
   }
   return it->second;
@@ -42,10 +42,10 @@ bool share(double s) { return std::isfinite(s) && s > 0 && s <= 1; }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "fuzz.log";
-  std::vector<tp::calib::CollectiveRun> runs;
+  std::vector<trainplan::calib::CollectiveRun> runs;
   try {
-    runs = tp::calib::read_collective_log(std::string(tp::fuzz::text_of(data, size)), file);
-  } catch (const tp::spec::SpecError&) {
+    runs = trainplan::calib::read_collective_log(std::string(trainplan::fuzz::text_of(data, size)), file);
+  } catch (const trainplan::spec::SpecError&) {
     return 0;
   }
   FUZZ_EXPECT(!runs.empty());
@@ -59,32 +59,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   const Instance& at = instance_for(runs.front().tool);
-  const tp::net::Cluster cluster(at.hardware);
-  tp::spec::CalibrationFile written;
+  const trainplan::net::Cluster cluster(at.hardware);
+  trainplan::spec::CalibrationFile written;
   try {
-    const tp::calib::CollectiveFit fit = tp::calib::fit_collectives(runs, cluster, at.base.calibration.collective);
-    const tp::spec::CollectiveEfficiency& e = fit.efficiency;
+    const trainplan::calib::CollectiveFit fit = trainplan::calib::fit_collectives(runs, cluster, at.base.calibration.collective);
+    const trainplan::spec::CollectiveEfficiency& e = fit.efficiency;
     FUZZ_EXPECT(share(e.intra_node) && share(e.inter_node));
     FUZZ_EXPECT(std::isfinite(e.step_latency_s) && e.step_latency_s >= 0 && e.step_latency_s <= 1);
     for (const auto* tier : {&fit.intra, &fit.inter})
       FUZZ_EXPECT(!tier->fitted || (share(tier->share) && tier->uncapped_share > 0 && std::isfinite(tier->uncapped_share)));
-    for (const auto& c : tp::calib::check_collectives(runs, cluster, at.base.calibration.collective))
+    for (const auto& c : trainplan::calib::check_collectives(runs, cluster, at.base.calibration.collective))
       FUZZ_EXPECT(c.points >= 0 && !(c.median_rel_error < 0) && !std::isinf(c.max_rel_error) &&
                   std::isfinite(c.median_rel_error_fitted));
-    written = tp::calib::collective_calibration(at.base, runs, fit, {"fuzz", "2000-01-01", "base", {{"name", at.hardware.name}}},
+    written = trainplan::calib::collective_calibration(at.base, runs, fit, {"fuzz", "2000-01-01", "base", {{"name", at.hardware.name}}},
                                                 "fuzz");
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
     return 0;
   }
   // What import writes, `calibrate check` must read: the file's text parsed, then its runs.
   bool reads_back = true;
   try {
     const std::string path = "fuzz-collectives.json";
-    const auto again = tp::spec::calibration_from_json(
-        tp::spec::parse_json_text(tp::spec::calibration_to_json(written).dump(2), path), path);
-    const tp::calib::StoredCollectives stored = tp::calib::stored_collectives(again, path);
+    const auto again = trainplan::spec::calibration_from_json(
+        trainplan::spec::parse_json_text(trainplan::spec::calibration_to_json(written).dump(2), path), path);
+    const trainplan::calib::StoredCollectives stored = trainplan::calib::stored_collectives(again, path);
     reads_back = stored.runs.size() == runs.size();
-  } catch (const tp::spec::SpecError& e) {
+  } catch (const trainplan::spec::SpecError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     reads_back = false;
   }

@@ -9,11 +9,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "fuzz.ds_config.json";
   try {
-    const tp::exporting::LaunchJob job =
-        tp::exporting::read_deepspeed("", file, std::string(tp::fuzz::text_of(data, size)), file);
-    tp::fuzz::expect_launch_job(job);
+    const trainplan::exporting::LaunchJob job =
+        trainplan::exporting::read_deepspeed("", file, std::string(trainplan::fuzz::text_of(data, size)), file);
+    trainplan::fuzz::expect_launch_job(job);
     FUZZ_EXPECT(!job.has_architecture && job.instances == 0 && job.plan.tp == 1 && job.plan.pp == 1);
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

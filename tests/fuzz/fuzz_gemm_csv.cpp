@@ -10,10 +10,10 @@
 #include "spec/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  tp::calib::GemmCsv csv;
+  trainplan::calib::GemmCsv csv;
   try {
-    csv = tp::calib::parse_gemm_csv(std::string(tp::fuzz::text_of(data, size)), "fuzz.csv");
-  } catch (const tp::spec::SpecError&) {
+    csv = trainplan::calib::parse_gemm_csv(std::string(trainplan::fuzz::text_of(data, size)), "fuzz.csv");
+  } catch (const trainplan::spec::SpecError&) {
     return 0;
   }
   FUZZ_EXPECT(!csv.rows.empty());
@@ -22,10 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_EXPECT(r.dtype == "bf16" || r.dtype == "fp32" || r.dtype == "fp8");
   }
   try {
-    const auto rows = tp::calib::rows_of_dtype(csv, "");
-    const auto fit = tp::calib::fit_gemm_timings(rows, 1e12, "fuzz.csv");
+    const auto rows = trainplan::calib::rows_of_dtype(csv, "");
+    const auto fit = trainplan::calib::fit_gemm_timings(rows, 1e12, "fuzz.csv");
     FUZZ_EXPECT(std::isfinite(fit.median_held_out) && std::isfinite(fit.efficiency.ceiling));
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

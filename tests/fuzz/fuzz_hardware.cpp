@@ -11,13 +11,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "hardware/fuzz.json";
   try {
-    const tp::spec::HardwareSpec hw =
-        tp::spec::hardware_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+    const trainplan::spec::HardwareSpec hw =
+        trainplan::spec::hardware_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
     for (const double figure : {hw.peak_bf16_flops_per_s, hw.peak_fp32_flops_per_s, hw.hbm_bytes, hw.hbm_bytes_per_s,
                                 hw.chip_fabric_bytes_per_s, hw.efa_bytes_per_s(), hw.efa_latency_s, hw.fabric_latency_s})
       FUZZ_EXPECT(std::isfinite(figure) && figure > 0);
     FUZZ_EXPECT(hw.chips_per_instance >= 1 && hw.devices_per_chip >= 1);
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

@@ -11,7 +11,7 @@ namespace {
 void instances(const std::string& text) {
   std::vector<int> counts;
   try {
-    counts = tp::cli::parse_instances(text);
+    counts = trainplan::cli::parse_instances(text);
   } catch (const CLI::ValidationError&) {
     return;
   }
@@ -26,14 +26,14 @@ void instances(const std::string& text) {
 }
 
 void hardware_list(const std::string& text) {
-  for (const std::string& name : tp::app::split_hardware(text))
+  for (const std::string& name : trainplan::app::split_hardware(text))
     FUZZ_EXPECT(!name.empty() && name.find(',') == std::string::npos);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  for (const std::string& line : tp::fuzz::lines_of(tp::fuzz::text_of(data, size))) {
+  for (const std::string& line : trainplan::fuzz::lines_of(trainplan::fuzz::text_of(data, size))) {
     instances(line);
     hardware_list(line);
   }

@@ -8,7 +8,7 @@
 #include "export/launch_job.h"
 #include "fuzz_text.h"
 
-namespace tp::fuzz {
+namespace trainplan::fuzz {
 
 inline void expect_launch_job(const exporting::LaunchJob& job) {
   const spec::Plan& p = job.plan;
@@ -28,4 +28,4 @@ inline void expect_launch_job(const exporting::LaunchJob& job) {
   for (const std::string& note : job.notes) FUZZ_EXPECT(!note.empty() && note.find('\n') == std::string::npos);
 }
 
-}  // namespace tp::fuzz
+}  // namespace trainplan::fuzz

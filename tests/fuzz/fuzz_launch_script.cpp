@@ -10,21 +10,21 @@
 #include "spec/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string file = "fuzz.sh", text(tp::fuzz::text_of(data, size));
+  const std::string file = "fuzz.sh", text(trainplan::fuzz::text_of(data, size));
   try {
-    const tp::exporting::ShellArgs script = tp::exporting::parse_shell_args(text, file);
+    const trainplan::exporting::ShellArgs script = trainplan::exporting::parse_shell_args(text, file);
     if (const std::string config = script.value("--deepspeed_config").value_or(""); !config.empty()) {
       const auto written = script.written_files.find(config);
       if (written == script.written_files.end()) return 0;  // a file beside the script: not in these bytes
-      tp::fuzz::expect_launch_job(tp::exporting::read_deepspeed(text, file, written->second, file + " (here-document)"));
+      trainplan::fuzz::expect_launch_job(trainplan::exporting::read_deepspeed(text, file, written->second, file + " (here-document)"));
     } else if (text.find("--tensor-model-parallel-size") != std::string::npos ||
                text.find("pretrain_gpt.py") != std::string::npos) {
-      const tp::exporting::LaunchJob job = tp::exporting::read_megatron(text, file);
-      tp::fuzz::expect_launch_job(job);
+      const trainplan::exporting::LaunchJob job = trainplan::exporting::read_megatron(text, file);
+      trainplan::fuzz::expect_launch_job(job);
       // Megatron-LM requires both (megatron_config.cpp), and asserts async TP only with SP.
       FUZZ_EXPECT(job.workload.seq_len >= 1 && (!job.plan.overlap_tp_comm || job.plan.sp));
     }
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

@@ -9,21 +9,21 @@
 #include "spec/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string file = "fuzz.yaml", text(tp::fuzz::text_of(data, size));
+  const std::string file = "fuzz.yaml", text(trainplan::fuzz::text_of(data, size));
   try {
-    const tp::exporting::YamlFields fields(text, file);
+    const trainplan::exporting::YamlFields fields(text, file);
     if (fields.has("distributed_strategy")) {
-      const tp::exporting::LaunchJob job = tp::exporting::read_nxd(text, file);
-      tp::fuzz::expect_launch_job(job);
+      const trainplan::exporting::LaunchJob job = trainplan::exporting::read_nxd(text, file);
+      trainplan::fuzz::expect_launch_job(job);
       FUZZ_EXPECT(job.plan.zero == 1 && job.workload.seq_len >= 1 && job.workload.global_batch_seqs >= 1);
     } else if (fields.has("model")) {
-      const tp::exporting::LaunchJob job = tp::exporting::read_nemo(text, file);
-      tp::fuzz::expect_launch_job(job);
+      const trainplan::exporting::LaunchJob job = trainplan::exporting::read_nemo(text, file);
+      trainplan::fuzz::expect_launch_job(job);
       // NeMo switches sequence parallelism off at TP 1 (nemo_config.cpp), and its defaults fill the batch.
       FUZZ_EXPECT(!job.plan.sp || job.plan.tp > 1);
       FUZZ_EXPECT(job.workload.seq_len >= 1 && job.workload.global_batch_seqs >= 1);
     }
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

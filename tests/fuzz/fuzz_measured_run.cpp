@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "data/measured/fuzz.json";
   try {
     const auto runs =
-        tp::validate::measured_runs_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+        trainplan::validate::measured_runs_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
     FUZZ_EXPECT(!runs.empty());
     std::set<std::string> ids;
     for (const auto& run : runs) {
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_EXPECT(run.plan.instances >= 1 && run.workload.seq_len >= 1);
       FUZZ_EXPECT(run.out_of_memory || run.measured_value > 0 || run.memory);
     }
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

@@ -10,10 +10,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "models/fuzz.json";
   try {
-    const tp::spec::ModelSpec model = tp::spec::model_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+    const trainplan::spec::ModelSpec model = trainplan::spec::model_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
     FUZZ_EXPECT(model.total_parameters() > 0);
     FUZZ_EXPECT(model.hidden % model.heads == 0 && model.heads % model.kv_heads == 0);
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

@@ -11,9 +11,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "data/published-choices/fuzz.json";
   try {
     const auto choice =
-        tp::validate::published_choice_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+        trainplan::validate::published_choice_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
     FUZZ_EXPECT(choice.plan.instances >= 1 && choice.workload.global_batch_seqs >= 1);
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

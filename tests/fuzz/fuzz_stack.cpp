@@ -11,13 +11,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "stacks/fuzz.json";
   try {
-    const tp::spec::Stack stack =
-        tp::spec::stack_from_json(tp::spec::parse_json_text(tp::fuzz::text_of(data, size), file), file);
+    const trainplan::spec::Stack stack =
+        trainplan::spec::stack_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
     FUZZ_EXPECT(!stack.zero_stages.empty() && !stack.recompute_modes.empty());
     for (const double figure : {stack.dp_bucket_bytes, stack.loss_bytes_per_logit, stack.runtime_reserve_bytes,
                                 stack.allocator_overhead_fraction, stack.host_overhead_s})
       FUZZ_EXPECT(std::isfinite(figure) && figure >= 0);
-  } catch (const tp::spec::SpecError&) {
+  } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
 }

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tp::fuzz {
+namespace trainplan::fuzz {
 
 inline std::string_view text_of(const uint8_t* data, size_t size) {
   return {reinterpret_cast<const char*>(data), size};
@@ -29,7 +29,7 @@ inline std::vector<std::string> lines_of(std::string_view text) {
   return lines;
 }
 
-}  // namespace tp::fuzz
+}  // namespace trainplan::fuzz
 
 #define FUZZ_EXPECT(condition)                                                                 \
   do {                                                                                         \

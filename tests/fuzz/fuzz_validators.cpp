@@ -30,17 +30,17 @@ bool parse(const std::string& value, CLI::Validator check, T& target) {
 
 void whole(const std::string& text, long long lo, long long hi) {
   int as_int = 0;
-  if (parse(text, tp::cli::whole_in(lo, hi), as_int)) {
+  if (parse(text, trainplan::cli::whole_in(lo, hi), as_int)) {
     FUZZ_EXPECT(as_int >= lo && as_int <= hi);
     FUZZ_EXPECT(as_int == std::stoll(text));
   }
   long as_long = 0;
-  if (parse(text, tp::cli::positive_whole(), as_long)) FUZZ_EXPECT(as_long >= 1 && as_long == std::stoll(text));
+  if (parse(text, trainplan::cli::positive_whole(), as_long)) FUZZ_EXPECT(as_long >= 1 && as_long == std::stoll(text));
 }
 
 void amount(const std::string& text) {
   double value = -1;
-  if (!parse(text, tp::cli::non_negative(), value)) return;
+  if (!parse(text, trainplan::cli::non_negative(), value)) return;
   const double read = std::stod(text);
   FUZZ_EXPECT(std::isfinite(value) && value >= 0);
   FUZZ_EXPECT(std::fabs(value - read) <= 1e-12 * std::fabs(read));
@@ -49,7 +49,7 @@ void amount(const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  for (const std::string& line : tp::fuzz::lines_of(tp::fuzz::text_of(data, size))) {
+  for (const std::string& line : trainplan::fuzz::lines_of(trainplan::fuzz::text_of(data, size))) {
     whole(line, 0, 3);
     whole(line, 1, 2147483647);
     amount(line);

@@ -12,7 +12,7 @@
 
 #include "kernels/attention_backward.h"
 
-using namespace tp::kernels;
+using namespace trainplan::kernels;
 
 namespace {
 void check(long heads, long sq, long sk, long d, bool causal, int threads) {

@@ -7,7 +7,7 @@
 
 #include "kernels/attention.h"
 
-using namespace tp::kernels;
+using namespace trainplan::kernels;
 
 namespace {
 void check(long heads, long sq, long sk, long d, bool causal) {

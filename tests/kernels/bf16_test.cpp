@@ -5,7 +5,7 @@
 
 #include "kernels/bf16.h"
 
-using namespace tp::kernels;
+using namespace trainplan::kernels;
 
 TEST(Bf16, RoundsToNearestEven) {
   // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties go to the even mantissa (1).

@@ -13,8 +13,8 @@
 #include "kernels/gemm_micro.h"
 #include "kernels/gemm_pack.h"
 
-using namespace tp::kernels;
-using namespace tp::kernels::detail;
+using namespace trainplan::kernels;
+using namespace trainplan::kernels::detail;
 
 namespace {
 

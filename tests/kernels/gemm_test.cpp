@@ -11,7 +11,7 @@
 
 #include "kernels/gemm.h"
 
-using namespace tp::kernels;
+using namespace trainplan::kernels;
 
 namespace {
 

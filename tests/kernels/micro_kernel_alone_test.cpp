@@ -5,7 +5,7 @@
 #include "kernels/fma_peak.h"
 #include "kernels/micro_kernel_alone.h"
 
-using namespace tp::kernels;
+using namespace trainplan::kernels;
 
 // The probe runs the kernel's real work: it cannot beat the instruction loop it is made
 // of (a pass that skipped its k loop would). The bound is loose against noise: it holds a

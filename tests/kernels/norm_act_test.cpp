@@ -9,7 +9,7 @@
 
 #include "kernels/norm_act.h"
 
-using namespace tp::kernels;
+using namespace trainplan::kernels;
 
 namespace {
 std::vector<bf16> rand_bf16(size_t n, unsigned seed, float scale = 2.f) {

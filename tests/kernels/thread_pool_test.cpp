@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-using tp::kernels::ThreadPool;
+using trainplan::kernels::ThreadPool;
 
 namespace {
 

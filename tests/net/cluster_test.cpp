@@ -7,7 +7,7 @@
 #include "spec/error.h"
 #include "test_hardware.h"
 
-namespace tp::net {
+namespace trainplan::net {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -168,4 +168,4 @@ TEST(Cluster, MoreBytesNeverTakeLess) {
 }
 
 }  // namespace
-}  // namespace tp::net
+}  // namespace trainplan::net

@@ -5,7 +5,7 @@
 #include "spec/error.h"
 #include "test_hardware.h"
 
-namespace tp::net {
+namespace trainplan::net {
 namespace {
 
 int count_fabric_arcs_from(const InstanceGraph& g, int chip) {
@@ -63,4 +63,4 @@ TEST(InstanceGraph, TorusShapeMustMatchChips) {
 }
 
 }  // namespace
-}  // namespace tp::net
+}  // namespace trainplan::net

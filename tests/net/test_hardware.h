@@ -5,7 +5,7 @@
 #include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 
-namespace tp::net::testing {
+namespace trainplan::net::testing {
 
 inline spec::HardwareSpec trn1() {
   spec::HardwareSpec hw;
@@ -52,4 +52,4 @@ inline spec::CollectiveEfficiency ideal() {
   return e;
 }
 
-}  // namespace tp::net::testing
+}  // namespace trainplan::net::testing

@@ -4,7 +4,7 @@
 
 #include "spec/error.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 Table wide() {
@@ -42,4 +42,4 @@ TEST(ColumnChoice, AnUnknownKeyIsRefusedWithTheNearest) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

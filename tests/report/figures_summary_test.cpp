@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 TEST(FiguresSummary, StepTimeSharesAreOfStepTime) {
@@ -42,4 +42,4 @@ TEST(FiguresSummary, ReliabilityShowsUtilisationAndFlagsNoProgress) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

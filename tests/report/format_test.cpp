@@ -7,7 +7,7 @@
 #include "report/number_format.h"
 #include "spec/error.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 TEST(Format, ParsesTheFourWordsAndRejectsOthers) {
@@ -63,4 +63,4 @@ TEST(NumberFormat, RawRoundTripsAndKeysCarryUnits) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -123,9 +123,9 @@ TEST(Plot, BadInputIsRefusedBeforeGnuplot) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 // A failed plot leaves the previous file whole: gnuplot writes beside it and
@@ -145,4 +145,4 @@ TEST(Plot, FailureLeavesThePreviousFileWhole) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

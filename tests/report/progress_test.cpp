@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 struct FakeClock {
@@ -82,4 +82,4 @@ TEST(Progress, CountsExactlyAcrossThreads) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

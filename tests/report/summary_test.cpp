@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 Summary step_time() {
@@ -58,4 +58,4 @@ TEST(Summary, MarkdownHasOneTablePerSection) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

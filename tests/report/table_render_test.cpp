@@ -9,7 +9,7 @@
 
 #include "spec/error.h"
 
-namespace tp::report {
+namespace trainplan::report {
 namespace {
 
 Table sample() {
@@ -143,4 +143,4 @@ TEST(TableRender, RowOfWrongWidthIsRefused) {
 }
 
 }  // namespace
-}  // namespace tp::report
+}  // namespace trainplan::report

@@ -8,7 +8,7 @@
 #include "spec/error.h"
 #include "spec/load.h"
 
-namespace tp::search {
+namespace trainplan::search {
 namespace {
 
 spec::Workload workload() { return {4096, 1024, 1e12, spec::Precision::bf16_sr}; }
@@ -110,4 +110,4 @@ TEST(PlanSpace, TpThatDividesNoHeadsIsRefused) {
 }
 
 }  // namespace
-}  // namespace tp::search
+}  // namespace trainplan::search

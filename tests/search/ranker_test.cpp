@@ -5,7 +5,7 @@
 #include "search/pareto.h"
 #include "spec/load.h"
 
-namespace tp::search {
+namespace trainplan::search {
 namespace {
 
 struct Fixture {
@@ -111,9 +111,9 @@ TEST(Pareto, KeepsPointsNoOtherBeatsOnBoth) {
 }
 
 }  // namespace
-}  // namespace tp::search
+}  // namespace trainplan::search
 
-namespace tp::search {
+namespace trainplan::search {
 namespace {
 
 // The reliability table holds one entry per instance count, not per integer up
@@ -127,4 +127,4 @@ TEST(Scorer, SparseInstanceCountsNeedNoDenseTable) {
 }
 
 }  // namespace
-}  // namespace tp::search
+}  // namespace trainplan::search

@@ -11,7 +11,7 @@
 #include "spec/calibration_lookup.h"
 #include "spec/load.h"
 
-using namespace tp::spec;
+using namespace trainplan::spec;
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include "spec/load.h"
 
 using nlohmann::json;
-using tp::spec::calibration_from_json;
-using tp::spec::calibration_to_json;
-using tp::spec::test_support::expect_spec_error;
+using trainplan::spec::calibration_from_json;
+using trainplan::spec::calibration_to_json;
+using trainplan::spec::test_support::expect_spec_error;
 
 namespace {
 
@@ -55,13 +55,13 @@ TEST(CalibrationOrigins, AParameterNoRunMovedStaysAssumed) {
   EXPECT_EQ(c.origins.at("gemm_ceiling"), "fitted");
   EXPECT_EQ(c.origins.at("memory"), "fitted");  // one of its parameters moved
   EXPECT_EQ(c.origins.at("host_trace_s_per_layer"), "assumed");
-  const auto h100 = tp::spec::load_calibration(tp::spec::data_root() + "/data/calibration/h100.json").calibration;
+  const auto h100 = trainplan::spec::load_calibration(trainplan::spec::data_root() + "/data/calibration/h100.json").calibration;
   EXPECT_EQ(h100.origins.at("host_trace_s_per_layer"), "assumed");
   EXPECT_EQ(h100.origins.at("pipeline_microbatch_overhead_s"), "assumed");
 }
 
 TEST(CalibrationOrigins, ShippedFittedFileHasTheGemmCeilingFittedAndTheShapeAssumed) {
-  const auto c = tp::spec::load_calibration(tp::spec::data_root() + "/data/calibration/h100+megatron-lm.json").calibration;
+  const auto c = trainplan::spec::load_calibration(trainplan::spec::data_root() + "/data/calibration/h100+megatron-lm.json").calibration;
   EXPECT_EQ(c.origins.at("gemm_ceiling"), "fitted");
   EXPECT_EQ(c.origins.at("gemm_shape"), "assumed");
   EXPECT_EQ(c.origins.at("memory"), "fitted");
@@ -76,9 +76,9 @@ TEST(CalibrationOrigins, KernelFileWithoutOriginsMeasuredAllButCollectivesAndOve
 }
 
 TEST(CalibrationOrigins, AssumedFileAndBuiltInDefaultAssumeEverything) {
-  EXPECT_EQ(calibration_from_json(minimal("assumed"), "a.json").calibration.origins, tp::spec::uniform_origins("assumed"));
-  tp::spec::HardwareSpec hw;
-  EXPECT_EQ(tp::spec::assumed_calibration(hw).origins, tp::spec::uniform_origins("assumed"));
+  EXPECT_EQ(calibration_from_json(minimal("assumed"), "a.json").calibration.origins, trainplan::spec::uniform_origins("assumed"));
+  trainplan::spec::HardwareSpec hw;
+  EXPECT_EQ(trainplan::spec::assumed_calibration(hw).origins, trainplan::spec::uniform_origins("assumed"));
 }
 
 TEST(CalibrationOrigins, WrittenOriginsWinAndALegacyGemmKeyCoversBothGemmParts) {
@@ -97,7 +97,7 @@ TEST(CalibrationOrigins, RoundTripKeepsEveryPart) {
   const auto file = calibration_from_json(j, "r.json");
   const auto again = calibration_from_json(calibration_to_json(file), "r.json");
   EXPECT_EQ(again.calibration.origins, file.calibration.origins);
-  EXPECT_EQ(again.calibration.origins.size(), tp::spec::calibration_parts().size());
+  EXPECT_EQ(again.calibration.origins.size(), trainplan::spec::calibration_parts().size());
   EXPECT_FALSE(again.extra.contains("origins"));
 }
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 // "did you mean": a name the text begins, else one within a few edits.
@@ -21,4 +21,4 @@ TEST(ClosestName, PrefixFirstThenFewEdits) {
 }
 
 }  // namespace
-}  // namespace tp::spec
+}  // namespace trainplan::spec

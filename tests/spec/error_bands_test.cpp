@@ -5,7 +5,7 @@
 #include "spec/error_bands.h"
 #include "expect_spec_error.h"
 
-namespace tp::spec {
+namespace trainplan::spec {
 namespace {
 
 using test_support::expect_spec_error;
@@ -52,4 +52,4 @@ TEST(ErrorBandsFile, BadFieldsNameTheirPath) {
 }
 
 }  // namespace
-}  // namespace tp::spec
+}  // namespace trainplan::spec

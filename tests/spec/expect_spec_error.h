@@ -8,7 +8,7 @@
 
 #include "spec/error.h"
 
-namespace tp::spec::test_support {
+namespace trainplan::spec::test_support {
 
 template <typename F>
 void expect_spec_error(F&& f, const std::string& path_part, const std::string& expected_part,
@@ -27,4 +27,4 @@ void expect_spec_error(F&& f, const std::string& path_part, const std::string& e
   }
 }
 
-}  // namespace tp::spec::test_support
+}  // namespace trainplan::spec::test_support

@@ -8,7 +8,7 @@
 #include "spec/json_text.h"
 #include "spec/load.h"
 
-using namespace tp::spec;
+using namespace trainplan::spec;
 using nlohmann::json;
 
 namespace {
@@ -99,7 +99,7 @@ TEST(LoadModel, NormsAndSlidingWindowAreOptionalAndChecked) {
   EXPECT_EQ(model_from_json(j, "m.json").pre_norms, 2);
   j["post_norms"] = 2;
   j["sliding_window"] = {{"tokens", 4096}, {"layer_share", 0.5}};
-  const tp::spec::ModelSpec m = model_from_json(j, "m.json");
+  const trainplan::spec::ModelSpec m = model_from_json(j, "m.json");
   EXPECT_EQ(m.norms_per_layer(), 4);
   EXPECT_EQ(m.sliding_window_tokens, 4096);
   j["sliding_window"]["layer_share"] = 1.5;

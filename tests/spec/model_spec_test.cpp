@@ -5,8 +5,8 @@
 #include "spec/load.h"
 #include "expect_spec_error.h"
 
-using tp::spec::load_model;
-using tp::spec::test_support::expect_spec_error;
+using trainplan::spec::load_model;
+using trainplan::spec::test_support::expect_spec_error;
 
 // Parameter counts against the published checkpoints (Hugging Face model cards /
 // config.json of each model; counts as reported by model.num_parameters()).
@@ -55,14 +55,14 @@ TEST(ModelSpec, HuggingFaceQwen2Phi3AndGemmaReadAsLlamaLayers) {
     "max_position_embeddings": 32768, "max_window_layers": 28, "model_type": "qwen2", "num_attention_heads": 28,
     "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
     "sliding_window": null, "tie_word_embeddings": false, "use_sliding_window": false, "vocab_size": 152064})");
-  const tp::spec::ModelSpec q = tp::spec::model_from_hf_config(qwen, "ut/config.json");
+  const trainplan::spec::ModelSpec q = trainplan::spec::model_from_hf_config(qwen, "ut/config.json");
   EXPECT_EQ(q.name, "Qwen/Qwen2.5-7B-Instruct");
   EXPECT_EQ(q.kv_heads, 4);
-  EXPECT_EQ(q.mlp, tp::spec::MlpKind::swiglu);
+  EXPECT_EQ(q.mlp, trainplan::spec::MlpKind::swiglu);
   EXPECT_NEAR(q.total_parameters() / 1e9, 7.61, 0.01);
   EXPECT_NEAR((q.total_parameters() - 2.0 * 152064 * 3584) / 1e9, 6.53, 0.01);
   qwen.erase("_name_or_path");
-  EXPECT_EQ(tp::spec::model_from_hf_config(qwen, "ut/config.json").name, "qwen2");
+  EXPECT_EQ(trainplan::spec::model_from_hf_config(qwen, "ut/config.json").name, "qwen2");
 
   const auto phi = nlohmann::json::parse(R"({"_name_or_path": "microsoft/Phi-3.5-mini-instruct",
     "architectures": ["Phi3ForCausalLM"], "attention_bias": false, "hidden_act": "silu", "hidden_size": 3072,
@@ -70,7 +70,7 @@ TEST(ModelSpec, HuggingFaceQwen2Phi3AndGemmaReadAsLlamaLayers) {
     "num_hidden_layers": 32, "num_key_value_heads": 32, "original_max_position_embeddings": 4096,
     "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "sliding_window": 262144, "tie_word_embeddings": false,
     "vocab_size": 32064})");
-  const tp::spec::ModelSpec p = tp::spec::model_from_hf_config(phi, "config.json");
+  const trainplan::spec::ModelSpec p = trainplan::spec::model_from_hf_config(phi, "config.json");
   EXPECT_EQ(p.head_dim(), 96);
   EXPECT_NEAR(p.total_parameters() / 1e9, 3.82, 0.01);
 
@@ -80,7 +80,7 @@ TEST(ModelSpec, HuggingFaceQwen2Phi3AndGemmaReadAsLlamaLayers) {
     "hidden_act": "gelu", "hidden_size": 3072, "intermediate_size": 24576, "max_position_embeddings": 8192,
     "model_type": "gemma", "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 16,
     "rms_norm_eps": 1e-06, "rope_theta": 10000.0, "vocab_size": 256000})");
-  const tp::spec::ModelSpec g = tp::spec::model_from_hf_config(gemma, "config.json");
+  const trainplan::spec::ModelSpec g = trainplan::spec::model_from_hf_config(gemma, "config.json");
   EXPECT_EQ(g.name, "gemma");
   EXPECT_EQ(g.explicit_head_dim, 256);
   EXPECT_TRUE(g.tied_embeddings);
@@ -103,7 +103,7 @@ TEST(ModelSpec, HuggingFaceGemma2SlidingWindowAndSandwichNorms) {
     "num_key_value_heads": 4, "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
     "rope_theta": 10000.0, "sliding_window": 4096, "torch_dtype": "bfloat16", "transformers_version": "4.42.4",
     "use_cache": true, "vocab_size": 256000})");
-  const tp::spec::ModelSpec g = tp::spec::model_from_hf_config(config, "config.json");
+  const trainplan::spec::ModelSpec g = trainplan::spec::model_from_hf_config(config, "config.json");
   EXPECT_TRUE(g.tied_embeddings);
   EXPECT_EQ(g.post_norms, 2);
   EXPECT_EQ(g.total_parameters() - 256000LL * 2304, 2024517888LL);
@@ -113,18 +113,18 @@ TEST(ModelSpec, HuggingFaceGemma2SlidingWindowAndSandwichNorms) {
   ASSERT_EQ(g.unpriced.size(), 2u);
   EXPECT_NE(g.unpriced[0].find("attn_logit_softcapping 50"), std::string::npos);
   config["final_logit_softcapping"] = nullptr;
-  EXPECT_EQ(tp::spec::model_from_hf_config(config, "config.json").unpriced.size(), 1u);
+  EXPECT_EQ(trainplan::spec::model_from_hf_config(config, "config.json").unpriced.size(), 1u);
   auto unwindowed = config;  // null: no window (absent: Gemma2Config's 4096)
   unwindowed["sliding_window"] = nullptr;
-  EXPECT_EQ(tp::spec::model_from_hf_config(unwindowed, "config.json").sliding_window_tokens, 0);
+  EXPECT_EQ(trainplan::spec::model_from_hf_config(unwindowed, "config.json").sliding_window_tokens, 0);
   unwindowed.erase("sliding_window");
-  EXPECT_EQ(tp::spec::model_from_hf_config(unwindowed, "config.json").sliding_window_tokens, 4096);
+  EXPECT_EQ(trainplan::spec::model_from_hf_config(unwindowed, "config.json").sliding_window_tokens, 4096);
   // Newer configs list each layer's kind (transformers' layer_types): the share counts them.
   config["layer_types"] = nlohmann::json::array();
   for (int i = 0; i < 26; ++i) config["layer_types"].push_back(i < 20 ? "sliding_attention" : "full_attention");
-  EXPECT_DOUBLE_EQ(tp::spec::model_from_hf_config(config, "config.json").sliding_window_layer_share, 20.0 / 26);
+  EXPECT_DOUBLE_EQ(trainplan::spec::model_from_hf_config(config, "config.json").sliding_window_layer_share, 20.0 / 26);
   config["layer_types"].erase(0);
-  expect_spec_error([&] { tp::spec::model_from_hf_config(config, "config.json"); }, "$.layer_types",
+  expect_spec_error([&] { trainplan::spec::model_from_hf_config(config, "config.json"); }, "$.layer_types",
                     "one entry per layer (26)");
 }
 
@@ -142,7 +142,7 @@ TEST(ModelSpec, HuggingFaceFalconMultiQueryParallelBlocks) {
     "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "falcon", "multi_query": true,
     "new_decoder_architecture": false, "num_attention_heads": 71, "num_hidden_layers": 32, "num_kv_heads": 71,
     "parallel_attn": true, "torch_dtype": "bfloat16", "use_cache": true, "vocab_size": 65024})");
-  const tp::spec::ModelSpec f = tp::spec::model_from_hf_config(falcon7b, "config.json");
+  const trainplan::spec::ModelSpec f = trainplan::spec::model_from_hf_config(falcon7b, "config.json");
   EXPECT_EQ(f.name, "tiiuae/falcon-7b");
   EXPECT_EQ(f.kv_heads, 1);
   EXPECT_EQ(f.ffn_hidden, 18176);
@@ -160,7 +160,7 @@ TEST(ModelSpec, HuggingFaceFalconMultiQueryParallelBlocks) {
   grouped["num_kv_heads"] = 8;
   grouped["hidden_size"] = 8192;
   grouped["ffn_hidden_size"] = 32768;
-  const tp::spec::ModelSpec g = tp::spec::model_from_hf_config(grouped, "config.json");
+  const trainplan::spec::ModelSpec g = trainplan::spec::model_from_hf_config(grouped, "config.json");
   EXPECT_EQ(g.kv_heads, 8);
   EXPECT_EQ(g.pre_norms, 2);
   EXPECT_EQ(g.ffn_hidden, 32768);
@@ -201,7 +201,7 @@ TEST(ModelSpec, HuggingFaceMistralAndQwen3AsPublished) {
   "use_cache": true,
   "vocab_size": 32000
 })");
-  const tp::spec::ModelSpec m = tp::spec::model_from_hf_config(mistral, "Mistral-7B-v0.1/config.json");
+  const trainplan::spec::ModelSpec m = trainplan::spec::model_from_hf_config(mistral, "Mistral-7B-v0.1/config.json");
   EXPECT_EQ(m.name, "mistral");
   EXPECT_EQ(m.total_parameters(), 7241732096LL);
   EXPECT_EQ(m.kv_heads, 8);
@@ -239,7 +239,7 @@ TEST(ModelSpec, HuggingFaceMistralAndQwen3AsPublished) {
   "use_sliding_window": false,
   "vocab_size": 151936
 })");
-  const tp::spec::ModelSpec q = tp::spec::model_from_hf_config(qwen3, "Qwen3-8B/config.json");
+  const trainplan::spec::ModelSpec q = trainplan::spec::model_from_hf_config(qwen3, "Qwen3-8B/config.json");
   EXPECT_EQ(q.name, "qwen3");
   EXPECT_NEAR(q.total_parameters() / 1e9, 8.2, 0.05);
   EXPECT_NEAR((q.total_parameters() - 2.0 * 151936 * 4096) / 1e9, 6.95, 0.005);

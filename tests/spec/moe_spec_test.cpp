@@ -7,8 +7,8 @@
 #include "expect_spec_error.h"
 #include "spec/load.h"
 
-using namespace tp::spec;
-using tp::spec::test_support::expect_spec_error;
+using namespace trainplan::spec;
+using trainplan::spec::test_support::expect_spec_error;
 
 TEST(MoeModel, Mixtral8x7bTotalAndActiveParameters) {
   const ModelSpec m = load_model("mixtral-8x7b");

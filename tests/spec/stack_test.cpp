@@ -12,7 +12,7 @@
 #include "spec/load.h"
 #include "spec/stack.h"
 
-using namespace tp::spec;
+using namespace trainplan::spec;
 using nlohmann::json;
 
 namespace {

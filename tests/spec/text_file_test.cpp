@@ -10,9 +10,9 @@
 #include "spec/text_file.h"
 
 namespace fs = std::filesystem;
-using tp::spec::read_text_file;
-using tp::spec::write_text_file;
-using tp::spec::write_text_files;
+using trainplan::spec::read_text_file;
+using trainplan::spec::write_text_file;
+using trainplan::spec::write_text_files;
 
 namespace {
 
@@ -41,7 +41,7 @@ TEST(TextFile, AFolderInTheWayRefusesTheWholeSetAndLeavesTheOthersAsTheyWere) {
   EXPECT_THROW(write_text_files({{(dir / "job.sh").string(), "new script"},
                                  {(dir / "job.ds_config.json").string(), "{}"}},
                                 "launcher config"),
-               tp::spec::SpecError);
+               trainplan::spec::SpecError);
   EXPECT_EQ(read_text_file((dir / "job.sh").string()), "old script");
   for (const auto& entry : fs::directory_iterator(dir))
     EXPECT_EQ(entry.path().string().find(".partial"), std::string::npos) << entry.path();

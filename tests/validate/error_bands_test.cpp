@@ -8,7 +8,7 @@
 #include "spec/load.h"
 #include "validate/error_bands.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 TEST(ErrorBands, QuantileInterpolatesBetweenSortedValues) {
@@ -103,4 +103,4 @@ TEST(ErrorBands, ShippedFileMatchesTheCorpus) {
 }
 
 }  // namespace
-}  // namespace tp::validate
+}  // namespace trainplan::validate

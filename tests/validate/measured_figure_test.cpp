@@ -11,7 +11,7 @@
 #include "validate/measured_figure.h"
 #include "validate/measured_run.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 using nlohmann::json;
@@ -335,9 +335,9 @@ TEST(MeasuredRunFile, MemoryStageAndCounter) {
 }
 
 }  // namespace
-}  // namespace tp::validate
+}  // namespace trainplan::validate
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 // A run's packed documents are read and cannot be longer than its sequences.
@@ -362,4 +362,4 @@ TEST(MeasuredRunFile, MisspeltPlanKeyIsRefusedWithASuggestion) {
 }
 
 }  // namespace
-}  // namespace tp::validate
+}  // namespace trainplan::validate

@@ -17,7 +17,7 @@
 #include "validate/predictor.h"
 #include "validate/validation.h"
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 std::string measured_dir() { return (std::filesystem::path(spec::data_root()) / "data" / "measured").string(); }
@@ -453,9 +453,9 @@ TEST(Validation, BertLargeScalingShapeOnDl1) {
 }
 
 }  // namespace
-}  // namespace tp::validate
+}  // namespace trainplan::validate
 
-namespace tp::validate {
+namespace trainplan::validate {
 namespace {
 
 TEST(PublishedChoices, Seed002LoadsAsPublished) {
@@ -502,4 +502,4 @@ TEST(PublishedChoices, MissingInstancesNamesTheField) {
 }
 
 }  // namespace
-}  // namespace tp::validate
+}  // namespace trainplan::validate

@@ -15,7 +15,7 @@
 
 #include "cost/memory.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 namespace {
 
 struct PerToken {
@@ -175,4 +175,4 @@ double logits_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const sp
   return head_tokens * double(m.padded_vocab(p.tp)) / p.tp * bytes;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

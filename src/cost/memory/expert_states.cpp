@@ -4,7 +4,7 @@
 // data-parallel group with CP), the experts over their own data-parallel group.
 #include "cost/memory.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 double expert_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
   if (!m.moe()) return 0;
@@ -19,4 +19,4 @@ spec::Plan sharded_over(const spec::Plan& p, int replicas) {
   return out;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

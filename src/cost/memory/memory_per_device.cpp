@@ -2,7 +2,7 @@
 
 #include "cost/memory.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                              const spec::Workload& w, const spec::Plan& p, int rank) {
   const StateBytes state = state_bytes_per_parameter(stack, w.precision);
@@ -89,9 +89,9 @@ MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::Hardware
   return heaviest;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 const char* MemoryBreakdown::largest_component() const {
   const std::pair<const char*, double> parts[] = {
@@ -108,4 +108,4 @@ const char* MemoryBreakdown::largest_component() const {
   return best->first;
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost

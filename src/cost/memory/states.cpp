@@ -6,7 +6,7 @@
 
 #include "cost/memory.h"
 
-namespace tp::cost {
+namespace trainplan::cost {
 
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision) {
   switch (precision) {
@@ -144,4 +144,4 @@ double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, con
   return layer * (2 * s.weights + s.weights);  // gathered + prefetched weights, unsharded gradients
 }
 
-}  // namespace tp::cost
+}  // namespace trainplan::cost
