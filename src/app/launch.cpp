@@ -143,6 +143,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     agree(c, "--recompute", p.recompute, recompute, file, "recompute");
     agree(c, "--sp", p.sp, plan.sp, file, "sequence parallelism");
     agree(c, "--edge-layer-slots", p.edge_layer_slots, plan.edge_layer_slots, file, "edge layer slots");
+    if (plan.uneven_stages) agree(c, "--uneven-stages", p.uneven_stages, plan.uneven_stages, file, "uneven stages");
   }
   p.tp = plan.tp;
   p.pp = plan.pp;
@@ -152,6 +153,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   p.etp = plan.etp;
   p.sp = plan.sp;
   p.edge_layer_slots = p.edge_layer_slots || plan.edge_layer_slots;
+  p.uneven_stages = p.uneven_stages || plan.uneven_stages;
   p.micro_batch = plan.micro_batch;
   p.zero = plan.zero;
   p.recompute = recompute;

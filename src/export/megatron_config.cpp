@@ -1,6 +1,9 @@
 #include "export/megatron_config.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "export/header.h"
@@ -20,6 +23,17 @@ std::string cuda_connections_line(const spec::Plan& p) {
   return "";
 }
 
+// Megatron-LM's uneven pipeline (arguments.py@73a28a10 --decoder-first/last-pipeline-num-layers;
+// transformer_config.py:924-975): the first and last stages hold what is given,
+// the middle stages split the rest evenly. The stages trainplan prices hold
+// ceil(layers / PP) at most: the middle ones hold that, the edges the rest,
+// split between them (fewer on the first). None where an edge would hold no layer.
+std::optional<std::pair<int, int>> uneven_edges(int layers, int pp) {
+  const int busiest = (layers + pp - 1) / pp, edges = layers - (pp - 2) * busiest;
+  if (pp < 2 || edges < 2) return std::nullopt;
+  return std::pair{edges / 2, edges - edges / 2};
+}
+
 }  // namespace
 
 std::string write_megatron(const LaunchJob& job) {
@@ -32,7 +46,12 @@ std::string write_megatron(const LaunchJob& job) {
     refuse_megatron("--bf16", "BF16 with stochastic rounding is not a Megatron-LM precision; use --precision mixed-bf16");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
     refuse_megatron("--bf16", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
-  if (p.uneven_stages) refuse_megatron("--decoder-first-pipeline-num-layers", "uneven pipeline stages are not exported yet");
+  const std::optional<std::pair<int, int>> edges = p.uneven_stages ? uneven_edges(m.layers, p.pp) : std::nullopt;
+  if (p.uneven_stages && spec::edge_slots_active(p))
+    refuse_megatron("--decoder-first-pipeline-num-layers", "uneven stages without edge layer slots (not exported together)");
+  if (p.uneven_stages && !edges)
+    refuse_megatron("--decoder-first-pipeline-num-layers",
+                    "a first and a last stage of at least one layer each beside middle stages of ceil(layers / PP)");
   if (p.sp && p.tp == 1) refuse_megatron("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) refuse_megatron("--tp-comm-overlap", "--sequence-parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2) refuse_megatron("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
@@ -46,6 +65,10 @@ std::string write_megatron(const LaunchJob& job) {
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
   if (p.virtual_stages > 1) num("--num-virtual-stages-per-pipeline-rank", p.virtual_stages);
+  if (edges) {
+    num("--decoder-first-pipeline-num-layers", edges->first);
+    num("--decoder-last-pipeline-num-layers", edges->second);
+  }
   if (spec::edge_slots_active(p)) {
     arg("--account-for-embedding-in-pipeline-split");
     arg("--account-for-loss-in-pipeline-split");
@@ -122,6 +145,42 @@ std::string write_megatron(const LaunchJob& job) {
   return s.str();
 }
 
+namespace {
+
+// --decoder-first/last-pipeline-num-layers as Megatron-LM splits them (see
+// uneven_edges): priced as trainplan's uneven stages where the busiest stage
+// holds ceil(layers / PP); a split that loads one stage more is refused.
+void read_uneven_stages(const ShellArgs& args, const std::string& file, spec::Plan& p) {
+  const bool first_given = args.has("--decoder-first-pipeline-num-layers");
+  const bool last_given = args.has("--decoder-last-pipeline-num-layers");
+  if (!first_given && !last_given) return;
+  const std::string option = first_given ? "--decoder-first-pipeline-num-layers" : "--decoder-last-pipeline-num-layers";
+  if (!args.has("--num-layers")) throw spec::SpecError(file, "--num-layers", "the option beside " + option);
+  if (p.virtual_stages > 1 || p.edge_layer_slots)
+    throw spec::SpecError(file, option, "no interleaving or edge slots beside it (trainplan's uneven stages have neither)");
+  constexpr long kBig = 1L << 30;
+  const long layers = args.whole("--num-layers", 1, kBig, 1, file);
+  const long first = args.whole("--decoder-first-pipeline-num-layers", 1, layers, 0, file);
+  const long last = args.whole("--decoder-last-pipeline-num-layers", 1, layers, 0, file);
+  const long middle_stages = p.pp - (first_given ? 1 : 0) - (last_given ? 1 : 0);
+  const long middle_layers = layers - first - last;
+  if (middle_stages < 0 || middle_layers < 0 || (middle_stages == 0 && middle_layers != 0) ||
+      (middle_stages > 0 && middle_layers % middle_stages != 0))
+    throw spec::SpecError(file, option,
+                          "first and last stages whose layers leave the middle stages an even share of --num-layers " +
+                              std::to_string(layers) + " over --pipeline-model-parallel-size " + std::to_string(p.pp) +
+                              " (transformer_config.py@73a28a10:970 asserts it)");
+  const long per_middle = middle_stages > 0 ? middle_layers / middle_stages : 0;
+  const long busiest = std::max({first, last, per_middle}), ceiling = (layers + p.pp - 1) / p.pp;
+  if (busiest > ceiling)
+    throw spec::SpecError(file, option,
+                          "a split whose busiest stage holds ceil(layers / PP) = " + std::to_string(ceiling) +
+                              " layers, as trainplan prices uneven stages; this one holds " + std::to_string(busiest));
+  p.uneven_stages = layers % p.pp != 0 || first != per_middle || last != per_middle;
+}
+
+}  // namespace
+
 LaunchJob read_megatron(const std::string& text, const std::string& file) {
   const ShellArgs args = parse_shell_args(text, file);
   LaunchJob job;
@@ -163,6 +222,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
                           "both --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split, "
                           "or neither (trainplan models the two edge slots together)");
   p.edge_layer_slots = embedding_slot;
+  read_uneven_stages(args, file, p);
   p.micro_batch = int(required("--micro-batch-size", 1, kBig));
   job.workload.global_batch_seqs = whole("--global-batch-size", 1, kBig, 0);
   job.workload.seq_len = int(required("--seq-length", 1, kBig));
