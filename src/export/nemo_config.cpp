@@ -85,6 +85,12 @@ std::string write_nemo(const LaunchJob& job) {
   if (p.overlap_tp_comm && !p.sp) refuse_nemo("model.ub_tp_comm_overlap", "model.sequence_parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2)
     refuse_nemo("model.virtual_pipeline_model_parallel_size", "pipeline_model_parallel_size > 1");
+  // NVIDIA/NeMo@e938df32 megatron_base_model.py: FSDP with FP8 raises (:1019-1020), and FSDP
+  // turns the TP communication overlap off (:1011-1016), which the plan was priced with.
+  if (p.zero == 3 && job.workload.precision == spec::Precision::fp8)
+    refuse_nemo("model.fsdp", "ZeRO 0-2 with FP8 (NeMo 2.0.0 raises 'Torch FSDP does not support FP8')");
+  if (p.zero == 3 && p.overlap_tp_comm)
+    refuse_nemo("model.ub_tp_comm_overlap", "ZeRO 0-2 with async TP (NeMo 2.0.0 turns it off under FSDP)");
 
   YAML::Node root;
   YAML::Node trainer = root["trainer"];
@@ -235,6 +241,13 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
     if (strategy != "full" && strategy != "grad")
       throw spec::SpecError(file, "model.fsdp_sharding_strategy", "full or grad (hybrid sharding is not modelled)");
     p.zero = strategy == "full" ? 3 : 2;
+    // megatron_base_model.py@e938df32:1019-1020 and :1011-1016, as written above.
+    if (job.workload.precision == spec::Precision::fp8)
+      throw spec::SpecError(file, "model.fsdp", "false with model.fp8 (NeMo 2.0.0 raises 'Torch FSDP does not support FP8')");
+    if (p.overlap_tp_comm) {
+      p.overlap_tp_comm = false;
+      job.notes.push_back("model.ub_tp_comm_overlap under model.fsdp read as off, as NeMo turns it off");
+    }
   } else if (optimizer == "fused_adam") {
     p.zero = 0;
   } else if (optimizer == "mcore_distributed_optim") {

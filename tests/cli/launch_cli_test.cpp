@@ -122,6 +122,16 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("megatron-deepspeed-ms"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(scratch("no-vs.sh")));
+  // NeMo 2.0.0 under FSDP (megatron_base_model.py@e938df32): FP8 raises, async TP is switched off.
+  const std::string fsdp = "export -q --to nemo --model llama3-8b --hardware p5.48xlarge --instances 2 --tp 2 --sp "
+                           "--stack nemo --zero 3 --out " + scratch("no-fsdp.yaml");
+  r = run_cli(fsdp + " --precision fp8");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nemo format: model.fsdp: ZeRO 0-2 with FP8"), std::string::npos) << r.out;
+  r = run_cli(fsdp + " --precision mixed-bf16 --overlap-tp");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nemo format: model.ub_tp_comm_overlap: ZeRO 0-2 with async TP"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(scratch("no-fsdp.yaml")));
 }
 
 TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {

@@ -639,6 +639,18 @@ TEST(LaunchConfig, InputsTheClientRefusesAreRefused) {
   expect_spec_error([&] { read_launch_config(yaml.string()); }, "trainer.num_nodes", "each key once", yaml.string());
   std::ofstream(yaml) << "base: &b {num_nodes: 2}\ntrainer:\n  <<: *b\n  devices: 8\nmodel: {micro_batch_size: 1}\n";
   expect_spec_error([&] { read_launch_config(yaml.string()); }, "trainer.<<", "merge key", yaml.string());
+  // NeMo 2.0.0 under FSDP (megatron_base_model.py@e938df32:1011-1020): FP8 raises; async TP is switched off.
+  const std::string fsdp = "trainer: {num_nodes: 2, devices: 8, precision: bf16}\nmodel: {micro_batch_size: 1, "
+                           "global_batch_size: 64, tensor_model_parallel_size: 2, sequence_parallel: true, "
+                           "encoder_seq_length: 4096, fsdp: true, ";
+  std::ofstream(yaml) << fsdp << "fp8: true}\n";
+  expect_spec_error([&] { read_launch_config(yaml.string()); }, "model.fsdp", "Torch FSDP does not support FP8",
+                    yaml.string());
+  std::ofstream(yaml) << fsdp << "ub_tp_comm_overlap: true}\n";
+  const ReadLaunch overlap = read_launch_config(yaml.string());
+  EXPECT_FALSE(overlap.job.plan.overlap_tp_comm);
+  ASSERT_FALSE(overlap.job.notes.empty());
+  EXPECT_NE(overlap.job.notes.back().find("read as off"), std::string::npos);
   // Hydra reads one document; the second was dropped without a word.
   std::ofstream(yaml) << "trainer: {num_nodes: 2}\nmodel: {micro_batch_size: 1}\n---\nmodel: {micro_batch_size: 4}\n";
   expect_spec_error([&] { read_launch_config(yaml.string()); }, "", "another starts at line 3", yaml.string());
