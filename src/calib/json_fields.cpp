@@ -1,6 +1,7 @@
 #include "calib/json_fields.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 

@@ -2,7 +2,7 @@
 // (collective and GEMM calibrations): each accessor throws SpecError(file,
 // "path.key", what was expected) for a missing or mistyped field.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace trainplan::calib {

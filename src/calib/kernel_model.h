@@ -5,7 +5,7 @@
 // covers ops limited by exp/tanh arithmetic (a per-byte cost like any other).
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

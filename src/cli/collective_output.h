@@ -4,7 +4,7 @@
 // under fixed keys: collective_runs, collective_fit, collective_check.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

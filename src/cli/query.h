@@ -5,7 +5,7 @@
 // option with neither value nor default as null. --format and --help are left out.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "report/json_document.h"
 

@@ -1,4 +1,5 @@
 #include "spec/calibration_origins.h"
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 

@@ -5,7 +5,7 @@
 // "origin" and its fit section, and a legacy "gemm" key covers both GEMM parts.
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -5,7 +5,7 @@
 // SpecError naming the file and the JSON path.
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

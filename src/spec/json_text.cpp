@@ -2,6 +2,7 @@
 
 #include <set>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 

@@ -4,7 +4,7 @@
 // of recursive copies), or a key given twice in one object (SpecError's field
 // is its path) throws SpecError(file, field, what was expected).
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 

@@ -5,7 +5,7 @@
 // naming the file, the JSON path and what was expected.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

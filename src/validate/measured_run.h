@@ -6,7 +6,7 @@
 // *.json of a folder in name order. Also the published-choice files. Bad files throw spec::SpecError
 // naming the file and the JSON path.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

@@ -9,7 +9,11 @@
 #include <string>
 #include <unistd.h>
 
+#include "run_cli.h"
+
 namespace {
+
+using trainplan::cli::testing::run_cli;
 
 struct EstimateCliRun {
   int exit_code;

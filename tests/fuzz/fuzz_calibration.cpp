@@ -3,6 +3,7 @@
 // spec::calibration_from_json). The only refusal allowed is spec::SpecError; an
 // accepted calibration written back (calibration_to_json) loads again unchanged.
 #include "fuzz_text.h"
+#include <nlohmann/json.hpp>
 #include "spec/calibration_io.h"
 #include "spec/error.h"
 #include "spec/json_text.h"

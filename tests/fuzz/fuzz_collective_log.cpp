@@ -6,6 +6,7 @@
 // on 2+ ranks, a fit has shares in (0, 1], and the calibration written reads back.
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "calib/collective_calibration.h"
 #include "calib/collective_fit.h"

@@ -2,6 +2,7 @@
 // (spec::parse_json_text, then spec::hardware_from_json). The only refusal
 // allowed is spec::SpecError; an accepted instance has positive, finite figures.
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "fuzz_text.h"
 #include "spec/error.h"

@@ -2,6 +2,7 @@
 // reads it (spec::parse_json_text, then spec::model_from_hf_config). The only
 // refusal allowed is spec::SpecError; an accepted model has parameters.
 #include "fuzz_text.h"
+#include <nlohmann/json.hpp>
 #include "spec/error.h"
 #include "spec/json_text.h"
 #include "spec/load.h"

@@ -3,6 +3,7 @@
 // The only refusal allowed is spec::SpecError; accepted rows have distinct ids,
 // at least one instance and a positive figure, memory or out-of-memory outcome.
 #include <set>
+#include <nlohmann/json.hpp>
 
 #include "fuzz_text.h"
 #include "spec/error.h"

@@ -3,6 +3,7 @@
 // takes a Hugging Face config.json that names its architectures). The only
 // refusal allowed is spec::SpecError; an accepted model has parameters.
 #include "fuzz_text.h"
+#include <nlohmann/json.hpp>
 #include "spec/error.h"
 #include "spec/json_text.h"
 #include "spec/load.h"

@@ -3,6 +3,7 @@
 // The only refusal allowed is spec::SpecError; an accepted choice has a batch
 // and at least one instance.
 #include "fuzz_text.h"
+#include <nlohmann/json.hpp>
 #include "spec/error.h"
 #include "spec/json_text.h"
 #include "validate/measured_run.h"

@@ -2,6 +2,7 @@
 // (spec::parse_json_text, then spec::stack_from_json). The only refusal allowed
 // is spec::SpecError; an accepted stack offers something and has finite figures.
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "fuzz_text.h"
 #include "spec/error.h"

@@ -1,6 +1,7 @@
 // The error-bands file: a round trip keeps every band, and a bad field names
 // the file, its JSON path and what was expected.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "spec/error_bands.h"
 #include "expect_spec_error.h"

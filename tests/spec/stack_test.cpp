@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "expect_spec_error.h"
 #include "spec/error.h"

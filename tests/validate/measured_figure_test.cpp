@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 #include "spec/load.h"

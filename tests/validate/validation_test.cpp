@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <nlohmann/json.hpp>
 
 #include "spec/calibration.h"
 #include "spec/error.h"
