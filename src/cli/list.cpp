@@ -13,26 +13,30 @@ namespace {
 
 using report::NumberStyle;
 
-report::Table model_table() {
+// The catalogue (models/); with `corpus`, the validation corpus's own shapes
+// (data/measured/models/) after it.
+report::Table model_table(bool corpus) {
   report::Table t;
   t.key = "models";
-  t.title = "Models (models/*.json)";
+  t.title = corpus ? "Models (models/*.json, then the corpus's data/measured/models/*.json)" : "Models (models/*.json)";
   t.columns = {{"name", ""},           {"parameters", "", NumberStyle::engineering, 3},
                {"layers", "", NumberStyle::integer}, {"hidden", "", NumberStyle::integer},
                {"heads", "", NumberStyle::integer},  {"kv heads", "", NumberStyle::integer},
                {"ffn", "", NumberStyle::integer},    {"vocab", "", NumberStyle::integer},
                {"kind", ""},                         {"mlp", ""}};
-  for (const auto& name : spec::list_model_names()) {
+  std::vector<std::string> names = spec::list_model_names();
+  const auto corpus_names = spec::list_corpus_model_names();
+  if (corpus) names.insert(names.end(), corpus_names.begin(), corpus_names.end());
+  for (const auto& name : names) {
     const auto m = spec::load_model(name);
     t.add_row({m.name, double(m.total_parameters()), double(m.layers), double(m.hidden), double(m.heads),
                double(m.kv_heads), double(m.ffn_hidden), double(m.vocab), std::string(spec::to_string(m.kind)),
                std::string(spec::to_string(m.mlp))});
   }
-  const auto corpus = spec::list_corpus_model_names();
-  if (!corpus.empty())
-    t.notes.push_back(std::to_string(corpus.size()) +
+  if (!corpus && !corpus_names.empty())
+    t.notes.push_back(std::to_string(corpus_names.size()) +
                       " more models are the validation corpus's own shapes (topology-search variants, CI test "
-                      "models; data/measured/models/): they load by name or path but are not listed here.");
+                      "models; data/measured/models/): they load by name or path, and list --corpus shows them.");
   return t;
 }
 
@@ -97,6 +101,7 @@ report::Table stack_table() {
 void add_list_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
   auto columns = std::make_shared<std::string>();
+  auto corpus = std::make_shared<bool>(false);
   CLI::App* c = app.add_subcommand("list", "List the known models, hardware and stacks with their key figures");
   c->add_option("-f,--format", *format, "Output: text, markdown, csv or json")
       ->capture_default_str()
@@ -104,9 +109,12 @@ void add_list_command(CLI::App& app) {
   c->add_option("--columns", *columns,
                 "Columns to show: all, or machine keys separated by commas (as in --format csv's header); default: "
                 "a narrow view in text and markdown, every column in csv and json");
-  c->callback([format, columns, c] {
+  c->add_flag("--corpus", *corpus,
+              "Also list the validation corpus's own model shapes (data/measured/models/: topology-search variants, "
+              "CI test models), which load by name but are no catalogue entries");
+  c->callback([format, columns, corpus, c] {
     report::render_tables(std::cout,
-                          report::choose_columns({model_table(), hardware_table(), stack_table()}, *format, *columns),
+                          report::choose_columns({model_table(*corpus), hardware_table(), stack_table()}, *format, *columns),
                           *format, json_document(*c));
   });
 }

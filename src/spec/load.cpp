@@ -53,7 +53,7 @@ std::string resolve(const std::string& name_or_path, const char* folder, const c
   loadable.insert(loadable.end(), more_known.begin(), more_known.end());
   const std::string guess = closest_name(name_or_path, loadable);
   throw SpecError(name_or_path, "", std::string("unknown ") + noun +
-                                        (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                                        (guess.empty() ? "." : "; did you mean " + guess + "?") +
                                         " Expected a path to a .json file or one of: " + list);
 }
 
@@ -564,21 +564,29 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
 
 namespace {
 
-// A stack file may name another as "extends": its behaviours, with this
-// file's keys replacing them (a variant states only what differs).
-// `bases` gathers the names it extends, nearest first.
-nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vector<std::string>& bases) {
+// A stack or model file may name another as "extends": its keys, with this
+// file's keys replacing them (a variant states only what differs). `resolve_base`
+// finds the named file; `bases` gathers the names extended, nearest first.
+template <class Resolve>
+nlohmann::json json_with_base(const std::string& path, const char* noun, const Resolve& resolve_base, int depth,
+                              std::vector<std::string>& bases) {
   nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("extends")) return j;
-  if (!j["extends"].is_string()) throw SpecError(path, "$.extends", "the name of the stack this one varies");
-  if (depth >= 4) throw SpecError(path, "$.extends", "a chain of at most 4 stacks, not a cycle");
-  const std::string base_path = resolve(j["extends"].get<std::string>(), "stacks", "stack", list_stack_names());
+  if (!j["extends"].is_string()) throw SpecError(path, "$.extends", std::string("the name of the ") + noun + " this one varies");
+  if (depth >= 4) throw SpecError(path, "$.extends", std::string("a chain of at most 4 ") + noun + " files, not a cycle");
+  const std::string base_path = resolve_base(j["extends"].get<std::string>());
   bases.push_back(std::filesystem::path(base_path).stem().string());
-  nlohmann::json merged = stack_json_with_base(base_path, depth + 1, bases);
-  merged.erase("releases");  // a base's release range names the base's file alone
+  nlohmann::json merged = json_with_base(base_path, noun, resolve_base, depth + 1, bases);
+  merged.erase("releases");  // a base stack's release range names the base's file alone
   for (const auto& [key, value] : j.items())
     if (key != "extends") merged[key] = value;
   return merged;
+}
+
+nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vector<std::string>& bases) {
+  return json_with_base(path, "stack",
+                        [](const std::string& name) { return resolve(name, "stacks", "stack", list_stack_names()); },
+                        depth, bases);
 }
 
 }  // namespace
@@ -631,9 +639,12 @@ Stack load_stack(const std::string& name_or_path) {
 }
 
 ModelSpec load_model(const std::string& name_or_path) {
-  const std::string path =
-      resolve(name_or_path, "models", "model", list_model_names(), kCorpusModels, list_corpus_model_names());
-  return model_from_json(read_json_file(path), path);
+  auto resolve_model = [](const std::string& name) {
+    return resolve(name, "models", "model", list_model_names(), kCorpusModels, list_corpus_model_names());
+  };
+  const std::string path = resolve_model(name_or_path);
+  std::vector<std::string> bases;
+  return model_from_json(json_with_base(path, "model", resolve_model, 0, bases), path);
 }
 
 }  // namespace trainplan::spec

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -268,4 +269,21 @@ TEST(JsonText, AKeyGivenTwiceIsRefusedWithItsPath) {
                     "given twice");
   // The same key in sibling objects, or in an array's objects, is fine.
   EXPECT_NO_THROW(parse_json_text(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 1}, {"k": 2}]})", "m.json"));
+}
+
+// Model files extend another as stack files do (issue 42.7).
+TEST(LoadModel, ABadExtendsIsRefusedNamingIt) {
+  const auto dir = std::filesystem::temp_directory_path() / "trainplan_model_extends";
+  std::filesystem::create_directories(dir);
+  const auto a = dir / "a.json", b = dir / "b.json";
+  std::ofstream(a) << R"({"extends": ")" << b.string() << R"(", "name": "a"})";
+  std::ofstream(b) << R"({"extends": ")" << a.string() << R"(", "name": "b"})";
+  expect_spec_error([&] { load_model(a.string()); }, "$.extends", "a chain of at most 4 model files");
+  std::ofstream(a) << R"({"extends": 3, "name": "a"})";
+  expect_spec_error([&] { load_model(a.string()); }, "$.extends", "the name of the model this one varies");
+  std::ofstream(a) << R"({"extends": "no-such-model", "name": "a"})";
+  expect_spec_error([&] { load_model(a.string()); }, "", "unknown model");
+  std::ofstream(a) << R"({"extends": "llama2-7b", "name": "llama2-7b-short", "layers": 16})";
+  EXPECT_EQ(load_model(a.string()).layers, 16);
+  EXPECT_EQ(load_model(a.string()).hidden, 4096);
 }
