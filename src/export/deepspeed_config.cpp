@@ -72,6 +72,9 @@ ArgList bigscience_arguments(const LaunchJob& job) {
                                    : m.position == spec::PositionKind::alibi ? "alibi"
                                                                              : "absolute");
   if (m.mlp == spec::MlpKind::swiglu) arg("--glu-activation", "swiglu");
+  // bigscience-workshop/Megatron-DeepSpeed@8387ae17 arguments.py:386, mpu/layers.py:194: a LayerNorm
+  // on the word embeddings (BLOOM's word_embeddings_layernorm).
+  if (m.embedding_norm) arg("--embed-layernorm");
   if (!m.dropout) {
     arg("--attention-dropout", "0.0");
     arg("--hidden-dropout", "0.0");
@@ -102,6 +105,7 @@ void read_bigscience_arguments(const ShellArgs& args, const std::string& file, L
   else throw spec::SpecError(file, "--position-embedding-type", "absolute, rotary or alibi, found '" + position + "'");
   m.tied_embeddings = true;
   m.bias = true;
+  m.embedding_norm = args.has("--embed-layernorm");
   m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;
   m.vocab = int(whole("--pad-vocab-size-to", 1, kBig, 0));
   m.vocab_pad_multiple = 1;

@@ -50,6 +50,7 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
                                       "with BF16 gradient accumulation, which stack megatron-deepspeed-ms does not describe");
   if (bf16 && p.zero == 0)
     refuse_deepspeed("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  if (m.embedding_norm) refuse_deepspeed("--num-layers", m.name + " has a norm on the word embeddings, which only bigscience Megatron-DeepSpeed offers (--embed-layernorm)");
   if (m.parallel_residual) refuse_deepspeed("--num-layers", m.name + "'s parallel residual blocks are not offered");
   if (m.position == spec::PositionKind::alibi) refuse_deepspeed("--use-rotary-position-embeddings", "learned or rotary positions; ALiBi is not offered");
   if (m.qkv_bias && !m.bias) refuse_deepspeed("--add-qkv-bias", "all linear biases or none; the fork has no option for Q, K and V biases alone");

@@ -40,6 +40,7 @@ std::string write_megatron(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   if (m.kind != spec::ModelKind::decoder) refuse_megatron("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
+  if (m.embedding_norm) refuse_megatron("--num-layers", m.name + " has a norm on the word embeddings, which only bigscience Megatron-DeepSpeed offers (--embed-layernorm)");
   if (m.parallel_residual) refuse_megatron("--num-layers", m.name + " has parallel residual blocks, which Megatron-LM's GPT model has no option for");
   if (m.position == spec::PositionKind::alibi) refuse_megatron("--position-embedding-type", "learned_absolute or rope; ALiBi is not offered");
   if (job.workload.precision == spec::Precision::bf16_sr)

@@ -70,6 +70,7 @@ std::string write_nemo(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   if (m.kind != spec::ModelKind::decoder) refuse_nemo("model", "a decoder model; " + m.name + " is an encoder");
+  if (m.embedding_norm) refuse_nemo("model", m.name + " has a norm on the word embeddings, which only bigscience Megatron-DeepSpeed offers (--embed-layernorm)");
   if (m.parallel_residual)
     refuse_nemo("model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
   if (job.workload.precision == spec::Precision::bf16_sr)

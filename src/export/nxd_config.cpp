@@ -50,6 +50,7 @@ std::string write_nxd(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   if (m.kind != spec::ModelKind::decoder) refuse_nxd("model", "a decoder model; " + m.name + " is an encoder");
+  if (m.embedding_norm) refuse_nxd("model", m.name + " has a norm on the word embeddings, which only bigscience Megatron-DeepSpeed offers (--embed-layernorm)");
   if (m.parallel_residual) refuse_nxd("model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
   if (m.position == spec::PositionKind::alibi)
     refuse_nxd("model.position_embedding_type", "learned_absolute or rope; ALiBi is not offered");

@@ -58,7 +58,9 @@ int64_t ModelSpec::embedding_parameters() const {
   int64_t params = padded_vocab() * int64_t(hidden);
   if (position == PositionKind::learned) params += int64_t(max_positions) * hidden;
   params += int64_t(type_vocab) * hidden;
-  if (kind == ModelKind::encoder_mlm) params += 2 * int64_t(hidden);  // embedding layernorm
+  // The embedding's own norm: BERT's, and BLOOM's word_embeddings_layernorm
+  // (bigscience/bloom's model card: 176,247,271,424 parameters counts its 2h).
+  if (kind == ModelKind::encoder_mlm || embedding_norm) params += (norm == NormKind::layernorm ? 2 : 1) * int64_t(hidden);
   return params;
 }
 

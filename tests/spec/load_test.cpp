@@ -271,7 +271,28 @@ TEST(JsonText, AKeyGivenTwiceIsRefusedWithItsPath) {
   EXPECT_NO_THROW(parse_json_text(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 1}, {"k": 2}]})", "m.json"));
 }
 
-// Model files extend another as stack files do (issue 42.7).
+// Model files extend another as stack files do (issue 42.7): each BLOOM
+// topology-search candidate states its shape and extends the study's common
+// architecture; loaded, it holds the parameters its own note states (counted
+// by hand from L(12h^2+13h) + V*h + 4h when the files were written whole).
+TEST(LoadModel, CorpusCandidatesExtendTheStudysArchitecture) {
+  int candidates = 0;
+  for (const std::string& name : list_corpus_model_names()) {
+    if (name.rfind("bloom-l", 0) != 0) continue;
+    ++candidates;
+    const json file = read_json_file(data_root() + "/data/measured/models/" + name + ".json");
+    ASSERT_EQ(file.value("extends", ""), "bloom-topology-search") << name;
+    const ModelSpec m = load_model(name);
+    std::string note = file["architecture_note"].get<std::string>();
+    note = note.substr(note.rfind("= ") + 2);
+    note.erase(std::remove(note.begin(), note.end(), ','), note.end());
+    EXPECT_EQ(m.total_parameters(), std::stoll(note)) << name;
+    EXPECT_TRUE(m.embedding_norm) << name;  // from the base
+    EXPECT_EQ(m.vocab, 250880) << name;
+  }
+  EXPECT_EQ(candidates, 35);
+}
+
 TEST(LoadModel, ABadExtendsIsRefusedNamingIt) {
   const auto dir = std::filesystem::temp_directory_path() / "trainplan_model_extends";
   std::filesystem::create_directories(dir);
