@@ -48,34 +48,6 @@ std::string log_excerpt(const std::string& text) {
   return "'" + t + "'";
 }
 
-bool is_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = text[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    // RFC 3629: the lead byte gives the length and narrows the first continuation byte
-    // (no overlong forms, no surrogates, nothing past U+10FFFF).
-    int more = 0;
-    unsigned char low = 0x80, high = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) more = 1;
-    else if (c == 0xE0) more = 2, low = 0xA0;
-    else if (c == 0xED) more = 2, high = 0x9F;
-    else if (c >= 0xE1 && c <= 0xEF) more = 2;
-    else if (c == 0xF0) more = 3, low = 0x90;
-    else if (c == 0xF4) more = 3, high = 0x8F;
-    else if (c >= 0xF1 && c <= 0xF3) more = 3;
-    else return false;
-    if (text.size() - i <= std::size_t(more)) return false;
-    for (int k = 1; k <= more; ++k) {
-      const unsigned char b = text[i + k];
-      if (b < (k == 1 ? low : 0x80) || b > (k == 1 ? high : 0xBF)) return false;
-    }
-    i += std::size_t(more) + 1;
-  }
-  return true;
-}
 
 bool is_whole_token(const std::string& token) {
   if (token.empty() || token.size() > 18) return false;

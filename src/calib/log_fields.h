@@ -3,6 +3,7 @@
 // SpecError("<file>:<line>", <field>, "<what was expected>, got '<token>'"),
 // one line naming the file, the line, the column and the expectation.
 #pragma once
+#include "spec/utf8.h"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +20,9 @@ std::vector<LogLine> log_lines(const std::string& text);  // \n or \r\n line end
 std::string log_where(const std::string& file, int line);  // "file:12"
 // The line shortened for a message, quoted.
 std::string log_excerpt(const std::string& text);
-// Valid UTF-8: what text copied from a log into a calibration file must be, since
-// nlohmann::json throws its own type_error writing anything else.
-bool is_utf8(std::string_view text);
+// Valid UTF-8 (spec/utf8.h): what text copied from a log into a calibration file
+// must be, since nlohmann::json throws its own type_error writing anything else.
+using spec::is_utf8;
 
 bool is_whole_token(const std::string& token);  // plain decimal digits
 // A finite number in C notation ("12.5", "1.0e-05"); throws SpecError otherwise.

@@ -1,9 +1,11 @@
 #include "spec/text_file.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "spec/error.h"
+#include "spec/utf8.h"
 
 namespace trainplan::spec {
 namespace fs = std::filesystem;
@@ -39,6 +41,12 @@ std::string read_text_file(const std::string& path) {
       throw SpecError(path, "", "a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB");
   }
   if (in.bad()) throw SpecError(path, "", "a readable file");
+  // Every reader takes UTF-8 text (a Latin-1 or UTF-16 file would pass its bytes on unread).
+  if (const std::size_t at = first_non_utf8_byte(text); at != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[at]));
+    throw SpecError(path, "", "UTF-8 text; byte " + std::to_string(at + 1) + " (" + byte + ") is not valid UTF-8");
+  }
   return text;
 }
 

@@ -1,7 +1,7 @@
 // Whole text files in and out, the one way the tool opens a file. A read takes
 // a regular file (or a link to one) of at most kMaxInputFileBytes, so a FIFO,
 // a device or a huge file is refused at once instead of hanging or exhausting
-// memory. A write goes to PATH.partial beside the target (through a link, to
+// memory, and its text must be UTF-8. A write goes to PATH.partial beside the target (through a link, to
 // the file it names) and is renamed over it once complete; it never replaces a
 // FIFO, device or folder, and a failed write leaves no .partial behind.
 // Problems throw SpecError naming the path.

@@ -429,13 +429,19 @@ const Case kCases[] = {
      [] { return fixture("nccl_all_reduce_p5_8ranks.log") + fixture("nccom_allr_trn1_32ranks.log"); },
      "nccom-test and nccl-tests"},
     // A device name that is not UTF-8 stopped the import in the JSON library's words, exit 1 (fuzz_collective_log).
+    // Latin-1 or UTF-16 bytes passed through the YAML, shell and CSV readers unread (issue 41.1).
+    {"launch_yaml_not_utf8", "estimate --from-config {FILE}", S::file,
+     [] { return std::string("trainer:\n  num_nodes: 2 # caf\xe9\n  devices: 8\nmodel:\n  micro_batch_size: 1\n"); },
+     "{FILE}: UTF-8 text; byte 30 (0xe9)"},
+    {"gemm_csv_not_utf8", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.json", S::file,
+     [] { return std::string("m,n,k,dtype,seconds,device\n512,512,512,bf16,1e-3,g\xe9pu\n"); }, "{FILE}: UTF-8 text; byte 51 (0xe9)"},
     {"collectives_device_name_not_utf8",
      "calibrate import --collectives {FILE} --hardware p5.48xlarge --out {FILE}.json", S::file,
      [] {
        std::string log = fixture("nccl_all_reduce_p5_8ranks.log");
        return log.replace(log.find("NVIDIA"), 6, "NVIDIA\xff");
      },
-     "{FILE}:4: device"},
+     "{FILE}: UTF-8 text; byte"},  // every reader holds its file to UTF-8 before any field is read
 };
 
 // ---------------------------------------------------------------- running

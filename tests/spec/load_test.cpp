@@ -132,7 +132,7 @@ TEST(LoadModel, UnreadableAndMalformedFiles) {
   expect_spec_error([&] { load_model(path.string()); }, "", "numbers that fit a double");
   std::filesystem::remove(path);
   std::ofstream(path, std::ios::binary) << std::string("\xff\xfe{\0}\0", 6);
-  expect_spec_error([&] { load_model(path.string()); }, "", "expected UTF-8 JSON");
+  expect_spec_error([&] { load_model(path.string()); }, "", "UTF-8 text; byte 1 (0xff) is not valid UTF-8");
   std::filesystem::remove(path);
   expect_spec_error([] { load_model(std::filesystem::temp_directory_path().string() + "/"); }, "", "got a folder");
   expect_spec_error([] { load_model("no-such-model"); }, "", "llama2-7b");
