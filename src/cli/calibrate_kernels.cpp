@@ -60,7 +60,7 @@ void add_kernels_command(CLI::App& calibrate) {
       ->check(CLI::IsMember({"own", "onednn"}))
       ->capture_default_str();
   kernels->add_option("--threads", *threads, "Threads to measure with (0: all hardware threads)")
-      ->check(whole_in(0, 1024))
+      ->check(thread_count())
       ->capture_default_str();
   kernels->add_option("--out", *out, "Calibration file to write (JSON)")->required();
   kernels->add_option("--name", *name, "Calibration name (default: host-<date>)");

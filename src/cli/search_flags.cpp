@@ -88,9 +88,10 @@ void add_failure_options(CLI::App* c, app::SearchQuery& f) {
 }
 
 void add_run_options(CLI::App* c, app::SearchQuery& f) {
-  c->add_option("--threads", f.threads, "Worker threads (0: every core); results do not depend on it")
+  c->add_option("--threads", f.threads,
+                "Worker threads (0: every core; at most four per hardware thread, or 64); results do not depend on it")
       ->capture_default_str()
-      ->check(whole_in(0, 1024));
+      ->check(thread_count());
   c->add_flag("-q,--quiet", f.quiet, "No progress bar");
   c->add_option("--columns", f.columns,
                 "Columns to show: all, or machine keys separated by commas (as in --format csv's header, e.g. "

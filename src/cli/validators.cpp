@@ -1,6 +1,8 @@
 #include "cli/validators.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace trainplan::cli {
 
@@ -32,6 +34,21 @@ CLI::Validator non_negative() {
         return "expected a number of at least 0, got '" + text + "'";
       },
       "NUMBER >= 0");
+}
+
+CLI::Validator thread_count() {
+  const long long most = std::max(64LL, 4LL * std::thread::hardware_concurrency());
+  CLI::Validator whole = whole_in(0, most);
+  whole.description("");
+  return CLI::Validator(
+      [whole, most](std::string& text) {
+        std::string copy = text;
+        const std::string why = whole(copy);
+        return why.empty() ? why
+                           : why + " (this machine runs " + std::to_string(std::thread::hardware_concurrency()) +
+                                 " hardware threads; up to " + std::to_string(most) + " workers are allowed)";
+      },
+      "");
 }
 
 }  // namespace trainplan::cli

@@ -13,5 +13,8 @@ CLI::Validator whole_in(long long lo, long long hi);
 inline CLI::Validator positive_whole() { return whole_in(1, 2147483647); }
 // A finite number >= 0.
 CLI::Validator non_negative();
+// A worker-thread count this machine can run: 0 (every core) up to four per
+// hardware thread, and never fewer than 64 (results do not depend on it).
+CLI::Validator thread_count();
 
 }  // namespace trainplan::cli

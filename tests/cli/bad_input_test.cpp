@@ -399,6 +399,8 @@ const Case kCases[] = {
     {"plan_tokens_negative", "estimate --tokens -5", S::none, none, "--tokens"},
     {"search_budget_negative", "search --budget -1 --quiet", S::none, none, "--budget"},
     {"search_threads_negative", "search --threads -1 --quiet", S::none, none, "--threads"},
+    // 1024 workers aborted under a 2 GiB address-space limit (issue 41.1): the count is bounded by the machine.
+    {"search_threads_past_the_machine", "search --threads 100000 --quiet", S::none, none, "hardware threads; up to"},
     // "plan refused: a size below 1 or ZeRO outside 0..3": names no option.
     {"plan_tp_0", "estimate --tp 0", S::none, none, "--tp"},
     {"plan_micro_batch_0", "estimate --micro-batch 0", S::none, none, "--micro-batch"},
