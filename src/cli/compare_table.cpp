@@ -6,6 +6,17 @@
 #include "report/plan_text.h"
 
 namespace trainplan::cli {
+namespace {
+
+// "on-demand $21.50/h", or empty where the hardware lists no price.
+std::string rate_text(const spec::PriceChoice& price) {
+  if (!price.available()) return "";
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
+  return rate;
+}
+
+}  // namespace
 
 report::Table compare_table(const app::CompareResult& c) {
   using report::NumberStyle;
@@ -42,12 +53,9 @@ report::Table compare_table(const app::CompareResult& c) {
       }
       const search::RankedPlan& b = *plan.best;
       const cost::Estimate& e = b.dag_estimate;
-      char rate[64];
-      std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
       row.insert(row.end(), {double(b.evaluation.plan.instances), report::describe(b.evaluation.plan), e.tokens_per_s,
                              e.mfu, b.dag_score.time_to_train_s / 86400.0,
-                             price.available() ? report::Cell{std::string(rate)} : report::Cell{std::string("none")},
-                             b.dag_score.cost_to_train_usd});
+                             price.available() ? rate_text(price) : std::string("none"), b.dag_score.cost_to_train_usd});
       for (const auto& tokens : plan.tokens_per_usd) row.push_back(tokens ? report::Cell{*tokens} : report::Cell{});
       row.push_back(plan.versus_first);
       t.add_row(row);
@@ -57,9 +65,7 @@ report::Table compare_table(const app::CompareResult& c) {
   std::string rates;
   for (std::size_t h = 0; h < c.scenarios.size(); ++h) {
     const spec::PriceChoice& price = c.prices[h];
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%s $%.2f/h", price.kind.c_str(), price.usd_per_instance_hour);
-    rates += (h ? "; " : "") + c.scenarios[h].hardware.name + " " + (price.available() ? rate : "none listed");
+    rates += (h ? "; " : "") + c.scenarios[h].hardware.name + " " + (price.available() ? rate_text(price) : "none listed");
   }
   t.notes.push_back("Prices per instance-hour: " + rates + ".");
   for (const spec::PriceChoice& price : c.prices)
