@@ -98,6 +98,27 @@ struct MemoryBreakdown {
   const char* largest_component() const;
 };
 
+// The components a device's memory is listed by, in the order every report
+// lists them (the summary, JSON, the largest component): the one declaration
+// they read. total_bytes is their sum at the peak (stage_memory).
+struct MemoryPart {
+  const char* key;    // its field in JSON output
+  const char* label;  // as summaries and refusals name it
+  double MemoryBreakdown::*bytes;
+};
+inline constexpr MemoryPart kMemoryParts[] = {
+    {"weights_bytes", "weights", &MemoryBreakdown::weights_bytes},
+    {"master_weights_bytes", "master weights", &MemoryBreakdown::master_weights_bytes},
+    {"gradients_bytes", "gradients", &MemoryBreakdown::gradients_bytes},
+    {"optimizer_states_bytes", "optimizer states", &MemoryBreakdown::optimizer_states_bytes},
+    {"activations_bytes", "activations", &MemoryBreakdown::activations_bytes},
+    {"logits_bytes", "logits", &MemoryBreakdown::logits_bytes},
+    {"sharding_buffers_bytes", "sharding buffers", &MemoryBreakdown::sharding_buffers_bytes},
+    {"reduction_buffers_bytes", "reduction buffers", &MemoryBreakdown::reduction_buffers_bytes},
+    {"optimizer_temporaries_bytes", "optimizer temporaries", &MemoryBreakdown::optimizer_temporaries_bytes},
+    {"allocator_bytes", "allocator reserve", &MemoryBreakdown::allocator_bytes},
+    {"runtime_reserve_bytes", "runtime reserve", &MemoryBreakdown::runtime_reserve_bytes}};
+
 // Per price kind; computed apart from the Estimate (cost/prices.h) so that
 // evaluate() allocates nothing.
 struct PriceFigures {

@@ -74,19 +74,13 @@ nlohmann::json to_json(const EstimateView& v) {
   for (const cost::StepPart& part : cost::kStepParts) j["time"][part.key] = t.*part.seconds;
   // Bytes are whole: a modelled figure's fraction of a byte says nothing.
   const auto whole = [](double bytes) { return std::llround(bytes); };
-  j["memory"] = {{"weights_bytes", whole(m.weights_bytes)}, {"master_weights_bytes", whole(m.master_weights_bytes)},
-                 {"gradients_bytes", whole(m.gradients_bytes)}, {"optimizer_states_bytes", whole(m.optimizer_states_bytes)},
-                 {"activations_bytes", whole(m.activations_bytes)}, {"logits_bytes", whole(m.logits_bytes)},
-                 {"sharding_buffers_bytes", whole(m.sharding_buffers_bytes)},
-                 {"reduction_buffers_bytes", whole(m.reduction_buffers_bytes)},
-                 {"optimizer_temporaries_bytes", whole(m.optimizer_temporaries_bytes)},
-                 {"peak_at_optimizer_step", m.peak_at_optimizer_step}, {"tensors_bytes", whole(m.tensors_bytes)},
-                 {"allocator_bytes", whole(m.allocator_bytes)}, {"reserved_bytes", whole(m.reserved_bytes)},
-                 {"runtime_reserve_bytes", whole(m.runtime_reserve_bytes)},
-                 {"total_bytes", whole(m.total_bytes)}, {"capacity_bytes", whole(m.capacity_bytes)},
-                 {"margin_bytes", whole(m.margin_bytes)}, {"fits", m.fits}, {"largest_component", m.largest_component()},
-                 {"stage", m.stage}, {"first_stage_total_bytes", whole(m.first_stage_total_bytes)},
-                 {"last_stage", m.last_stage}, {"last_stage_total_bytes", whole(m.last_stage_total_bytes)}};
+  j["memory"] = {{"peak_at_optimizer_step", m.peak_at_optimizer_step}, {"tensors_bytes", whole(m.tensors_bytes)},
+                 {"reserved_bytes", whole(m.reserved_bytes)}, {"total_bytes", whole(m.total_bytes)},
+                 {"capacity_bytes", whole(m.capacity_bytes)}, {"margin_bytes", whole(m.margin_bytes)},
+                 {"fits", m.fits}, {"largest_component", m.largest_component()}, {"stage", m.stage},
+                 {"first_stage_total_bytes", whole(m.first_stage_total_bytes)}, {"last_stage", m.last_stage},
+                 {"last_stage_total_bytes", whole(m.last_stage_total_bytes)}};
+  for (const cost::MemoryPart& part : cost::kMemoryParts) j["memory"][part.key] = whole(m.*part.bytes);
   j["throughput"] = {{"seqs_per_s", e.seqs_per_s}, {"tokens_per_s", e.tokens_per_s},
                      {"tokens_per_s_per_device", e.tokens_per_s_per_device}, {"mfu_fraction", e.mfu},
                      {"hfu_fraction", e.hfu}, {"model_flops_per_step", e.model_flops_per_step},

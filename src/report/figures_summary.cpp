@@ -32,17 +32,7 @@ Summary estimate_summary(const cost::Estimate& e, const std::string& title) {
     if (part.listed_when_zero || e.time.*part.seconds > 0) add(time, part.label, e.time.*part.seconds);
   SummarySection memory = make_section("Memory per device (share of capacity)", "B", NumberStyle::engineering, true,
                                        e.memory.capacity_bytes);
-  add(memory, "weights", e.memory.weights_bytes);
-  add(memory, "master weights", e.memory.master_weights_bytes);
-  add(memory, "gradients", e.memory.gradients_bytes);
-  add(memory, "optimizer states", e.memory.optimizer_states_bytes);
-  add(memory, "activations", e.memory.activations_bytes);
-  add(memory, "logits", e.memory.logits_bytes);
-  add(memory, "sharding buffers", e.memory.sharding_buffers_bytes);
-  add(memory, "reduction buffers", e.memory.reduction_buffers_bytes);
-  add(memory, "optimizer temporaries", e.memory.optimizer_temporaries_bytes);
-  add(memory, "allocator reserve", e.memory.allocator_bytes);
-  add(memory, "runtime reserve", e.memory.runtime_reserve_bytes);
+  for (const cost::MemoryPart& part : cost::kMemoryParts) add(memory, part.label, e.memory.*part.bytes);
   add(memory, "total", e.memory.total_bytes);
   add(memory, "headroom", e.memory.margin_bytes);
   Summary summary{title, {time, memory}, {}};

@@ -89,23 +89,11 @@ MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::Hardware
   return heaviest;
 }
 
-}  // namespace trainplan::cost
-
-namespace trainplan::cost {
-
 const char* MemoryBreakdown::largest_component() const {
-  const std::pair<const char*, double> parts[] = {
-      {"weights", weights_bytes},           {"master weights", master_weights_bytes},
-      {"gradients", gradients_bytes},       {"optimizer states", optimizer_states_bytes},
-      {"activations", activations_bytes},   {"logits", logits_bytes},
-      {"sharding buffers", sharding_buffers_bytes}, {"reduction buffers", reduction_buffers_bytes},
-      {"optimizer temporaries", optimizer_temporaries_bytes},
-      {"allocator reserve", allocator_bytes},
-      {"runtime reserve", runtime_reserve_bytes}};
-  const auto* best = &parts[0];
-  for (const auto& part : parts)
-    if (part.second > best->second) best = &part;
-  return best->first;
+  const MemoryPart* best = &kMemoryParts[0];
+  for (const MemoryPart& part : kMemoryParts)
+    if (this->*part.bytes > this->*best->bytes) best = &part;
+  return best->label;
 }
 
 }  // namespace trainplan::cost
