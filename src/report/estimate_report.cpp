@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include "report/figures_summary.h"
+#include "report/plan_text.h"
 #include "spec/calibration_origins.h"
 #include "report/summary.h"
 
@@ -30,17 +31,6 @@ std::string origins_line(const std::map<std::string, std::string>& origins) {
   return line;
 }
 
-std::string plan_line(const spec::Plan& p) {
-  return "TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) +
-         (p.cp > 1 ? ", CP " + std::to_string(p.cp) : "") +
-         (p.ep > 1 || p.etp != p.tp ? ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.etp) : "") +
-         ", SP " + (p.sp ? "on" : "off") + ", virtual stages " + std::to_string(p.virtual_stages) +
-         (p.uneven_stages ? " (uneven stages)" : "") + (spec::edge_slots_active(p) ? " (edge layer slots)" : "") +
-         ", micro-batch " +
-         std::to_string(p.micro_batch) + ", gradient accumulation " + std::to_string(p.grad_accum) + ", ZeRO " +
-         std::to_string(p.zero) + ", recompute " + spec::to_string(p.recompute) + ", DP overlap " +
-         (p.overlap_dp_comm ? "on" : "off");
-}
 
 nlohmann::json to_json(const EstimateView& v) {
   const auto& e = v.estimate;
@@ -173,7 +163,7 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
     }
     summary.sections.insert(summary.sections.end(), {per_usd, per_million, to_train});
   }
-  summary.title += "\nplan: " + plan_line(v.plan) + "\nstack: " + v.stack + "\ncalibration: " + v.calibration + " (" +
+  summary.title += "\nplan: " + describe(v.plan, PlanText::spelled_out) + "\nstack: " + v.stack + "\ncalibration: " + v.calibration + " (" +
                    v.calibration_origin + ")";
   if (const std::string origins = origins_line(v.calibration_origins); !origins.empty())
     summary.title += "\nefficiencies " + origins;

@@ -7,7 +7,16 @@
 
 namespace trainplan::report {
 
-std::string describe(const spec::Plan& p) {
+std::string describe(const spec::Plan& p, PlanText style) {
+  if (style == PlanText::spelled_out)
+    return "TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) +
+           (p.cp > 1 ? ", CP " + std::to_string(p.cp) : "") +
+           (p.ep > 1 || p.etp != p.tp ? ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.etp) : "") +
+           ", SP " + (p.sp ? "on" : "off") + ", virtual stages " + std::to_string(p.virtual_stages) +
+           (p.uneven_stages ? " (uneven stages)" : "") + (spec::edge_slots_active(p) ? " (edge layer slots)" : "") +
+           ", micro-batch " + std::to_string(p.micro_batch) + ", gradient accumulation " + std::to_string(p.grad_accum) +
+           ", ZeRO " + std::to_string(p.zero) + ", recompute " + spec::to_string(p.recompute) + ", DP overlap " +
+           (p.overlap_dp_comm ? "on" : "off");
   std::ostringstream s;
   s << "TP " << p.tp << " / PP " << p.pp << (p.sp ? " / SP" : "") << (p.virtual_stages > 1 ? " / v" + std::to_string(p.virtual_stages) : "")
     << (p.cp > 1 ? " / CP " + std::to_string(p.cp) : "") << (p.ep > 1 ? " / EP " + std::to_string(p.ep) : "")
