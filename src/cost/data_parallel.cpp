@@ -2,19 +2,9 @@
 
 #include <algorithm>
 
+#include "cost/state_bytes.h"
 
 namespace trainplan::cost {
-
-double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision) {
-  switch (precision) {
-    case spec::Precision::mixed_bf16:
-    case spec::Precision::fp8: return stack.main_grad_bytes;  // FP8 GEMMs, gradients as mixed BF16
-    case spec::Precision::bf16_sr: return 2;
-    case spec::Precision::fp32:
-    case spec::Precision::fp32_bf16_matmul: return 4;
-  }
-  return 4;
-}
 
 DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, double rank_backward_s,
                                double rank_layers) {

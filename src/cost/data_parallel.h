@@ -18,7 +18,4 @@ struct DataParallelTime {
 DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, double rank_backward_s,
                                double rank_layers);
 
-// Bytes of one gradient element as the stack accumulates and reduces it.
-double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision);
-
 }  // namespace trainplan::cost

@@ -1,6 +1,6 @@
 #include "cost/grad_accumulation.h"
 
-#include "cost/data_parallel.h"
+#include "cost/state_bytes.h"
 
 namespace trainplan::cost {
 

@@ -8,23 +8,12 @@
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
+#include "cost/state_bytes.h"
 #include "spec/stack.h"
 #include "spec/workload.h"
 
 namespace trainplan::cost {
 
-// Bytes per parameter held before sharding, by what holds them.
-struct StateBytes {
-  double weights = 0;         // the compute copy (BF16, or FP32 in fp32 training)
-  double master_weights = 0;  // FP32 master copy under mixed precision (2: its low 16 bits beside BF16 weights); 0: none
-  double gradients = 0;       // as accumulated and reduced
-  double gradients_16bit = 0; // the model's own 16-bit gradients when they coexist with the main ones (unsharded)
-  double optimizer = 0;       // Adam's two moments
-  bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
-  double fp8_weight_cache = 0;  // FP8 copies of the weights kept across micro-batches; not updated or checkpointed
-  double step_grad_shard_copy = 0;  // bytes per element of the rank's gradient shard copied at the step (flat 16-bit + FP32)
-};
-StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 
 // Parameters held by one device of the heaviest pipeline stage (before ZeRO).
 double parameters_per_device(const spec::ModelSpec& model, const spec::Plan& plan);

@@ -1,7 +1,6 @@
 #include "cost/optimizer.h"
 
-#include "cost/data_parallel.h"
-#include "cost/memory.h"
+#include "cost/state_bytes.h"
 
 namespace trainplan::cost {
 

@@ -145,4 +145,15 @@ double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, con
   return layer * (2 * s.weights + s.weights);  // gathered + prefetched weights, unsharded gradients
 }
 
+double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision) {
+  switch (precision) {
+    case spec::Precision::mixed_bf16:
+    case spec::Precision::fp8: return stack.main_grad_bytes;  // FP8 GEMMs, gradients as mixed BF16
+    case spec::Precision::bf16_sr: return 2;
+    case spec::Precision::fp32:
+    case spec::Precision::fp32_bf16_matmul: return 4;
+  }
+  return 4;
+}
+
 }  // namespace trainplan::cost

@@ -1,0 +1,27 @@
+// Bytes each parameter's training state takes, by what holds it, as the
+// stack and precision keep it: what the memory components and the time terms
+// that stream states (gradient accumulation, the optimizer step, the DP
+// reduction) all read, so that no term includes another for it.
+#pragma once
+#include "spec/stack.h"
+#include "spec/workload.h"
+
+namespace trainplan::cost {
+
+// Bytes per parameter held before sharding, by what holds them.
+struct StateBytes {
+  double weights = 0;         // the compute copy (BF16, or FP32 in fp32 training)
+  double master_weights = 0;  // FP32 master copy under mixed precision (2: its low 16 bits beside BF16 weights); 0: none
+  double gradients = 0;       // as accumulated and reduced
+  double gradients_16bit = 0; // the model's own 16-bit gradients when they coexist with the main ones (unsharded)
+  double optimizer = 0;       // Adam's two moments
+  bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
+  double fp8_weight_cache = 0;  // FP8 copies of the weights kept across micro-batches; not updated or checkpointed
+  double step_grad_shard_copy = 0;  // bytes per element of the rank's gradient shard copied at the step (flat 16-bit + FP32)
+};
+StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
+
+// Bytes of one gradient element as the stack accumulates and reduces it.
+double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision);
+
+}  // namespace trainplan::cost
