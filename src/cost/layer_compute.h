@@ -4,6 +4,7 @@
 // what recompute re-runs as the stack implements it; plus the embedding (first
 // stage) and the output head with its loss (last stage).
 #pragma once
+#include "cost/gemm_time.h"
 #include "cost/step_context.h"
 
 namespace trainplan::cost {
@@ -24,17 +25,6 @@ struct EdgeCompute {
 };
 
 LayerCompute layer_compute(const StepContext& ctx);
-// One GEMM of m x n x k at `peak` and the calibration's efficiency for its shape,
-// and the same with its two backward GEMMs added to forward_s / backward_s.
-double gemm_s(const StepContext& ctx, double peak, double m, double n, double k);
-// The peak a GEMM runs at whose operands have rows of row_a and row_b elements:
-// `peak`, or the FP32 (SIMT) peak where a row misses the hardware's
-// matrix_alignment_bytes (an assumption: cuBLAS then has no tensor-core kernel).
-double matrix_peak(const StepContext& ctx, double peak, double row_a, double row_b);
-// Whether the stack's unfused attention runs its batched GEMMs off the matrix
-// unit: a head dimension whose rows miss the hardware's alignment.
-bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
-                                spec::Precision precision);
 // Share of the full s x s score matrix a fused (flash) attention kernel
 // computes: the causal half of a decoder's, or under document masking
 // (Workload::document_tokens) each query's earlier tokens of its own document
@@ -42,7 +32,6 @@ bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSp
 // layers at most the window plus a tile; the mean over layers. Unfused
 // attention computes all of it.
 double attention_score_fraction(const spec::ModelSpec& m, const spec::Workload& w, spec::AttentionKernel kernel);
-void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
 EdgeCompute edge_compute(const StepContext& ctx);
 
 }  // namespace trainplan::cost

@@ -3,7 +3,7 @@
 
 #include "cost/context_parallel.h"
 #include "cost/evaluate.h"
-#include "cost/expert_compute.h"
+#include "cost/mlp_compute.h"
 #include "cost/expert_parallel.h"
 #include "cost/flops.h"
 #include "cost/memory.h"

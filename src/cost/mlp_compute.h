@@ -1,17 +1,16 @@
-// Expert compute: the MLP work of one average layer for one micro-batch on
+// MLP compute: the MLP work of one average layer for one micro-batch on
 // one device: a dense model's MLP, or, in the MoE layers' share, the router
 // GEMM, the shared experts (split by TP like a dense MLP) and this rank's
 // routed experts, each run on the tokens routed to it at the busiest rank's
 // load (the workload's imbalance, capped by a capacity factor); plus the
 // permutation of routed tokens around the all-to-alls. Part of layer_compute.
 #pragma once
-#include "cost/layer_compute.h"
 #include "cost/step_context.h"
 
 namespace trainplan::cost {
 
-// Adds the MLP GEMMs (forward and both backward) to the layer.
-void mlp_compute(const StepContext& ctx, LayerCompute& layer);
+// Adds the MLP GEMMs to the layer's GEMM time, forward and both backward.
+void mlp_compute(const StepContext& ctx, double& gemm_forward_s, double& gemm_backward_s);
 // Elements of the MLP intermediates on this device (what the activation
 // function reads): tokens x width, summed over dense, shared and routed parts.
 double mlp_intermediate_elements(const StepContext& ctx);

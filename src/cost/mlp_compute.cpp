@@ -1,4 +1,6 @@
-#include "cost/expert_compute.h"
+#include "cost/mlp_compute.h"
+
+#include "cost/gemm_time.h"
 
 namespace trainplan::cost {
 
@@ -7,7 +9,7 @@ double routed_rows(const StepContext& ctx) {
   return ctx.sp_tokens() * ctx.model.top_k * spec::expert_tp(ctx.plan) * ctx.expert_load();
 }
 
-void mlp_compute(const StepContext& ctx, LayerCompute& l) {
+void mlp_compute(const StepContext& ctx, double& gemm_forward_s, double& gemm_backward_s) {
   const spec::ModelSpec& m = ctx.model;
   const double t = ctx.plan.tp, h = m.hidden, tokens = ctx.tokens();
   const bool swiglu = m.mlp == spec::MlpKind::swiglu;
@@ -18,8 +20,8 @@ void mlp_compute(const StepContext& ctx, LayerCompute& l) {
     double forward = 0, backward = 0;
     add_gemm(ctx, linear, rows, ffn_local * (swiglu ? 2 : 1), h, forward, backward);
     add_gemm(ctx, linear, rows, h, ffn_local, forward, backward);
-    l.gemm_forward_s += copies * forward;
-    l.gemm_backward_s += copies * backward;
+    gemm_forward_s += copies * forward;
+    gemm_backward_s += copies * backward;
   };
   const double moe = ctx.moe_share();
   if (moe < 1) mlp(tokens, m.ffn_hidden / t, 1 - moe);
@@ -27,8 +29,8 @@ void mlp_compute(const StepContext& ctx, LayerCompute& l) {
   // The router scores every token against every expert, in BF16 (not FP8).
   double forward = 0, backward = 0;
   add_gemm(ctx, ctx.peak_flops_per_s(), ctx.sp_tokens(), m.experts, h, forward, backward);
-  l.gemm_forward_s += moe * forward;
-  l.gemm_backward_s += moe * backward;
+  gemm_forward_s += moe * forward;
+  gemm_backward_s += moe * backward;
   if (m.shared_expert_ffn_hidden > 0) mlp(tokens, m.shared_expert_ffn_hidden / t, moe);
   // Routed experts: this rank's experts / EP, each on its share of the rows,
   // split over expert TP (grouped GEMMs priced as one GEMM per expert).
