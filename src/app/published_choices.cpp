@@ -78,12 +78,12 @@ std::vector<ChoiceCheck> check_published_choices(const std::vector<validate::Pub
       }
       if (!c.held_fixed.empty()) {
         search::SpaceConstraints searched;
-        for (const std::string& field : c.held_fixed) {
-          if (field == "recompute") searched.recompute = c.plan.recompute;
-          if (field == "micro_batch") searched.micro_batch = c.plan.micro_batch;
-          if (field == "zero") searched.zero = c.plan.zero;
-          if (field == "sp") searched.sp = c.plan.sp;
-        }
+        for (const validate::HeldField field : c.held_fixed) switch (field) {
+            case validate::HeldField::recompute: searched.recompute = c.plan.recompute; break;
+            case validate::HeldField::micro_batch: searched.micro_batch = c.plan.micro_batch; break;
+            case validate::HeldField::zero: searched.zero = c.plan.zero; break;
+            case validate::HeldField::sp: searched.sp = c.plan.sp; break;
+          }
         const search::SearchResult where = search_at(evaluator, c, hardware, searched);
         check.feasible_where_searched = where.drops.feasible;
         if (where.reference_score) check.rank_where_searched = where.reference_rank;
@@ -122,7 +122,7 @@ report::Table choices_table(const std::vector<ChoiceCheck>& checks) {
                held ? report::Cell{double(c.feasible_where_searched)} : report::Cell{}, c.fitted_on});
     if (held) {
       std::string fields;
-      for (const std::string& f : c.choice.held_fixed) fields += (fields.empty() ? "" : ", ") + f;
+      for (const validate::HeldField f : c.choice.held_fixed) fields += (fields.empty() ? "" : ", ") + std::string(validate::to_string(f));
       t.notes.push_back(c.choice.name + ": where the source searched = every plan keeping its " + fields +
                         " as published (" + c.choice.held_fixed_source + ")");
     }

@@ -249,12 +249,16 @@ PublishedChoice published_choice_from_json(const json& j, const std::string& fil
     const json& h = j.at("held_fixed");
     c.held_fixed_source = need_string(h, "source", file, "$.held_fixed");
     const json& fields = need(h, "value", file, "$.held_fixed");
+    std::string names;
+    for (const auto& [field, name] : kHeldFields) names += (names.empty() ? "" : ", ") + std::string(name);
     if (!fields.is_array() || fields.empty())
-      throw spec::SpecError(file, "$.held_fixed.value", "a list of plan fields: recompute, micro_batch, zero, sp");
+      throw spec::SpecError(file, "$.held_fixed.value", "a list of plan fields: " + names);
     for (const json& f : fields) {
-      if (!f.is_string() || !(f == "recompute" || f == "micro_batch" || f == "zero" || f == "sp"))
-        throw spec::SpecError(file, "$.held_fixed.value", "recompute, micro_batch, zero or sp, got " + f.dump());
-      c.held_fixed.push_back(f.get<std::string>());
+      const auto known = std::find_if(std::begin(kHeldFields), std::end(kHeldFields),
+                                      [&](const auto& held) { return f.is_string() && f == held.second; });
+      if (known == std::end(kHeldFields))
+        throw spec::SpecError(file, "$.held_fixed.value", "one of " + names + ", got " + f.dump());
+      c.held_fixed.push_back(known->first);
     }
   }
   return c;
@@ -265,6 +269,12 @@ std::vector<PublishedChoice> load_published_choices(const std::string& dir) {
   for (const auto& f : json_files_in(dir, "a folder of published-choice *.json files"))
     out.push_back(published_choice_from_json(spec::read_json_file(f), f));
   return out;
+}
+
+const char* to_string(HeldField field) {
+  for (const auto& [held, name] : kHeldFields)
+    if (held == field) return name;
+  return "?";
 }
 
 std::vector<MeasuredRun> load_measured_dir(const std::string& dir) {

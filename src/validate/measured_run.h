@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spec/plan.h"
@@ -51,6 +52,14 @@ struct MeasuredRun {
   std::string source;     // where the row was published
 };
 
+// Plan fields a published choice may say its source kept as published while it
+// compared layouts: the one list the reader accepts and the search holds.
+enum class HeldField { recompute, micro_batch, zero, sp };
+inline constexpr std::pair<HeldField, const char*> kHeldFields[] = {
+    {HeldField::recompute, "recompute"}, {HeldField::micro_batch, "micro_batch"}, {HeldField::zero, "zero"},
+    {HeldField::sp, "sp"}};
+const char* to_string(HeldField field);
+
 // A layout the authors of a published run chose as their best after trying
 // others (data/published-choices/*.json): no throughput, only the choice, which
 // the search should rank at or near the top under the fitted calibration.
@@ -59,9 +68,9 @@ struct PublishedChoice {
   std::string name, source, model, hardware, stack;
   spec::Workload workload;  // global batch fixed
   spec::Plan plan;          // instances set
-  // Plan fields the source kept as published while it compared layouts
-  // ("recompute", "micro_batch", "zero", "sp"), with where it says so; empty: it searched every field.
-  std::vector<std::string> held_fixed;
+  // Plan fields the source kept as published while it compared layouts, with
+  // where it says so; empty: it searched every field.
+  std::vector<HeldField> held_fixed;
   std::string held_fixed_source;
 };
 

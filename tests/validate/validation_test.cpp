@@ -470,7 +470,7 @@ TEST(PublishedChoices, Seed002LoadsAsPublished) {
   EXPECT_EQ(c.plan.micro_batch, 1);
   EXPECT_EQ(c.workload.global_batch_seqs, 1024);
   EXPECT_EQ(c.workload.seq_len, 4096);
-  EXPECT_EQ(c.held_fixed, (std::vector<std::string>{"recompute", "micro_batch", "zero"}));
+  EXPECT_EQ(c.held_fixed, (std::vector<HeldField>{HeldField::recompute, HeldField::micro_batch, HeldField::zero}));
   EXPECT_NE(c.held_fixed_source.find("line 87"), std::string::npos) << c.held_fixed_source;
 }
 
