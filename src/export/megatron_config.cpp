@@ -1,6 +1,7 @@
 #include "export/megatron_config.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -56,9 +57,6 @@ std::string write_megatron(const LaunchJob& job) {
   if (p.sp && p.tp == 1) refuse_megatron("--sequence-parallel", "TP > 1 (Megatron-LM switches sequence parallelism off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) refuse_megatron("--tp-comm-overlap", "--sequence-parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2) refuse_megatron("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
-  if (m.mla()) refuse_megatron("--multi-latent-attention", m.name + "'s multi-latent attention is not exported yet");
-  if (m.moe() && m.first_dense_layers > 0)
-    refuse_megatron("--moe-layer-freq", "MoE in every layer; " + m.name + "'s leading dense layers are not exported yet");
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };
@@ -75,10 +73,22 @@ std::string write_megatron(const LaunchJob& job) {
     arg("--account-for-loss-in-pipeline-split");
   }
   if (p.cp > 1) num("--context-parallel-size", p.cp);
+  if (m.mla()) {  // arguments.py@73a28a10:1458 and :2819-2828; --qk-head-dim is the part without RoPE
+    arg("--multi-latent-attention");
+    if (m.q_lora_rank > 0) num("--q-lora-rank", m.q_lora_rank);
+    num("--kv-lora-rank", m.kv_lora_rank);
+    num("--qk-head-dim", m.qk_nope_head_dim);
+    num("--qk-pos-emb-head-dim", m.qk_rope_head_dim);
+    num("--v-head-dim", m.v_head_dim);
+  }
   if (m.moe()) {
     num("--num-experts", m.experts);
     num("--moe-router-topk", m.top_k);
     num("--moe-ffn-hidden-size", m.expert_ffn_hidden);
+    // Leading dense layers as the pattern arguments.py@73a28a10:302-330 (moe_freq_type) evaluates.
+    if (m.first_dense_layers > 0)
+      arg("--moe-layer-freq", "([0]*" + std::to_string(m.first_dense_layers) + "+[1]*" +
+                                  std::to_string(m.layers - m.first_dense_layers) + ")");
     if (m.shared_expert_ffn_hidden > 0) num("--moe-shared-expert-intermediate-size", m.shared_expert_ffn_hidden);
     if (p.ep > 1) num("--expert-model-parallel-size", p.ep);
     if (p.etp > 0 && p.etp != p.tp) num("--expert-tensor-parallel-size", p.etp);
@@ -147,6 +157,22 @@ std::string write_megatron(const LaunchJob& job) {
 }
 
 namespace {
+
+// --moe-layer-freq: 1 (every layer MoE) or "([0]*K+[1]*N)", K leading dense
+// layers and N MoE layers adding up to --num-layers, as trainplan writes it;
+// other patterns (interleaved dense layers) are not priced.
+int read_leading_dense_layers(const ShellArgs& args, const std::string& file, int layers) {
+  const std::string freq = args.value("--moe-layer-freq").value_or("1");
+  if (freq == "1") return 0;
+  int dense = 0, moe = 0;
+  char end = 0;
+  if (std::sscanf(freq.c_str(), "([0]*%d+[1]*%d%c", &dense, &moe, &end) == 3 && end == ')' && dense >= 1 && moe >= 1 &&
+      long(dense) + moe == layers && freq == "([0]*" + std::to_string(dense) + "+[1]*" + std::to_string(moe) + ")")
+    return dense;
+  throw spec::SpecError(file, "--moe-layer-freq",
+                        "1 or ([0]*K+[1]*N): K leading dense layers, then N MoE layers, K + N = --num-layers " +
+                            std::to_string(layers) + " (other patterns are not priced), found '" + freq + "'");
+}
 
 // --decoder-first/last-pipeline-num-layers as Megatron-LM splits them (see
 // uneven_edges): priced as trainplan's uneven stages where the busiest stage
@@ -303,10 +329,14 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     read_shared_architecture(args, file, job);
     m.qkv_bias = !m.bias && args.has("--add-qkv-bias");
     m.qk_norm = args.has("--qk-layernorm");
-    if (args.has("--multi-latent-attention"))
-      throw spec::SpecError(file, "--multi-latent-attention", "standard attention (MLA is not read yet)");
-    if (args.value("--moe-layer-freq").value_or("1") != "1")
-      throw spec::SpecError(file, "--moe-layer-freq", "1 (MoE in every layer; other patterns are not read yet)");
+    if (args.has("--multi-latent-attention")) {  // the client's defaults where an option is absent
+      m.q_lora_rank = int(whole("--q-lora-rank", 1, kBig, 0));
+      m.kv_lora_rank = int(whole("--kv-lora-rank", 1, kBig, 32));
+      m.qk_nope_head_dim = int(whole("--qk-head-dim", 1, kBig, 128));
+      m.qk_rope_head_dim = int(whole("--qk-pos-emb-head-dim", 1, kBig, 64));
+      m.v_head_dim = int(whole("--v-head-dim", 1, kBig, 128));
+    }
+    m.first_dense_layers = read_leading_dense_layers(args, file, m.layers);
     if (args.has("--num-experts")) {  // defaults as arguments.py gives them (topk 2, expert FFN = --ffn-hidden-size)
       m.experts = int(whole("--num-experts", 1, kBig, 0));
       m.top_k = int(whole("--moe-router-topk", 1, m.experts, 2));

@@ -1,5 +1,5 @@
-// Issue 38.1 for the megatron format: 23 plans (dense and MoE; TP, PP, VP, CP,
-// EP, uneven stages; ZeRO 0-3; recompute none / selective / full; BF16 and
+// Issue 38.1 for the megatron format: 24 plans (dense and MoE, MLA and leading
+// dense layers; TP, PP, VP, CP, EP, uneven stages; ZeRO 0-3; recompute none / selective / full; BF16 and
 // FP8; the megatron-lm and megatron-lm-bf16-grads stacks) export to scripts
 // that switch on what the plan was priced with, and read back to the same
 // script. Each script also passed Megatron-LM core_r0.13.0's own parse_args,
@@ -100,6 +100,13 @@ const std::vector<MatrixPlan>& matrix() {
       {"--model llama2-7b --instances 2 --tp 2 --sp --stack megatron-lm-bf16-grads" + p5, {"--grad-reduce-in-bf16"}, {}},
       {"--model llama2-70b --instances 8 --tp 8 --pp 2 --sp --zero 1 --overlap-tp" + p5, {"--tp-comm-overlap"}, {}},
       {"--model llama3-8b --instances 1 --tp 8 --sp --zero 1 --recompute selective" + p5, {}, {"--tp-comm-overlap"}},
+      // DeepSeek-V3: multi-latent attention, three leading dense layers, 61 layers over PP 16 uneven.
+      {"--model deepseek-v3 --instances 64 --tp 1 --pp 16 --ep 32 --recompute full --uneven-stages "
+       "--hardware p5.48xlarge --precision fp8",
+       {"--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
+        "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--moe-layer-freq '([0]*3+[1]*58)'",
+        "--decoder-first-pipeline-num-layers 2", "--decoder-last-pipeline-num-layers 3"},
+       {"--group-query-attention"}},
   };
   return plans;
 }
