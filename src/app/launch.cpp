@@ -79,26 +79,23 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   // Face config.json names the model as the config does) gives way to the
   // architecture the file states.
   if (!given(c, "--model")) {
-    bool header_model_loads = !job.model_name.empty();
-    if (header_model_loads && job.has_architecture) {
-      try {
-        spec::load_model(job.model_name);
-      } catch (const spec::SpecError&) {
-        header_model_loads = false;
-      }
-    }
-    if (header_model_loads) {
+    std::string header_model_error;  // why the header's name does not load; empty: it loads, or there is none
+    if (!job.model_name.empty()) {
       try {
         spec::load_model(job.model_name);
       } catch (const spec::SpecError& e) {
-        throw spec::SpecError(file, "trainplan header model=" + job.model_name,
-                              std::string(e.what()) + "; the file states no architecture: give --model (a name, a "
-                                                      "models/*.json or the config.json the job was exported from)");
+        header_model_error = e.what();
       }
+    }
+    if (!job.model_name.empty() && header_model_error.empty()) {
       s.model = job.model_name;
     } else if (job.has_architecture) {
       if (!job.model_name.empty()) job.model.name = job.model_name;
       s.model_spec = job.model;
+    } else if (!header_model_error.empty()) {
+      throw spec::SpecError(file, "trainplan header model=" + job.model_name,
+                            header_model_error + "; the file states no architecture: give --model (a name, a "
+                                                 "models/*.json or the config.json the job was exported from)");
     } else {
       throw spec::SpecError(file, "--model", "the model (the file states no vocabulary size): give --model");
     }
