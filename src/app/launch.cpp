@@ -112,7 +112,11 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                                 " heads), which the file contradicts");
   }
   // Instances: the file's, else --instances.
-  if (job.instances > 0) {
+  if (job.instances > 0 && job.instances_from_environment && given(c, "--instances")) {
+    if (p.instances != job.instances)
+      job.notes.push_back("--instances " + std::to_string(p.instances) + " stands for the node count the script "
+                          "takes from its environment (its default: " + std::to_string(job.instances) + ")");
+  } else if (job.instances > 0) {
     if (use == LaunchUse::job) agree(c, "--instances", p.instances, job.instances, file, "instances");
     p.instances = job.instances;
   }

@@ -185,6 +185,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   spec::Plan& p = job.plan;
   // torchrun's names, else the deepspeed launcher's (DeepSpeed launcher/runner.py: --num_nodes, --num_gpus).
   job.instances = int(whole("--nnodes", 1, kBig, whole("--num_nodes", 1, kBig, 0)));
+  job.instances_from_environment = args.from_environment.count(args.has("--nnodes") ? "--nnodes" : "--num_nodes") > 0;
   job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, whole("--num_gpus", 1, 1024, 0)));
   p.instances = job.instances;
   p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));

@@ -26,6 +26,9 @@ struct LaunchJob {
   // model.layers, hidden and heads hold what the file does state (0: silent).
   bool has_architecture = false;
   int instances = 0;           // 0: the file is silent
+  // The count comes from the caller's environment (${SLURM_NNODES:-1}): the
+  // script's default, which --instances may set as the environment would.
+  bool instances_from_environment = false;
   int devices_per_instance = 0;
   spec::Plan plan;
   spec::Workload workload;

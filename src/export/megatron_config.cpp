@@ -220,6 +220,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   constexpr long kBig = 1L << 30;
   spec::Plan& p = job.plan;
   job.instances = int(whole("--nnodes", 1, kBig, 0));
+  job.instances_from_environment = args.from_environment.count(args.has("--nnodes") ? "--nnodes" : "--num_nodes") > 0;
   job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, whole("--nproc-per-node", 1, 1024, 0)));
   p.instances = job.instances;
   p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "export/read_values.h"
@@ -63,8 +64,15 @@ constexpr int kMaxDefaultDepth = 8;
 // default) as the shell expands them, from the script's own assignments; a
 // variable the script never sets, and any other form ($(...), arrays), stays as written.
 
-std::string expand(const std::string& word, const Variables& vars, const std::string& file, int depth = 0) {
+// `environment`, when given, is set where a value came from the caller's
+// environment: a ${NAME:-default} whose NAME the script does not set, or a
+// variable in `from_environment` (assigned from one).
+std::string expand(const std::string& word, const Variables& vars, const std::string& file, int depth = 0,
+                   const std::set<std::string>* from_environment = nullptr, bool* environment = nullptr) {
   if (depth > kMaxDefaultDepth) return word;
+  auto note = [&](const std::string& name, bool defaulted) {
+    if (environment && (defaulted || (from_environment && from_environment->count(name)))) *environment = true;
+  };
   std::string out;
   for (std::size_t i = 0; i < word.size();) {
     if (out.size() > kMaxExpandedChars)
@@ -90,9 +98,15 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
       bool plain = !name.empty();
       for (std::size_t k = 0; k < name.size(); ++k) plain = plain && shell_name_char(name[k], false);
       const auto it = plain ? vars.find(name) : vars.end();
-      if (it != vars.end()) out += it->second;
-      else if (plain && dash != std::string::npos) out += expand(inner.substr(dash + 2), vars, file, depth + 1);
-      else out += word.substr(i, close + 1 - i);
+      if (it != vars.end()) {
+        out += it->second;
+        note(name, false);
+      } else if (plain && dash != std::string::npos) {
+        out += expand(inner.substr(dash + 2), vars, file, depth + 1, from_environment, environment);
+        note(name, true);
+      } else {
+        out += word.substr(i, close + 1 - i);
+      }
       i = close + 1;
       continue;
     }
@@ -100,6 +114,7 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
     while (end < word.size() && shell_name_char(word[end], end == i + 1)) ++end;
     const auto it = end > i + 1 ? vars.find(word.substr(i + 1, end - i - 1)) : vars.end();
     out += it != vars.end() ? it->second : word.substr(i, end - i);
+    if (it != vars.end()) note(it->first, false);
     i = end;
   }
   return out;
@@ -108,9 +123,12 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
 // Launch scripts keep options in bash arrays whose quoted items hold an option
 // and its value ("--fp8-format hybrid"), or in strings run unquoted or by eval;
 // the shell splits them at whitespace.
-std::vector<std::string> split_option_items(const std::vector<std::string>& words) {
+// `environment[i]` follows word i into each piece it splits into.
+std::vector<std::string> split_option_items(const std::vector<std::string>& words, std::vector<bool>& environment) {
   std::vector<std::string> out;
-  for (const std::string& word : words) {
+  std::vector<bool> pieces_environment;
+  for (std::size_t index = 0; index < words.size(); ++index) {
+    const std::string& word = words[index];
     // An unquoted "$OPTIONS" holding " --a 1 --b 2" splits the same way.
     const std::size_t first = word.find_first_not_of(" \t\n");
     const std::string w = first == std::string::npos ? word : word.substr(first);
@@ -121,6 +139,7 @@ std::vector<std::string> split_option_items(const std::vector<std::string>& word
                                w.find("\t--") != std::string::npos || w.find("\n--") != std::string::npos;
     if (!holds_options || space == std::string::npos || (w.rfind("--", 0) == 0 && w.find('=') < space)) {
       out.push_back(word);
+      pieces_environment.push_back(environment[index]);
       continue;
     }
     std::size_t start = 0;
@@ -131,7 +150,9 @@ std::vector<std::string> split_option_items(const std::vector<std::string>& word
       out.push_back(w.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
       start = end == std::string::npos ? w.size() : end;
     }
+    pieces_environment.resize(out.size(), environment[index]);
   }
+  environment = std::move(pieces_environment);
   return out;
 }
 
@@ -331,6 +352,8 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   // One pass in order, as the shell runs it: assignments take effect where they
   // stand, and words inside an if branch not taken are dropped.
   Variables vars;
+  std::set<std::string> from_environment;  // variables assigned from the caller's environment
+  std::vector<bool> word_environment;      // per out.words entry
   Branches branches;
   std::size_t next_heredoc = 0;
   auto emit_heredocs_before = [&](std::size_t index) {
@@ -355,22 +378,34 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     if (raw == "else") { branches.otherwise(); continue; }
     if (raw == "fi") { branches.close(); continue; }
     if (!branches.active()) continue;
-    if (const std::string name = assigned_name(raw); !name.empty() && raw.find("=(") == std::string::npos)
-      vars[name] = evaluate_arithmetic(expand(raw.substr(name.size() + 1), vars, file), vars);
-    out.words.push_back(evaluate_arithmetic(expand(raw, vars, file), vars));
+    if (const std::string name = assigned_name(raw); !name.empty() && raw.find("=(") == std::string::npos) {
+      bool environment = false;
+      vars[name] = evaluate_arithmetic(expand(raw.substr(name.size() + 1), vars, file, 0, &from_environment, &environment), vars);
+      if (environment) from_environment.insert(name);
+      else from_environment.erase(name);
+    }
+    bool environment = false;
+    out.words.push_back(evaluate_arithmetic(expand(raw, vars, file, 0, &from_environment, &environment), vars));
+    word_environment.push_back(environment);
   }
   emit_heredocs_before(words.size());
-  out.words = split_option_items(out.words);
+  out.words = split_option_items(out.words, word_environment);
   for (std::size_t w = 0; w < out.words.size(); ++w) {
     const std::string& s = out.words[w];
     if (s.size() < 3 || s.rfind("--", 0) != 0) continue;
+    std::string name = s;
+    bool environment = word_environment[w];
     if (const std::size_t eq = s.find('='); eq != std::string::npos) {
-      out.options[s.substr(0, eq)] = s.substr(eq + 1);
+      name = s.substr(0, eq);
+      out.options[name] = s.substr(eq + 1);
     } else if (w + 1 < out.words.size() && out.words[w + 1].rfind("--", 0) != 0) {
       out.options[s] = out.words[w + 1];
+      environment = word_environment[w + 1];
     } else {
       out.options[s] = "";
     }
+    if (environment) out.from_environment.insert(name);
+    else out.from_environment.erase(name);
   }
   return out;
 }

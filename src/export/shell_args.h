@@ -9,6 +9,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct ShellArgs {
   std::vector<std::string> words;
   // Here-documents the script writes to a file (`cat <<EOF > $DS_CONFIG`), by that file's expanded name.
   std::map<std::string, std::string> written_files;
+  // Options whose value came from the caller's environment (${SLURM_NNODES:-1},
+  // directly or through the script's variables): a default the job overrides.
+  std::set<std::string> from_environment;
 
   bool has(const std::string& name) const { return options.count(name) > 0; }
   std::optional<std::string> value(const std::string& name) const;

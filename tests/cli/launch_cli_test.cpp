@@ -282,6 +282,22 @@ TEST(LaunchCli, ExportConvertsOneFormatIntoAnother) {
   EXPECT_EQ(figures(a.out), figures(b.out));
 }
 
+// NVIDIA's Mixtral script takes its node count from ${SLURM_NNODES:-"1"}:
+// --instances sets it, as the environment would, and says so; the GPT-3 175B
+// script states NUM_NODES=1 itself, so --instances 16 contradicts the file.
+TEST(LaunchCli, ANodeCountFromTheEnvironmentTakesInstances) {
+  const Outcome mixtral = run_cli("estimate -q --from-config tests/export/fixtures/megatron-mixtral-8x7b.sh "
+                                  "--hardware dgx-h100 --model mixtral-8x7b --instances 8");
+  EXPECT_EQ(mixtral.code, 0) << mixtral.out;
+  EXPECT_EQ(mixtral.out.rfind("mixtral-8x7b on 8 x dgx-h100", 0), 0u) << mixtral.out;
+  EXPECT_NE(mixtral.out.find("--instances 8 stands for the node count the script takes from its environment"),
+            std::string::npos) << mixtral.out;
+  const Outcome gpt3 = run_cli("estimate -q --from-config tests/export/fixtures/megatron-gpt3-175b.sh "
+                               "--hardware dgx-h100 --model gpt3-175b --instances 16");
+  EXPECT_EQ(gpt3.code, 2) << gpt3.out;
+  EXPECT_NE(gpt3.out.find("instances as the file states (1)"), std::string::npos) << gpt3.out;
+}
+
 TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {
   const std::string path = scratch("like.sh");
   ASSERT_EQ(run_cli("export --to megatron --out " + path + " " + kLlama70bP5 + " --stack megatron-lm").code, 0);

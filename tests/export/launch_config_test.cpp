@@ -686,6 +686,21 @@ TEST(LaunchConfig, InputsTheClientRefusesAreRefused) {
   expect_spec_error([&] { read_launch_config(ds.string()); }, "zero_optimization", "an object", ds.string());
 }
 
+// Which options take their value from the caller's environment: a
+// ${NAME:-default} the script does not set, directly or through its own
+// variables and arithmetic; a value the script states is its own.
+TEST(ShellArgs, OptionsFromTheEnvironmentAreMarked) {
+  const ShellArgs args = parse_shell_args(
+      "NNODES=${SLURM_NNODES:-\"1\"}\nGPUS=8\nWORLD=$(($GPUS*$NNODES))\nNNODES_COPY=$NNODES\n"
+      "torchrun --nnodes $NNODES --nproc_per_node $GPUS x.py --world $WORLD --copy=$NNODES_COPY --b 3\n",
+      "x.sh");
+  EXPECT_EQ(args.value("--nnodes"), "1");
+  EXPECT_EQ(args.value("--world"), "8");
+  EXPECT_EQ(args.from_environment, (std::set<std::string>{"--copy", "--nnodes", "--world"}));
+  const ShellArgs stated = parse_shell_args("NNODES=2\ntorchrun --nnodes $NNODES x.py\n", "x.sh");
+  EXPECT_TRUE(stated.from_environment.empty());
+}
+
 TEST(ShellArgs, QuotesContinuationsCommentsAndEquals) {
   const ShellArgs a = parse_shell_args("# a comment --not-an-option 3\nrun \\\n  --x 1 --flag --y='two words' --z=3 \"$@\"\n", "f");
   EXPECT_EQ(a.value("--x"), "1");
