@@ -66,14 +66,7 @@ int run_collectives(const CollectiveOptions& o) {
   sweep_options.quick = o.quick;
   sweep_options.max_bytes = double(o.max_bytes);
   sweep_options.check = [&](const calib::MpiTopology& t) { check_topology(t, o, named.get()); };
-  std::unique_ptr<report::Progress> progress;
-  sweep_options.progress = [&](int done, int total) {
-    if (!progress)
-      progress = std::make_unique<report::Progress>(std::cerr, total,
-                                                    report::ProgressOptions::for_stderr(o.quiet, "collectives"));
-    progress->add();
-    if (done == total) progress->finish();
-  };
+  sweep_options.progress = report::progress_reporter(std::cerr, report::ProgressOptions::for_stderr(o.quiet, "collectives"));
   const calib::MpiSweep sweep = calib::run_mpi_sweep(sweep_options);
   if (!sweep.root) return 0;
   const calib::MpiTopology& t = sweep.topology;

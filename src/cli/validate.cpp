@@ -45,12 +45,7 @@ int run_validate(const ValidateOptions& o) {
   check_output_path(o.report, "--report");
   check_output_path(o.error_bands, "--write-error-bands");
   app::ValidationQuery query{o.measured, o.choices, o.stack, o.hold_out != "source"};
-  std::unique_ptr<report::Progress> bar;
-  query.progress = [&](std::size_t done, std::size_t total) {
-    if (!bar) bar = std::make_unique<report::Progress>(std::cerr, total, report::ProgressOptions::for_stderr(o.quiet, "validate"));
-    bar->add(std::int64_t(done) - bar->count());
-    if (done == total) bar->finish();
-  };
+  query.progress = report::progress_reporter(std::cerr, report::ProgressOptions::for_stderr(o.quiet, "validate"));
   const app::ValidationOutcome out = app::run_validation(query);
   const validate::ValidationResult& v = out.result;
   std::vector<report::Table> tables = {report::group_table(v.by_source, "source"), report::group_table(v.by_stack, "stack"),

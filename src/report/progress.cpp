@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace trainplan::report {
 namespace {
@@ -88,6 +89,15 @@ void Progress::finish() {
   if (!options_.enabled) return;
   draw(done_.load(std::memory_order_relaxed), options_.now_s());
   out_ << '\n' << std::flush;
+}
+
+std::function<void(std::int64_t, std::int64_t)> progress_reporter(std::ostream& out, ProgressOptions options) {
+  auto bar = std::make_shared<std::unique_ptr<Progress>>();
+  return [&out, options = std::move(options), bar](std::int64_t done, std::int64_t total) {
+    if (!*bar) *bar = std::make_unique<Progress>(out, total, options);
+    (*bar)->add(done - (*bar)->count());
+    if (done == total) (*bar)->finish();
+  };
 }
 
 }  // namespace trainplan::report

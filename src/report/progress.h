@@ -54,4 +54,9 @@ class Progress {
   bool finished_ = false;
 };
 
+// For work that reports (units done so far, units in all) as it goes: the bar
+// starts on the first report (when the total is known) and ends once done
+// reaches the total.
+std::function<void(std::int64_t done, std::int64_t total)> progress_reporter(std::ostream& out, ProgressOptions options);
+
 }  // namespace trainplan::report

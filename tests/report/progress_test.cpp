@@ -83,3 +83,26 @@ TEST(Progress, CountsExactlyAcrossThreads) {
 
 }  // namespace
 }  // namespace trainplan::report
+
+namespace trainplan::report {
+namespace {
+
+// Work that reports (done, total) as it goes gets one bar, begun at the first
+// report and finished when done reaches the total (validate, calibrate collectives).
+TEST(ProgressReporter, StartsOnTheFirstReportAndFinishesAtTheTotal) {
+  std::ostringstream out;
+  ProgressOptions options;
+  options.min_interval_s = 0;
+  double now = 0;
+  options.now_s = [&now] { return now += 1; };
+  const auto report = progress_reporter(out, options);
+  report(3, 10);
+  report(7, 10);
+  EXPECT_EQ(out.str().find('\n'), std::string::npos) << out.str();
+  report(10, 10);
+  EXPECT_NE(out.str().find("10/10"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().back(), '\n');
+}
+
+}  // namespace
+}  // namespace trainplan::report
