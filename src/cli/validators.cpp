@@ -37,15 +37,13 @@ CLI::Validator non_negative() {
 }
 
 CLI::Validator thread_count() {
-  const long long most = std::max(64LL, 4LL * std::thread::hardware_concurrency());
-  CLI::Validator whole = whole_in(0, most);
-  whole.description("");
+  const unsigned hardware_threads = std::thread::hardware_concurrency();
+  const long long most = std::max(64LL, 4LL * hardware_threads);
   return CLI::Validator(
-      [whole, most](std::string& text) {
-        std::string copy = text;
-        const std::string why = whole(copy);
+      [whole = whole_in(0, most), most, hardware_threads](std::string& text) {
+        const std::string why = whole(text);
         return why.empty() ? why
-                           : why + " (this machine runs " + std::to_string(std::thread::hardware_concurrency()) +
+                           : why + " (this machine runs " + std::to_string(hardware_threads) +
                                  " hardware threads; up to " + std::to_string(most) + " workers are allowed)";
       },
       "");
