@@ -6,6 +6,7 @@
 #include <map>
 
 #include "calib/kernel_model.h"
+#include "calib/levenberg_marquardt.h"
 #include "calib/median.h"
 #include "spec/calibration_origins.h"
 #include "spec/error.h"
@@ -30,46 +31,37 @@ GemmEfficiency fit_gemm(const std::vector<Measurement>& pts, double peak) {
     x(i, 0) = pts[static_cast<size_t>(i)].m, x(i, 1) = pts[static_cast<size_t>(i)].n, x(i, 2) = pts[static_cast<size_t>(i)].k;
   }
   // theta = (log ceiling, log m_half, log n_half, log k_half): logs keep the halves positive.
-  Eigen::Vector4d theta(std::min(y.maxCoeff(), std::log(4.0)), std::log(16.0), std::log(16.0), std::log(16.0));
-  auto residuals = [&](const Eigen::Vector4d& t, Eigen::MatrixXd* jac) {
+  const Eigen::Vector4d start(std::min(y.maxCoeff(), std::log(4.0)), std::log(16.0), std::log(16.0), std::log(16.0));
+  // Residuals y - model and their derivatives in theta.
+  LeastSquaresProblem problem;
+  problem.residuals = [&](const Eigen::VectorXd& t) {
     Eigen::VectorXd r(n);
-    if (jac) jac->resize(n, 4);
     for (int i = 0; i < n; ++i) {
       double model = t(0);
-      if (jac) (*jac)(i, 0) = 1;
-      for (int d = 0; d < 3; ++d) {
-        const double half = std::exp(t(d + 1));
-        model += std::log(x(i, d) / (x(i, d) + half));
-        if (jac) (*jac)(i, d + 1) = -half / (x(i, d) + half);
-      }
+      for (int d = 0; d < 3; ++d) model += std::log(x(i, d) / (x(i, d) + std::exp(t(d + 1))));
       r(i) = y(i) - model;
     }
     return r;
   };
-  double lambda = 1e-3;
-  Eigen::MatrixXd jac;
-  Eigen::VectorXd r = residuals(theta, &jac);
-  for (int iter = 0; iter < 200; ++iter) {
-    const Eigen::Matrix4d jtj = jac.transpose() * jac;
-    Eigen::Matrix4d damped = jtj;
-    damped.diagonal() += lambda * (jtj.diagonal().array() + 1e-9).matrix();
-    const Eigen::Vector4d step = damped.ldlt().solve(jac.transpose() * r);
-    Eigen::Vector4d trial = theta + step;
-    for (int d = 1; d < 4; ++d) trial(d) = std::clamp(trial(d), std::log(1e-3), std::log(1e6));
+  problem.jacobian = [&](const Eigen::VectorXd& t) {
+    Eigen::MatrixXd jac(n, 4);
+    for (int i = 0; i < n; ++i) {
+      jac(i, 0) = -1;
+      for (int d = 0; d < 3; ++d) {
+        const double half = std::exp(t(d + 1));
+        jac(i, d + 1) = half / (x(i, d) + half);
+      }
+    }
+    return jac;
+  };
+  problem.project = [](Eigen::VectorXd& t) {
+    for (int d = 1; d < 4; ++d) t(d) = std::clamp(t(d), std::log(1e-3), std::log(1e6));
     // A calibration file holds ceilings up to 4 (spec/calibration_io.cpp); shapes still far below their
     // halves would otherwise extrapolate past it and write a file that does not load.
-    trial(0) = std::min(trial(0), std::log(4.0));
-    Eigen::MatrixXd trial_jac;
-    const Eigen::VectorXd trial_r = residuals(trial, &trial_jac);
-    if (trial_r.squaredNorm() < r.squaredNorm()) {
-      const bool converged = r.squaredNorm() - trial_r.squaredNorm() < 1e-12;
-      theta = trial, r = trial_r, jac = trial_jac, lambda = std::max(lambda / 3, 1e-9);
-      if (converged) break;
-    } else {
-      lambda *= 4;
-      if (lambda > 1e9) break;
-    }
-  }
+    t(0) = std::min(t(0), std::log(4.0));
+  };
+  problem.max_iterations = 200;
+  const Eigen::VectorXd theta = levenberg_marquardt(problem, start).u;
   g.ceiling = std::exp(theta(0));
   g.m_half = std::exp(theta(1));
   g.n_half = std::exp(theta(2));

@@ -1,6 +1,6 @@
 // Fits the efficiency model to a kernel sweep and checks it on held-out
 // shapes. GEMM: ceiling * m/(m+m_half) * n/(n+n_half) * k/(k+k_half) of the
-// FMA peak, by damped Gauss-Newton on log-efficiency (Eigen least squares);
+// FMA peak, by Levenberg-Marquardt on log-efficiency (calib/levenberg_marquardt.h);
 // memory ops: time = (bytes + bytes_half) / (ceiling * bandwidth), linear least
 // squares on relative error; attention: one factor on top of the GEMM curve.
 // Those are the Calibration fields the cost model reads; fit_calibration also

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "calib/levenberg_marquardt.h"
 #include "spec/error.h"
 
 namespace trainplan::validate {
@@ -42,53 +43,6 @@ struct Problem {
     return r;
   }
 };
-
-struct Solution {
-  Eigen::VectorXd u;
-  double cost = std::numeric_limits<double>::infinity();
-  int iterations = 0;
-};
-
-Solution levenberg_marquardt(Problem& problem, Eigen::VectorXd u) {
-  const Eigen::Index n = u.size();
-  Eigen::VectorXd r = problem.residuals(u);
-  double cost = r.squaredNorm();
-  double lambda = 1e-3;
-  int it = 0;
-  for (; it < 60; ++it) {
-    Eigen::MatrixXd J(r.size(), n);
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const double h = 1e-5;
-      Eigen::VectorXd up = u, down = u;
-      up[k] += h;
-      down[k] -= h;
-      J.col(k) = (problem.residuals(up) - problem.residuals(down)) / (2 * h);
-    }
-    const Eigen::MatrixXd JtJ = J.transpose() * J;
-    const Eigen::VectorXd g = J.transpose() * r;
-    bool improved = false;
-    while (lambda < 1e8) {
-      Eigen::MatrixXd A = JtJ;
-      A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-9).matrix();
-      const Eigen::VectorXd step = A.ldlt().solve(-g);
-      const Eigen::VectorXd trial = u + step;
-      const Eigen::VectorXd r_trial = problem.residuals(trial);
-      const double c = r_trial.squaredNorm();
-      if (c < cost) {
-        const bool converged = cost - c < 1e-12 * (1 + cost);
-        u = trial;
-        r = r_trial;
-        cost = c;
-        lambda = std::max(lambda / 3, 1e-9);
-        improved = !converged;
-        break;
-      }
-      lambda *= 4;
-    }
-    if (!improved) break;
-  }
-  return {u, cost, it};
-}
 
 // Whether any run in `use` changes its prediction when the parameter moves
 // (by a tenth of its range), from the calibration's present values.
@@ -317,9 +271,12 @@ FitResult fit(Predictor& predictor, const std::vector<FitParameter>& parameters,
       starts.push_back(s);
     }
   }
-  Solution best;
+  calib::LeastSquaresProblem least_squares;
+  least_squares.residuals = [&problem](const Eigen::VectorXd& u) { return problem.residuals(u); };
+  calib::LeastSquaresSolution best;
+  best.cost = std::numeric_limits<double>::infinity();
   for (const auto& s : starts) {
-    Solution sol = levenberg_marquardt(problem, s);
+    calib::LeastSquaresSolution sol = calib::levenberg_marquardt(least_squares, s);
     if (sol.cost < best.cost) best = sol;
   }
   const Eigen::VectorXd r = problem.residuals(best.u);  // leave the predictor at the winner

@@ -1,5 +1,5 @@
 // Fitting a few per-accelerator factors of a Calibration to measured runs:
-// Levenberg-Marquardt (Eigen) on log(predicted / measured seq/s) with numeric
+// Levenberg-Marquardt (calib/levenberg_marquardt.h) on log(predicted / measured seq/s) with numeric
 // derivatives, every parameter mapped through a logistic onto its bounds so a
 // fit can never leave them, and a weak Gaussian prior per parameter (a MAP
 // estimate) so a factor the runs cannot pin stays near its assumed value
