@@ -11,6 +11,7 @@
 #include "cost/memory.h"
 #include "cost/optimizer.h"
 #include "cost/overhead.h"
+#include "cost/stages.h"
 #include "cost/tensor_parallel.h"
 #include "spec/error.h"
 #include "spec/precision_support.h"
@@ -80,8 +81,9 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
                                           first_bwd, last_fwd, last_bwd, method);
   // Each edge rank's work beyond a middle rank's (negative where its slot's layer outweighs the edge).
   const double first_extra = first_fwd + first_bwd, last_extra = last_fwd + last_bwd;
-  int busiest_rank = p.pp > 1 && last_extra > first_extra ? p.pp - 1 : 0;
-  if (p.pp > 2 && std::max(first_extra, last_extra) < 0) busiest_rank = 1;
+  const int busiest_rank = heaviest_rank(p, [&](int rank) {
+    return rank == 0 ? first_extra : rank == p.pp - 1 ? last_extra : 0.0;
+  });
   const double rank_layers = spec::stage_layers(model_.layers, p, busiest_rank);
   // Edge work of the busiest rank: compute, then the TP collectives around it.
   const bool has_first = p.pp == 1 || busiest_rank == 0, has_last = p.pp == 1 || busiest_rank == p.pp - 1;

@@ -1,6 +1,12 @@
+// Composes the memory components for one pipeline rank, at the larger of its
+// two peaks (end of forward with every in-flight activation; the optimizer
+// step or the reduction's flat copy after backward), and picks the heaviest
+// rank (cost/stages.h) for memory_per_device.
 #include <algorithm>
+#include <map>
 
 #include "cost/memory.h"
+#include "cost/stages.h"
 
 namespace trainplan::cost {
 MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
@@ -76,13 +82,11 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
 
 MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                   const spec::Workload& w, const spec::Plan& p) {
-  const MemoryBreakdown first = stage_memory(m, hw, stack, w, p, 0);
-  const MemoryBreakdown last = p.pp == 1 ? first : stage_memory(m, hw, stack, w, p, p.pp - 1);
-  MemoryBreakdown heaviest = last.total_bytes > first.total_bytes ? last : first;
-  if (spec::edge_slots_active(p) && p.pp > 2) {
-    const MemoryBreakdown second = stage_memory(m, hw, stack, w, p, 1);
-    if (second.total_bytes > heaviest.total_bytes) heaviest = second;
-  }
+  std::map<int, MemoryBreakdown> stages;
+  for (const int rank : candidate_ranks(p)) stages[rank] = stage_memory(m, hw, stack, w, p, rank);
+  MemoryBreakdown heaviest = stages[heaviest_rank(p, [&](int rank) { return stages[rank].total_bytes; })];
+  const MemoryBreakdown& first = stages[0];
+  const MemoryBreakdown& last = stages[p.pp - 1];
   heaviest.first_stage_total_bytes = first.total_bytes;
   heaviest.last_stage = last.stage;
   heaviest.last_stage_total_bytes = last.total_bytes;

@@ -1,0 +1,23 @@
+// The optimizer temporaries component: what the optimizer step allocates on top
+// of the states (a foreach Adam's intermediate, DeepSpeed's flat shard copies).
+#include <algorithm>
+
+#include "cost/memory.h"
+
+namespace trainplan::cost {
+
+double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s, double params,
+                                   const spec::Plan& p) {
+  const double shards = p.zero >= 1 ? p.dp : 1;
+  switch (stack.step_temporaries) {
+    case spec::StepTemporaries::none: return 0;
+    case spec::StepTemporaries::foreach: return params * (s.master_weights > 0 ? s.master_weights : s.weights) / shards;
+    case spec::StepTemporaries::fp32_grad_shard: {
+      const double shard = params / shards, group = stack.optimizer_sub_group_parameters;
+      return (group > 0 ? std::min(shard, group) : shard) * s.step_grad_shard_copy;
+    }
+  }
+  return 0;
+}
+
+}  // namespace trainplan::cost
