@@ -83,7 +83,7 @@ report::Table stack_table() {
     const std::string releases = r.line.empty() ? "" : r.line + "@" + r.from + "-" + r.to;
     if (!releases.empty()) lines += (lines.empty() ? "" : ", ") + releases + (r.line == s.name ? "" : " is " + s.name);
     t.add_row({s.name, releases, std::string(spec::to_string(s.grad_accumulation)),
-               std::string(spec::to_string(s.attention)), s.dp_overlap_grad_reduce, zero,
+               std::string(spec::to_string(s.attention)), s.overlap_dp_grad_reduce, zero,
                pipeline.empty() ? std::string("none") : pipeline, s.versions});
   }
   t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");

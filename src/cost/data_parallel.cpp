@@ -35,8 +35,8 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   // or one layer's worth when the stack reduces per layer (FSDP units).
   const double last_share = ctx.stack.dp_bucket_bytes > 0 ? std::min(1.0, ctx.stack.dp_bucket_bytes / grad_bytes)
                                                            : 1.0 / std::max(1.0, rank_layers);
-  const bool overlap_reduce = p.overlap_dp_comm && ctx.stack.dp_overlap_grad_reduce;
-  const bool overlap_gather = p.overlap_dp_comm && ctx.stack.dp_overlap_param_gather;
+  const bool overlap_reduce = p.overlap_dp_comm && ctx.stack.overlap_dp_grad_reduce;
+  const bool overlap_gather = p.overlap_dp_comm && ctx.stack.overlap_dp_param_gather;
   auto hidden_behind = [](double comm_s, double compute_s, double unhidden_share) {
     return std::max(comm_s * unhidden_share, comm_s - compute_s);
   };

@@ -40,7 +40,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     for (bool sp : {false, true}) {
       if ((sp && (tp == 1 || !stack.sequence_parallel)) || !allowed(c.sp, sp)) continue;
       for (bool otp : {false, true}) {
-        if ((otp && (tp == 1 || !stack.tp_comm_overlap)) || !allowed(c.overlap_tp, otp)) continue;
+        if ((otp && (tp == 1 || !stack.overlap_tp_comm)) || !allowed(c.overlap_tp, otp)) continue;
         // Expert TP: TP's degree (0), or 1 where the experts may leave TP (a
         // MoE model under a stack with EP); a fixed value is taken as given.
         const bool split_experts = model.moe() && stack.expert_parallel;
@@ -104,7 +104,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     if (allowed(c.recompute, r) && stack.offers_recompute(r)) recompute_.push_back(r);
   require(!recompute_.empty(), "recompute");
   // DP overlap is the stack's behaviour unless the user fixes it.
-  overlap_dp_.push_back(c.overlap_dp.value_or(stack.dp_overlap_grad_reduce));
+  overlap_dp_.push_back(c.overlap_dp.value_or(stack.overlap_dp_grad_reduce));
 
   size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * split_.size() * micro_batch_.size() *
           zero_.size() * recompute_.size() * overlap_dp_.size();

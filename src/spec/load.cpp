@@ -567,26 +567,44 @@ namespace {
 // A stack or model file may name another as "extends": its keys, with this
 // file's keys replacing them (a variant states only what differs). `resolve_base`
 // finds the named file; `bases` gathers the names extended, nearest first.
-template <class Resolve>
-nlohmann::json json_with_base(const std::string& path, const char* noun, const Resolve& resolve_base, int depth,
-                              std::vector<std::string>& bases) {
+template <class Resolve, class Rename>
+nlohmann::json json_with_base(const std::string& path, const char* noun, const Resolve& resolve_base,
+                              const Rename& rename_keys, int depth, std::vector<std::string>& bases) {
   nlohmann::json j = read_json_file(path);
+  rename_keys(j, path);
   if (!j.is_object() || !j.contains("extends")) return j;
   if (!j["extends"].is_string()) throw SpecError(path, "$.extends", std::string("the name of the ") + noun + " this one varies");
   if (depth >= 4) throw SpecError(path, "$.extends", std::string("a chain of at most 4 ") + noun + " files, not a cycle");
   const std::string base_path = resolve_base(j["extends"].get<std::string>());
   bases.push_back(std::filesystem::path(base_path).stem().string());
-  nlohmann::json merged = json_with_base(base_path, noun, resolve_base, depth + 1, bases);
+  nlohmann::json merged = json_with_base(base_path, noun, resolve_base, rename_keys, depth + 1, bases);
   merged.erase("releases");  // a base stack's release range names the base's file alone
   for (const auto& [key, value] : j.items())
     if (key != "extends") merged[key] = value;
   return merged;
 }
 
+// Stack keys renamed so that one idea has one spelling (Plan::overlap_dp_comm,
+// Stack::overlap_dp_grad_reduce): files written before still load.
+void rename_old_stack_keys(nlohmann::json& j, const std::string& path) {
+  if (!j.is_object()) return;
+  static const std::pair<const char*, const char*> kRenamed[] = {{"tp_comm_overlap", "overlap_tp_comm"},
+                                                                 {"dp_overlap_grad_reduce", "overlap_dp_grad_reduce"},
+                                                                 {"dp_overlap_param_gather", "overlap_dp_param_gather"}};
+  for (const auto& [old_key, key] : kRenamed) {
+    if (!j.contains(old_key)) continue;
+    if (j.contains(key))
+      throw SpecError(path, std::string("$.") + old_key,
+                      std::string("one of \"") + old_key + "\" (the older name) and \"" + key + "\", not both");
+    j[key] = std::move(j[old_key]);
+    j.erase(old_key);
+  }
+}
+
 nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vector<std::string>& bases) {
   return json_with_base(path, "stack",
                         [](const std::string& name) { return resolve(name, "stacks", "stack", list_stack_names()); },
-                        depth, bases);
+                        rename_old_stack_keys, depth, bases);
 }
 
 }  // namespace
@@ -644,7 +662,8 @@ ModelSpec load_model(const std::string& name_or_path) {
   };
   const std::string path = resolve_model(name_or_path);
   std::vector<std::string> bases;
-  return model_from_json(json_with_base(path, "model", resolve_model, 0, bases), path);
+  const auto keep_keys = [](nlohmann::json&, const std::string&) {};
+  return model_from_json(json_with_base(path, "model", resolve_model, keep_keys, 0, bases), path);
 }
 
 }  // namespace trainplan::spec

@@ -30,7 +30,7 @@ std::string stack_refusal(const Stack& s, const Plan& p) {
     return std::string(p.virtual_stages > 1 ? "the interleaved pipeline schedule" : "pipeline parallelism") +
            " is not offered by " + s.name;
   if (p.sp && !s.sequence_parallel) return "sequence parallelism is not offered by " + s.name;
-  if (p.overlap_tp_comm && !s.tp_comm_overlap) return "TP communication overlap is not offered by " + s.name;
+  if (p.overlap_tp_comm && !s.overlap_tp_comm) return "TP communication overlap is not offered by " + s.name;
   if (p.cp > 1 && s.context_parallel == ContextParallel::none)
     return "context parallelism (CP " + std::to_string(p.cp) + ") is not offered by " + s.name;
   if ((p.ep > 1 || (p.etp > 0 && p.etp != p.tp)) && !s.expert_parallel)

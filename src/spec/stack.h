@@ -60,15 +60,15 @@ struct Stack {
   // the last backward, so the stage's 16-bit weights stay gathered and its
   // gradients accumulate unsharded in the main-gradient dtype.
   bool fsdp_gathered_under_pipeline = false;
-  bool dp_overlap_grad_reduce = true;   // gradient reduction streams out during the last backward
+  bool overlap_dp_grad_reduce = true;   // gradient reduction streams out during the last backward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
   double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)
   // A flat copy of one reduction bucket, made after backward and freed before the
   // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
   // copied whole); 0: none. Optional in files.
   double dp_reduction_copy_bytes = 0;
-  bool dp_overlap_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
-  bool tp_comm_overlap = false;         // offers async TP
+  bool overlap_dp_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
+  bool overlap_tp_comm = false;         // offers async TP
   std::vector<int> zero_stages{0, 1, 2, 3};
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   bool sequence_parallel = true;

@@ -108,8 +108,8 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   Stack s;
   s.source_file = file;
   r.only_keys(j, "$", {"name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
-                      "dp_overlap_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "dp_overlap_param_gather",
-                      "tp_comm_overlap", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
+                      "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "overlap_dp_param_gather",
+                      "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "lazy_tracing", "expert_dispatch", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
@@ -130,12 +130,12 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   // Optional: absent where the stack's pipeline frees or never keeps them.
   if (r.has(j, "pipeline_keeps_stage_outputs")) s.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
   if (r.has(j, "fsdp_gathered_under_pipeline")) s.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
-  s.dp_overlap_grad_reduce = flag(r, j, "dp_overlap_grad_reduce");
+  s.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");
   s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
   if (r.has(j, "dp_reduction_copy_mb")) s.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
-  s.dp_overlap_param_gather = flag(r, j, "dp_overlap_param_gather");
-  s.tp_comm_overlap = flag(r, j, "tp_comm_overlap");
+  s.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
+  s.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
 
   const auto& zero = behaviour(r, j, "zero_stages");
   if (!zero.is_array() || zero.empty()) r.fail("$.zero_stages.value", "expected a non-empty array of ZeRO stages 0..3");

@@ -187,7 +187,7 @@ const Case kCases[] = {
     {"stack_bucket_negative", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/dp_bucket_mb/value", -160); }, "{FILE}"},
     {"stack_zero_stage_7", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/zero_stages/value", json::array({7})); }, "{FILE}"},
     {"stack_recompute_sometimes", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/recompute_modes/value", json::array({"sometimes"})); }, "{FILE}"},
-    {"stack_bool_as_string", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/dp_overlap_grad_reduce/value", "yes"); }, "{FILE}"},
+    {"stack_bool_as_string", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/overlap_dp_grad_reduce/value", "yes"); }, "{FILE}"},
     {"stack_allocator_share_5", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/allocator_overhead_fraction/value", 5); }, "{FILE}"},
     {"stack_host_overhead_negative", "estimate --stack {FILE}", S::file, [] { return set(stack(), "/host_overhead_s/value", -1); }, "{FILE}"},
     {"stack_misspelt_key", "estimate --stack {FILE}", S::file,

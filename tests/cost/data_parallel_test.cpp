@@ -46,7 +46,7 @@ TEST(DataParallel, TheLastBucketCannotHide) {
 
 TEST(DataParallel, StackWithoutOverlapExposesItEvenWhenThePlanAsks) {
   auto f = dp4(0, true);
-  f.stack.dp_overlap_grad_reduce = false;
+  f.stack.overlap_dp_grad_reduce = false;
   const DataParallelTime t = data_parallel(f.context(), 100.0, 100.0, 32);
   EXPECT_DOUBLE_EQ(t.exposed_s, t.total_s);
 }

@@ -63,7 +63,7 @@ TEST(StackLoad, MegatronLmFusesWgradAccumulation) {
   EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 160e6);    // dp_bucket_mb 160 (40 M params x 4 bytes)
   EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);  // two FP32 Adam moments
   EXPECT_DOUBLE_EQ(s.master_weight_bytes, 4);
-  EXPECT_TRUE(s.tp_comm_overlap);
+  EXPECT_TRUE(s.overlap_tp_comm);
   EXPECT_TRUE(s.sequence_parallel);
   EXPECT_TRUE(s.pipeline_1f1b);
   EXPECT_TRUE(s.pipeline_interleaved);
@@ -110,12 +110,12 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
   EXPECT_FALSE(s.pipeline_interleaved);
   EXPECT_EQ(s.zero_stages, (std::vector<int>{1}));
   EXPECT_FALSE(s.fp8);
-  EXPECT_FALSE(s.tp_comm_overlap);
+  EXPECT_FALSE(s.overlap_tp_comm);
   EXPECT_EQ(s.context_parallel, ContextParallel::none);
   EXPECT_EQ(s.grad_accumulation, GradAccumulation::separate_pass);
   EXPECT_DOUBLE_EQ(s.main_grad_bytes, 4);  // FP32 accumulation buffer of the BF16 optimizer
   EXPECT_TRUE(s.keeps_16bit_grads);
-  EXPECT_FALSE(s.dp_overlap_grad_reduce);
+  EXPECT_FALSE(s.overlap_dp_grad_reduce);
   EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
   // Forward peak: two kept 16-bit logit buffers and the out-of-place FP32 subtraction
   // beside its FP32 input (microsoft/Megatron-DeepSpeed@f4157bea cross_entropy.py:25).
@@ -124,9 +124,9 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
 
 TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   const Stack s = load_stack("neuronx-distributed");
-  EXPECT_FALSE(s.dp_overlap_grad_reduce);
-  EXPECT_FALSE(s.dp_overlap_param_gather);
-  EXPECT_FALSE(s.tp_comm_overlap);
+  EXPECT_FALSE(s.overlap_dp_grad_reduce);
+  EXPECT_FALSE(s.overlap_dp_param_gather);
+  EXPECT_FALSE(s.overlap_tp_comm);
   EXPECT_DOUBLE_EQ(s.master_weight_bytes, 0);     // master_weights_dtype none (BF16 + stochastic rounding)
   EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);         // main_grad_dtype bf16
   EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);   // optimizer_state_dtype fp32: 2 x 4
@@ -231,8 +231,8 @@ TEST(StackLoad, BehaviourWithoutSource) {
   expect_stack_error([&] { from(j); }, "$.gradient_accumulation.source", "missing field");
 
   j = shipped_stack("megatron-lm");
-  j["dp_overlap_grad_reduce"]["source"] = "";
-  expect_stack_error([&] { from(j); }, "$.dp_overlap_grad_reduce.source", "non-empty source");
+  j["overlap_dp_grad_reduce"]["source"] = "";
+  expect_stack_error([&] { from(j); }, "$.overlap_dp_grad_reduce.source", "non-empty source");
 
   j = shipped_stack("megatron-lm");
   j["zero_stages"].erase("source");
@@ -476,8 +476,8 @@ TEST(StackLoad, NegativeAmount) {
 
 TEST(StackLoad, MissingField) {
   json j = shipped_stack("megatron-lm");
-  j.erase("dp_overlap_grad_reduce");
-  expect_stack_error([&] { from(j); }, "$.dp_overlap_grad_reduce", "missing field");
+  j.erase("overlap_dp_grad_reduce");
+  expect_stack_error([&] { from(j); }, "$.overlap_dp_grad_reduce", "missing field");
 
   j = shipped_stack("megatron-lm");
   j.erase("host_overhead_s");
@@ -546,7 +546,7 @@ TEST(StackRefusal, SequenceParallelNotOffered) {
 }
 
 TEST(StackRefusal, AsyncTpNotOffered) {
-  const Stack s = load_stack("neuronx-distributed");  // tp_comm_overlap false
+  const Stack s = load_stack("neuronx-distributed");  // overlap_tp_comm false
   Plan p;
   p.tp = 8;
   p.sp = true;
@@ -631,4 +631,34 @@ TEST(StackReleases, ABadRangeNamesTheField) {
   expect_stack_error([&] { from(j); }, "$.releases.value.to", "dotted version");
   j["releases"]["value"]["line"] = "a@b";
   expect_stack_error([&] { from(j); }, "$.releases.value.line", "without '@'");
+}
+
+// The overlap keys' older spelling (before one spelling per idea) still loads,
+// in a variant file too; a file giving both spellings of one key is refused.
+TEST(StackLoad, OlderOverlapKeysStillLoad) {
+  const std::string path = ::testing::TempDir() + "/older-keys-stack.json";
+  {
+    std::ofstream out(path);
+    out << R"({"extends": "megatron-lm", "name": "older-keys-stack",
+              "tp_comm_overlap": {"value": false, "source": "assumption: test"},
+              "dp_overlap_grad_reduce": {"value": false, "source": "assumption: test"}})";
+  }
+  ASSERT_TRUE(load_stack("megatron-lm").overlap_tp_comm);
+  const Stack older = load_stack(path);
+  EXPECT_FALSE(older.overlap_tp_comm);
+  EXPECT_FALSE(older.overlap_dp_grad_reduce);
+  {
+    std::ofstream out(path);
+    out << R"({"extends": "megatron-lm", "name": "older-keys-stack",
+              "tp_comm_overlap": {"value": false, "source": "assumption: test"},
+              "overlap_tp_comm": {"value": true, "source": "assumption: test"}})";
+  }
+  try {
+    load_stack(path);
+    FAIL() << "loaded a file giving one key under both names";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(std::string(e.what()).find("$.tp_comm_overlap"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not both"), std::string::npos) << e.what();
+  }
 }
