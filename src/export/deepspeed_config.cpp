@@ -18,12 +18,15 @@ namespace {
 bool microsoft_fork(const LaunchJob& job) { return job.stack_name == kMicrosoftDeepSpeedStack; }
 
 // The ZeRO stage ds_config states for the plan's stage: BF16 shards through the
-// BF16 optimizer at stage 0 (written so by bigscience's path with PP; always by
-// microsoft's, whose DeepSpeed 0.16.2 takes stage 1 with BF16 to the ZeRO
-// optimizer with BF16 gradients: deepspeed/runtime/engine.py:946-950).
+// BF16 optimizer at stage 0. Both forks run DeepSpeed's pipeline engine even at
+// PP 1 (bigscience pretrain_gpt.py@8387ae17:56-64 builds GPTModelPipe), whose
+// gradient reduction raises NotImplementedError for BF16 at stage 1 (DeepSpeed
+// 0.6.5 runtime/pipe/engine.py@8164ea9e:260-265), and DeepSpeed 0.16.2 takes
+// stage 1 with BF16 to the ZeRO optimizer with BF16 gradients
+// (deepspeed/runtime/engine.py@b344c04d:946-950), not the plan priced.
 int ds_stage(const LaunchJob& job) {
-  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
-  if (bf16 && job.plan.zero == 1 && (job.plan.pp > 1 || microsoft_fork(job))) return 0;
+  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16 && !job.fp16;
+  if (bf16 && job.plan.zero == 1) return 0;
   return job.plan.zero;
 }
 
@@ -31,7 +34,7 @@ int ds_stage(const LaunchJob& job) {
 ArgList bigscience_arguments(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
+  const bool half = job.workload.precision == spec::Precision::mixed_bf16, bf16 = half && !job.fp16;
   if (m.kind != spec::ModelKind::decoder) refuse_deepspeed("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr) refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
   if (job.workload.precision == spec::Precision::fp8) refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; FP8 is not offered");
@@ -52,6 +55,12 @@ ArgList bigscience_arguments(const LaunchJob& job) {
     refuse_deepspeed("--position-embedding-type", "a RoPE base of 10000: the fork's rotary embedding has no option for " +
                                             m.name + "'s " + rope_base_text(m));
   if (bf16 && p.zero == 0) refuse_deepspeed("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  // DeepSpeed 0.6.5's ZeRO-1 all-reduces every bucket in FP16 whatever the
+  // gradients' dtype (runtime/zero/stage_1_and_2.py@8164ea9e:1331, allreduce_bucket's
+  // default, reached from :1377): FP32 training would reduce half the bytes priced.
+  if (!half && p.zero == 1)
+    refuse_deepspeed("zero_optimization.stage", "mixed-bf16, or ZeRO 0 with fp32: DeepSpeed 0.6.5's ZeRO-1 all-reduces FP32 gradients in FP16 "
+                                                "(runtime/zero/stage_1_and_2.py:1331)");
   if (m.norm != spec::NormKind::layernorm) refuse_deepspeed("--normalization", "LayerNorm; RMSNorm is not offered");
   if (m.kv_heads != m.heads) refuse_deepspeed("--num-query-groups", "multi-head attention; grouped-query attention is not offered");
   if (!m.tied_embeddings) refuse_deepspeed("--untie-embeddings-and-output-weights", "tied embeddings; untying is not offered");
@@ -66,12 +75,16 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
   if (spec::edge_slots_active(p)) arg("--pp-partition-method", "type:transformer|embedding");
-  write_batch_and_sequence(a, job);
+  // arguments.py@8387ae17:257-264 asserts --max-position-embeddings is absent with rotary embeddings.
+  write_batch_and_sequence(a, job, m.position != spec::PositionKind::rotary);
   write_layer_shape(a, m);
   arg("--position-embedding-type", m.position == spec::PositionKind::rotary ? "rotary"
                                    : m.position == spec::PositionKind::alibi ? "alibi"
                                                                              : "absolute");
-  if (m.mlp == spec::MlpKind::swiglu) arg("--glu-activation", "swiglu");
+  if (m.mlp == spec::MlpKind::swiglu) {
+    arg("--glu-activation", "swiglu");
+    arg("--no-bias-gelu-fusion");  // arguments.py@8387ae17:285-286 raises with the fusion's default on
+  }
   // bigscience-workshop/Megatron-DeepSpeed@8387ae17 arguments.py:386, mpu/layers.py:194: a LayerNorm
   // on the word embeddings (BLOOM's word_embeddings_layernorm).
   if (m.embedding_norm) arg("--embed-layernorm");
@@ -81,6 +94,7 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   }
   num("--pad-vocab-size-to", m.padded_vocab(p.tp));
   if (bf16) arg("--bf16");
+  if (half && job.fp16) arg("--fp16");
   if (p.recompute == spec::Recompute::full) arg("--checkpoint-activations");
   num("--zero-stage", ds_stage(job));
   return a;
@@ -126,9 +140,12 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   ds["train_batch_size"] = job.workload.global_batch_seqs;
   ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
   ds["gradient_accumulation_steps"] = dp > 0 ? job.workload.global_batch_seqs / (long(p.micro_batch) * dp) : 1;
-  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm}};
-  ds["bf16"] = {{"enabled", job.workload.precision == spec::Precision::mixed_bf16}};
-  ds["fp16"] = {{"enabled", false}};
+  // overlap_comm is read by the ZeRO-2/3 optimizer alone: stage 0 builds none, and stage 1
+  // turns it off (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5 :1364-1375).
+  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && ds_stage(job) >= 2}};
+  const bool half = job.workload.precision == spec::Precision::mixed_bf16;
+  ds["bf16"] = {{"enabled", half && !job.fp16}};
+  ds["fp16"] = {{"enabled", half && job.fp16}};
 
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n" << header_comment(job, microsoft ? microsoft_deepspeed_info() : info(LaunchFormat::deepspeed));
@@ -172,6 +189,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   const bool fp16 = ds_bool(ds.value("fp16", nlohmann::json::object()), "enabled", "fp16.enabled");
   if (fp16 && bf16) throw spec::SpecError(config_file, "fp16.enabled", "false with bf16.enabled true");
   if (fp16) job.notes.push_back("fp16.enabled priced as mixed BF16 (same GEMM rate; loss scaling not priced)");
+  job.fp16 = fp16;
 
   ShellArgs args;
   if (!script_text.empty()) {
@@ -203,10 +221,15 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
       ds_whole(ds, "train_batch_size", "train_batch_size", whole("--global-batch-size", 1, kBig, 0), 1);
   job.workload.seq_len = int(whole("--seq-length", 1, kBig, 0));
   if (args.has("--bf16") && !bf16) throw spec::SpecError(script_file, "--bf16", "bf16.enabled true in " + config_file + " as well");
+  if (args.has("--fp16") && !fp16) throw spec::SpecError(script_file, "--fp16", "fp16.enabled true in " + config_file + " as well");
   job.workload.precision = bf16 || fp16 ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
   p.zero = bf16 && stage == 0 ? 1 : stage;  // DeepSpeed's BF16 optimizer shards at stage 0
   if (p.pp > 1 && stage >= 2) throw spec::SpecError(config_file, "zero_optimization.stage", "0 or 1 with pipeline parallelism");
   p.overlap_dp_comm = ds_bool(zero, "overlap_comm", "zero_optimization.overlap_comm");
+  if (p.overlap_dp_comm && stage <= 1) {
+    p.overlap_dp_comm = false;
+    job.notes.push_back("zero_optimization.overlap_comm read as off: DeepSpeed applies it at ZeRO-2 and -3 only");
+  }
   p.overlap_tp_comm = false;
   if (is_microsoft_deepspeed_script(args, script_file)) {
     read_microsoft_deepspeed_arguments(args, script_file, job);

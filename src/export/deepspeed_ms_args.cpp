@@ -26,7 +26,7 @@ const char* const kMicrosoftOnly[] = {"--vocab-size",
 void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16;
+  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16 && !job.fp16;
   if (m.kind != spec::ModelKind::decoder) refuse_deepspeed("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr)
     refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
@@ -92,7 +92,7 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   }
   arg("--normalization", m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm");
   write_shared_architecture(a, m);
-  if (job.workload.precision == spec::Precision::mixed_bf16) arg("--bf16");
+  if (job.workload.precision == spec::Precision::mixed_bf16) arg(job.fp16 ? "--fp16" : "--bf16");
   if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
   if (p.recompute == spec::Recompute::full) {  // every layer: the pipeline model's checkpoint interval 1
     arg("--recompute-granularity", "full");

@@ -38,6 +38,9 @@ struct LaunchJob {
   // Gradients accumulated and reduced in BF16, not FP32 (the stack's main_grad_dtype):
   // Megatron-LM's --grad-reduce-in-bf16.
   bool bf16_grad_reduce = false;
+  // Mixed precision in FP16 with loss scaling, not BF16 (the stack's main_grad_dtype
+  // fp16): DeepSpeed's fp16.enabled and --fp16; priced as mixed BF16.
+  bool fp16 = false;
   // On reading: what the file states that trainplan prices otherwise than the
   // client would read it, one sentence each (printed as assumptions).
   std::vector<std::string> notes;

@@ -8,11 +8,11 @@
 
 namespace trainplan::exporting {
 
-void write_batch_and_sequence(ArgList& a, const LaunchJob& job) {
+void write_batch_and_sequence(ArgList& a, const LaunchJob& job, bool with_max_positions) {
   a.number("--micro-batch-size", job.plan.micro_batch);
   a.number("--global-batch-size", job.workload.global_batch_seqs);
   a.number("--seq-length", job.workload.seq_len);
-  a.number("--max-position-embeddings", std::max(job.model.max_positions, job.workload.seq_len));
+  if (with_max_positions) a.number("--max-position-embeddings", std::max(job.model.max_positions, job.workload.seq_len));
 }
 
 void write_layer_shape(ArgList& a, const spec::ModelSpec& m) {

@@ -10,8 +10,9 @@
 
 namespace trainplan::exporting {
 
-// --micro-batch-size, --global-batch-size, --seq-length, --max-position-embeddings.
-void write_batch_and_sequence(ArgList& args, const LaunchJob& job);
+// --micro-batch-size, --global-batch-size, --seq-length and, unless told not to
+// (bigscience's fork asserts none is given with rotary embeddings), --max-position-embeddings.
+void write_batch_and_sequence(ArgList& args, const LaunchJob& job, bool with_max_positions = true);
 // --num-layers, --hidden-size, --ffn-hidden-size, --num-attention-heads.
 void write_layer_shape(ArgList& args, const spec::ModelSpec& model);
 // --rotary-percent (a partial rotary only), --swiglu, --untie-embeddings-and-output-weights,

@@ -101,7 +101,8 @@ std::string write_megatron(const LaunchJob& job) {
   }
   if (p.sp) arg("--sequence-parallel");
   write_batch_and_sequence(a, job);
-  if (job.workload.precision == spec::Precision::mixed_bf16 || job.workload.precision == spec::Precision::fp8) arg("--bf16");
+  if (job.workload.precision == spec::Precision::fp8) arg("--bf16");
+  if (job.workload.precision == spec::Precision::mixed_bf16) arg(job.fp16 ? "--fp16" : "--bf16");
   if (job.workload.precision == spec::Precision::fp8) arg("--fp8-format", "hybrid");  // E4M3 forward, E5M2 gradients
   // BF16 gradient buffers where the stack prices them (arguments.py@73a28a10:683-684); without
   // it Megatron accumulates and reduces in FP32.
@@ -258,6 +259,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   // FP16 runs the same tensor-core GEMMs as BF16; loss scaling is not priced.
   if (args.has("--fp16")) job.notes.push_back("--fp16 priced as mixed BF16 (same GEMM rate; loss scaling not priced)");
   job.workload.precision = args.has("--bf16") || args.has("--fp16") ? spec::Precision::mixed_bf16 : spec::Precision::fp32;
+  job.fp16 = args.has("--fp16");
   if (args.has("--fp8-format")) {
     const std::string format = args.value("--fp8-format").value_or("");
     if (format != "hybrid" && format != "e4m3") throw spec::SpecError(file, "--fp8-format", "e4m3 or hybrid, found '" + format + "'");

@@ -51,6 +51,9 @@ struct Stack {
 
   GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
   double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16 or FP16: 2)
+  // Its 16-bit type is FP16 with loss scaling, not BF16 (main_grad_dtype "fp16":
+  // the FP16 runs of 2020-2022); priced as mixed BF16, written so by exports.
+  bool half_is_fp16 = false;
   bool keeps_16bit_grads = false;       // the model's 16-bit gradients coexist with the main ones across backward
   // DeepSpeed's PipelineEngine keeps each in-flight micro-batch's stage output
   // until its backward, the TP rank's partition of it where TP > 1.

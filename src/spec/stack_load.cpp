@@ -125,7 +125,9 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
                             ? GradAccumulation::fused_wgrad
                             : GradAccumulation::separate_pass;
-  s.main_grad_bytes = dtype_bytes(word(r, j, "main_grad_dtype", {"fp32", "bf16", "fp16"}));
+  const std::string main_grad_dtype = word(r, j, "main_grad_dtype", {"fp32", "bf16", "fp16"});
+  s.main_grad_bytes = dtype_bytes(main_grad_dtype);
+  s.half_is_fp16 = main_grad_dtype == "fp16";
   s.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
   // Optional: absent where the stack's pipeline frees or never keeps them.
   if (r.has(j, "pipeline_keeps_stage_outputs")) s.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");

@@ -175,7 +175,9 @@ TEST(LaunchConfig, NemoNxdAndDeepSpeedRoundTrip) {
   bloom.workload.global_batch_seqs = 2040;
   const ReadLaunch ds = round_trip(LaunchFormat::deepspeed, bloom, "bloom.sh");
   EXPECT_EQ(ds.format, LaunchFormat::deepspeed);
-  expect_same_job(bloom, ds.job);
+  // DeepSpeed applies overlap_comm at ZeRO-2 and -3 alone: at BF16's stage 0 it is written, and read, off.
+  expect_same_job(bloom, ds.job, /*dp_overlap_written=*/false);
+  EXPECT_FALSE(ds.job.plan.overlap_dp_comm);
   EXPECT_EQ(ds.job.model.total_parameters(), bloom.model.total_parameters());
   // The ds_config alone is a job too (TP and PP 1: the arguments that state them are in the script).
   const ReadLaunch config_only = read_launch_config(scratch("bloom.ds_config.json").string());
@@ -788,7 +790,7 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRoundTripKeepsPlanAndArchitecture) {
   LaunchJob job = llama2_70b_on_p5_microsoft_deepspeed();
   const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, "ms.sh");
   EXPECT_EQ(back.format, LaunchFormat::deepspeed);
-  expect_same_job(job, back.job);
+  expect_same_job(job, back.job, /*dp_overlap_written=*/false);  // overlap_comm: ZeRO-2/3 only
   ASSERT_TRUE(back.job.has_architecture);
   const spec::ModelSpec& m = back.job.model;
   EXPECT_EQ(m.total_parameters(), job.model.total_parameters());
@@ -802,12 +804,12 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRoundTripKeepsPlanAndArchitecture) {
   // BF16 ZeRO-1 is DeepSpeed's BF16 optimizer, ds_config stage 0, even without pipeline parallelism.
   job.plan.pp = 1;
   job.plan.recompute = spec::Recompute::full;
-  expect_same_job(job, round_trip(LaunchFormat::deepspeed, job, "ms-full.sh").job);
+  expect_same_job(job, round_trip(LaunchFormat::deepspeed, job, "ms-full.sh").job, false);
   EXPECT_NE(read_text(scratch("ms-full.ds_config.json")).find("\"stage\": 0"), std::string::npos);
   job.workload.precision = spec::Precision::fp32;
   job.plan.sp = false;
   job.plan.recompute = spec::Recompute::none;
-  expect_same_job(job, round_trip(LaunchFormat::deepspeed, job, "ms-fp32.sh").job);
+  expect_same_job(job, round_trip(LaunchFormat::deepspeed, job, "ms-fp32.sh").job, false);
 
   // Without trainplan's header the fork's own options name the stack.
   std::string script = read_text(scratch("ms.sh"));
@@ -950,4 +952,44 @@ TEST(LaunchConfig, EdgeLayerSlotsRoundTrip) {
 }
 
 }  // namespace
+}  // namespace trainplan::exporting
+
+namespace trainplan::exporting {
+namespace deepspeed_client_rules {
+
+// What bigscience Megatron-DeepSpeed@8387ae17 and DeepSpeed 0.6.5 reject or run
+// otherwise, as tools/check_deepspeed_config.py found running their code.
+TEST(LaunchConfig, DeepSpeedExportFollowsTheClientsRules) {
+  LaunchJob job = bloom_176b_on(48, 1);
+  job.workload.global_batch_seqs = 1536;
+  // BF16 ZeRO-1 at PP 1 still runs the pipeline engine, which raises at stage 1 (pipe/engine.py:260-265).
+  auto files = launch_files(LaunchFormat::deepspeed, job, scratch("pp1.sh").string());
+  EXPECT_NE(files[1].text.find("\"stage\": 0"), std::string::npos) << files[1].text;
+  // A rotary SwiGLU model: no --max-position-embeddings (arguments.py:257-264), and the
+  // bias-GeLU fusion off (arguments.py:285-286).
+  job.model.position = spec::PositionKind::rotary;
+  job.model.rotary_fraction = 1.0;
+  job.model.mlp = spec::MlpKind::swiglu;
+  files = launch_files(LaunchFormat::deepspeed, job, scratch("rotary.sh").string());
+  EXPECT_EQ(files[0].text.find("--max-position-embeddings"), std::string::npos) << files[0].text;
+  EXPECT_NE(files[0].text.find("--no-bias-gelu-fusion"), std::string::npos);
+  // FP32 at ZeRO-1: DeepSpeed 0.6.5 would all-reduce the gradients in FP16.
+  LaunchJob fp32 = job;
+  fp32.workload.precision = spec::Precision::fp32;
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, fp32, "x.sh"); }, "zero_optimization.stage", "FP16");
+  // An FP16 stack writes FP16 in both files and stays FP16 when read back.
+  LaunchJob fp16 = bloom_176b_on(48, 1);
+  fp16.workload.global_batch_seqs = 1536;
+  fp16.stack_name = "megatron-deepspeed-fp16";
+  fp16.fp16 = true;
+  files = launch_files(LaunchFormat::deepspeed, fp16, scratch("fp16.sh").string());
+  EXPECT_NE(files[0].text.find("--fp16"), std::string::npos);
+  EXPECT_EQ(files[0].text.find("--bf16"), std::string::npos);
+  EXPECT_NE(files[1].text.find("\"stage\": 1"), std::string::npos) << files[1].text;  // FP16 ZeRO-1: no BF16 optimizer
+  const ReadLaunch back = round_trip(LaunchFormat::deepspeed, fp16, "fp16.sh");
+  EXPECT_TRUE(back.job.fp16);
+  expect_same_job(fp16, back.job, false);
+}
+
+}  // namespace deepspeed_client_rules
 }  // namespace trainplan::exporting
