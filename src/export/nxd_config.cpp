@@ -9,10 +9,28 @@ namespace trainplan::exporting {
 namespace {
 
 // The sections NxD Training's code reads that no plan decides: experiment
-// manager and optimizer, with megatron_llama_7B_config.yaml@ff83d7bd's values
-// (the header asks the user to set their own learning rate and checkpoint cadence).
+// manager, optimizer, data and runtime settings, with megatron_llama_7B_config.yaml@ff83d7bd's
+// values (the header asks the user to set their own learning rate and checkpoint cadence).
+// Hydra hands the file alone to the code in struct mode, so each key read
+// without a default must be present: training_orchestrator.py:17-23 (the
+// runtime keys, 'aync' as the client spells it), training.py:52
+// (exp_manager.resume_from_checkpoint), data_module.py:113-117 (data.data_impl,
+// splits_string, seq_length, seed); trainer.gradient_clip_val absent would
+// turn clipping off (base.py:133) and max_steps absent give the scheduler -1 (base.py:290).
 void write_example_sections(YAML::Node& root) {
+  root["seed"] = 1234;
+  root["trainer"]["max_steps"] = 20000;
+  root["trainer"]["gradient_clip_val"] = 1.0;
+  root["data"]["data_impl"] = "mmap";
+  root["data"]["splits_string"] = "980,10,10";
+  root["compiler_flags"] = "--model-type transformer --distribution-strategy=llm-training";
+  root["compiler_cache_url"] = "/home/ubuntu/neuron_cache";
+  root["aync_exec_max_inflight_requests"] = 5;
+  root["bucket_size_collectives"] = 1024;
+  root["neuron_rt_exec_timeout"] = 100;
+  root["neuron_experimental_compress_rg"] = false;
   YAML::Node e = root["exp_manager"];
+  e["resume_from_checkpoint"] = YAML::Node(YAML::NodeType::Null);
   e["log_local_rank_0_only"] = true;
   e["create_tensorboard_logger"] = true;
   e["explicit_log_dir"] = YAML::Node(YAML::NodeType::Null);
@@ -54,6 +72,10 @@ std::string write_nxd(const LaunchJob& job) {
   if (m.parallel_residual) refuse_nxd("model.transformer_block_type", m.name + "'s parallel residual blocks are not exported");
   if (m.position == spec::PositionKind::alibi)
     refuse_nxd("model.position_embedding_type", "learned_absolute or rope; ALiBi is not offered");
+  // NxD Training@ff83d7bd (Neuron SDK 2.20) has no trn2 configuration; its first
+  // (239caa9, SDK 2.21.1, hf_llama3_70B_trn2_config.yaml:6-7) runs 64 logical devices at lnc 2.
+  if (job.hardware_family == "trainium2")
+    refuse_nxd("trainer.devices", "a trn1 or trn1n instance: the NxD Training release written (Neuron SDK 2.20) does not run trn2");
   if (job.workload.precision == spec::Precision::fp8)
     refuse_nxd("precision.type", "mixed_precision, bf16SR or fp32; FP8 training is not offered");
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
@@ -91,6 +113,7 @@ std::string write_nxd(const LaunchJob& job) {
   d["sequence_parallel"] = p.sp;
   root["data"]["micro_batch_size"] = p.micro_batch;
   root["data"]["global_batch_size"] = job.workload.global_batch_seqs;
+  root["data"]["seq_length"] = job.workload.seq_len;
   YAML::Node model = root["model"];
   model["encoder_seq_length"] = job.workload.seq_len;
   model["max_position_embeddings"] = std::max(m.max_positions, job.workload.seq_len);

@@ -259,7 +259,12 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
       "model.hidden_dropout", "model.attention_dropout", "model.normalization", "model.make_vocab_size_divisible_by",
       "model.share_embeddings_and_output_weights", "model.position_embedding_type", "model.rotary_percentage",
       "model.activation", "model.has_bias", "model.activations_checkpoint_granularity", "precision.type",
-      "model.position_freq_base" /*read by megatron_gpt_model.py:129*/, "model.fusions.flash_attention" /*126*/};
+      "model.position_freq_base" /*read by megatron_gpt_model.py:129*/, "model.fusions.flash_attention" /*126*/,
+      // megatron_llama_7B_config.yaml@ff83d7bd lines 3, 9, 16, 68-70, 151-156: read without a default
+      // (training_orchestrator.py:17-23, data_module.py:113-117) or read as off when absent (base.py:133).
+      "seed", "trainer.max_steps", "trainer.gradient_clip_val", "data.data_impl", "data.splits_string",
+      "data.seq_length", "compiler_flags", "compiler_cache_url", "aync_exec_max_inflight_requests",
+      "bucket_size_collectives", "neuron_rt_exec_timeout", "neuron_experimental_compress_rg"};
   auto keys = [](const YAML::Node& node, const std::string& prefix, auto& self, std::set<std::string>& out) -> void {
     for (const auto& kv : node) {
       const std::string key = prefix + kv.first.as<std::string>();
@@ -303,6 +308,11 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
     EXPECT_TRUE(nxd.count(k) || k.rfind("exp_manager.", 0) == 0 || k.rfind("model.optim.", 0) == 0 || k == "model.fusions.softmax")
         << k << " is not an NxD Training key";
   EXPECT_TRUE(written.count("exp_manager.resume_if_exists"));
+  // A file NxD Training's Hydra entry point gets alone (struct mode): every key its code reads without a default.
+  for (const char* k : {"seed", "data.data_impl", "data.splits_string", "data.seq_length", "exp_manager.resume_from_checkpoint",
+                        "compiler_flags", "aync_exec_max_inflight_requests", "neuron_experimental_compress_rg",
+                        "trainer.gradient_clip_val"})
+    EXPECT_TRUE(written.count(k)) << k;
   EXPECT_TRUE(written.count("model.optim.name"));
 }
 
@@ -314,6 +324,12 @@ TEST(LaunchConfig, PlansAStackCannotExpressAreRefusedNamingTheOption) {
   job = llama2_70b_on_p5();
   job.plan.zero = 2;
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "zero1", "ZeRO-2", "nxd format");
+  {
+    LaunchJob trn2 = on_trn1(job);
+    trn2.plan.zero = 1;
+    trn2.hardware_family = "trainium2";  // NxD Training at Neuron SDK 2.20 has no trn2 configuration
+    expect_spec_error([&] { launch_files(LaunchFormat::nxd, trn2, "x.yaml"); }, "trainer.devices", "trn2");
+  }
   job = llama2_70b_on_p5();
   job.stack_name = "megatron-deepspeed";
   expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--sequence-parallel", "no sequence");
