@@ -25,8 +25,7 @@ bool microsoft_fork(const LaunchJob& job) { return job.stack_name == kMicrosoftD
 // stage 1 with BF16 to the ZeRO optimizer with BF16 gradients
 // (deepspeed/runtime/engine.py@b344c04d:946-950), not the plan priced.
 int ds_stage(const LaunchJob& job) {
-  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16 && !job.fp16;
-  if (bf16 && job.plan.zero == 1) return 0;
+  if (job.mixed_bf16() && job.plan.zero == 1) return 0;
   return job.plan.zero;
 }
 
@@ -34,7 +33,7 @@ int ds_stage(const LaunchJob& job) {
 ArgList bigscience_arguments(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  const bool half = job.workload.precision == spec::Precision::mixed_bf16, bf16 = half && !job.fp16;
+  const bool bf16 = job.mixed_bf16(), half = bf16 || job.mixed_fp16();
   if (m.kind != spec::ModelKind::decoder) refuse_deepspeed("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr) refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");
   if (job.workload.precision == spec::Precision::fp8) refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; FP8 is not offered");
@@ -94,7 +93,7 @@ ArgList bigscience_arguments(const LaunchJob& job) {
   }
   num("--pad-vocab-size-to", m.padded_vocab(p.tp));
   if (bf16) arg("--bf16");
-  if (half && job.fp16) arg("--fp16");
+  if (job.mixed_fp16()) arg("--fp16");
   if (p.recompute == spec::Recompute::full) arg("--checkpoint-activations");
   num("--zero-stage", ds_stage(job));
   return a;
@@ -143,9 +142,8 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   // overlap_comm is read by the ZeRO-2/3 optimizer alone: stage 0 builds none, and stage 1
   // turns it off (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5 :1364-1375).
   ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && ds_stage(job) >= 2}};
-  const bool half = job.workload.precision == spec::Precision::mixed_bf16;
-  ds["bf16"] = {{"enabled", half && !job.fp16}};
-  ds["fp16"] = {{"enabled", half && job.fp16}};
+  ds["bf16"] = {{"enabled", job.mixed_bf16()}};
+  ds["fp16"] = {{"enabled", job.mixed_fp16()}};
 
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n" << header_comment(job, microsoft ? microsoft_deepspeed_info() : info(LaunchFormat::deepspeed));

@@ -26,7 +26,7 @@ const char* const kMicrosoftOnly[] = {"--vocab-size",
 void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
-  const bool bf16 = job.workload.precision == spec::Precision::mixed_bf16 && !job.fp16;
+  const bool bf16 = job.mixed_bf16();
   if (m.kind != spec::ModelKind::decoder) refuse_deepspeed("pretrain_gpt.py", "a decoder model; " + m.name + " is an encoder");
   if (job.workload.precision == spec::Precision::bf16_sr)
     refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; DeepSpeed has no BF16 with stochastic rounding");

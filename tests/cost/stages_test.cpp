@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace trainplan::cost {
 namespace stages_test {
 
@@ -13,12 +15,17 @@ spec::Plan plan(int pp, bool edge_slots) {
   return p;
 }
 
+std::vector<int> ranks(const spec::Plan& p) {
+  const CandidateRanks c = candidate_ranks(p);
+  return {c.begin(), c.end()};
+}
+
 TEST(Stages, CandidatesAreTheEdgesAndTheSecondWhereEdgesTakeASlot) {
-  EXPECT_EQ(candidate_ranks(plan(1, false)), std::vector<int>({0}));
-  EXPECT_EQ(candidate_ranks(plan(1, true)), std::vector<int>({0}));  // no pipeline: no slots to take
-  EXPECT_EQ(candidate_ranks(plan(4, false)), std::vector<int>({0, 3}));
-  EXPECT_EQ(candidate_ranks(plan(2, true)), std::vector<int>({0, 1}));  // the second is the last
-  EXPECT_EQ(candidate_ranks(plan(12, true)), std::vector<int>({0, 11, 1}));
+  EXPECT_EQ(ranks(plan(1, false)), std::vector<int>({0}));
+  EXPECT_EQ(ranks(plan(1, true)), std::vector<int>({0}));  // no pipeline: no slots to take
+  EXPECT_EQ(ranks(plan(4, false)), std::vector<int>({0, 3}));
+  EXPECT_EQ(ranks(plan(2, true)), std::vector<int>({0, 1}));  // the second is the last
+  EXPECT_EQ(ranks(plan(12, true)), std::vector<int>({0, 11, 1}));
 }
 
 TEST(Stages, HeaviestRankBreaksTiesTowardsTheFirstCandidate) {

@@ -3,6 +3,8 @@
 // experts split over EP and expert TP, and the replica count each group is
 // sharded over (dense: DP x CP, Megatron-Core's data-parallel group with CP;
 // experts: their own data-parallel group).
+#include <algorithm>
+
 #include "cost/memory.h"
 #include "cost/stages.h"
 
@@ -22,8 +24,9 @@ double stage_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p
 }
 
 double parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p) {
-  return stage_parameters_per_device(
-      m, p, heaviest_rank(p, [&](int rank) { return stage_parameters_per_device(m, p, rank); }));
+  double most = 0;
+  for (const int rank : candidate_ranks(p)) most = std::max(most, stage_parameters_per_device(m, p, rank));
+  return most;
 }
 
 double stage_layer_parameters_per_device(const spec::ModelSpec& m, const spec::Plan& p, int rank) {

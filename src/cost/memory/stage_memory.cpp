@@ -3,7 +3,7 @@
 // step or the reduction's flat copy after backward), and picks the heaviest
 // rank (cost/stages.h) for memory_per_device.
 #include <algorithm>
-#include <map>
+#include <array>
 
 #include "cost/memory.h"
 #include "cost/stages.h"
@@ -82,11 +82,17 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
 
 MemoryBreakdown memory_per_device(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                   const spec::Workload& w, const spec::Plan& p) {
-  std::map<int, MemoryBreakdown> stages;
-  for (const int rank : candidate_ranks(p)) stages[rank] = stage_memory(m, hw, stack, w, p, rank);
-  MemoryBreakdown heaviest = stages[heaviest_rank(p, [&](int rank) { return stages[rank].total_bytes; })];
+  const CandidateRanks candidates = candidate_ranks(p);
+  std::array<MemoryBreakdown, 3> stages;  // in the candidates' order: the first rank, then the last where PP > 1
+  for (int i = 0; i < candidates.count; ++i) stages[i] = stage_memory(m, hw, stack, w, p, candidates.ranks[i]);
+  const auto of_rank = [&](int rank) -> const MemoryBreakdown& {
+    for (int i = 1; i < candidates.count; ++i)
+      if (candidates.ranks[i] == rank) return stages[i];
+    return stages[0];
+  };
+  MemoryBreakdown heaviest = of_rank(heaviest_rank(p, [&](int rank) { return of_rank(rank).total_bytes; }));
   const MemoryBreakdown& first = stages[0];
-  const MemoryBreakdown& last = stages[p.pp - 1];
+  const MemoryBreakdown& last = of_rank(p.pp - 1);
   heaviest.first_stage_total_bytes = first.total_bytes;
   heaviest.last_stage = last.stage;
   heaviest.last_stage_total_bytes = last.total_bytes;
