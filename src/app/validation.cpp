@@ -46,7 +46,9 @@ ValidationOutcome run_validation(const ValidationQuery& q) {
   }
   ValidationOutcome out;
   std::function<void(std::size_t)> runs_done;
-  if (q.progress) runs_done = [&](std::size_t done) { q.progress(done, runs.size()); };
+  const auto in_use = std::size_t(
+      std::count_if(runs.begin(), runs.end(), [](const validate::MeasuredRun& r) { return r.left_out.empty(); }));
+  if (q.progress) runs_done = [&](std::size_t done) { q.progress(done, in_use); };
   out.result = validate::validate_runs(runs, starting_calibration(), validate::default_fit_parameters(),
                                        q.leave_one_run_out, runs_done);
   out.choices = check_published_choices(
@@ -67,7 +69,8 @@ FitOutcome fit_calibration(const FitQuery& o) {
   out.family = hardware.family;
   std::vector<validate::MeasuredRun> runs;
   for (const auto& r : validate::load_measured_dir(dir))
-    if (spec::load_hardware(r.hardware).family == hardware.family && (o.stack.empty() || r.stack == o.stack))
+    if (r.left_out.empty() && spec::load_hardware(r.hardware).family == hardware.family &&
+        (o.stack.empty() || r.stack == o.stack))
       runs.push_back(r);
   out.runs = int(runs.size());
   if (runs.empty()) return out;

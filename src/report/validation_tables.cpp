@@ -168,10 +168,11 @@ Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVe
 Table unexpressed_table(const validate::ValidationResult& v) {
   Table t;
   t.key = "runs_left_out";
-  t.title = "Runs the model cannot express (left out of every figure)";
+  t.title = "Runs left out of every figure: plans the model cannot express, rows whose source contradicts itself";
   t.columns = {text_column("run"), text_column("why")};
   for (const auto& r : v.runs)
     if (r.problem != cost::PlanProblem::none) t.add_row({run_label(r), std::string(cost::to_string(r.problem))});
+  for (const auto& [id, why] : v.left_out) t.add_row({id, why});
   return t;
 }
 

@@ -187,7 +187,7 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
     spec::check_known_keys(row, file, path, {"instances", "id", "source", "model", "plan", "workload", "memory",
                                              "outcome", "measured_seqs_per_s", "measured_tokens_per_s_per_device",
                                              "measured_step_s", "measured_model_tflops_per_device",
-                                             "published_step_s_not_used"});
+                                             "published_step_s_not_used", "left_out"});
     MeasuredRun run = base;
     run.file = file;
     run.model = row.contains("model") ? need_string(row, "model", file, path) : need_string(j, "model", file, "");
@@ -205,6 +205,10 @@ std::vector<MeasuredRun> measured_runs_from_json(const json& j, const std::strin
                             "exactly one of a fixed global batch or a per-replica gradient accumulation");
     run.plan.instances = need_whole(row, "instances", 1, kIntMax, file, path);
     run.source = need_string(row, "source", file, path);
+    if (row.contains("left_out")) {
+      run.left_out = need_string(row, "left_out", file, path);
+      if (run.left_out.empty()) throw spec::SpecError(file, path + ".left_out", "the reason the row is left out");
+    }
     read_figure(row, file, path, run);
     run.memory = read_memory(row, file, path);
     const std::string outcome = row.contains("outcome") ? need_string(row, "outcome", file, path) : "ran";

@@ -50,6 +50,9 @@ struct MeasuredRun {
   std::optional<MeasuredMemory> memory;
   bool out_of_memory = false;  // published as failing with out-of-memory: the model must refuse it
   std::string source;     // where the row was published
+  // Why a row kept for the record is in no fit and no figure (its source
+  // contradicts itself); empty for a row in use.
+  std::string left_out;
 };
 
 // Plan fields a published choice may say its source kept as published while it

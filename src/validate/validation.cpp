@@ -96,10 +96,15 @@ std::vector<StackFit> own_stack_fits(const ValidationResult& v, int min_runs) {
   return fits;
 }
 
-ValidationResult validate_runs(const std::vector<MeasuredRun>& runs, const spec::Calibration& start,
+ValidationResult validate_runs(const std::vector<MeasuredRun>& all_runs, const spec::Calibration& start,
                                const std::vector<FitParameter>& parameters, bool leave_one_run_out,
                                const std::function<void(std::size_t)>& runs_done) {
   ValidationResult result;
+  std::vector<MeasuredRun> runs;
+  for (const MeasuredRun& r : all_runs) {
+    if (r.left_out.empty()) runs.push_back(r);
+    else result.left_out.emplace_back(r.id, r.left_out);
+  }
   std::size_t done_before_family = 0;
   auto report_done = [&](std::size_t in_family) {
     if (runs_done) runs_done(done_before_family + in_family);

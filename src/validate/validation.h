@@ -83,6 +83,8 @@ struct ValidationResult {
   int ran = 0, ran_refused = 0;          // runs that ran (timed or with memory) the model refuses for memory
   int published_oom = 0, oom_refused = 0;
   int not_expressible = 0;               // plans the model cannot run at all (listed per run)
+  // Rows kept for the record and used nowhere (MeasuredRun::left_out): run id, why.
+  std::vector<std::pair<std::string, std::string>> left_out;
 };
 
 // The kinds a run is, for the error of the models people train now apart

@@ -291,10 +291,46 @@ TEST(Validation, HeldOutAsPricedUsesTheStacksOwnFit) {
   EXPECT_LT(nemo.mape_as_priced, nemo.mape_cross_source);
 }
 
+// Moved once more, by the corpus: the Neuron NeMo Llama 2 13B rows of SDK 2.16
+// and 2.17 contradict their own table (16 nodes stated, the figure of 32;
+// data/measured `left_out`) and are used nowhere. Without them Neuron NeMo's own
+// fit goes 8.7% -> 3.3% in sample and 11.0% -> 8.6% held out, but held-out
+// trainium1 goes 23.3% -> 44.8%: the LLM sources alone now fit memory-bound ops
+// at up to 0.65 of HBM where HF BERT's runs need 0.26-0.32, so BERT held out is
+// predicted 58% too fast (27% before; the two rows had pulled the LLM fits
+// toward BERT's). Reported as measured; the gap is a term the model lacks.
+TEST(Validation, LeftOutRowsAreInNoFigure) {
+  const auto runs = load_measured_dir(measured_dir());
+  const auto v = validate_runs(runs, spec::Calibration{}, default_fit_parameters(), false);
+  const auto is_left_out = [](const MeasuredRun& r) { return !r.left_out.empty(); };
+  ASSERT_EQ(v.left_out.size(), size_t(std::count_if(runs.begin(), runs.end(), is_left_out)));
+  ASSERT_GE(v.left_out.size(), 2u);
+  for (const auto& [id, why] : v.left_out) {
+    EXPECT_FALSE(why.empty()) << id;
+    for (const auto& r : v.runs) EXPECT_NE(r.run.id, id);
+    for (const auto& f : v.fits)
+      for (const std::string& used : f.in_sample.fitted_on) EXPECT_NE(used, id);
+  }
+}
+
+TEST(MeasuredRuns, EmptyLeftOutReasonIsRefused) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "table": "t", "source_id": "test", "stack": "deepspeed-habana", "stack_version": "test", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
+    "workload": {"seq_len": 128, "precision": "mixed-bf16", "global_batch": 64},
+    "plan": {"micro_batch": 8},
+    "runs": [{"instances": 1, "measured_seqs_per_s": 1.0, "source": "x", "left_out": ""}]})");
+  try {
+    measured_runs_from_json(j, "t.json");
+    FAIL() << "an empty left_out was accepted";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs[0].left_out"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.by_family.at("trainium1").timed_runs, 156);
-  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.24);
+  EXPECT_GE(v.by_family.at("trainium1").timed_runs, 154);
+  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.449);
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
