@@ -4,8 +4,11 @@
 #include <map>
 #include <sstream>
 
+#include "app/launch.h"
 #include "cost/plan_check.h"
 #include "cost/uncertainty.h"
+#include "export/launch_config.h"
+#include "export/launch_format.h"
 #include "spec/error.h"
 
 namespace trainplan::app {
@@ -93,6 +96,17 @@ ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& s, const st
   options.top_k = top_k;
   options.threads = q.threads;
   apply_strict_memory(q, options);
+  if (!q.emit_format.empty()) {
+    const exporting::LaunchFormat format = exporting::parse_launch_format(q.emit_format, "--emit");
+    options.refusal = [&s, format](const spec::Plan& plan) -> std::string {
+      try {
+        exporting::launch_files(format, launch_job(s, plan), "-");
+        return {};
+      } catch (const spec::SpecError& e) {
+        return e.what();
+      }
+    };
+  }
   if (reference) {
     // The reference obeys the overlap the search is restricted to, so the two compare like for like.
     spec::Plan plan = to_plan(*reference, s.stack);

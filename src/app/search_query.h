@@ -36,6 +36,9 @@ struct SearchQuery {
   bool strict_memory = false;  // drop plans whose memory fits only as predicted
   std::string error_bands;     // the bands --strict-memory reads; default data/error-bands.json
   int top = 10, threads = 0;
+  // An export format (export/launch_config.h) the leader will be written in:
+  // plans that launcher cannot run are dropped. Empty: no such restriction.
+  std::string emit_format;
   bool quiet = false;
   std::string columns;  // report/column_choice.h: empty (the reading view in text), "all", or keys
   // Failures (0: descriptor default or assumption; see cost/train_time.h).

@@ -105,6 +105,7 @@ void add_search_command(CLI::App& app) {
   add_emit_options(c, o->emit);
   c->callback([o, rtp, c] {
     check_emit_options(o->emit);
+    o->flags.emit_format = o->emit.format;
     if (!o->emit.format.empty() && (o->emit.to.empty() || o->emit.to == "-"))
       throw spec::SpecError("--emit-to", "", "a file (standard output carries the search's table)");
     if (!o->emit.format.empty() && app::split_hardware(o->flags.scenario.hardware).size() > 1)

@@ -43,6 +43,8 @@ Table drop_table(const search::DropStats& d, const std::string& title) {
   if (d.marginal_memory)
     t.add_row({std::string("dropped: fits only as predicted (--strict-memory)"), double(d.marginal_memory),
                d.marginal_memory / n});
+  if (d.not_launchable)
+    t.add_row({std::string("dropped: the --emit launcher cannot run it"), double(d.not_launchable), d.not_launchable / n});
   return t;
 }
 

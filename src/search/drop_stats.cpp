@@ -9,6 +9,7 @@ DropStats& DropStats::operator+=(const DropStats& o) {
   over_budget += o.over_budget;
   past_deadline += o.past_deadline;
   marginal_memory += o.marginal_memory;
+  not_launchable += o.not_launchable;
   return *this;
 }
 
@@ -24,6 +25,7 @@ std::string why_none_kept(const DropStats& d) {
   consider(d.over_budget, "over budget");
   consider(d.past_deadline, "past deadline");
   consider(d.marginal_memory, "fits only as predicted (--strict-memory)");
+  consider(d.not_launchable, "the --emit launcher cannot run it");
   std::string out = std::to_string(d.considered) + " plans considered, none kept";
   if (count > 0) out += "; the nearest were dropped as: " + cause + " (" + std::to_string(count) + " plans)";
   return out;

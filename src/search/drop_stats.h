@@ -17,6 +17,7 @@ struct DropStats {
   std::int64_t over_budget = 0;
   std::int64_t past_deadline = 0;
   std::int64_t marginal_memory = 0;  // fit as predicted, not at the error band's upper end (SearchOptions::memory_band)
+  std::int64_t not_launchable = 0;   // refused by SearchOptions::refusal: the --emit launcher cannot run it
 
   std::int64_t dropped() const { return considered - feasible; }
   DropStats& operator+=(const DropStats& other);

@@ -86,6 +86,10 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
           ++st.past_deadline;
           continue;
         }
+        if (options.refusal && !options.refusal(plan).empty()) {
+          ++st.not_launchable;
+          continue;
+        }
         ++st.feasible;
         if (count_rank && s.value > reference_value) ++better_than_reference;
         if (k == 0) continue;

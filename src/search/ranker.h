@@ -38,6 +38,9 @@ struct SearchOptions {
   // When set, a plan must fit at this held-out memory band's upper end as
   // well (cost::fit_verdict): marginal plans are dropped and counted.
   std::optional<spec::ErrorBand> memory_band;
+  // When set, a feasible plan for which it returns a reason (a launcher that
+  // cannot run it, for --emit) is dropped and counted. Called from worker threads.
+  std::function<std::string(const spec::Plan&)> refusal;
   // Called from worker threads with the number of plans just finished.
   std::function<void(std::int64_t)> on_progress;
 };

@@ -306,6 +306,29 @@ TEST(LaunchCli, ANodeCountFromTheEnvironmentTakesInstances) {
   EXPECT_NE(gpt3.out.find("instances as the file states (1)"), std::string::npos) << gpt3.out;
 }
 
+// search --emit writes the best plan the launcher runs, not a leader it refuses:
+// NxD Training's megatron model divides the KV heads over TP, so Llama 3.1 70B
+// (8 KV heads) on 16 trn1, whose unrestricted leader is TP 16 or 32, is written
+// at a TP dividing 8; the dropped plans are counted.
+TEST(LaunchCli, SearchEmitsOnlyPlansTheLauncherRuns) {
+  const std::string path = scratch("search-nxd.yaml");
+  const Outcome r = run_cli("search -m llama3.1-70b -H trn1.32xlarge -n 16 --quiet --format json --emit nxd --emit-to " + path);
+  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_NE(r.out.find("trainplan: wrote " + path), std::string::npos) << r.out;
+  const std::string json = r.out.substr(r.out.find('{'));
+  const nlohmann::json doc = nlohmann::json::parse(json);
+  std::int64_t not_launchable = 0;
+  for (const auto& t : doc["tables"])
+    if (t["key"] == "plan_outcomes")
+      for (const auto& row : t["rows"])
+        if (row["outcome"].get<std::string>().find("--emit launcher") != std::string::npos) not_launchable = row["plans"];
+  EXPECT_GT(not_launchable, 0) << json;
+  const Outcome back = run_cli("estimate --from-config " + path + " --format json");
+  ASSERT_EQ(back.code, 0) << back.out;
+  const int tp = nlohmann::json::parse(back.out)["plan"]["tp"];
+  EXPECT_EQ(8 % tp, 0) << tp;
+}
+
 TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {
   const std::string path = scratch("like.sh");
   ASSERT_EQ(run_cli("export --to megatron --out " + path + " " + kLlama70bP5 + " --stack megatron-lm").code, 0);

@@ -93,6 +93,27 @@ TEST(Ranker, MemoryBandDropsPlansThatFitOnlyAsPredicted) {
     EXPECT_LE(2 * p.evaluation.estimate.memory.total_bytes, p.evaluation.estimate.memory.capacity_bytes);
 }
 
+// A refusal (what --emit's launcher cannot run) drops exactly the feasible
+// plans it names, from the top and from the count, and none of the others.
+TEST(Ranker, RefusalDropsThePlansItNamesAndCountsThem) {
+  Fixture f;
+  SearchOptions o = options(5, 2);
+  const SearchResult plain = run_search(f.evaluator, f.space, f.scorer, o);
+  ASSERT_FALSE(plain.top.empty());
+  o.refusal = [](const spec::Plan& p) { return p.tp > 4 ? std::string("TP over 4") : std::string(); };
+  const SearchResult limited = run_search(f.evaluator, f.space, f.scorer, o);
+  std::int64_t refused = 0;
+  for (std::uint64_t i = 0; i < f.space.size(); ++i) {
+    const cost::Evaluation ev = f.evaluator.evaluate(f.space.at(i));
+    if (ev.ok() && ev.plan.tp > 4) ++refused;
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(limited.drops.not_launchable, refused);
+  EXPECT_EQ(limited.drops.feasible, plain.drops.feasible - refused);
+  ASSERT_FALSE(limited.top.empty());
+  for (const auto& p : limited.top) EXPECT_LE(p.evaluation.plan.tp, 4);
+}
+
 TEST(Ranker, BudgetDropsPlansThatCostTooMuch) {
   Fixture f;
   const Scorer tight(f.evaluator, f.space.instance_counts(), 21.5, Objective::throughput, cost::FailureSettings{}, 1.0);
