@@ -41,6 +41,9 @@ struct LaunchJob {
   // Mixed precision in FP16 with loss scaling, not BF16 (the stack's main_grad_dtype
   // fp16): DeepSpeed's fp16.enabled and --fp16; priced as mixed BF16.
   bool fp16 = false;
+  // The stack priced a fused (flash) attention kernel: a format whose model has
+  // no flash path says so in the file it writes.
+  bool flash_attention = false;
   // Mixed precision as the file writes it: BF16, or FP16 where `fp16` says so.
   bool mixed_bf16() const { return workload.precision == spec::Precision::mixed_bf16 && !fp16; }
   bool mixed_fp16() const { return workload.precision == spec::Precision::mixed_bf16 && fp16; }

@@ -146,9 +146,9 @@ std::string write_nxd(const LaunchJob& job) {
   root["model"]["fusions"]["softmax"] = true;
   write_example_sections(root);
   std::string header = header_comment(job, info(LaunchFormat::nxd));
-  if (job.stack_name == "neuronx-distributed-training")
-    header += "# model_source megatron has no flash-attention path; trainplan priced this stack's NKI flash attention.\n"
-              "# To run as priced, use the HF model path (model_source: hf, model.model_config, "
+  if (job.flash_attention)
+    header += "# model_source megatron has no flash-attention path; trainplan priced stack " + job.stack_name +
+              "'s NKI flash attention.\n# To run as priced, use the HF model path (model_source: hf, model.model_config, "
               "model.fusions.flash_attention: True);\n# to price this file as written, use --stack neuronx-distributed "
               "(unfused attention).\n";
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";

@@ -407,8 +407,16 @@ TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
   EXPECT_EQ(YAML::Load(yaml)["model"]["position_freq_base"].as<double>(), 10000.0);
   EXPECT_EQ(YAML::Load(yaml)["model"]["fusions"]["flash_attention"].as<bool>(), false);
   EXPECT_EQ(yaml.find("no flash-attention path"), std::string::npos);
-  job.stack_name = "neuronx-distributed-training";  // prices NKI flash attention, which the megatron path lacks
-  EXPECT_NE(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text.find("no flash-attention path"), std::string::npos);
+  // The note follows the attention kernel priced, not a stack's name: NxD
+  // Training and NxD 2.20 both price NKI flash attention, which the megatron path lacks.
+  job.stack_name = "neuronx-distributed-training";
+  EXPECT_EQ(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text.find("no flash-attention path"), std::string::npos);
+  job.flash_attention = true;
+  for (const char* stack : {"neuronx-distributed-training", "neuronx-distributed-2.20"}) {
+    job.stack_name = stack;
+    EXPECT_NE(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text.find("no flash-attention path"), std::string::npos)
+        << stack;
+  }
 }
 
 // Megatron-LM core_r0.13.0's validate_args (arguments.py@73a28a10) and the MoE
