@@ -97,6 +97,7 @@ FitOutcome fit_calibration(const FitQuery& o) {
                       {"lower", parameters[k].lower}, {"upper", parameters[k].upper},
                       {"prior_centre", parameters[k].prior_centre}, {"prior_sigma", parameters[k].prior_sigma},
                       {"meaning", parameters[k].meaning}});
+    if (!parameters[k].prior_source.empty()) params.back()["prior_source"] = parameters[k].prior_source;
   }
   file.extra["fit"] = {{"method", std::string("Levenberg-Marquardt on log(predicted/measured seq/s), numeric derivatives, logistic bounds, ") +
                                   "Gaussian prior per parameter (MAP) with runs weighted by an assumed " +

@@ -29,6 +29,16 @@ struct ShareBand {
   bool known() const { return high > 0; }
 };
 
+// What the host's recording of one micro-batch's graph per transformer layer
+// costs where a stack traces every micro-batch (Stack::lazy_tracing): a fit's
+// prior centre and spread, from evidence outside the family's own runs.
+// known() is false where none is stated.
+struct TracePrior {
+  double centre_s = 0, sigma_s = 0;
+  std::string source;
+  bool known() const { return sigma_s > 0; }
+};
+
 struct HardwareSpec {
   std::string name;         // "trn1.32xlarge"
   std::string source_file;  // where it was loaded from
@@ -66,6 +76,8 @@ struct HardwareSpec {
   ScaleOut scale_out = ScaleOut::hierarchical;
   ShareBand efa_share;  // measured share of EFA's line rate
   double efa_bytes_per_s() const { return efa_gbps * 1e9 / 8.0; }
+
+  TracePrior host_trace_prior;  // the host CPU's per-layer graph recording (lazy-tensor stacks)
 
   // Reliability and checkpoint storage; assumptions unless a source says otherwise.
   double failures_per_instance_hour = 0;

@@ -145,6 +145,22 @@ ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const st
   return b;
 }
 
+// {"trace_ms_per_layer": {"centre", "sigma", "source", "note"?}}: a prior, in
+// milliseconds per transformer layer per micro-batch, 0 <= centre, 0 < sigma, both under 50.
+TracePrior trace_prior(const JsonReader& r, const nlohmann::json& j) {
+  const auto& host = r.object(j, "$", "host");
+  r.only_keys(host, "$.host", {"trace_ms_per_layer"});
+  const std::string path = "$.host.trace_ms_per_layer";
+  const auto& prior = r.object(host, "$.host", "trace_ms_per_layer");
+  r.only_keys(prior, path, {"centre", "sigma", "source", "note"});
+  TracePrior p;
+  p.centre_s = r.positive(prior, path, "centre", true) * 1e-3;
+  p.sigma_s = r.positive(prior, path, "sigma") * 1e-3;
+  p.source = r.string(prior, path, "source");
+  if (p.centre_s > 0.05 || p.sigma_s > 0.05) r.fail(path, "expected milliseconds per layer under 50 (the fit's bound)");
+  return p;
+}
+
 }  // namespace
 
 HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file) {
@@ -155,7 +171,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
                       "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip",
                       "peak_fp8_tflops_per_chip", "matrix_alignment_bytes", "hbm_gib_per_chip",
                       "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
-                      "reliability"});
+                      "reliability", "host"});
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
   hw.family = r.string(j, "$", "family");
@@ -226,6 +242,8 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
     if (hw.price(q.kind)) r.fail(path + ".kind", "expected each price kind once; \"" + q.kind + "\" repeats");
     hw.prices.push_back(std::move(q));
   }
+
+  if (r.has(j, "host")) hw.host_trace_prior = trace_prior(r, j);
 
   const auto& rel = r.object(j, "$", "reliability");
   r.only_keys(rel, "$.reliability", {"failures_per_instance_hour", "checkpoint_storage_gb_per_s"});

@@ -180,7 +180,23 @@ std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> paramete
   };
   const auto fabric = band_of(&spec::HardwareSpec::fabric_share, "fabric");
   const auto efa = band_of(&spec::HardwareSpec::efa_share, "efa");
+  // The host's recording: a prior where every descriptor of the family states the same one.
+  std::optional<spec::TracePrior> trace;
+  for (const auto& hw : family_hardware) {
+    const spec::TracePrior& t = hw.host_trace_prior;
+    if (!t.known() || (trace && (trace->centre_s != t.centre_s || trace->sigma_s != t.sigma_s))) {
+      trace.reset();
+      break;
+    }
+    trace = t;
+  }
   for (auto& p : parameters) {
+    if (p.name == "host_trace_s_per_layer" && trace) {
+      p.prior_centre = trace->centre_s;
+      p.prior_sigma = trace->sigma_s;
+      p.prior_source = trace->source;
+      continue;
+    }
     const std::optional<spec::ShareBand>& band =
         p.name == "collective.intra_node" ? fabric : p.name == "collective.inter_node" ? efa : std::nullopt;
     if (!band) continue;

@@ -23,6 +23,9 @@ struct FitParameter {
   // The bounds are a band that collective measurements give (with_measured_bands),
   // not a mere range: a fit pressed against them is reported (FitResult::pinned).
   std::string band_source;
+  // Where the prior comes from, where evidence outside the runs sets it (the
+  // hardware's host.trace_ms_per_layer); empty: the assumed default.
+  std::string prior_source;
 };
 
 // A banded parameter the fit holds at its band's edge: the runs would take it

@@ -60,6 +60,24 @@ TEST(LoadHardware, ZeroOrNegativeBandwidth) {
   expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.efa.gbps.value", "> 0");
 }
 
+// The host's per-layer recording prior: milliseconds in the file, seconds in the
+// spec; a spread of 0, a figure past the fit's 50 ms bound or no source is refused.
+TEST(LoadHardware, HostTracePriorReadsInMilliseconds) {
+  const HardwareSpec shipped = load_hardware("trn1.32xlarge");
+  ASSERT_TRUE(shipped.host_trace_prior.known());
+  EXPECT_NEAR(shipped.host_trace_prior.centre_s, 4.82e-3, 1e-12);  // mean of the Gaudi fits 5.06, 4.45, 4.94 ms
+  EXPECT_FALSE(load_hardware("p5.48xlarge").host_trace_prior.known());
+  json j = trn1();
+  j["host"] = {{"trace_ms_per_layer", {{"centre", 5.0}, {"sigma", 0}, {"source", "s"}}}};
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.host.trace_ms_per_layer.sigma", "> 0");
+  j["host"]["trace_ms_per_layer"]["sigma"] = 2.0;
+  j["host"]["trace_ms_per_layer"]["centre"] = 80.0;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.host.trace_ms_per_layer", "under 50");
+  j["host"]["trace_ms_per_layer"]["centre"] = 5.0;
+  j["host"]["trace_ms_per_layer"].erase("source");
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.host.trace_ms_per_layer.source", "missing field");
+}
+
 TEST(LoadHardware, PublishedFigureNeedsSource) {
   json j = trn1();
   j["peak_bf16_tflops_per_chip"] = 190;

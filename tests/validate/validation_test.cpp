@@ -149,6 +149,25 @@ TEST(Fit, MeasuredBandsBoundTheCollectiveShares) {
   EXPECT_THROW(with_measured_bands(default_fit_parameters(), {a, b}), spec::SpecError);
 }
 
+// The host's recording takes its prior from the descriptors where the whole
+// family states one (trn1 and trn1n: the Gaudi lazy-mode fits), else the
+// assumed 0; its bounds stay the fit's range, not a band.
+TEST(Fit, HostTracePriorComesFromTheFamilysDescriptors) {
+  spec::HardwareSpec a = spec::load_hardware("trn1.32xlarge"), b = spec::load_hardware("trn1n.32xlarge");
+  const size_t trace = index_of(default_fit_parameters(), "host_trace_s_per_layer");
+  ASSERT_LT(trace, default_fit_parameters().size());
+  const auto with_prior = with_measured_bands(default_fit_parameters(), {a, b});
+  EXPECT_DOUBLE_EQ(with_prior[trace].prior_centre, a.host_trace_prior.centre_s);
+  EXPECT_DOUBLE_EQ(with_prior[trace].prior_sigma, a.host_trace_prior.sigma_s);
+  EXPECT_FALSE(with_prior[trace].prior_source.empty());
+  EXPECT_TRUE(with_prior[trace].band_source.empty());
+  EXPECT_DOUBLE_EQ(with_prior[trace].upper, default_fit_parameters()[trace].upper);
+  b.host_trace_prior = {};
+  const auto without = with_measured_bands(default_fit_parameters(), {a, b});
+  EXPECT_DOUBLE_EQ(without[trace].prior_centre, default_fit_parameters()[trace].prior_centre);
+  EXPECT_TRUE(without[trace].prior_source.empty());
+}
+
 // A fit that would leave a measured band is held at its edge and names the
 // runs pulling it out. The Neuron SDK table's NxD rows (TP 8-32 inside an
 // instance) would take NeuronLink's share above the 0.7 that trn1's measurements
@@ -298,7 +317,11 @@ TEST(Validation, HeldOutAsPricedUsesTheStacksOwnFit) {
 // trainium1 goes 23.3% -> 44.8%: the LLM sources alone now fit memory-bound ops
 // at up to 0.65 of HBM where HF BERT's runs need 0.26-0.32, so BERT held out is
 // predicted 58% too fast (27% before; the two rows had pulled the LLM fits
-// toward BERT's). Reported as measured; the gap is a term the model lacks.
+// toward BERT's). BERT's rows run at one pace per micro-batch whatever its
+// work: the host's recording of each micro-batch's graph, which the LLM runs
+// hide and so cannot fit. With the prior trn1 and trn1n now state for it (the
+// Gaudi lazy-mode fits, 4.82 +/- 2 ms per layer) held-out trainium1 is 20.4%
+// (HF BERT 21.2%, NxD 29.9%, Neuron NeMo 12.0%), 8.1% in sample.
 TEST(Validation, LeftOutRowsAreInNoFigure) {
   const auto runs = load_measured_dir(measured_dir());
   const auto v = validate_runs(runs, spec::Calibration{}, default_fit_parameters(), false);
@@ -330,7 +353,7 @@ TEST(MeasuredRuns, EmptyLeftOutReasonIsRefused) {
 TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   EXPECT_GE(v.by_family.at("trainium1").timed_runs, 154);
-  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.449);
+  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.205);
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
