@@ -364,6 +364,12 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   EXPECT_LE(v.by_family.at("gaudi2").mape_in_sample, 0.11);
   EXPECT_LE(v.by_family.at("gaudi2").mape_cross_source, 0.35);
   EXPECT_LE(v.by_family.at("gaudi3").mape_in_sample, 0.27);
+  // The Gaudi descriptors' host-recording prior (HF BERT's plateau on trn1,
+  // 5.9 ms per layer): held out gaudi2 34.0% -> 29.2%, gaudi3 204.5% -> 100.7%
+  // (one source: priors only), optimum-habana's CI 104.2% -> 58.9%.
+  EXPECT_LE(v.by_family.at("gaudi2").mape_cross_source, 0.295);
+  EXPECT_LE(v.by_family.at("gaudi3").mape_cross_source, 1.01);
+  EXPECT_LE(v.by_source.at("optimum-habana-ci").mape_cross_source, 0.59);
 }
 
 // A run counts in every kind it is; the three new kinds also gather together.
