@@ -29,7 +29,11 @@ void write_trainium_gaudi_section(std::ostream& out, const validate::ValidationR
          "lose beyond the band stays in their error. The pipeline's per-micro-batch hand-off, where the stack cuts "
          "a graph there (`pipeline_microbatch_overhead_s`), and the host's recording of each micro-batch where the "
          "stack traces it (`host_trace_s_per_layer`: torch-xla on Neuron, lazy mode on Gaudi) are fitted beside "
-         "them (`fitted_factors`). The scaling plot is `validation-trainium-gaudi-scaling.png`.\n\n"
+         "them (`fitted_factors`); the recording's prior comes from the other vendor's runs (hardware "
+         "`host.trace_ms_per_layer`: trn1 from the Gaudi lazy-mode fits, Gaudi from the HF BERT rows' plateau on "
+         "trn1), since an LLM run hides it behind seconds of device time and cannot fit it. Rows whose source "
+         "contradicts itself are left out (`runs_left_out`). The scaling plot is "
+         "`validation-trainium-gaudi-scaling.png`.\n\n"
       << "| family | timed runs | MAPE in sample | MAPE leave-one-source-out |\n|---|---|---|---|\n";
   for (const auto& [family, g] : v.by_family)
     if (ours(family))

@@ -44,11 +44,22 @@ struct Problem {
   }
 };
 
+// A parameter no run depends on keeps its assumed value; an op's own memory
+// ceiling is dropped so that the shared one serves it.
+void leave_unfitted(spec::Calibration& c, const FitParameter& p) {
+  if (p.name == "memory.attention_softmax.ceiling")
+    c.memory_by_op.erase("attention_softmax");
+  else
+    parameter_ref(c, p.name) = p.prior_centre;
+}
+
 // Whether any run in `use` changes its prediction when the parameter moves
-// (by a tenth of its range), from the calibration's present values.
+// (by a tenth of its range) from where it would sit unfitted (its prior
+// centre; an op's own memory ceiling from the shared one), the others as they are.
 bool runs_respond(Predictor& predictor, const FitParameter& p, const std::vector<size_t>& use) {
   spec::Calibration& c = predictor.calibration();
   const spec::Calibration before = c;
+  leave_unfitted(c, p);
   std::vector<double> base;
   for (size_t i : use) base.push_back(predictor.predict_seqs_per_s(i));
   double& value = parameter_ref(c, p.name);
@@ -59,15 +70,6 @@ bool runs_respond(Predictor& predictor, const FitParameter& p, const std::vector
     responds = std::abs(predictor.predict_seqs_per_s(use[k]) - base[k]) > 1e-9 * std::abs(base[k]);
   c = before;
   return responds;
-}
-
-// A parameter no run depends on keeps its assumed value; an op's own memory
-// ceiling is dropped so that the shared one serves it.
-void leave_unfitted(spec::Calibration& c, const FitParameter& p) {
-  if (p.name == "memory.attention_softmax.ceiling")
-    c.memory_by_op.erase("attention_softmax");
-  else
-    parameter_ref(c, p.name) = p.prior_centre;
 }
 
 // The value the calibration prices with: an op without its own ceiling uses the shared one.
