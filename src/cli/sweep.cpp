@@ -85,11 +85,7 @@ int run(const SweepOptions& o) {
     // (a run measures inside it for the band's share of published runs), and the
     // ideal line, linear from the smallest count.
     if (bands) throughput_panel.series.push_back(range);
-    report::Series ideal{hw + " ideal (linear from x" + std::to_string(int(tput.x.front())) + ")", tput.x, {}};
-    ideal.dashed = true;
-    ideal.color = color;
-    for (double n : tput.x) ideal.y.push_back(tput.y.front() * n / tput.x.front());
-    throughput_panel.series.push_back(ideal);
+    throughput_panel.series.push_back(ideal_series(hw, tput));
     throughput_panel.series.push_back(tput);
     efficiency_panel.series.push_back(eff);
   }

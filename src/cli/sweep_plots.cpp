@@ -21,6 +21,15 @@ bool said(const report::PlotOutcome& out, const std::string& path, bool quiet) {
 
 }  // namespace
 
+report::Series ideal_series(const std::string& hardware, const report::Series& throughput) {
+  report::Series ideal{hardware + " ideal (linear from x" + std::to_string(int(throughput.x.front())) + ")",
+                       throughput.x, {}};
+  ideal.dashed = true;
+  ideal.color = throughput.color;
+  for (double n : throughput.x) ideal.y.push_back(throughput.y.front() * n / throughput.x.front());
+  return ideal;
+}
+
 bool write_scaling_plot(const std::string& path, const std::string& title, report::Panel throughput,
                         report::Panel efficiency, const std::optional<spec::ErrorBands>& bands, bool quiet) {
   report::LinePlot plot;

@@ -19,6 +19,9 @@ struct SweepPlotPoint {
   double time_to_train_days = 0, cost_to_train_usd = 0;
 };
 
+// Linear scaling from a curve's smallest count, dashed in the curve's colour.
+report::Series ideal_series(const std::string& hardware, const report::Series& throughput);
+
 bool write_scaling_plot(const std::string& path, const std::string& title, report::Panel throughput,
                         report::Panel efficiency, const std::optional<spec::ErrorBands>& bands, bool quiet);
 bool write_pareto_plot(const std::string& path, const std::string& title, const std::string& price_kinds,
