@@ -103,6 +103,9 @@ void add_search_command(CLI::App& app) {
                 "NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and instances; its plan "
                 "is the reference");
   add_emit_options(c, o->emit);
+  c->get_option("--emit")->description(c->get_option("--emit")->get_description() +
+                                       "; the search then keeps only plans that launcher runs (the rest are counted "
+                                       "as dropped), so the file holds the best of those");
   c->callback([o, rtp, c] {
     check_emit_options(o->emit);
     o->flags.emit_format = o->emit.format;

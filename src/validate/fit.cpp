@@ -44,7 +44,7 @@ struct Problem {
   }
 };
 
-// A parameter no run depends on keeps its assumed value; an op's own memory
+// A parameter no run depends on sits at its prior centre; an op's own memory
 // ceiling is dropped so that the shared one serves it.
 void leave_unfitted(spec::Calibration& c, const FitParameter& p) {
   if (p.name == "memory.attention_softmax.ceiling")
