@@ -455,6 +455,9 @@ def install_stubs(trees):
                 self.per_partition = divided(num_embeddings, W.tp, "neuronx_distributed/parallel_layers/utils.py "
                                              "EmbeddingUtility.range_from_global_vocab_size")
             self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+            # NxD's layer owns its weight; the megatron model ties the output layer to it
+            # (models/megatron/module.py:44 reads embedding.weight for tied embeddings).
+            self.weight = torch.nn.Parameter(torch.empty(0))
 
     class LayerNorm(Module):
         def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, sequence_parallel_enabled=False, **kw):

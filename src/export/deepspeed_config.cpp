@@ -92,6 +92,10 @@ ArgList bigscience_arguments(const LaunchJob& job) {
     arg("--hidden-dropout", "0.0");
   }
   num("--pad-vocab-size-to", m.padded_vocab(p.tp));
+  // bigscience-workshop/Megatron-DeepSpeed@8387ae17 megatron/tokenizer/tokenizer.py:79 raises unless the
+  // padded size divides by --make-vocab-size-divisible-by (arguments.py:369, default 128); trainplan's
+  // padding is the model's own, read back as the vocabulary (multiple 1).
+  num("--make-vocab-size-divisible-by", 1);
   if (bf16) arg("--bf16");
   if (job.mixed_fp16()) arg("--fp16");
   if (p.recompute == spec::Recompute::full) arg("--checkpoint-activations");

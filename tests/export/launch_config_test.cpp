@@ -419,6 +419,24 @@ TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
   }
 }
 
+// bigscience Megatron-DeepSpeed@8387ae17 tokenizer.py:79 raises unless
+// --pad-vocab-size-to divides by --make-vocab-size-divisible-by (default 128):
+// GPT-2's 50,257 tokens, padded by nothing, must go with a multiple of 1.
+TEST(LaunchConfig, BigscienceVocabularyPaddingDividesByItsMultiple) {
+  LaunchJob job = bloom_176b_on(1, 1);
+  job.model = spec::load_model("gpt2-xl");
+  job.model_name = "gpt2-xl";
+  job.plan.tp = 1;
+  job.plan.micro_batch = 1;
+  job.workload = {1024, 256, 0, spec::Precision::mixed_bf16};
+  const std::string script = launch_files(LaunchFormat::deepspeed, job, "x.sh").front().text;
+  std::smatch padded, multiple;
+  ASSERT_TRUE(std::regex_search(script, padded, std::regex(R"(--pad-vocab-size-to (\d+))"))) << script;
+  ASSERT_TRUE(std::regex_search(script, multiple, std::regex(R"(--make-vocab-size-divisible-by (\d+))"))) << script;
+  EXPECT_EQ(std::stol(padded[1]) % std::stol(multiple[1]), 0) << script;
+  EXPECT_EQ(std::stol(padded[1]), 50257);
+}
+
 // Megatron-LM core_r0.13.0's validate_args (arguments.py@73a28a10) and the MoE
 // settings trainplan prices, as written into the script.
 TEST(LaunchConfig, MegatronScriptsPassValidateArgs) {
