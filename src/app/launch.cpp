@@ -39,6 +39,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.fp8_param_gather = s.stack.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
   job.fp16 = s.stack.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
   job.flash_attention = s.stack.attention == spec::AttentionKernel::flash;
+  job.dispatch_once_per_instance = s.stack.dispatch_once_per_instance;
   job.bf16_grad_reduce = !s.stack.half_is_fp16 && s.stack.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);

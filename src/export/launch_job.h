@@ -44,6 +44,9 @@ struct LaunchJob {
   // The stack priced a fused (flash) attention kernel: a format whose model has
   // no flash path says so in the file it writes.
   bool flash_attention = false;
+  // The stack priced MoE tokens sent once per instance (DeepEP's flex
+  // dispatcher), not the plain all-to-all: a format without it refuses.
+  bool dispatch_once_per_instance = false;
   // Mixed precision as the file writes it: BF16, or FP16 where `fp16` says so.
   bool mixed_bf16() const { return workload.precision == spec::Precision::mixed_bf16 && !fp16; }
   bool mixed_fp16() const { return workload.precision == spec::Precision::mixed_bf16 && fp16; }

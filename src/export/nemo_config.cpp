@@ -64,6 +64,33 @@ bool accumulation_fusion_kept(const LaunchJob& job) {
 // (megatron_base_model.py@e938df32:834-843).
 bool zero0_overlaps(const spec::Plan& p, bool accumulation_fusion) { return p.pp == 1 && !p.sp && !accumulation_fusion; }
 
+// NeMo 2.0.0 runs on Megatron-Core 0.9 (NVIDIA/NeMo@e938df32 Dockerfile.ci: MCORE_TAG=core_r0.9.0),
+// whose TransformerConfig (megatron/core/transformer/transformer_config.py@core_r0.9.0:88-292) has
+// routed experts of the dense FFN's width in every layer, top-k routing, grouped GEMMs and the
+// allgather / alltoall dispatchers: no moe_ffn_hidden_size, shared experts, moe_layer_freq, expert
+// tensor parallelism or flex (DeepEP) dispatcher.
+void refuse_unexpressible_moe(const LaunchJob& job) {
+  const spec::ModelSpec& m = job.model;
+  const spec::Plan& p = job.plan;
+  const std::string mcore = " (NeMo 2.0.0's Megatron-Core 0.9 has none; use format megatron)";
+  if (m.expert_ffn_hidden != m.ffn_hidden)
+    refuse_nemo("model.ffn_hidden_size", "experts as wide as the dense FFN; " + m.name + "'s are " +
+                                             std::to_string(m.expert_ffn_hidden) + " wide, a moe_ffn_hidden_size" + mcore);
+  if (m.shared_expert_ffn_hidden > 0)
+    refuse_nemo("model.num_moe_experts", "routed experts only; " + m.name + "'s shared experts need moe_shared_expert_intermediate_size" + mcore);
+  if (m.first_dense_layers > 0)
+    refuse_nemo("model.num_moe_experts", "MoE in every layer; " + m.name + "'s leading dense layers need moe_layer_freq" + mcore);
+  if (p.etp > 0 && p.etp != p.tp)
+    refuse_nemo("model.expert_model_parallel_size", "experts split over TP's degree; expert tensor parallelism" + mcore);
+  // model_parallel_config.py@core_r0.9.0:330-334 raises.
+  if (p.ep > 1 && p.tp > 1 && !p.sp)
+    refuse_nemo("model.sequence_parallel", "true with expert and tensor parallelism (Megatron-Core 0.9 raises without it)");
+  if (job.dispatch_once_per_instance)
+    refuse_nemo("model.moe_token_dispatcher_type", "alltoall; stack " + job.stack_name +
+                                                       " prices the flex (DeepEP) dispatcher, which NeMo 2.0.0's "
+                                                       "Megatron-Core 0.9 lacks: export with --stack nemo-alltoall");
+}
+
 }  // namespace
 
 std::string write_nemo(const LaunchJob& job) {
@@ -81,7 +108,8 @@ std::string write_nemo(const LaunchJob& job) {
   if (p.edge_layer_slots) refuse_nemo("model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   if (p.cp > 1) refuse_nemo("model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use format megatron)");
   if (m.qk_norm) refuse_nemo("model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use format megatron)");
-  if (m.moe() || m.mla()) refuse_nemo("model.num_moe_experts", "a dense model with standard attention; " + m.name + " is not exported to NeMo yet (use format megatron)");
+  if (m.mla()) refuse_nemo("model.kv_lora_rank", "standard attention; " + m.name + "'s latent attention is not exported to NeMo yet (use format megatron)");
+  if (m.moe()) refuse_unexpressible_moe(job);
   if (p.sp && p.tp == 1) refuse_nemo("model.sequence_parallel", "TP > 1 (NeMo switches it off at TP 1)");
   if (p.overlap_tp_comm && !p.sp) refuse_nemo("model.ub_tp_comm_overlap", "model.sequence_parallel as well");
   if (p.virtual_stages > 1 && p.pp < 2)
@@ -136,6 +164,24 @@ std::string write_nemo(const LaunchJob& job) {
   // As NVIDIA's launcher examples pass it (NVIDIA/NeMo-Framework-Launcher@26e42fa9
   // examples/training/mixtral/h100/mixtral_8x7b_fp8.sh: +training.model.fp8_params=True).
   if (fp8 && job.fp8_param_gather) overrides.push_back({"model.fp8_params", "true"});
+  if (m.moe()) {
+    // megatron_gpt_model.py@e938df32:2133-2142 reads these by cfg.get; base config has only the EP degree.
+    model["expert_model_parallel_size"] = p.ep;
+    overrides.push_back({"model.num_moe_experts", std::to_string(m.experts)});
+    overrides.push_back({"model.moe_router_topk", std::to_string(m.top_k)});
+    // Priced as an all-to-all exchange with the experts' GEMMs grouped; Megatron-Core 0.9's
+    // default is the allgather dispatcher (transformer_config.py@core_r0.9.0:270), and its
+    // build_transformer_config copies any TransformerConfig field the config holds
+    // (megatron_base_model.py@e938df32:563-569).
+    overrides.push_back({"model.moe_token_dispatcher_type", "alltoall"});
+    if (job.workload.precision != spec::Precision::fp32)  // grouped GEMMs run in BF16 only
+      overrides.push_back({"model.moe_grouped_gemm", "true"});
+    if (m.capacity_factor > 0) {
+      std::ostringstream factor;
+      factor << m.capacity_factor;
+      overrides.push_back({"model.moe_expert_capacity_factor", factor.str()});
+    }
+  }
   if (p.recompute == spec::Recompute::none) {
     model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
   } else if (p.recompute == spec::Recompute::selective) {

@@ -419,6 +419,52 @@ TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
   }
 }
 
+// NeMo 2.0.0 runs Megatron-Core 0.9: Mixtral's routed experts go through as
+// the keys megatron_gpt_model reads (Hydra + overrides) with the all-to-all
+// dispatcher and grouped GEMMs priced, and read back to the same job; what
+// Megatron-Core 0.9 lacks (expert FFN width, shared experts, leading dense
+// layers, the flex dispatcher) and what it raises on (EP with TP, no SP) is refused.
+TEST(LaunchConfig, NemoWritesMoeAsMegatronCore09RunsIt) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.model = spec::load_model("mixtral-8x7b");
+  job.model_name = "mixtral-8x7b";
+  job.stack_name = "nemo-alltoall";
+  job.instances = job.plan.instances = 4;
+  job.plan.tp = 2;
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  job.plan.ep = 8;
+  const std::string yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  for (const char* key : {"+model.num_moe_experts=8", "+model.moe_router_topk=2", "+model.moe_token_dispatcher_type=alltoall",
+                          "+model.moe_grouped_gemm=true"})
+    EXPECT_NE(yaml.find(key), std::string::npos) << key << "\n" << yaml;
+  EXPECT_EQ(YAML::Load(yaml)["model"]["expert_model_parallel_size"].as<int>(), 8);
+  const ReadLaunch back = round_trip(LaunchFormat::nemo, job, "mixtral.yaml");
+  expect_same_job(job, back.job);
+  EXPECT_EQ(back.job.plan.ep, 8);
+  EXPECT_EQ(back.job.model.experts, 8);
+
+  LaunchJob flex = job;
+  flex.stack_name = "nemo";
+  flex.dispatch_once_per_instance = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, flex, "x.yaml"); }, "moe_token_dispatcher_type", "nemo-alltoall");
+  LaunchJob no_sp = job;
+  no_sp.plan.sp = false;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, no_sp, "x.yaml"); }, "model.sequence_parallel", "expert");
+  LaunchJob narrow = job;
+  narrow.model.expert_ffn_hidden = 1024;  // as Qwen3 MoE's experts, narrower than the dense FFN
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, narrow, "x.yaml"); }, "model.ffn_hidden_size", "moe_ffn_hidden_size");
+  LaunchJob shared = job;
+  shared.model.shared_expert_ffn_hidden = 1024;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, shared, "x.yaml"); }, "num_moe_experts", "shared");
+  LaunchJob leading = job;
+  leading.model.first_dense_layers = 1;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, leading, "x.yaml"); }, "num_moe_experts", "moe_layer_freq");
+  LaunchJob etp = job;
+  etp.plan.etp = 1;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, etp, "x.yaml"); }, "expert_model_parallel_size", "expert tensor");
+}
+
 // bigscience Megatron-DeepSpeed@8387ae17 tokenizer.py:79 raises unless
 // --pad-vocab-size-to divides by --make-vocab-size-divisible-by (default 128):
 // GPT-2's 50,257 tokens, padded by nothing, must go with a multiple of 1.
