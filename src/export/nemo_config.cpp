@@ -106,7 +106,6 @@ std::string write_nemo(const LaunchJob& job) {
     refuse_nemo("trainer.precision", "bf16 (O2) or 32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (p.uneven_stages) refuse_nemo("model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) refuse_nemo("model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
-  if (p.cp > 1) refuse_nemo("model.context_parallel_size", "context parallel 1; CP is not exported to NeMo yet (use format megatron)");
   if (m.qk_norm) refuse_nemo("model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use format megatron)");
   if (m.mla()) refuse_nemo("model.kv_lora_rank", "standard attention; " + m.name + "'s latent attention is not exported to NeMo yet (use format megatron)");
   if (m.moe()) refuse_unexpressible_moe(job);
@@ -164,6 +163,10 @@ std::string write_nemo(const LaunchJob& job) {
   // As NVIDIA's launcher examples pass it (NVIDIA/NeMo-Framework-Launcher@26e42fa9
   // examples/training/mixtral/h100/mixtral_8x7b_fp8.sh: +training.model.fp8_params=True).
   if (fp8 && job.fp8_param_gather) overrides.push_back({"model.fp8_params", "true"});
+  // megatron_base_model.py@e938df32:198 reads it by cfg.get (the base config lacks it); each rank
+  // takes two of 2 x CP sequence chunks (megatron_gpt_model.py:1190-1210), as trainplan prices
+  // CP, over Megatron-Core 0.9's one ring exchange (no cp_comm_type before 0.10).
+  if (p.cp > 1) overrides.push_back({"model.context_parallel_size", std::to_string(p.cp)});
   if (m.moe()) {
     // megatron_gpt_model.py@e938df32:2133-2142 reads these by cfg.get; base config has only the EP degree.
     model["expert_model_parallel_size"] = p.ep;

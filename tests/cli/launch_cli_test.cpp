@@ -119,12 +119,12 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
               "--emit-to " + scratch("no-ds.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("deepspeed format: --normalization: LayerNorm; RMSNorm is not offered"), std::string::npos) << r.out;
-  // CP is written for Megatron-LM only; the other formats say so rather than drop it.
-  r = run_cli("estimate --model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --cp 2 --sp --seq-len 16384 "
-              "--global-batch 256 --recompute selective --precision mixed-bf16 --stack nemo --emit nemo --emit-to " +
+  // CP is written for Megatron-LM and NeMo; NxD says so rather than drop it.
+  r = run_cli("estimate --model llama2-7b --hardware trn1.32xlarge --instances 2 --tp 8 --cp 2 --sp --seq-len 16384 "
+              "--global-batch 64 --recompute selective --stack neuronx-distributed-training --emit nxd --emit-to " +
               scratch("no-cp.yaml"));
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("nemo format: model.context_parallel_size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nxd format: distributed_strategy.context_parallel_size"), std::string::npos) << r.out;
   // microsoft's fork writes that plan, but not virtual stages: the stack refuses them before the writer is reached.
   r = run_cli("estimate " + kLlama70bP5 + " --stack megatron-deepspeed-ms --emit deepspeed --emit-to " + scratch("no-vs.sh"));
   EXPECT_EQ(r.code, 2) << r.out;

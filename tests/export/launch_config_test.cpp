@@ -465,6 +465,22 @@ TEST(LaunchConfig, NemoWritesMoeAsMegatronCore09RunsIt) {
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, etp, "x.yaml"); }, "expert_model_parallel_size", "expert tensor");
 }
 
+// NeMo 2.0.0 reads context_parallel_size by cfg.get (not in the base config):
+// written as an override, read back as the same job.
+TEST(LaunchConfig, NemoWritesContextParallelAsAnOverride) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "nemo";
+  job.plan.cp = 2;
+  job.plan.pp = 2;
+  job.plan.virtual_stages = 1;
+  job.workload.seq_len = 16384;
+  const std::string yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  EXPECT_NE(yaml.find("+model.context_parallel_size=2"), std::string::npos) << yaml;
+  const ReadLaunch back = round_trip(LaunchFormat::nemo, job, "nemo-cp.yaml");
+  expect_same_job(job, back.job);
+  EXPECT_EQ(back.job.plan.cp, 2);
+}
+
 // bigscience Megatron-DeepSpeed@8387ae17 tokenizer.py:79 raises unless
 // --pad-vocab-size-to divides by --make-vocab-size-divisible-by (default 128):
 // GPT-2's 50,257 tokens, padded by nothing, must go with a multiple of 1.
