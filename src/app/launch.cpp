@@ -40,6 +40,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.fp16 = s.stack.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
   job.flash_attention = s.stack.attention == spec::AttentionKernel::flash;
   job.dispatch_once_per_instance = s.stack.dispatch_once_per_instance;
+  job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && s.stack.master_weight_bytes == 0;
   job.bf16_grad_reduce = !s.stack.half_is_fp16 && s.stack.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);

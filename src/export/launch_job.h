@@ -47,6 +47,9 @@ struct LaunchJob {
   // The stack priced MoE tokens sent once per instance (DeepEP's flex
   // dispatcher), not the plain all-to-all: a format without it refuses.
   bool dispatch_once_per_instance = false;
+  // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
+  // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
+  bool no_master_weights = false;
   // Mixed precision as the file writes it: BF16, or FP16 where `fp16` says so.
   bool mixed_bf16() const { return workload.precision == spec::Precision::mixed_bf16 && !fp16; }
   bool mixed_fp16() const { return workload.precision == spec::Precision::mixed_bf16 && fp16; }

@@ -1,5 +1,7 @@
 #include "export/nxd_config.h"
 
+#include <regex>
+
 #include "export/header.h"
 #include "export/yaml_fields.h"
 #include "export/refusal.h"
@@ -140,6 +142,19 @@ std::string write_nxd(const LaunchJob& job) {
   root["precision"]["type"] = job.workload.precision == spec::Precision::mixed_bf16 ? "mixed_precision"
                               : job.workload.precision == spec::Precision::bf16_sr   ? "bf16SR"
                                                                                      : "fp32";
+  // NxD Training's mixed_precision keeps FP32 master weights and accumulates gradients in FP32
+  // (lightning_modules/model/base.py@ff83d7bd:118-119); a stack priced without either (NxD 2.18's
+  // BF16 weights and gradients beside an FP32 optimizer) is written as its 'manual' type with
+  // mixed_precision's environment (training_orchestrator.py:41-45, :56-59).
+  if (job.workload.precision == spec::Precision::mixed_bf16 && (job.no_master_weights || job.bf16_grad_reduce)) {
+    YAML::Node precision = root["precision"];
+    precision["type"] = "manual";
+    precision["master_weights"] = !job.no_master_weights;
+    precision["fp32_grad_acc"] = !job.bf16_grad_reduce;
+    precision["xla_use_bf16"] = "0";
+    precision["xla_downcast_bf16"] = "1";
+    precision["neuron_rt_stochastic_rounding_en"] = "0";
+  }
   // megatron_llama_7B_config.yaml@ff83d7bd:126 'flash_attention: False': the megatron model has no flash path
   // (models/megatron has none); the HF path has (hf_llama3_8B_config.yaml:78).
   root["model"]["fusions"]["flash_attention"] = false;
@@ -154,8 +169,27 @@ std::string write_nxd(const LaunchJob& job) {
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
   header += "# exp_manager and model.optim hold megatron_llama_7B_config.yaml's example values: set your own learning "
             "rate, schedule and checkpoint cadence.\n";
-  return yaml_text(header, root);
+  // The manual precision's three settings go to os.environ (training_orchestrator.py@ff83d7bd:4-11,
+  // :56-59), which takes strings: quoted, as hf_llama3_8B_config.yaml writes them ('0').
+  static const std::regex environment_value(
+      R"((\n\s+(?:xla_use_bf16|xla_downcast_bf16|neuron_rt_stochastic_rounding_en): )([01])(?=\n))");
+  return std::regex_replace(yaml_text(header, root), environment_value, "$1'$2'");
 }
+
+namespace {
+
+// NxD Training's 'manual' precision, as trainplan writes it: mixed BF16 (weights held in BF16 on
+// the device, XLA_DOWNCAST_BF16) with or without FP32 master weights and FP32 gradient accumulation.
+void read_manual_precision(const YamlFields& y, LaunchJob& job) {
+  if (y.text("precision.xla_downcast_bf16", "0") != "1" || y.text("precision.xla_use_bf16", "0") != "0")
+    throw spec::SpecError(y.file(), "precision.xla_downcast_bf16",
+                          "'1' with xla_use_bf16 '0' (trainplan reads manual precision as mixed BF16)");
+  job.workload.precision = spec::Precision::mixed_bf16;
+  job.no_master_weights = !y.flag("precision.master_weights", false);
+  job.bf16_grad_reduce = !y.flag("precision.fp32_grad_acc", false);
+}
+
+}  // namespace
 
 LaunchJob read_nxd(const std::string& text, const std::string& file) {
   const YamlFields y(text, file);
@@ -189,9 +223,10 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   p.overlap_tp_comm = false;
   const std::string precision = y.text("precision.type", "mixed_precision");
   if (precision == "mixed_precision") job.workload.precision = spec::Precision::mixed_bf16;
+  else if (precision == "manual") read_manual_precision(y, job);
   else if (precision == "bf16SR") job.workload.precision = spec::Precision::bf16_sr;
   else if (precision == "fp32") job.workload.precision = spec::Precision::fp32;
-  else throw spec::SpecError(file, "precision.type", "mixed_precision, bf16SR or fp32 (trainplan's three precisions), found '" + precision + "'");
+  else throw spec::SpecError(file, "precision.type", "mixed_precision, manual, bf16SR or fp32 (trainplan's precisions), found '" + precision + "'");
   if (p.zero != 1)
     throw spec::SpecError(file, "distributed_strategy.zero1",
                           "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");

@@ -465,6 +465,35 @@ TEST(LaunchConfig, NemoWritesMoeAsMegatronCore09RunsIt) {
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, etp, "x.yaml"); }, "expert_model_parallel_size", "expert tensor");
 }
 
+// NxD Training's mixed_precision turns on FP32 master weights and FP32 gradient
+// accumulation (base.py@ff83d7bd:118-119); NxD 2.18's stack prices neither, so
+// its plans are written as 'manual' with mixed_precision's environment, the
+// settings quoted for os.environ, and read back the same.
+TEST(LaunchConfig, NxdWritesManualPrecisionForAStackWithoutFp32Masters) {
+  LaunchJob job = on_trn1(llama2_70b_on_p5());
+  job.model = spec::load_model("llama2-7b");
+  job.model_name = "llama2-7b";
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  job.stack_name = "neuronx-distributed";
+  EXPECT_EQ(YAML::Load(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text)["precision"]["type"].as<std::string>(),
+            "mixed_precision");
+  job.no_master_weights = true;
+  job.bf16_grad_reduce = true;
+  const std::string yaml = launch_files(LaunchFormat::nxd, job, "x.yaml").front().text;
+  const YAML::Node precision = YAML::Load(yaml)["precision"];
+  EXPECT_EQ(precision["type"].as<std::string>(), "manual");
+  EXPECT_FALSE(precision["master_weights"].as<bool>());
+  EXPECT_FALSE(precision["fp32_grad_acc"].as<bool>());
+  EXPECT_NE(yaml.find("xla_downcast_bf16: '1'"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("xla_use_bf16: '0'"), std::string::npos) << yaml;
+  const ReadLaunch back = round_trip(LaunchFormat::nxd, job, "nxd-manual.yaml");
+  expect_same_job(job, back.job);
+  EXPECT_TRUE(back.job.no_master_weights);
+  EXPECT_TRUE(back.job.bf16_grad_reduce);
+  EXPECT_EQ(back.job.workload.precision, spec::Precision::mixed_bf16);
+}
+
 // NeMo 2.0.0 reads context_parallel_size by cfg.get (not in the base config):
 // written as an override, read back as the same job.
 TEST(LaunchConfig, NemoWritesContextParallelAsAnOverride) {
