@@ -173,8 +173,8 @@ std::string write_nemo(const LaunchJob& job) {
     overrides.push_back({"model.num_moe_experts", std::to_string(m.experts)});
     overrides.push_back({"model.moe_router_topk", std::to_string(m.top_k)});
     // Priced as an all-to-all exchange with the experts' GEMMs grouped; Megatron-Core 0.9's
-    // default is the allgather dispatcher (transformer_config.py@core_r0.9.0:270), and its
-    // build_transformer_config copies any TransformerConfig field the config holds
+    // default is the allgather dispatcher (transformer_config.py@core_r0.9.0:270), and NeMo's
+    // build_transformer_config passes on any TransformerConfig field the model config holds
     // (megatron_base_model.py@e938df32:563-569).
     overrides.push_back({"model.moe_token_dispatcher_type", "alltoall"});
     if (job.workload.precision != spec::Precision::fp32)  // grouped GEMMs run in BF16 only
