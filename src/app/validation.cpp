@@ -47,7 +47,7 @@ ValidationOutcome run_validation(const ValidationQuery& q) {
   ValidationOutcome out;
   std::function<void(std::size_t)> runs_done;
   const auto in_use = std::size_t(
-      std::count_if(runs.begin(), runs.end(), [](const validate::MeasuredRun& r) { return r.left_out.empty(); }));
+      std::count_if(runs.begin(), runs.end(), [](const validate::MeasuredRun& r) { return r.in_use(); }));
   if (q.progress) runs_done = [&](std::size_t done) { q.progress(done, in_use); };
   out.result = validate::validate_runs(runs, starting_calibration(), validate::default_fit_parameters(),
                                        q.leave_one_run_out, runs_done);
@@ -69,7 +69,7 @@ FitOutcome fit_calibration(const FitQuery& o) {
   out.family = hardware.family;
   std::vector<validate::MeasuredRun> runs;
   for (const auto& r : validate::load_measured_dir(dir))
-    if (r.left_out.empty() && spec::load_hardware(r.hardware).family == hardware.family &&
+    if (r.in_use() && spec::load_hardware(r.hardware).family == hardware.family &&
         (o.stack.empty() || r.stack == o.stack))
       runs.push_back(r);
   out.runs = int(runs.size());

@@ -53,6 +53,7 @@ struct MeasuredRun {
   // Why a row kept for the record is in no fit and no figure (its source
   // contradicts itself); empty for a row in use.
   std::string left_out;
+  bool in_use() const { return left_out.empty(); }
 };
 
 // Plan fields a published choice may say its source kept as published while it

@@ -102,7 +102,7 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& all_runs, const s
   ValidationResult result;
   std::vector<MeasuredRun> runs;
   for (const MeasuredRun& r : all_runs) {
-    if (r.left_out.empty()) runs.push_back(r);
+    if (r.in_use()) runs.push_back(r);
     else result.left_out.emplace_back(r.id, r.left_out);
   }
   std::size_t done_before_family = 0;
