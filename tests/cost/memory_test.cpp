@@ -105,7 +105,10 @@ TEST(Memory, FlashAttentionStoresNoScoreMatrix) {
 // byte: the two norm outputs (2h), the attention output (h) and the SwiGLU
 // output (f). Llama 2 7B as above: (2 x 4096 + 4096 + 11008) x (2 - 1) =
 // 23,296 bytes per token fewer than BF16's 131,584 + 128; a stack that keeps
-// them in BF16 (torchao) saves nothing.
+// them in BF16 (torchao) saves nothing. The fused attention keeps its own BF16
+// output for its backward (TE@f05f12c9 backends.py:1056,1078) beside the
+// projection's FP8 copy: 4,096 x 2 = 8,192 bytes back, unless the attention
+// core is recomputed (selective), whose checkpoint keeps only its inputs.
 TEST(Memory, Fp8KeepsTheGemmInputsInOneByteUnderTransformerEngine) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::Workload w = workload(4096, 1, spec::Precision::fp8);
@@ -113,7 +116,10 @@ TEST(Memory, Fp8KeepsTheGemmInputsInOneByteUnderTransformerEngine) {
   p.recompute = spec::Recompute::none;
   const spec::Stack te = spec::load_stack("megatron-lm");
   ASSERT_TRUE(te.fp8_saves_gemm_inputs_in_fp8);
-  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, w, p), 4096.0 * (131584 + 128 - 23296));
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, w, p), 4096.0 * (131584 + 128 - 23296 + 8192));
+  spec::Plan selective = p;
+  selective.recompute = spec::Recompute::selective;
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, w, selective), 4096.0 * (131584 + 128 - 23296));
   spec::Stack torchao = te;
   torchao.fp8_saves_gemm_inputs_in_fp8 = false;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, torchao, w, p), 4096.0 * (131584 + 128));
@@ -127,7 +133,8 @@ TEST(Memory, Fp8KeepsTheGemmInputsInOneByteUnderTransformerEngine) {
 // and SwiGLU's 3 x 768: 34,816; the flash LSE 64 (2-byte units): 52,288
 // elements, 104,576 bytes. FP8 keeps in one byte the two norm outputs 4,096,
 // the attention output 4,096 and each copy's input and activation output
-// 8 x (2048 + 768) = 22,528: 30,720 bytes fewer.
+// 8 x (2048 + 768) = 22,528: 30,720 bytes fewer; the fused attention's own
+// BF16 output, 4,096 x 2 = 8,192 bytes, stays.
 TEST(Memory, Fp8KeepsTheExpertGemmInputsInOneByte) {
   const spec::ModelSpec m = spec::load_model("qwen3-30b-a3b");
   spec::Plan p;
@@ -135,7 +142,7 @@ TEST(Memory, Fp8KeepsTheExpertGemmInputsInOneByte) {
   const spec::Stack te = spec::load_stack("megatron-lm");
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1), p), 4096.0 * 104576);
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1, spec::Precision::fp8), p),
-                   4096.0 * (104576 - 30720));
+                   4096.0 * (104576 - 30720 + 8192));
 }
 
 // torch per-op selective checkpointing (torchtitan): the layer input, the

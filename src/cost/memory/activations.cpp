@@ -24,6 +24,7 @@ struct PerToken {
   double bytes_1 = 0;  // one-byte masks outside the region
   double scores = 0;   // elements of attention scores kept per token, per TP rank
   double outside_gemm_inputs = 0, inside_gemm_inputs = 0;  // of those, the linear GEMMs' saved inputs
+  double attention_output = 0;  // of inside_gemm_inputs, the attention kernel's output
 };
 
 // Elements per token inside the TP region for MLA attention (Q and K at the
@@ -58,7 +59,8 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, stack, t, etp, imbalance);
   if (m.dropout) x.bytes_1 = 2 * h;
   x.outside_gemm_inputs = h * m.pre_norms;  // the norm outputs: QKV's and the MLP's input
-  x.inside_gemm_inputs = m.mla() ? heads * m.value_head_dim() : heads * d;  // the attention output
+  x.attention_output = m.mla() ? heads * m.value_head_dim() : heads * d;
+  x.inside_gemm_inputs = x.attention_output;
   if (!m.moe()) {
     x.inside_gemm_inputs += f / t;  // the dense MLP's activation output
   } else {
@@ -111,6 +113,14 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double fp8_saving = w.precision == spec::Precision::fp8 && stack.fp8_saves_gemm_inputs_in_fp8
                                 ? tokens * (x.outside_gemm_inputs / outside_split + x.inside_gemm_inputs) * (e - 1)
                                 : 0.0;
+  // A fused attention kernel keeps its own 16-bit output for its backward
+  // beside the FP8 copy the output projection saves (TransformerEngine@f05f12c9
+  // attention/dot_product_attention/backends.py:1056,1078: FusedAttnFunc saves
+  // q, k, v and out unless the attention itself runs in FP8, NVTE_FP8_DPA off
+  // by default): that output stays at e bytes, one more for the copy. Only
+  // without recompute: a checkpointed core saves its inputs, not its output.
+  const double fp8_fused_attention_output =
+      fp8_saving > 0 && stack.attention != spec::AttentionKernel::unfused ? tokens * x.attention_output * e : 0.0;
   const EagerExtra eager = eager_extra(m, stack, t, e);
   // torch.autocast over an FP32 model (spec::Stack::mixed_precision_autocast):
   // each norm keeps its FP32 input and its GEMM the BF16 cast of the output
@@ -125,7 +135,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
                                eager.outside / outside_split + eager.inside) -
                      fp8_saving;
   switch (p.recompute) {
-    case spec::Recompute::none: return all;
+    case spec::Recompute::none: return all + fp8_fused_attention_output;
     case spec::Recompute::selective:
       if (stack.selective == spec::SelectiveRecompute::per_op) {
         // torch per-op checkpointing keeps the layer input, the attention
