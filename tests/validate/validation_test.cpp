@@ -456,12 +456,17 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   // Every family: Intel's Gaudi 2 page adds 13 FP8 runs, 16-37% too slow held out
   // (the gaudi2 fit without them is the optimum-habana CI's short fine-tuning
   // runs): FP8 8.9% -> 12.4% over 60 runs, the gathered kinds 7.6% -> 10.2% over 86.
-  EXPECT_LE(g.mape_cross_source, 0.103);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.073);
+  // Pricing cuDNN's attention at its measured 1.6x FlashAttention-2 (was an
+  // assumed 1.5x; stacks/nemo.json) took the gathered kinds from 9.5% to 8.8%,
+  // long context from 7.2% to 6.1%, FP8 from 11.3% to 10.6%, and the 6 MoE runs
+  // from 8.3% to 8.6% (Megatron-Bridge's Qwen3 MoE rows, whose attention is a
+  // small share, move with the H100 GEMM fit).
+  EXPECT_LE(g.mape_cross_source, 0.089);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.062);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 6);
-  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.084);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table
+  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.087);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table, 8.6% with cuDNN at 1.6x
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 60);
-  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.125);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.108);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
