@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "spec/closest_name.h"
@@ -92,6 +93,35 @@ int JsonReader::positive_int(const nlohmann::json& object, const std::string& pa
   if (x < 0 || (!allow_zero && x == 0) || x > (1LL << 31) - 1)
     fail(where, std::string("expected an integer ") + (allow_zero ? ">= 0" : "> 0") + ", got " + value.dump());
   return int(x);
+}
+
+double JsonReader::number(const nlohmann::json& object, const std::string& path, const std::string& key, double lo,
+                          double hi, bool lo_inclusive) const {
+  const auto& value = field(object, path, key);
+  const std::string where = path + "." + key;
+  if (!value.is_number()) fail(where, "expected a number");
+  const double x = value.get<double>();
+  if (std::isfinite(x) && (lo_inclusive ? x >= lo : x > lo) && x <= hi) return x;
+  char range[96];
+  if (std::isinf(hi))
+    std::snprintf(range, sizeof range, "%s %.15g", lo_inclusive ? ">=" : ">", lo);
+  else
+    std::snprintf(range, sizeof range, "in %s%.15g, %.15g]", lo_inclusive ? "[" : "(", lo, hi);
+  fail(where, std::string("expected a number ") + range + ", got " + value.dump());
+}
+
+int JsonReader::whole(const nlohmann::json& object, const std::string& path, const std::string& key, int lo,
+                      int hi) const {
+  const auto& value = field(object, path, key);
+  const bool in_range =
+      value.is_number_unsigned()
+          ? hi >= 0 && value.get<unsigned long long>() <= static_cast<unsigned long long>(hi) &&
+                static_cast<long long>(value.get<unsigned long long>()) >= lo
+          : value.is_number_integer() && value.get<long long>() >= lo && value.get<long long>() <= hi;
+  if (!in_range)
+    fail(path + "." + key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                               ", got " + value.dump());
+  return int(value.get<long long>());
 }
 
 double JsonReader::sourced(const nlohmann::json& object, const std::string& path, const std::string& key,

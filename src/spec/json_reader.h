@@ -3,6 +3,7 @@
 // descriptor gives one precise line. Published figures may be written as
 // {"value": x, "source": "..."}; sourced() insists on the source.
 #pragma once
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -36,6 +37,25 @@ class JsonReader {
                   bool allow_zero = false) const;
   int positive_int(const nlohmann::json& object, const std::string& path, const std::string& key,
                    bool allow_zero = false) const;
+  // A finite plain number (never the {"value": x} form) with lo < x <= hi, or
+  // lo <= x <= hi when lo_inclusive. For figures whose source is kept
+  // elsewhere: a fitted calibration, a measured-run row.
+  double number(const nlohmann::json& object, const std::string& path, const std::string& key, double lo,
+                double hi = std::numeric_limits<double>::infinity(), bool lo_inclusive = false) const;
+  // A whole number from lo to hi, compared as the integer the file holds: 2.5
+  // or 1e3 is refused, not cast, and 2^32 + 8 is refused, not wrapped to 8,
+  // so a count in a file is never silently another count.
+  int whole(const nlohmann::json& object, const std::string& path, const std::string& key, int lo, int hi) const;
+  // Optional settings: an absent key is `fallback` (a plan field left out is
+  // its usual default); a present one is held to whole() / boolean().
+  int whole_or(const nlohmann::json& object, const std::string& path, const std::string& key, int fallback, int lo,
+               int hi) const {
+    return has(object, key) ? whole(object, path, key, lo, hi) : fallback;
+  }
+  bool boolean_or(const nlohmann::json& object, const std::string& path, const std::string& key,
+                  bool fallback) const {
+    return has(object, key) ? boolean(object, path, key) : fallback;
+  }
   // Like positive(), but the figure must be {"value": x, "source": "..."}.
   double sourced(const nlohmann::json& object, const std::string& path, const std::string& key,
                  bool allow_zero = false) const;
