@@ -256,7 +256,7 @@ TEST(MeasuredRunFile, TwoFiguresOnOneRowAreRefused) {
 TEST(MeasuredRunFile, FigureMustBePositive) {
   json j = table();
   j["runs"][0]["measured_seqs_per_s"] = 0;
-  expect_refused(j, "runs[0].measured_seqs_per_s", "a positive number");
+  expect_refused(j, "runs[0].measured_seqs_per_s", "a number > 0, got 0");
 }
 
 TEST(MeasuredRunFile, OutOfMemoryRowParsesWithoutFigure) {
@@ -286,7 +286,7 @@ TEST(MeasuredRunFile, RowWithNeitherFigureNorMemoryNorOomIsRefused) {
 TEST(MeasuredRunFile, OutcomeIsRanOrOutOfMemory) {
   json j = table();
   j["runs"][0]["outcome"] = "failed";
-  expect_refused(j, "runs[0].outcome", "ran or out-of-memory");
+  expect_refused(j, "runs[0].outcome", "one of ran, out-of-memory, got \"failed\"");
   j["runs"][0]["outcome"] = "ran";
   EXPECT_FALSE(only_run(j).out_of_memory);
 }
@@ -328,11 +328,11 @@ TEST(MeasuredRunFile, MemoryStageAndCounter) {
   EXPECT_EQ(only_run(j).memory->stage, MemoryStage::first);
 
   j["runs"][0]["memory"]["stage"] = "middle";
-  expect_refused(j, "runs[0].memory.stage", "first, last or heaviest");
+  expect_refused(j, "runs[0].memory.stage", "one of first, last, heaviest, got \"middle\"");
 
   j["runs"][0]["memory"]["stage"] = "last";
   j["runs"][0]["memory"]["what"] = "peak";
-  expect_refused(j, "runs[0].memory.what", "peak-allocated, peak-active, peak-reserved or nvidia-smi");
+  expect_refused(j, "runs[0].memory.what", "one of peak-allocated, peak-active, peak-reserved, nvidia-smi, got \"peak\"");
 }
 
 }  // namespace
