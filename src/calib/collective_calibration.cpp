@@ -2,17 +2,20 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "calib/host_fabric.h"
-#include "calib/json_fields.h"
 #include "spec/calibration_origins.h"
-#include "spec/error.h"
+#include "spec/json_reader.h"
 #include "spec/load.h"
 
 namespace trainplan::calib {
 namespace {
 
 using nlohmann::json;
+
+// Ranks, instances and ranks per host: far above any cluster, far below int's range.
+constexpr int kCountCap = 1 << 24;
 
 std::string percent(double share) {
   char buf[32];
@@ -46,21 +49,22 @@ json to_json(const CollectiveRun& run) {
 }
 
 CollectiveRun collective_run_from_json(const json& j, const std::string& file, const std::string& path) {
+  const spec::JsonReader rd(file);
   CollectiveRun r;
-  r.source = text(j, "source", file, path);
-  r.tool = text(j, "tool", file, path);
-  if (!parse_collective_name(text(j, "op", file, path), r.op))
-    throw spec::SpecError(file, path + ".op", "all_reduce, all_gather, reduce_scatter or sendrecv");
-  r.ranks = whole(j, "ranks", file, path, 2);
-  r.instances = whole(j, "instances", file, path, 1);
+  r.source = rd.string(j, path, "source");
+  r.tool = rd.string(j, path, "tool");
+  if (!parse_collective_name(rd.string(j, path, "op"), r.op))
+    rd.fail(path + ".op", "all_reduce, all_gather, reduce_scatter or sendrecv");
+  r.ranks = rd.whole(j, path, "ranks", 2, kCountCap);
+  r.instances = rd.whole(j, path, "instances", 1, kCountCap);
   if (j.contains("device") && j["device"].is_string()) r.device = j["device"].get<std::string>();
-  const json& samples = member(j, "samples", file, path);
-  if (!samples.is_array() || samples.empty()) throw spec::SpecError(file, path + ".samples", "a non-empty array");
+  const json& samples = rd.field(j, path, "samples");
+  if (!samples.is_array() || samples.empty()) rd.fail(path + ".samples", "a non-empty array");
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const std::string at = path + ".samples[" + std::to_string(i) + "]";
     CollectiveSample s;
-    s.bytes = positive_number(samples[i], "bytes", file, at);
-    s.seconds = positive_number(samples[i], "seconds", file, at);
+    s.bytes = rd.number(samples[i], at, "bytes", 0);
+    s.seconds = rd.number(samples[i], at, "seconds", 0);
     s.algbw_bytes_per_s = s.bytes / s.seconds;
     if (samples[i].contains("busbw_bytes_per_s") && samples[i]["busbw_bytes_per_s"].is_number())
       s.busbw_bytes_per_s = samples[i]["busbw_bytes_per_s"].get<double>();
@@ -107,28 +111,28 @@ spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, 
 }
 
 spec::HardwareSpec collectives_hardware(const json& hw, const std::string& file) {
+  const spec::JsonReader r(file);
   const std::string path = "$.collectives.hardware";
-  const std::string name = text(hw, "name", file, path);
+  const std::string name = r.string(hw, path, "name");
   if (name != "host") return spec::load_hardware(name);
-  return host_fabric_hardware(whole(hw, "ranks_per_host", file, path, 1),
-                              positive_number(hw, "copy_bytes_per_s", file, path));
+  return host_fabric_hardware(r.whole(hw, path, "ranks_per_host", 1, kCountCap),
+                              r.number(hw, path, "copy_bytes_per_s", 0));
 }
 
 bool has_collectives(const spec::CalibrationFile& file) { return file.extra.contains("collectives"); }
 
 StoredCollectives stored_collectives(const spec::CalibrationFile& file, const std::string& path) {
-  const json& c = member(file.extra, "collectives", path, "$");
+  const spec::JsonReader r(path);
+  const json& c = r.field(file.extra, "$", "collectives");
   StoredCollectives s;
-  s.hardware = collectives_hardware(member(c, "hardware", path, "$.collectives"), path);
-  const json& start = member(c, "start", path, "$.collectives");
-  s.start.intra_node = positive_number(start, "intra_node", path, "$.collectives.start");
-  s.start.inter_node = positive_number(start, "inter_node", path, "$.collectives.start");
-  const json& latency = member(start, "step_latency_s", path, "$.collectives.start");
-  if (!latency.is_number() || latency.get<double>() < 0)
-    throw spec::SpecError(path, "$.collectives.start.step_latency_s", "a number >= 0");
-  s.start.step_latency_s = latency.get<double>();
-  const json& runs = member(c, "runs", path, "$.collectives");
-  if (!runs.is_array() || runs.empty()) throw spec::SpecError(path, "$.collectives.runs", "a non-empty array");
+  s.hardware = collectives_hardware(r.field(c, "$.collectives", "hardware"), path);
+  const json& start = r.field(c, "$.collectives", "start");
+  s.start.intra_node = r.number(start, "$.collectives.start", "intra_node", 0);
+  s.start.inter_node = r.number(start, "$.collectives.start", "inter_node", 0);
+  s.start.step_latency_s =
+      r.number(start, "$.collectives.start", "step_latency_s", 0, std::numeric_limits<double>::infinity(), true);
+  const json& runs = r.field(c, "$.collectives", "runs");
+  if (!runs.is_array() || runs.empty()) r.fail("$.collectives.runs", "a non-empty array");
   for (std::size_t i = 0; i < runs.size(); ++i)
     s.runs.push_back(collective_run_from_json(runs[i], path, "$.collectives.runs[" + std::to_string(i) + "]"));
   return s;

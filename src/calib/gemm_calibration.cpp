@@ -3,9 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "calib/json_fields.h"
 #include "spec/calibration_origins.h"
-#include "spec/error.h"
+#include "spec/json_reader.h"
 
 namespace trainplan::calib {
 namespace {
@@ -80,22 +79,23 @@ spec::CalibrationFile gemm_calibration(const spec::CalibrationFile& base, const 
 bool has_gemm_timings(const spec::CalibrationFile& file) { return file.extra.contains("gemm_timings"); }
 
 StoredGemm stored_gemm_timings(const spec::CalibrationFile& file, const std::string& path) {
+  const spec::JsonReader r(path);
   const std::string at = "$.gemm_timings";
-  const json& g = member(file.extra, "gemm_timings", path, "$");
+  const json& g = r.field(file.extra, "$", "gemm_timings");
   StoredGemm s;
-  s.peak_flops_per_s = positive_number(g, "peak_flops_per_s", path, at);
-  s.peak_source = text(g, "peak_source", path, at);
-  s.device = text(g, "device", path, at);
-  s.dtype = text(g, "dtype", path, at);
-  const json& rows = member(g, "rows", path, at);
-  if (!rows.is_array() || rows.empty()) throw spec::SpecError(path, at + ".rows", "a non-empty array");
+  s.peak_flops_per_s = r.number(g, at, "peak_flops_per_s", 0);
+  s.peak_source = r.string(g, at, "peak_source");
+  s.device = r.string(g, at, "device");
+  s.dtype = r.string(g, at, "dtype");
+  const json& rows = r.field(g, at, "rows");
+  if (!rows.is_array() || rows.empty()) r.fail(at + ".rows", "a non-empty array");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string row = at + ".rows[" + std::to_string(i) + "]";
     GemmTiming t;
-    t.m = positive_number(rows[i], "m", path, row);
-    t.n = positive_number(rows[i], "n", path, row);
-    t.k = positive_number(rows[i], "k", path, row);
-    t.seconds = positive_number(rows[i], "seconds", path, row);
+    t.m = r.number(rows[i], row, "m", 0);
+    t.n = r.number(rows[i], row, "n", 0);
+    t.k = r.number(rows[i], row, "k", 0);
+    t.seconds = r.number(rows[i], row, "seconds", 0);
     t.dtype = s.dtype;
     if (rows[i].contains("label") && rows[i]["label"].is_string()) t.label = rows[i]["label"].get<std::string>();
     if (rows[i].contains("line") && rows[i]["line"].is_number_integer()) t.line = rows[i]["line"].get<int>();
