@@ -41,6 +41,15 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Sce
   const auto files = exporting::launch_files(format, job, o.to.empty() ? "-" : o.to);
   std::vector<std::string> written;
   if (o.to.empty() || o.to == "-") {
+    // One text on standard output: a plan written as two files (NxD Training's HF path,
+    // nxd_hf_config.h) would lose the second.
+    if (files.size() > 1)
+      throw spec::SpecError(o.to_flag, "", std::string("a file: the ") + exporting::info(format).name +
+                                               " format writes this plan as two files (" +
+                                               (format == exporting::LaunchFormat::nxd
+                                                    ? "the YAML and the model's config.json for NxD Training's HF path"
+                                                    : "a script and its config") +
+                                               ")");
     std::cout << files.front().text;
     return written;
   }

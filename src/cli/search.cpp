@@ -42,9 +42,13 @@ int run(const SearchCommandOptions& o) {
       ++without_plan;
       say_no_feasible_plan(s.model.name, hw, o.flags.instances, r.drops);
     }
-    if (!o.emit.format.empty() && !r.top.empty())
-      for (const std::string& path : emit_launch_config(o.emit, s, r.top.front().evaluation.plan))
-        std::cerr << "trainplan: wrote " << path << " (the leader, " << report::describe(r.top.front().evaluation.plan) << ")\n";
+    if (!o.emit.format.empty() && !r.top.empty()) {
+      const std::vector<std::string> paths = emit_launch_config(o.emit, s, r.top.front().evaluation.plan);
+      for (std::size_t i = 0; i < paths.size(); ++i)
+        std::cerr << "trainplan: wrote " << paths[i]
+                  << (i == 0 ? " (the leader, " + report::describe(r.top.front().evaluation.plan) + ")" : std::string(" (beside it)"))
+                  << "\n";
+    }
     const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
                               spec::to_string(s.workload.precision) + ", stack " + s.stack.name + ", " + price.kind +

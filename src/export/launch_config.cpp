@@ -8,6 +8,7 @@
 #include "export/nemo_config.h"
 #include "export/shell_args.h"
 #include "export/nxd_config.h"
+#include "export/nxd_hf_config.h"
 #include "export/yaml_fields.h"
 #include "spec/error.h"
 #include "spec/text_file.h"
@@ -34,7 +35,13 @@ std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, 
   switch (format) {
     case LaunchFormat::megatron: return {{path, write_megatron(job)}};
     case LaunchFormat::nemo: return {{path, write_nemo(job)}};
-    case LaunchFormat::nxd: return {{path, write_nxd(job)}};
+    case LaunchFormat::nxd: {
+      if (!nxd_hf_path(job)) return {{path, write_nxd(job)}};
+      const fs::path p(path);
+      const std::string config_name = p.stem().string() + ".config.json";
+      const NxdHfFiles files = write_nxd_hf(job, config_name);
+      return {{path, files.yaml}, {(p.parent_path() / config_name).string(), files.config_json}};
+    }
     case LaunchFormat::deepspeed: {
       const fs::path p(path);
       const std::string config_name = p.stem().string() + ".ds_config.json";
@@ -71,7 +78,7 @@ ReadLaunch read_launch_config(const std::string& path) {
                         "(.yaml), or a DeepSpeed ds_config (.json)");
 }
 
-void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& named, const std::string& file) {
+void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, const std::string& file) {
   const spec::ModelSpec& m = read.job.model;
   const bool yaml = read.format == LaunchFormat::nemo || read.format == LaunchFormat::nxd;
   const std::pair<const char*, std::pair<int, int>> stated[] = {
@@ -85,6 +92,7 @@ void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& na
       throw spec::SpecError(file, option,
                             std::to_string(values.second) + " as " + named.name + " (the model) has; the file states " +
                                 std::to_string(values.first) + ": give --model a model of the file's architecture");
+  check_nxd_kv_replicator(read.job, named, file);
 }
 
 }  // namespace trainplan::exporting

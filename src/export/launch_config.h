@@ -1,6 +1,7 @@
 // One entry for launcher configs: the files a plan becomes in a format, and a
 // job read back from any of the four (the format told by the file's content).
-// Reading touches only the files named; writing is left to the caller.
+// Reading touches only the files named (and those they name: a ds_config, an HF
+// config.json); writing is left to the caller.
 #pragma once
 #include <string>
 #include <vector>
@@ -15,7 +16,8 @@ struct LaunchFile {
   std::string text;
 };
 
-// deepspeed: the launch script at `path` and its ds_config beside it (<stem>.ds_config.json).
+// deepspeed: the launch script at `path` and its ds_config beside it (<stem>.ds_config.json);
+// nxd through NxD Training's HF path (nxd_hf_config.h): the YAML and <stem>.config.json beside it.
 // Throws spec::SpecError naming "FORMAT format" and the option when the plan cannot be expressed.
 std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path);
 
@@ -29,7 +31,8 @@ ReadLaunch read_launch_config(const std::string& path);
 
 // A file that states part of an architecture (no vocabulary: LaunchJob::has_architecture
 // false) against the model named for it: throws spec::SpecError naming `file` and the
-// format's own key for the first layer count, width, heads, FFN or experts that differs.
-void check_stated_architecture(const ReadLaunch& read, const spec::ModelSpec& named, const std::string& file);
+// format's own key for the first layer count, width, heads, FFN or experts that differs,
+// and an NxD HF-path file's kv_replicator against the named model's KV heads (a note where silent).
+void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, const std::string& file);
 
 }  // namespace trainplan::exporting

@@ -50,6 +50,10 @@ struct LaunchJob {
   // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
   // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
   bool no_master_weights = false;
+  // NxD Training's HF model path (model_source: hf, export/nxd_hf_config.h): on reading, its
+  // distributed_strategy.kv_replicator as stated (0: silent, the client's 1), checked against the KV heads.
+  bool nxd_hf = false;
+  int kv_replicator = 0;
   // Mixed precision as the file writes it: BF16, or FP16 where `fp16` says so.
   bool mixed_bf16() const { return workload.precision == spec::Precision::mixed_bf16 && !fp16; }
   bool mixed_fp16() const { return workload.precision == spec::Precision::mixed_bf16 && fp16; }

@@ -1,6 +1,7 @@
 #include "export/nxd_config.h"
 
 #include "export/header.h"
+#include "export/nxd_hf_config.h"
 #include "export/nxd_sections.h"
 #include "export/refusal.h"
 #include "export/yaml_fields.h"
@@ -16,7 +17,8 @@ std::string write_nxd(const LaunchJob& job) {
   if (p.zero != 1)
     refuse_nxd("distributed_strategy.zero1", "ZeRO 1: NxD Training's megatron model raises without zero1");
   // transformer.py@ff83d7bd:846-847 divides the KV heads over TP (safe_divide); NxD
-  // replicates them only on its HF model path (kv_replicator), not written here.
+  // replicates them only on its HF model path (kv_replicator): launch_files sends such
+  // plans there (nxd_hf_config.h).
   if (m.kv_heads % p.tp != 0)
     refuse_nxd("distributed_strategy.tensor_model_parallel_size",
                           "a divisor of the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
@@ -128,13 +130,13 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   else if (precision == "bf16SR") job.workload.precision = spec::Precision::bf16_sr;
   else if (precision == "fp32") job.workload.precision = spec::Precision::fp32;
   else throw spec::SpecError(file, "precision.type", "mixed_precision, manual, bf16SR or fp32 (trainplan's precisions), found '" + precision + "'");
+  const bool hf = y.text("model_source", "megatron") == "hf";
   if (p.zero != 1)
     throw spec::SpecError(file, "distributed_strategy.zero1",
-                          "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
-  if (y.text("model_source", "megatron") == "hf")
-    job.notes.push_back("the architecture is in model.model_config (" + spec::one_line(y.text("model.model_config", "unnamed"), 200) +
-                        "), which trainplan does not read: --model names it");
+                          hf ? "true (trainplan reads NxD Training's HF path with zero1 only)"
+                             : "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
   read_yaml_layer_shape(y, job);
+  if (hf) read_nxd_hf(y, job);
   if (y.has("model.moe.num_experts")) job.model.experts = int(y.whole("model.moe.num_experts", 1, kBig, 0));
   return job;
 }

@@ -1,9 +1,8 @@
-// NeuronX Distributed Training (Neuron SDK 2.20) as its YAML: trainer nodes and
-// devices, distributed_strategy (TP, PP, virtual stages, ZeRO-1, SP), data
-// batch sizes, model sequence length, recompute and architecture, precision.type.
-// NxD offers ZeRO-1 only and no TP overlap. DP overlap has no option: a plan
-// read back asks for it, and the stack (stacks/neuronx-distributed.json) says
-// NxD reduces after the accumulation loop.
+// NeuronX Distributed Training (Neuron SDK 2.20) YAML on its megatron model path: trainer,
+// distributed_strategy (TP, PP, VP, ZeRO-1, SP), batches, sequence, recompute, architecture,
+// precision (launch_files sends a plan whose TP does not divide the KV heads to the HF path,
+// nxd_hf_config.h). No TP overlap; DP overlap is read as asked for, the stack saying NxD
+// reduces after the accumulation loop. read_nxd reads either path's file.
 #pragma once
 #include <string>
 

@@ -242,6 +242,30 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
   }
 }
 
+// NxD Training's HF model path (issue 38): AWS's Llama 3.1 70B layout (TP 32 over 8 KV heads,
+// PP 8 on 16 trn1), a PP 1 variant with full recompute, and Llama 3 8B at TP 32 are written as
+// the YAML and the model's config.json; the pair estimates as the plan that wrote them.
+TEST(LaunchCli, NxdHfPathReproducesTheEstimate) {
+  const std::string l70 = "--model llama3.1-70b --hardware trn1.32xlarge --instances 16 --tp 32 --sp --seq-len 8192 "
+                          "--global-batch 1024 --micro-batch 1 --zero 1 ";
+  expect_round_trip(l70 + "--pp 8 --recompute selective --stack neuronx-distributed-2.20", "nxd", "l70-hf.yaml");
+  expect_round_trip(l70 + "--pp 1 --recompute full --stack neuronx-distributed-training", "nxd", "l70-hf-pp1.yaml");
+  expect_round_trip("--model llama3-8b --hardware trn1.32xlarge --instances 4 --tp 32 --pp 1 --sp --seq-len 8192 "
+                    "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training",
+                    "nxd", "l8-hf.yaml");
+  EXPECT_TRUE(fs::exists(scratch("l70-hf.config.json")));
+  // Read and written again (another folder, the same name): both files identical.
+  fs::create_directories(scratch("again"));
+  const std::string again = scratch("again/l70-hf.yaml");
+  ASSERT_EQ(run_cli("export --from-config " + scratch("l70-hf.yaml") + " --to nxd --out " + again).code, 0);
+  EXPECT_EQ(read_file(scratch("l70-hf.yaml")), read_file(again));
+  EXPECT_EQ(read_file(scratch("l70-hf.config.json")), read_file(scratch("again/l70-hf.config.json")));
+  // Standard output holds one text: the config.json would be lost.
+  const Outcome r = run_cli("export --to nxd " + l70 + "--pp 8 --recompute selective");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--out: a file: the nxd format writes this plan as two files"), std::string::npos) << r.out;
+}
+
 // A model's name comes from its file (an HF config's _name_or_path): a newline,
 // a command substitution or a backtick in it must not reach the generated
 // script or YAML as anything but a comment's text (issue 41). Each format's
@@ -307,26 +331,46 @@ TEST(LaunchCli, ANodeCountFromTheEnvironmentTakesInstances) {
 }
 
 // search --emit writes the best plan the launcher runs, not a leader it refuses:
-// NxD Training's megatron model divides the KV heads over TP, so Llama 3.1 70B
-// (8 KV heads) on 16 trn1, whose unrestricted leader is TP 16 or 32, is written
-// at a TP dividing 8; the dropped plans are counted.
+// NxD Training's megatron model divides the KV heads over TP, and its HF path
+// (which replicates them) builds Llama's layer only, so ChatGLM3 6B (2 KV heads,
+// Q/K/V biases, rotary over half a head) is written at a TP dividing 2; the
+// dropped plans are counted. Llama 3.1 70B (8 KV heads) on 16 trn1, whose
+// unrestricted leader is TP 16 or 32, is written as that leader through the HF path.
 TEST(LaunchCli, SearchEmitsOnlyPlansTheLauncherRuns) {
+  const auto not_launchable = [](const nlohmann::json& doc) {
+    std::int64_t plans = 0;
+    for (const auto& t : doc["tables"])
+      if (t["key"] == "plan_outcomes")
+        for (const auto& row : t["rows"])
+          if (row["outcome"].get<std::string>().find("--emit launcher") != std::string::npos) plans = row["plans"];
+    return plans;
+  };
   const std::string path = scratch("search-nxd.yaml");
-  const Outcome r = run_cli("search -m llama3.1-70b -H trn1.32xlarge -n 16 --quiet --format json --emit nxd --emit-to " + path);
+  const Outcome r = run_cli("search -m chatglm3-6b -H trn1.32xlarge -n 4 --quiet --format json --emit nxd --emit-to " + path);
   ASSERT_EQ(r.code, 0) << r.out;
   ASSERT_NE(r.out.find("trainplan: wrote " + path), std::string::npos) << r.out;
   const std::string json = r.out.substr(r.out.find('{'));
-  const nlohmann::json doc = nlohmann::json::parse(json);
-  std::int64_t not_launchable = 0;
-  for (const auto& t : doc["tables"])
-    if (t["key"] == "plan_outcomes")
-      for (const auto& row : t["rows"])
-        if (row["outcome"].get<std::string>().find("--emit launcher") != std::string::npos) not_launchable = row["plans"];
-  EXPECT_GT(not_launchable, 0) << json;
+  EXPECT_GT(not_launchable(nlohmann::json::parse(json)), 0) << json;
   const Outcome back = run_cli("estimate --from-config " + path + " --format json");
   ASSERT_EQ(back.code, 0) << back.out;
   const int tp = nlohmann::json::parse(back.out)["plan"]["tp"];
-  EXPECT_EQ(8 % tp, 0) << tp;
+  EXPECT_EQ(2 % tp, 0) << tp;
+
+  const std::string llama = scratch("search-nxd-hf.yaml");
+  const Outcome hf = run_cli("search -m llama3.1-70b -H trn1.32xlarge -n 16 --quiet --format json --emit nxd --emit-to " + llama);
+  ASSERT_EQ(hf.code, 0) << hf.out;
+  const Outcome unrestricted = run_cli("search -m llama3.1-70b -H trn1.32xlarge -n 16 --quiet --format json");
+  ASSERT_EQ(unrestricted.code, 0) << unrestricted.out;
+  const auto leader_tp = [](const std::string& out) {
+    const nlohmann::json doc = nlohmann::json::parse(out.substr(out.find('{')));
+    for (const auto& t : doc["tables"])
+      if (t["key"] == "best_plans") return t["rows"][0]["tp"].get<int>();
+    return 0;
+  };
+  const int written_tp = nlohmann::json::parse(run_cli("estimate --from-config " + llama + " --format json").out)["plan"]["tp"];
+  EXPECT_EQ(written_tp, leader_tp(unrestricted.out));
+  EXPECT_NE(8 % written_tp, 0) << written_tp;
+  EXPECT_TRUE(fs::exists(scratch("search-nxd-hf.config.json")));
 }
 
 TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {

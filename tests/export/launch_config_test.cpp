@@ -16,6 +16,7 @@
 
 #include "../spec/expect_spec_error.h"
 #include "export/launch_config.h"
+#include "export/nxd_config.h"
 #include "export/shell_args.h"
 #include "spec/load.h"
 
@@ -400,8 +401,8 @@ TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
   job.plan.zero = 0;
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "distributed_strategy.zero1", "raises without zero1");
   job.plan.zero = 1;
-  job.plan.tp = 32;  // Llama 2 70B has 8 KV heads
-  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "tensor_model_parallel_size", "KV heads");
+  job.plan.tp = 32;  // Llama 2 70B has 8 KV heads: the megatron model refuses; launch_files takes the HF path
+  expect_spec_error([&] { write_nxd(job); }, "tensor_model_parallel_size", "KV heads");
   job.plan.tp = 8;
   const std::string yaml = launch_files(LaunchFormat::nxd, job, "x.yaml").front().text;
   EXPECT_EQ(YAML::Load(yaml)["model"]["position_freq_base"].as<double>(), 10000.0);
