@@ -24,26 +24,32 @@ is built and no step is run):
               `neuron_parallel_compile` pass of train.sh (process_config assigns
               trainer.max_steps there). A file with a Hydra defaults list is composed first
               (config names from examples/conf; _self_ last unless placed).
-  composed    the file over the example config (--base, default megatron_llama_7B_config, the
-              one trainplan's header names), as `defaults: [megatron_llama_7B_config, _self_]`
-              would compose them; struct mode after.
+  composed    the file over the example config (--base; default megatron_llama_7B_config, or
+              hf_llama3_70B_config for model_source hf: the one trainplan's header names), as
+              `defaults: [BASE, _self_]` would compose them; struct mode after.
 
-In both, the user's data keys (data.data_prefix, data.tokenizer) come from the example; the
-tokenizer reports the vocabulary trainplan's header states. Client code that runs as
+In both, the user's data keys (data.data_prefix, data.tokenizer; data.train_dir on the HF path)
+come from the example; the tokenizer reports the vocabulary trainplan's header states. Client code that runs as
 written: process_config; train(); MegatronDataModule.setup (vocabulary padding); NxDT's
 exp_manager (the ExpManagerConfig merge of utils/exp_manager.py:164-165 over NeMo 1.14's
 dataclasses, check_resume, configure_checkpointing; NeMo's log-dir helpers point at a scratch
 folder); MegatronGPTModel with MegatronBaseModel._validate_and_override_config and
 BaseModelModule's NxD config; the megatron GPTModel constructor (transformer.py,
 language_model.py, gpt_model.py: safe_divide of heads and KV heads by TP, norms, RoPE, MLP);
-configure_optimizers; NxD's neuronx_distributed_config, initialize_parallel_model (activation
+configure_optimizers; for model_source hf instead (tools/check_nxd_hf.py): HFDataModule, HFLLamaModule
+(llama_model.py: LlamaConfig from model.model_config, sequence_parallel, qkv_linear, kv_replicator,
+flash attention, layer/hidden/RoPE overrides, activation checkpointing) and NxDT's modeling_llama.py
+(LlamaAttention's divide of the heads and of KV heads x kv_replicator by TP, the MLP, norms, embedding and
+lm_head) with NxD's GQAQKVColumnParallelLinear constructor (its TP / kv_size_multiplier checks and
+_initialize_kv_group; no weights); NxD's neuronx_distributed_config, initialize_parallel_model (activation
 checkpointing) and initialize_parallel_optimizer (ZeRO-1, master weights), its pipeline
 create_partitions and its 1F1B / interleaved schedules; NeMo's optimizer and scheduler
 registries and NeMo's resolvers (hydra_runner.py). Stubbed: torch_xla; the rest of
 neuronx_distributed (parallel_state keeps NxD's world-size check, the parallel layers call
 NxD's divide() on their sizes and allocate no weights); apex; NeMo's module bases; PyTorch
 Lightning (a trainer with PTL 1.8.6's defaults for the keys the file omits; its keyword
-names are not checked); transformers, einops and any other module not installed (listed in
+names are not checked); transformers (always: stand-ins for 4.31.0's LlamaConfig and Llama module
+bases, tools/check_nxd_hf.py, named in the report); einops and any other module not installed (listed in
 the report). torch: a CPU build if installed (Debian's python3-torch 1.13), else a stub
 (also with CHECK_NXD_NO_TORCH=1). NxDT targets Python 3.8-3.10: under 3.11 its
 utils/exp_manager.py:49 (a dataclass instance as a field default) is refused, so dataclasses
@@ -55,7 +61,8 @@ file alone runs with otherwise (PTL and client defaults), the keys the file writ
 example lacks or that the start-up path never reads (with where the name appears), and what
 the client resolved: world = TP x PP x DP, micro-batches, SP, ZeRO-1, master weights and
 FP32 gradient accumulation, modules wrapped for activation checkpointing, heads and KV heads
-per TP rank, layers per pipeline stage, schedule, precision environment. Exits 1 if a file
+per TP rank (HF path: with kv_replicator, the QKV layer built and the LlamaConfig resolved), layers
+per pipeline stage, schedule, precision environment. Exits 1 if a file
 fails in composed mode (--strict: in either mode).
 """
 import argparse
@@ -77,6 +84,8 @@ import tempfile
 import traceback
 import types
 
+import check_nxd_hf
+
 MIRRORS = "/work/.mirror"
 PINS = {  # repository, commit, folder a checkout must hold
     "nxdt": ("aws-neuron+neuronx-distributed-training", "ff83d7bdb1b21fcc4c282c4775ae25a6ffdfbf36",
@@ -86,7 +95,9 @@ PINS = {  # repository, commit, folder a checkout must hold
 }
 NEMO_FILES = ["nemo/core/config/hydra_runner.py", "nemo/utils/exp_manager.py", "nemo/core/optim/optimizers.py",
               "nemo/core/optim/lr_scheduler.py"]
-USER_KEYS = ["data.data_prefix", "data.tokenizer"]  # trainplan leaves these to the user ("Add your data, tokenizer")
+# trainplan leaves these to the user ("Add your data, tokenizer"; the HF path's header: "Add data.train_dir")
+USER_KEYS = {"megatron": ["data.data_prefix", "data.tokenizer"], "hf": ["data.train_dir"]}
+BASES = {"megatron": "megatron_llama_7B_config", "hf": "hf_llama3_70B_config"}  # the examples the headers name
 
 
 # ----------------------------------------------------------------------------- repositories
@@ -317,6 +328,7 @@ class World:
 
 
 W = World()
+HF = types.SimpleNamespace(job_dir=None)  # what check_nxd_hf's stand-ins need from the harness
 
 
 def hashable_dataclasses():
@@ -465,10 +477,16 @@ def install_stubs(trees):
             self.normalized_shape = normalized_shape
 
     module("neuronx_distributed.parallel_layers.layers", ColumnParallelLinear=ColumnParallelLinear,
-           RowParallelLinear=RowParallelLinear, ParallelEmbedding=ParallelEmbedding)
+           RowParallelLinear=RowParallelLinear, ParallelEmbedding=ParallelEmbedding,
+           BaseParallelLinear=type("BaseParallelLinear", (Module,), {}))
     module("neuronx_distributed.parallel_layers.layer_norm", LayerNorm=LayerNorm)
     module("neuronx_distributed.parallel_layers", parallel_state=sys.modules["neuronx_distributed.parallel_layers.parallel_state"],
            layers=sys.modules["neuronx_distributed.parallel_layers.layers"])
+
+    # the HF model path: transformers' stand-ins and NxD's own GQAQKVColumnParallelLinear (tools/check_nxd_hf.py)
+    HF.__dict__.update(module=module, load_file=load_file, Anything=Anything, W=W, nxd_src=nxd_src, torch=torch,
+                       real_torch=real_torch)
+    is_hf_pretrained_model = check_nxd_hf.install(HF)
 
     # NxD pipeline: NxDPPModel's auto-partition and its schedules, from NxD's own functions
     part = functions_from(os.path.join(nxd_src, "pipeline/partition.py"), ["create_partitions"], {})
@@ -529,7 +547,7 @@ def install_stubs(trees):
     module("neuronx_distributed.trainer.model", NxDModel=NxDModel)
     module("neuronx_distributed.utils.activation_checkpoint", apply_activation_checkpointing=apply_activation_checkpointing)
     module("neuronx_distributed.utils.model_utils", get_model_sequential=lambda model, *a, **k: model,
-           init_on_device=lambda *a, **k: contextlib.nullcontext(), is_hf_pretrained_model=lambda m: False,
+           init_on_device=lambda *a, **k: contextlib.nullcontext(), is_hf_pretrained_model=is_hf_pretrained_model,
            is_nxdt_pretrained_model=is_nxdt_pretrained_model, check_delay_tracing=lambda c: False,
            get_delay_tracing=lambda c: False)
     import logging as _logging
@@ -715,6 +733,15 @@ def torch_stub():
             for _, m in self.named_modules():
                 yield m
 
+        def children(self):  # transformers' get_module_class_from_name walks them (HF path, full recompute)
+            return iter(self.__dict__.get("_children", {}).values())
+
+        def named_parameters(self, *a, **k):  # the stub allocates none (HF path's param groups)
+            return iter(())
+
+        def parameters(self, *a, **k):
+            return iter(())
+
     class ModuleList(Module, list):
         def __init__(self, items=()):
             Module.__init__(self)
@@ -877,6 +904,8 @@ def make_trainer_class(record_kwargs):
                 W.record["attention per TP rank"] = "%s query heads, %s KV heads%s" % (
                     attn.num_attention_heads_per_partition, attn.num_kv_attention_heads_per_partition,
                     " (GQA)" if attn.use_gqa else "")
+            else:
+                check_nxd_hf.record_attention(model.model.module, W)
     return Trainer
 
 
@@ -884,6 +913,10 @@ def check_one(trees, job_path, base_name):
     from omegaconf import OmegaConf, open_dict
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError
     nxdt = trees["nxdt"]
+    source = check_nxd_hf.source_of(job_path)
+    base_name = base_name or BASES.get(source, BASES["megatron"])
+    user_key_names = USER_KEYS.get(source, USER_KEYS["megatron"])
+    HF.job_dir = os.path.dirname(os.path.abspath(job_path))
     real_torch = install_stubs(trees)
     header = open(job_path).read()
     vocab = re.search(r"trainplan assumed (\d+)", header)
@@ -945,7 +978,7 @@ def check_one(trees, job_path, base_name):
     roots = [("NxDT", nxdt), ("NxD", os.path.join(trees["nxd"], "src")), ("NeMo", trees["nemo"]),
              ("harness", os.path.dirname(os.path.abspath(__file__)))]
     reads = Reads(roots)
-    result = {"file": job_path, "torch": "real" if real_torch else "stub"}
+    result = {"file": job_path, "torch": "real" if real_torch else "stub", "model_source": source, "base": base_name}
 
     # keys the file writes that the example lacks (Hydra's struct mode would refuse them as overrides)
     written = own_keys
@@ -953,7 +986,7 @@ def check_one(trees, job_path, base_name):
 
     def user_keys(cfg):
         with open_dict(cfg):
-            for k in USER_KEYS:
+            for k in user_key_names:
                 if OmegaConf.select(cfg, k, default=None) is None:
                     OmegaConf.update(cfg, k, copy.deepcopy(OmegaConf.select(example, k)), force_add=True)
 
@@ -1025,6 +1058,8 @@ def check_one(trees, job_path, base_name):
     result["alone vs composed"] = diffs
     result["modes"] = modes
     result["stubbed imports"] = sorted(MissingFinder.stubbed)
+    if source == "hf":
+        result["stand-ins"] = check_nxd_hf.STUBBED
     return result
 
 
@@ -1039,7 +1074,8 @@ def _dataclass_namespace(ns):
 def report(result):
     lines = []
     m = result["modes"]
-    lines.append("%s: composed %s; as written %s" % (result["file"], m["composed"]["status"], m["as written"]["status"]))
+    lines.append("%s: composed %s; as written %s (model_source %s, composed over %s)" % (
+        result["file"], m["composed"]["status"], m["as written"]["status"], result.get("model_source"), result.get("base")))
     for mode in ("composed", "as written"):
         r = m[mode]
         if "error" in r:
@@ -1069,6 +1105,8 @@ def report(result):
         lines.append("  not read on this start-up path: %s (the name appears at: %s)" % (k, ", ".join(sites) or "nowhere"))
     if result.get("stubbed imports"):
         lines.append("  (imports not installed here, stubbed: %s)" % ", ".join(result["stubbed imports"]))
+    if result.get("stand-ins"):
+        lines.append("  (stubbed whether installed or not: %s)" % result["stand-ins"])
     return "\n".join(lines)
 
 
@@ -1077,7 +1115,8 @@ def main():
     for kind in ("nxdt", "nxd", "nemo"):
         parser.add_argument("--" + kind, help="%s git directory or checkout (default: the mirror under %s)" % (kind, MIRRORS))
         parser.add_argument("--%s-commit" % kind, help="commit to extract (default %s)" % PINS[kind][1])
-    parser.add_argument("--base", default="megatron_llama_7B_config", help="examples/conf config the composed run starts from")
+    parser.add_argument("--base", help="examples/conf config the composed run starts from (default: %s for "
+                        "model_source megatron, %s for hf)" % (BASES["megatron"], BASES["hf"]))
     parser.add_argument("--strict", action="store_true", help="also fail on the as-written run")
     parser.add_argument("--json", action="store_true", help="one JSON object per file")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -1116,8 +1155,8 @@ def run_all(o, scratch):
     print("clients: " + ", ".join(names))
     failed = 0
     for job in o.jobs:
-        run = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", json.dumps(trees), "--base", o.base, job],
-                             capture_output=True, text=True)
+        run = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", json.dumps(trees)]
+                             + (["--base", o.base] if o.base else []) + [job], capture_output=True, text=True)
         line = next((l for l in run.stdout.splitlines() if l.startswith("RESULT ")), None)
         if run.returncode != 0 or line is None:
             failed += 1
