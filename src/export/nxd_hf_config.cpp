@@ -28,7 +28,7 @@ std::string unlike_hf_llama(const spec::ModelSpec& m) {
   // Rotary tables over the whole head (llama_model.py:67-75, head_dim = hidden / heads).
   if (m.position != spec::PositionKind::rotary || (m.rotary_fraction > 0 && m.rotary_fraction < 1))
     return "positions other than rotary over the whole head";
-  // Every projection is built with bias=False (:169, :278, :290, :299, :323, :655).
+  // Every projection is built with bias=False (:169, :278, :289, :299, :307, :315, :323, :655).
   if (m.bias || m.qkv_bias) return "linear biases, which the HF path's Llama projections lack";
   if (m.qk_norm) return "QK-norm, which the HF path's Llama attention lacks";
   // CoreAttention (:217-238) and the residual path drop nothing.
