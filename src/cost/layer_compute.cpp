@@ -61,7 +61,9 @@ LayerCompute layer_compute(const StepContext& ctx) {
     gemm(tokens, (heads + 2 * kv) * d, h);  // fused QKV
     gemm(tokens, h, heads * d);             // output projection
   }
+  const double attention_gemm_forward_s = l.gemm_forward_s;
   mlp_compute(ctx, l.gemm_forward_s, l.gemm_backward_s);
+  const double mlp_gemm_forward_s = l.gemm_forward_s - attention_gemm_forward_s;
 
   // Attention core as batched GEMMs: scores Q K^T and context P V. A flash
   // kernel skips the masked half of a causal decoder (and under document
@@ -132,8 +134,9 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // on its own before the output projection (read 2 bytes, write 1 per element).
   const double fp8_cast_bytes =
       ctx.workload.precision == spec::Precision::fp8 ? tokens * heads * d * 3.0 : 0.0;
+  const double activation_s = ctx.stream_s(ctx.ops.activation, act_bytes);
   l.memory_forward_s = moe_memory_s(ctx) + m.norms_per_layer() * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
-                       ctx.stream_s(ctx.ops.activation, act_bytes) + ctx.stream_s(ctx.ops.residual, autocast_cast_bytes) + softmax_s +
+                       activation_s + ctx.stream_s(ctx.ops.residual, autocast_cast_bytes) + softmax_s +
                        ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;
   // Dropout, where the model trained with it: an unfused attention drops the
@@ -150,13 +153,24 @@ LayerCompute layer_compute(const StepContext& ctx) {
 
   switch (ctx.plan.recompute) {
     case spec::Recompute::none: break;
-    case spec::Recompute::selective:
+    case spec::Recompute::selective: {
       // Megatron re-runs the attention core; torch's per-op policy keeps every
-      // other matmul output and re-runs the rest with the cheap ops.
-      l.recompute_s = ctx.stack.selective == spec::SelectiveRecompute::per_op
-                          ? 0.5 * l.gemm_forward_s + l.memory_forward_s
-                          : l.attention_forward_s + softmax_s + attention_dropout_s;
+      // other matmul output and re-runs the rest with the cheap ops; NxD re-runs
+      // its CoreAttention module, which its flash path never calls, and the
+      // SwiGLU activation (spec::SelectiveRecompute).
+      const double attention_core_s = l.attention_forward_s + softmax_s + attention_dropout_s;
+      switch (ctx.stack.selective) {
+        case spec::SelectiveRecompute::per_op: l.recompute_s = 0.5 * l.gemm_forward_s + l.memory_forward_s; break;
+        case spec::SelectiveRecompute::attention_core: l.recompute_s = attention_core_s; break;
+        case spec::SelectiveRecompute::core_attention_module:
+          l.recompute_s = (flash ? 0.0 : attention_core_s) + (swiglu ? activation_s : 0.0);
+          break;
+        case spec::SelectiveRecompute::core_attention_and_mlp_modules:
+          l.recompute_s = (flash ? 0.0 : attention_core_s) + mlp_gemm_forward_s + activation_s;
+          break;
+      }
       break;
+    }
     case spec::Recompute::full: l.recompute_s = l.forward_s(); break;
   }
   return l;

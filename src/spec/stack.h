@@ -14,7 +14,12 @@ namespace trainplan::spec {
 
 enum class GradAccumulation { fused_wgrad, separate_pass };
 enum class AttentionKernel { flash, unfused };
-enum class SelectiveRecompute { attention_core, per_op };
+// Selective recompute as the stack runs it: Megatron's attention core (scores,
+// softmax, context, flash or not); torch's per-op policy; or NxD's module
+// wrapping, which re-runs its CoreAttention module and the SwiGLU activation
+// (a flash kernel bypasses that module and leaves the activation alone), and
+// in NxD's TP/PP example at 8,192 tokens the whole MLP module too.
+enum class SelectiveRecompute { attention_core, per_op, core_attention_module, core_attention_and_mlp_modules };
 // What the optimizer step allocates beside the states: nothing (a fused Adam),
 // a tensor-list Adam's parameter-sized intermediate, or DeepSpeed ZeRO-1/2's
 // FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)

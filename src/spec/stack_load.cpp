@@ -208,9 +208,12 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
     s.recompute_modes.push_back(m);
   }
   if (s.recompute_modes.empty()) r.fail("$.recompute_modes.value", "expected at least one recompute mode");
-  s.selective = word(r, j, "selective_recompute", {"attention-core", "per-op"}) == "per-op"
-                    ? SelectiveRecompute::per_op
-                    : SelectiveRecompute::attention_core;
+  const std::string selective = word(r, j, "selective_recompute",
+                                    {"attention-core", "per-op", "core-attention-module", "core-attention-and-mlp-modules"});
+  s.selective = selective == "per-op"                           ? SelectiveRecompute::per_op
+                : selective == "core-attention-module"          ? SelectiveRecompute::core_attention_module
+                : selective == "core-attention-and-mlp-modules" ? SelectiveRecompute::core_attention_and_mlp_modules
+                                                                : SelectiveRecompute::attention_core;
   const std::string master = word(r, j, "master_weights_dtype", {"fp32", "fp32-remainders", "none"});
   s.master_weight_bytes = master == "fp32" ? 4.0 : master == "fp32-remainders" ? 2.0 : 0.0;
   s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));

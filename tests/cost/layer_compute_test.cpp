@@ -300,5 +300,36 @@ TEST(LayerCompute, AutocastKeepsTheStreamNormsAndProbabilitiesInFp32) {
                    at(spec::Precision::bf16_sr, false).first.memory_forward_s);
 }
 
+// NxD's selective recompute wraps modules (aws-neuron/neuronx-distributed@4f95471
+// examples/training/llama): its CoreAttention module, which the NKI flash kernel
+// bypasses (modeling_llama_nxd.py:413-415), and the SwiGLU activation it
+// checkpoints itself (:205-206); at 8,192 tokens the TP/PP example wraps the
+// whole LlamaMLP too (tp_pp_llama_hf_pretrain/run_llama_nxd.py:116-117).
+TEST(LayerCompute, NxdSelectiveRecomputeReRunsTheModulesItWraps) {
+  auto recompute = [](spec::AttentionKernel kernel, spec::SelectiveRecompute scheme) {
+    auto f = llama(4096, kernel);
+    f.plan.recompute = spec::Recompute::selective;
+    f.stack.selective = scheme;
+    return layer_compute(f.context());
+  };
+  using S = spec::SelectiveRecompute;
+  const auto flash = spec::AttentionKernel::flash, unfused = spec::AttentionKernel::unfused;
+  const LayerCompute megatron = recompute(flash, S::attention_core);
+  EXPECT_DOUBLE_EQ(megatron.recompute_s, megatron.attention_forward_s);
+  // Under flash the module re-runs the activation alone: less than Megatron's
+  // attention re-run, and the same activation the unfused core adds to its own.
+  const double activation_s = recompute(flash, S::core_attention_module).recompute_s;
+  EXPECT_GT(activation_s, 0);
+  EXPECT_LT(activation_s, megatron.recompute_s);
+  EXPECT_NEAR(recompute(unfused, S::core_attention_module).recompute_s - recompute(unfused, S::attention_core).recompute_s,
+              activation_s, activation_s * 1e-9);
+  // The MLP module adds its GEMMs' forward: for Llama 2 7B, 3hf of the layer's
+  // 3hf + 4h^2 GEMM FLOPs (h 4096, f 11008, full KV heads), 0.668 of its GEMM time
+  // give or take the shapes' efficiencies.
+  const LayerCompute mlp = recompute(flash, S::core_attention_and_mlp_modules);
+  const double mlp_gemm_share = (mlp.recompute_s - activation_s) / mlp.gemm_forward_s;
+  EXPECT_NEAR(mlp_gemm_share, 3.0 * 11008 / (3.0 * 11008 + 4 * 4096), 0.02);
+}
+
 }  // namespace
 }  // namespace trainplan::cost

@@ -694,6 +694,24 @@ TEST(Memory, HeaviestPipelineStageIsNamedWithBothEdgeStagesTotals) {
   EXPECT_DOUBLE_EQ(single.last_stage_total_bytes, single.total_bytes);
 }
 
+// NxD's TP/PP example at 8,192 tokens wraps the whole MLP for selective
+// recompute (aws-neuron/neuronx-distributed@4f95471 run_llama_nxd.py:116-117):
+// the MLP keeps its input alone, which the norm's output already counts, so
+// SwiGLU's gate, up and product (3f elements) leave. Llama 2 7B, t 1, flash:
+// 3 x 11008 x 2 = 66,048 bytes per token fewer than Megatron's selective.
+TEST(Memory, NxdMlpCheckpointKeepsOnlyTheMlpInput) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Workload w = workload(4096, 1);
+  spec::Plan p;
+  p.recompute = spec::Recompute::selective;
+  spec::Stack megatron = spec::load_stack("megatron-lm");
+  spec::Stack nxd = spec::load_stack("neuronx-distributed-2.20-mlp-checkpoint");
+  ASSERT_EQ(nxd.attention, spec::AttentionKernel::flash);
+  ASSERT_EQ(nxd.selective, spec::SelectiveRecompute::core_attention_and_mlp_modules);
+  EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, megatron, w, p) - cost::layer_activation_bytes(m, nxd, w, p),
+                   4096.0 * 66048);
+}
+
 }  // namespace
 
 // torchtitan under a pipeline schedule (stacks/torchtitan.json

@@ -144,6 +144,11 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
         const double matmul_outputs = (q + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
         return tokens * e * (h / outside_split + q / t + 0.5 * matmul_outputs);
       }
+      if (stack.selective == spec::SelectiveRecompute::core_attention_and_mlp_modules && !m.moe()) {
+        // The wrapped MLP keeps only its input, which the norm's output already counts.
+        const double mlp_intermediates = (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * m.ffn_hidden / t;
+        return all - tokens * (scores_bytes * (unfused ? 1.0 : 0.0) + mlp_intermediates * e);
+      }
       return all - tokens * scores_bytes * (unfused ? 1.0 : 0.0);
     case spec::Recompute::full: return tokens * m.hidden * e / outside_split;  // the layer's input
   }
