@@ -2,6 +2,7 @@
 
 #include "export/header.h"
 #include "export/nxd_hf_config.h"
+#include "export/nxd_moe.h"
 #include "export/nxd_sections.h"
 #include "export/refusal.h"
 #include "export/yaml_fields.h"
@@ -23,9 +24,13 @@ std::string write_nxd(const LaunchJob& job) {
     refuse_nxd("distributed_strategy.tensor_model_parallel_size",
                           "a divisor of the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
                               " (the megatron model divides them over TP), found " + std::to_string(p.tp));
+  if (const auto rule = nxd_moe_model_rule(m)) refuse_nxd(rule->option, rule->why);
+  if (const auto rule = nxd_moe_plan_rule(p, m)) refuse_nxd(rule->option, rule->why);
+  // A MoE model as megatron_mixtral_8x7b_config.yaml@ff83d7bd names and writes it.
+  const std::string name = m.moe() ? "megatron_mixtral" : "megatron_llama";
 
   YAML::Node root;
-  root["name"] = "megatron_llama";
+  root["name"] = name;
   root["model_source"] = "megatron";
   root["trainer"]["devices"] = job.devices_per_instance;
   root["trainer"]["num_nodes"] = job.instances;
@@ -59,6 +64,7 @@ std::string write_nxd(const LaunchJob& job) {
   }
   model["activation"] = m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu";
   model["has_bias"] = m.bias;
+  if (m.moe()) write_nxd_moe(root, job);
   if (p.recompute == spec::Recompute::none) model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
   else model["activations_checkpoint_granularity"] = p.recompute == spec::Recompute::selective ? "selective" : "full";
   write_nxd_precision(root, job);
@@ -66,13 +72,22 @@ std::string write_nxd(const LaunchJob& job) {
   // (models/megatron has none); the HF path has (hf_llama3_8B_config.yaml:78).
   root["model"]["fusions"]["flash_attention"] = false;
   root["model"]["fusions"]["softmax"] = true;
-  write_nxd_example_sections(root, "megatron_llama", true);
-  std::string header = header_comment(job, info(LaunchFormat::nxd));
-  if (job.flash_attention)
+  write_nxd_example_sections(root, name, true);
+  FormatInfo format = info(LaunchFormat::nxd);
+  if (m.moe())
+    format.source = "aws-neuron/neuronx-distributed-training@ff83d7bdb1b21fcc4c282c4775ae25a6ffdfbf36 "
+                    "examples/conf/megatron_mixtral_8x7b_config.yaml, docs/general/config_overview.rst";
+  std::string header = header_comment(job, format);
+  if (job.flash_attention && m.moe())  // the HF path builds Llama alone (nxd_hf_config.cpp)
+    header += "# model_source megatron has no flash-attention path; trainplan priced stack " + comment_word(job.stack_name) +
+              "'s NKI flash attention.\n# NxD Training@ff83d7bd builds MoE on this path alone: to price this file as written, "
+              "use --stack neuronx-distributed-2.20-unfused-attn\n#   (unfused attention; it offers no EP).\n";
+  else if (job.flash_attention)
     header += "# model_source megatron has no flash-attention path; trainplan priced stack " + job.stack_name +
               "'s NKI flash attention.\n# To run as priced, use the HF model path (model_source: hf, model.model_config, "
               "model.fusions.flash_attention: True);\n# to price this file as written, use --stack neuronx-distributed "
               "(unfused attention).\n";
+  if (m.moe()) header += nxd_moe_header(job);
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
   header += "# exp_manager and model.optim hold megatron_llama_7B_config.yaml's example values: set your own learning "
             "rate, schedule and checkpoint cadence.\n";

@@ -36,6 +36,9 @@ std::string unlike_hf_llama(const spec::ModelSpec& m) {
   // lm_head is a ColumnParallelLinear of its own (:652-658); tying it to the sharded
   // embedding through the pipeline is not exported.
   if (m.tied_embeddings) return "tied embeddings (not exported on the HF path yet)";
+  // LlamaDecoderLayer's one LlamaMLP (:448); NxD Training@ff83d7bd builds MoE on its megatron
+  // model alone (NeuronSwitchMLP, megatron_mixtral_8x7b_config.yaml), which divides the KV heads over TP.
+  if (m.moe()) return "routed experts, which the HF path's Llama MLP lacks (NxD Training@ff83d7bd's MoE model is the megatron one)";
   return "";
 }
 

@@ -28,7 +28,11 @@ void refuse_what_no_nxd_path_runs(const LaunchJob& job) {
   if (p.uneven_stages) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   if (p.cp > 1) refuse_nxd("distributed_strategy.context_parallel_size", "context parallel 1; CP is not exported to NxD yet");
-  if (m.moe() || m.mla()) refuse_nxd("model", "a dense model with standard attention; " + m.name + " is not exported to NxD yet");
+  // ParallelAttention (transformer.py@ff83d7bd:759) and the HF path's LlamaAttention (modeling_llama.py:241)
+  // project whole queries, keys and values: no model NxD Training@ff83d7bd builds has latent attention.
+  // MoE goes through the megatron path (nxd_moe.h); the HF path refuses it.
+  if (m.mla())
+    refuse_nxd("model", "standard attention; " + m.name + "'s latent attention (MLA) is not built by NxD Training@ff83d7bd (Neuron SDK 2.20)");
   if (m.explicit_head_dim > 0)
     refuse_nxd("model.num_attention_heads", "heads of hidden / heads dims; " + m.name + "'s head_dim is not exported to NxD yet");
   if (job.workload.precision == spec::Precision::mixed_bf16 && p.zero != 1)
