@@ -9,6 +9,7 @@
 #include "export/shell_args.h"
 #include "export/nxd_config.h"
 #include "export/nxd_hf_config.h"
+#include "export/nxd_moe.h"
 #include "export/yaml_fields.h"
 #include "spec/error.h"
 #include "spec/text_file.h"
@@ -86,13 +87,15 @@ void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, c
       {yaml ? "model.hidden_size" : "--hidden-size", {m.hidden, named.hidden}},
       {yaml ? "model.num_attention_heads" : "--num-attention-heads", {m.heads, named.heads}},
       {yaml ? "model.ffn_hidden_size" : "--ffn-hidden-size", {m.ffn_hidden, named.ffn_hidden}},
-      {yaml ? "model.num_moe_experts" : "--num-experts", {m.experts, named.experts}}};
+      {read.format == LaunchFormat::nxd ? "model.moe.num_experts" : yaml ? "model.num_moe_experts" : "--num-experts",
+       {m.experts, named.experts}}};
   for (const auto& [option, values] : stated)
     if (values.first > 0 && values.first != values.second)
       throw spec::SpecError(file, option,
                             std::to_string(values.second) + " as " + named.name + " (the model) has; the file states " +
                                 std::to_string(values.first) + ": give --model a model of the file's architecture");
   check_nxd_kv_replicator(read.job, named, file);
+  if (read.format == LaunchFormat::nxd) check_nxd_moe(read.job, named, file);
 }
 
 }  // namespace trainplan::exporting

@@ -32,7 +32,8 @@ ReadLaunch read_launch_config(const std::string& path);
 // A file that states part of an architecture (no vocabulary: LaunchJob::has_architecture
 // false) against the model named for it: throws spec::SpecError naming `file` and the
 // format's own key for the first layer count, width, heads, FFN or experts that differs,
-// and an NxD HF-path file's kv_replicator against the named model's KV heads (a note where silent).
+// an NxD HF-path file's kv_replicator against the named model's KV heads (a note where silent),
+// and an NxD megatron-path file's MoE (experts, top_k, capacity, expert width) against the model's.
 void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, const std::string& file);
 
 }  // namespace trainplan::exporting

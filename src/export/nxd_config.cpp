@@ -152,7 +152,7 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
                              : "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
   read_yaml_layer_shape(y, job);
   if (hf) read_nxd_hf(y, job);
-  if (y.has("model.moe.num_experts")) job.model.experts = int(y.whole("model.moe.num_experts", 1, kBig, 0));
+  else read_nxd_moe(y, job);
   return job;
 }
 

@@ -36,7 +36,9 @@ nlohmann::json figures(const std::string& json) {
   return j;
 }
 
-void expect_round_trip(const std::string& plan, const std::string& format, const std::string& file) {
+// `read_flags`: given to the reading run too (a --model of a models/*.json path, which the header names by its name).
+void expect_round_trip(const std::string& plan, const std::string& format, const std::string& file,
+                       const std::string& read_flags = "") {
   const std::string path = scratch(file);
   const Outcome a = run_cli("estimate " + plan + " --format json --emit " + format + " --emit-to " + path);
   ASSERT_EQ(a.code, 0) << a.out;
@@ -44,7 +46,7 @@ void expect_round_trip(const std::string& plan, const std::string& format, const
   ASSERT_NE(json_a.find("trainplan: wrote " + path), std::string::npos) << a.out;
   for (std::size_t wrote; (wrote = json_a.find("trainplan: wrote")) != std::string::npos;)
     json_a.erase(wrote, json_a.find('\n', wrote) + 1 - wrote);
-  const Outcome b = run_cli("estimate --from-config " + path + " --format json");
+  const Outcome b = run_cli("estimate --from-config " + path + " --format json" + read_flags);
   ASSERT_EQ(b.code, 0) << b.out;
   nlohmann::json figures_a = figures(json_a), figures_b = figures(b.out);
   // DeepSpeed applies zero_optimization.overlap_comm at ZeRO-2 and -3 alone, and its stacks
@@ -221,6 +223,8 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"nxd", kSeed002 + " --precision bf16-sr"},
       {"nxd", "--model llama2-70b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 8 --virtual-stages 2 --sp --seq-len 4096 "
               "--global-batch 1024 --micro-batch 1 --recompute full --zero 1 --precision mixed-bf16"},
+      {"nxd", "--model mixtral-8x7b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 4 --sp --seq-len 4096 --global-batch 256 "
+              "--micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training"},
       {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms"},
       {"deepspeed", "--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 1 --seq-len 2048 "
                     "--global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed"},
@@ -264,6 +268,34 @@ TEST(LaunchCli, NxdHfPathReproducesTheEstimate) {
   const Outcome r = run_cli("export --to nxd " + l70 + "--pp 8 --recompute selective");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--out: a file: the nxd format writes this plan as two files"), std::string::npos) << r.out;
+}
+
+// MoE on NxD Training's megatron model (issue 38): Mixtral 8x7B dropless at TP 8 / PP 4 (EP 1: NxD 0.9
+// runs EP with a capacity factor alone), and at the Mixtral example's capacity factor 2.0 with EP 8
+// at PP 1 and EP 4 at PP 4, estimate as the plan that wrote them; EP under dropless routing is refused.
+TEST(LaunchCli, NxdMoeReproducesTheEstimate) {
+  const std::string mixtral = "--model mixtral-8x7b --hardware trn1.32xlarge --tp 8 --sp --seq-len 4096 --global-batch 256 "
+                              "--micro-batch 1 --recompute selective --zero 1 ";
+  expect_round_trip(mixtral + "--instances 16 --pp 4 --stack neuronx-distributed-training", "nxd", "mixtral-pp4.yaml");
+  expect_round_trip(mixtral + "--instances 4 --pp 4 --stack neuronx-distributed", "nxd", "mixtral-pp4-218.yaml");
+  nlohmann::json cf2 = nlohmann::json::parse(std::ifstream(std::string(TRAINPLAN_SOURCE_DIR) + "/models/mixtral-8x7b.json"));
+  cf2["name"] = "mixtral-8x7b-cf2";
+  cf2["moe"]["capacity_factor"] = 2.0;
+  const std::string model = scratch("mixtral-8x7b-cf2.json");
+  std::ofstream(model) << cf2.dump(2);
+  const std::string cf = "--model " + model + " --hardware trn1.32xlarge --tp 8 --sp --seq-len 4096 --global-batch 256 "
+                         "--micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training ";
+  expect_round_trip(cf + "--instances 4 --pp 1 --ep 8", "nxd", "mixtral-cf2-ep8.yaml", " --model " + model);
+  expect_round_trip(cf + "--instances 16 --pp 4 --ep 4", "nxd", "mixtral-cf2-ep4.yaml", " --model " + model);
+  // Read and written again: the same file.
+  const std::string again = scratch("mixtral-cf2-ep8-again.yaml");
+  ASSERT_EQ(run_cli("export --from-config " + scratch("mixtral-cf2-ep8.yaml") + " --model " + model + " --to nxd --out " + again).code, 0);
+  EXPECT_EQ(read_file(scratch("mixtral-cf2-ep8.yaml")), read_file(again));
+  const Outcome r = run_cli("export --to nxd --out " + scratch("mixtral-ep.yaml") + " " + mixtral +
+                            "--instances 16 --pp 4 --ep 2 --stack neuronx-distributed-training");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nxd format: distributed_strategy.expert_model_parallel_size: 1 for dropless routing"), std::string::npos)
+      << r.out;
 }
 
 // A model's name comes from its file (an HF config's _name_or_path): a newline,

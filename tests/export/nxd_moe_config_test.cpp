@@ -1,19 +1,26 @@
 // MoE on NxD Training's megatron model path (src/export/nxd_moe.cpp, issue 38): a Mixtral-style
 // plan is written as examples/conf/megatron_mixtral_8x7b_config.yaml@ff83d7bd states it
-// (distributed_strategy.expert_model_parallel_size, model.moe); each rule learned from the client
-// (aws-neuron/neuronx-distributed-training@ff83d7bd, neuronx-distributed@083d3ea) is refused naming the option.
+// (distributed_strategy.expert_model_parallel_size, model.moe) and read back to the same job and
+// MoE fields; each rule learned from the client (aws-neuron/neuronx-distributed-training@ff83d7bd,
+// neuronx-distributed@083d3ea) is refused naming the option, on writing and on reading.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <yaml-cpp/yaml.h>
 
 #include "../spec/expect_spec_error.h"
 #include "export/launch_config.h"
+#include "export/nxd_config.h"
+#include "export/nxd_moe.h"
 #include "spec/load.h"
 
 namespace trainplan::exporting {
 namespace {
 
 using spec::test_support::expect_spec_error;
+namespace fs = std::filesystem;
 
 // Mixtral 8x7B (dropless, top-2, 8 SwiGLU experts of 14336) at TP 8 / PP 4 on 16 trn1.
 LaunchJob mixtral_job() {
@@ -47,6 +54,33 @@ LaunchJob mixtral_cf2_ep8_job() {
   job.plan.pp = 1;
   job.plan.ep = 8;
   return job;
+}
+
+fs::path moe_scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "trainplan_nxd_moe_test";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+std::string moe_written(const LaunchJob& job, const std::string& name) {
+  const fs::path path = moe_scratch(name);
+  for (const LaunchFile& f : launch_files(LaunchFormat::nxd, job, path.string())) std::ofstream(f.path) << f.text;
+  return path.string();
+}
+
+// A file written for `job` with `key` (a dotted path) set to the YAML `value` ("~": removed), read back.
+ReadLaunch moe_read_edited(const LaunchJob& job, const std::string& name, const std::string& key, const std::string& value) {
+  const std::string path = moe_written(job, name);
+  YAML::Node root = YAML::LoadFile(path);
+  YAML::Node node = root;
+  std::string rest = key;
+  for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) node.reset(node[rest.substr(0, dot)]);
+  if (value == "~") node.remove(rest);
+  else node[rest] = YAML::Load(value);
+  YAML::Emitter out;
+  out << root;
+  std::ofstream(path) << out.c_str() << "\n";
+  return read_launch_config(path);
 }
 
 void refused(const LaunchJob& job, const std::string& option, const std::string& why) {
@@ -94,6 +128,63 @@ TEST(NxdMoeConfig, MixtralIsWrittenAsTheMixtralExampleRunsIt) {
   EXPECT_FALSE(d["model"]["moe"]);
   EXPECT_FALSE(d["distributed_strategy"]["expert_model_parallel_size"]);
   EXPECT_EQ(d["name"].as<std::string>(), "megatron_llama");
+}
+
+void expect_same_moe_job(const LaunchJob& a, const LaunchJob& b) {
+  EXPECT_EQ(a.instances, b.instances);
+  EXPECT_EQ(a.devices_per_instance, b.devices_per_instance);
+  EXPECT_EQ(a.plan.tp, b.plan.tp);
+  EXPECT_EQ(a.plan.pp, b.plan.pp);
+  EXPECT_EQ(a.plan.ep, b.plan.ep);
+  EXPECT_EQ(a.plan.sp, b.plan.sp);
+  EXPECT_EQ(a.plan.micro_batch, b.plan.micro_batch);
+  EXPECT_EQ(a.plan.zero, b.plan.zero);
+  EXPECT_EQ(a.plan.recompute, b.plan.recompute);
+  EXPECT_EQ(a.workload.seq_len, b.workload.seq_len);
+  EXPECT_EQ(a.workload.global_batch_seqs, b.workload.global_batch_seqs);
+  EXPECT_EQ(a.workload.precision, b.workload.precision);
+  EXPECT_EQ(a.model_name, b.model_name);
+  EXPECT_EQ(a.stack_name, b.stack_name);
+  // The MoE fields the file states, as the model has them.
+  EXPECT_EQ(b.model.experts, a.model.experts);
+  EXPECT_EQ(b.model.top_k, a.model.top_k);
+  EXPECT_EQ(b.model.expert_ffn_hidden, a.model.expert_ffn_hidden);
+  EXPECT_EQ(b.model.capacity_factor, a.model.capacity_factor);
+  EXPECT_EQ(b.model.layers, a.model.layers);
+  EXPECT_EQ(b.model.hidden, a.model.hidden);
+  EXPECT_EQ(b.model.heads, a.model.heads);
+}
+
+TEST(NxdMoeConfig, ReadsBackTheSameJobAndMoe) {
+  const LaunchJob job = mixtral_job();
+  const std::string path = moe_written(job, "mixtral.yaml");
+  ReadLaunch back = read_launch_config(path);
+  EXPECT_EQ(back.format, LaunchFormat::nxd);
+  expect_same_moe_job(job, back.job);
+  EXPECT_EQ(back.job.model.ffn_hidden, 0);  // no layer is dense: ffn_hidden_size is the experts' width
+  EXPECT_NO_THROW(check_stated_architecture(back, job.model, path));
+  // The example's capacity factor with EP 8.
+  LaunchJob cf = mixtral_cf2_ep8_job();
+  const std::string cf_path = moe_written(cf, "mixtral-cf2.yaml");
+  ReadLaunch cf_back = read_launch_config(cf_path);
+  expect_same_moe_job(cf, cf_back.job);
+  EXPECT_NO_THROW(check_stated_architecture(cf_back, cf.model, cf_path));
+  // Full recompute at PP 1, without SP; a model whose experts differ from its (unused) dense width.
+  LaunchJob full = mixtral_job();
+  full.plan.pp = 1;
+  full.plan.sp = false;
+  full.plan.recompute = spec::Recompute::full;
+  full.model.ffn_hidden = 11008;
+  ReadLaunch full_back = read_launch_config(moe_written(full, "mixtral-full.yaml"));
+  expect_same_moe_job(full, full_back.job);
+  EXPECT_EQ(YAML::LoadFile(moe_scratch("mixtral-full.yaml").string())["model"]["ffn_hidden_size"].as<int>(), 14336);
+  EXPECT_NO_THROW(check_stated_architecture(full_back, full.model, "f"));
+  // What the client defaults to where the file is silent: capacity num_experts / top_k (dropless).
+  EXPECT_EQ(moe_read_edited(job, "nocf.yaml", "model.moe.capacity_factor", "~").job.model.capacity_factor, 0);
+  EXPECT_EQ(moe_read_edited(job, "nullcf.yaml", "model.moe.capacity_factor", "null").job.model.capacity_factor, 0);
+  EXPECT_EQ(moe_read_edited(job, "bigcf.yaml", "model.moe.capacity_factor", "6").job.model.capacity_factor, 0);
+  // num_experts 1 builds the dense MLP (transformer.py@ff83d7bd:1770).
+  EXPECT_EQ(moe_read_edited(job, "one.yaml", "model.moe.num_experts", "1").job.model.experts, 0);
 }
 
 // Each rule of the client's is refused on writing, naming the option and the client release.
@@ -146,6 +237,69 @@ TEST(NxdMoeConfig, RefusesWhatNxdTraining220CannotRun) {
   LaunchJob hf = job;
   hf.plan.tp = 16;
   refused(hf, "model.model_config", "routed experts");
+}
+
+// Reading a file: what the client raises on, or trainplan does not model, is refused naming the file.
+TEST(NxdMoeConfig, ReadingHoldsTheFileToTheClientsRules) {
+  const LaunchJob job = mixtral_job();
+  const LaunchJob cf = mixtral_cf2_ep8_job();
+  const auto edited = [](const LaunchJob& j, const std::string& key, const std::string& value) {
+    return [j, key, value] { moe_read_edited(j, "edited.yaml", key, value); };
+  };
+  const std::string file = moe_scratch("edited.yaml").string();
+  expect_spec_error(edited(job, "model.moe.frequency", "2"), "model.moe.frequency", "transformer.py@ff83d7bd:1770", file);
+  expect_spec_error(edited(job, "model.moe.routing_algorithm", "sinkhorn"), "model.moe.routing_algorithm", "top_k", file);
+  expect_spec_error(edited(job, "model.moe.capacity_factor", "0.5"), "model.moe.capacity_factor", "1 or more", file);
+  expect_spec_error(edited(job, "model.moe.top_k", "9"), "model.moe.top_k", "", file);
+  expect_spec_error(edited(job, "model.moe.top_k", "1"), "model.moe.normalize_top_k_affinities", "expert_mlps.py@083d3ea:71-72", file);
+  expect_spec_error(edited(job, "model.activation", "gelu"), "model.activation", "transformer.py@ff83d7bd:413", file);
+  expect_spec_error(edited(job, "model.has_bias", "true"), "model.has_bias", "transformer.py@ff83d7bd:414", file);
+  expect_spec_error(edited(job, "distributed_strategy.expert_model_parallel_size", "2"),
+                    "distributed_strategy.expert_model_parallel_size", "without capacity factor", file);
+  expect_spec_error(edited(cf, "distributed_strategy.tensor_model_parallel_size", "4"),
+                    "distributed_strategy.expert_model_parallel_size", "TP=4", file);
+  expect_spec_error(edited(job, "model.activations_checkpoint_granularity", "full"),
+                    "model.activations_checkpoint_granularity", "141-142", file);
+}
+
+// The file's MoE is held against the model it is priced with: experts, top_k, capacity and expert width.
+TEST(NxdMoeConfig, TheFilesMoeMustBeTheModels) {
+  const LaunchJob job = mixtral_job();
+  const std::string path = moe_written(job, "held.yaml");
+  ReadLaunch read = read_launch_config(path);
+  expect_spec_error([&] { check_stated_architecture(read, spec::load_model("llama2-7b"), path); }, "model.moe.num_experts",
+                    "0 as llama2-7b (the model) has; the file states 8", path);
+  spec::ModelSpec other = job.model;
+  other.top_k = 1;
+  expect_spec_error([&] { check_stated_architecture(read, other, path); }, "model.moe.top_k", "1 as mixtral-8x7b", path);
+  other = job.model;
+  other.capacity_factor = 2;
+  expect_spec_error([&] { check_stated_architecture(read, other, path); }, "model.moe.capacity_factor", "capacity factor 2", path);
+  other = job.model;
+  other.expert_ffn_hidden = 16384;
+  expect_spec_error([&] { check_stated_architecture(read, other, path); }, "model.ffn_hidden_size", "16384 (the experts' width)", path);
+  other = job.model;
+  other.experts = 16;
+  expect_spec_error([&] { check_stated_architecture(read, other, path); }, "model.moe.num_experts", "16", path);
+  other = job.model;
+  other.shared_expert_ffn_hidden = 4096;
+  expect_spec_error([&] { check_stated_architecture(read, other, path); }, "model.moe.num_experts", "shared experts", path);
+  // A factor of num_experts / top_k or more is full capacity on both sides.
+  other = job.model;
+  other.capacity_factor = 4;
+  EXPECT_NO_THROW(check_stated_architecture(read, other, path));
+  // A dense file against a MoE model.
+  LaunchJob dense = job;
+  dense.model = spec::load_model("llama2-7b");
+  dense.model_name = "llama2-7b";
+  const std::string dense_path = moe_written(dense, "dense.yaml");
+  ReadLaunch dense_read = read_launch_config(dense_path);
+  spec::ModelSpec moe_llama = dense.model;
+  moe_llama.experts = 8;
+  moe_llama.top_k = 2;
+  moe_llama.expert_ffn_hidden = moe_llama.ffn_hidden;
+  expect_spec_error([&] { check_stated_architecture(dense_read, moe_llama, dense_path); }, "model.moe.num_experts",
+                    "the file builds a dense MLP", dense_path);
 }
 
 }  // namespace
