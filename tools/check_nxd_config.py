@@ -24,7 +24,8 @@ is built and no step is run):
               `neuron_parallel_compile` pass of train.sh (process_config assigns
               trainer.max_steps there). A file with a Hydra defaults list is composed first
               (config names from examples/conf; _self_ last unless placed).
-  composed    the file over the example config (--base; default megatron_llama_7B_config, or
+  composed    the file over the example config (--base; default megatron_llama_7B_config,
+              megatron_mixtral_8x7b_config for a megatron file with model.moe.num_experts above 1, or
               hf_llama3_70B_config for model_source hf: the one trainplan's header names), as
               `defaults: [BASE, _self_]` would compose them; struct mode after.
 
@@ -35,7 +36,12 @@ exp_manager (the ExpManagerConfig merge of utils/exp_manager.py:164-165 over NeM
 dataclasses, check_resume, configure_checkpointing; NeMo's log-dir helpers point at a scratch
 folder); MegatronGPTModel with MegatronBaseModel._validate_and_override_config and
 BaseModelModule's NxD config; the megatron GPTModel constructor (transformer.py,
-language_model.py, gpt_model.py: safe_divide of heads and KV heads by TP, norms, RoPE, MLP);
+language_model.py, gpt_model.py: safe_divide of heads and KV heads by TP, norms, RoPE, MLP;
+for MoE files NeuronSwitchMLP's asserts and NxD's own modules/moe: RouterTopK / RouterSinkhorn, ExpertMLPs
+(top_k and capacity-factor checks), Experts and the expert-parallel linear layers, which divide the experts
+by EP and shape each rank's expert weights on the meta device, then one micro-batch of ExpertMLPs' training
+forward on CPU with the expert GEMMs alone stood in for: the path the client takes (full capacity or
+capacity factor), the expert capacity it computes, or what it raises, e.g. EP without a capacity factor);
 configure_optimizers; for model_source hf instead (tools/check_nxd_hf.py): HFDataModule, HFLLamaModule
 (llama_model.py: LlamaConfig from model.model_config, sequence_parallel, qkv_linear, kv_replicator,
 flash attention, layer/hidden/RoPE overrides, activation checkpointing) and NxDT's modeling_llama.py
@@ -46,7 +52,8 @@ checkpointing) and initialize_parallel_optimizer (ZeRO-1, master weights), its p
 create_partitions and its 1F1B / interleaved schedules; NeMo's optimizer and scheduler
 registries and NeMo's resolvers (hydra_runner.py). Stubbed: torch_xla; the rest of
 neuronx_distributed (parallel_state keeps NxD's world-size check, the parallel layers call
-NxD's divide() on their sizes and allocate no weights); apex; NeMo's module bases; PyTorch
+NxD's divide() on their sizes and allocate no weights, but an expert layer's weight on the meta
+device; parallel_state's TP=4-with-EP refusal is kept too); apex; NeMo's module bases; PyTorch
 Lightning (a trainer with PTL 1.8.6's defaults for the keys the file omits; its keyword
 names are not checked); transformers (always: stand-ins for 4.31.0's LlamaConfig and Llama module
 bases, tools/check_nxd_hf.py, named in the report); einops and any other module not installed (listed in
@@ -61,8 +68,9 @@ file alone runs with otherwise (PTL and client defaults), the keys the file writ
 example lacks or that the start-up path never reads (with where the name appears), and what
 the client resolved: world = TP x PP x DP, micro-batches, SP, ZeRO-1, master weights and
 FP32 gradient accumulation, modules wrapped for activation checkpointing, heads and KV heads
-per TP rank (HF path: with kv_replicator, the QKV layer built and the LlamaConfig resolved), layers
-per pipeline stage, schedule, precision environment. Exits 1 if a file
+per TP rank (HF path: with kv_replicator, the QKV layer built and the LlamaConfig resolved), MoE (router,
+top_k, capacity factor as ExpertMLPs resolved it, experts per EP rank and their weight shapes, expert DP, the
+training forward's path and expert capacity), layers per pipeline stage, schedule, precision environment. Exits 1 if a file
 fails in composed mode (--strict: in either mode).
 """
 import argparse
@@ -97,7 +105,10 @@ NEMO_FILES = ["nemo/core/config/hydra_runner.py", "nemo/utils/exp_manager.py", "
               "nemo/core/optim/lr_scheduler.py"]
 # trainplan leaves these to the user ("Add your data, tokenizer"; the HF path's header: "Add data.train_dir")
 USER_KEYS = {"megatron": ["data.data_prefix", "data.tokenizer"], "hf": ["data.train_dir"]}
-BASES = {"megatron": "megatron_llama_7B_config", "hf": "hf_llama3_70B_config"}  # the examples the headers name
+BASES = {"megatron": "megatron_llama_7B_config", "hf": "hf_llama3_70B_config",  # the examples the headers name
+         "megatron moe": "megatron_mixtral_8x7b_config"}
+# NxD 0.9's MoE modules, loaded from the NxD tree in this order (each imports the ones before it)
+MOE_FILES = ["model_utils", "moe_parallel_layers", "experts", "expert_mlps", "routing", "loss_function", "model"]
 
 
 # ----------------------------------------------------------------------------- repositories
@@ -391,6 +402,7 @@ def install_stubs(trees):
     ps_file = os.path.join(nxd_src, "parallel_layers/parallel_state.py")
     ps_lines = open(ps_file).read().splitlines()
     check_line = next(i + 1 for i, l in enumerate(ps_lines) if "world_size % (tensor_model_parallel_size * pipeline_model_parallel_size) != 0" in l)
+    tp4_line = next(i + 1 for i, l in enumerate(ps_lines) if "TP=4 case not yet implemented for expert parallelism" in l)
 
     def initialize_model_parallel(tensor_model_parallel_size=1, pipeline_model_parallel_size=1,
                                   expert_model_parallel_size=1):
@@ -402,8 +414,11 @@ def install_stubs(trees):
                                "[neuronx_distributed/parallel_layers/parallel_state.py:%d]" % (W.world, tp, pp, check_line))
         if W.world % (tp * pp * ep) != 0:
             raise RuntimeError("invalid implied expert data parallel degree [parallel_state.py:%d]" % (check_line + 9))
+        if tp == 4 and ep > 1:
+            raise NotImplementedError("TP=4 case not yet implemented for expert parallelism [parallel_state.py:%d]" % tp4_line)
         W.tp, W.pp, W.ep, W.initialized = tp, pp, ep, True
-        W.record["nxd.parallel_state"] = "world %d = TP %d x PP %d x DP %d" % (W.world, tp, pp, W.world // (tp * pp))
+        W.record["nxd.parallel_state"] = "world %d = TP %d x PP %d x DP %d" % (W.world, tp, pp, W.world // (tp * pp)) + (
+            "; experts: EP %d x expert DP %d" % (ep, W.world // (tp * pp * ep)) if ep > 1 else "")
 
     group = lambda as_list=False: [[0]] if as_list else Anything()
     ps = dict(
@@ -433,6 +448,16 @@ def install_stubs(trees):
 
     Module = torch.nn.Module
 
+    def shaped_weight(layer, dtype, device):
+        """NxD's initialize_weight_and_bias (layers.py: set_weight_and_bias_config, then the weight) for a
+        subclass that defines the shape itself (NxD's expert layers): the weight on the meta device, no memory."""
+        shape_of = getattr(type(layer), "set_weight_and_bias_config", None)
+        if shape_of is None:
+            return
+        layer.dtype, layer.device = dtype, device
+        shape_of(layer)
+        layer.weight = torch.nn.Parameter(torch.empty(*layer.weight_shape, device="meta"))
+
     class ColumnParallelLinear(Module):
         def __init__(self, input_size, output_size, bias=True, gather_output=True, dtype=None, device=None, stride=1,
                      init_method=None, sequence_parallel_enabled=False, keep_master_weight=False, skip_bias_add=False,
@@ -443,6 +468,7 @@ def install_stubs(trees):
             if (not sequence_parallel_enabled and W.tp > 1) and sequence_parallel_enabled:
                 raise RuntimeError("async allreduce and sequence parallel")
             self.sequence_parallel_enabled = sequence_parallel_enabled
+            shaped_weight(self, dtype, device)
 
     class RowParallelLinear(Module):
         def __init__(self, input_size, output_size, bias=True, input_is_parallel=False, dtype=None, device=None,
@@ -455,6 +481,7 @@ def install_stubs(trees):
                 raise RuntimeError("To enable `sequence_parallel_enabled`, `input_is_parallel` must be `True` [%s]"
                                    % site("To enable `sequence_parallel_enabled`, `input_is_parallel`"))
             self.sequence_parallel_enabled = sequence_parallel_enabled
+            shaped_weight(self, dtype, device)
 
     class ParallelEmbedding(Module):
         def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -482,6 +509,13 @@ def install_stubs(trees):
     module("neuronx_distributed.parallel_layers.layer_norm", LayerNorm=LayerNorm)
     module("neuronx_distributed.parallel_layers", parallel_state=sys.modules["neuronx_distributed.parallel_layers.parallel_state"],
            layers=sys.modules["neuronx_distributed.parallel_layers.layers"])
+
+    # NxD's MoE (modules/moe: router, ExpertMLPs, the expert-parallel layers, MoE) as NxD ships it, over the
+    # parallel layers above; NxD's tensor_utils (cumsum) with it. Needs torch: else left stubbed (reported).
+    if real_torch:
+        load_file("neuronx_distributed.utils.tensor_utils", os.path.join(nxd_src, "utils/tensor_utils.py"))
+        for name in MOE_FILES:
+            load_file("neuronx_distributed.modules.moe." + name, os.path.join(nxd_src, "modules/moe/%s.py" % name))
 
     # the HF model path: transformers' stand-ins and NxD's own GQAQKVColumnParallelLinear (tools/check_nxd_hf.py)
     HF.__dict__.update(module=module, load_file=load_file, Anything=Anything, W=W, nxd_src=nxd_src, torch=torch,
@@ -555,11 +589,14 @@ def install_stubs(trees):
 
     class NeuronZero1Optimizer:
         def __init__(self, params, optimizer_class, **kw):
-            W.record["nxd.optimizer"] = "NeuronZero1Optimizer(%s, %s)" % (
+            W.record["nxd.optimizer"] = "%s(%s, %s)" % (type(self).__name__,
                 getattr(optimizer_class, "__name__", optimizer_class),
                 ", ".join("%s=%s" % (k, v) for k, v in sorted(kw.items()) if k not in ("sharding_groups", "grad_norm_groups")))
 
-    module("neuronx_distributed.optimizer", NeuronZero1Optimizer=NeuronZero1Optimizer, NeuronEPZero1Optimizer=NeuronZero1Optimizer)
+    class NeuronEPZero1Optimizer(NeuronZero1Optimizer):  # trainer.py picks it under EP (expert params sharded over expert DP)
+        pass
+
+    module("neuronx_distributed.optimizer", NeuronZero1Optimizer=NeuronZero1Optimizer, NeuronEPZero1Optimizer=NeuronEPZero1Optimizer)
     trainer = load_file("neuronx_distributed.trainer.trainer", os.path.join(nxd_src, "trainer/trainer.py"))
 
     def initialize_optimizer_from_class(nxd_config, optimizer_class, parameters, model=None, **defaults):
@@ -804,9 +841,26 @@ def leaves(node, prefix=""):
     return out
 
 
+READS = []  # the Reads of the job being checked
+
+
+@contextlib.contextmanager
+def harness_reads():
+    """Config reads the harness makes itself: not recorded as the client's."""
+    busy = [r.busy for r in READS]
+    for r in READS:
+        r.busy = True
+    try:
+        yield
+    finally:
+        for r, b in zip(READS, busy):
+            r.busy = b
+
+
 class Reads:
     """Config keys the client reads while it runs, with the first client line that read each."""
     def __init__(self, roots):
+        READS.append(self)
         from omegaconf import DictConfig
         self.roots, self.sites, self.on, self.busy = roots, {}, False, False
         real = DictConfig._get_node
@@ -906,7 +960,67 @@ def make_trainer_class(record_kwargs):
                     " (GQA)" if attn.use_gqa else "")
             else:
                 check_nxd_hf.record_attention(model.model.module, W)
+            record_moe(model)
     return Trainer
+
+
+def record_moe(model):
+    """What NxD's MoE resolved in the megatron model's NeuronSwitchMLP layers (transformer.py), and one micro-batch
+    of the client's training forward through ExpertMLPs (expert_mlps.py forward: full capacity or capacity factor,
+    the token permutation, NxD's cumsum) with the expert GEMMs alone stood in for, as no weights are allocated:
+    the path the client takes and the expert capacity it computes, or what it raises (EP without a capacity factor)."""
+    layers = [m for _, m in model.model.module.named_modules() if type(m).__name__ == "ParallelTransformerLayer"]
+    switch = [m for _, m in model.model.module.named_modules() if type(m).__name__ == "NeuronSwitchMLP"]
+    if not switch:
+        return
+    moe = switch[0].moe
+    if isinstance(moe, Anything) or isinstance(moe, type):
+        W.record["nxd.moe"] = "%d NeuronSwitchMLP layers; NxD's MoE modules stubbed (no torch installed)" % len(switch)
+        return
+    import torch
+    router, em = moe.router, moe.expert_mlps
+    gate_up = getattr(em.mlp_op, "gate_up_proj", None) or em.mlp_op.up_proj
+    down = em.mlp_op.down_proj
+    W.record["nxd.moe"] = "%d of %d layers NeuronSwitchMLP: %s top_k %d of %d experts (%s affinities), normalize_top_k_affinities " \
+        "%s; ExpertMLPs capacity_factor %s, %s MLP (%s), SP %s" % (
+            len(switch), len(layers), type(router).__name__, router.top_k, router.num_experts, router.act_fn,
+            em.normalize_top_k_affinities, em.capacity_factor if em.capacity_factor is not None else "None (full capacity)",
+            "gated" if em.glu_mlp else "plain", getattr(em.act_fn, "__name__", em.act_fn), moe.sequence_parallel_enabled)
+    W.record["nxd.moe experts per EP rank"] = "%d of %d (EP %d, expert DP %d): gate_up_proj %s, down_proj %s per rank" % (
+        gate_up._n_local_experts, em.num_experts, W.ep, W.world // (W.tp * W.pp * W.ep), tuple(gate_up.weight.shape),
+        tuple(down.weight.shape))
+    with harness_reads():  # the harness's own look at the config is no client read
+        seq = int(model.config.model.encoder_seq_length)
+        tokens = int(model.config.data.micro_batch_size) * seq  # MoE.forward gathers the SP shards: T = S x B
+
+    class ExpertGemms(torch.nn.Module):
+        """Stands in for Experts (the gate/up and down GEMMs): (E or 1, C, H) in, (E, C, H) out, shapes recorded."""
+        def __init__(self):
+            torch.nn.Module.__init__(self)
+            self.shapes = []
+
+        def forward(self, hidden_states, expert_indices=None):
+            self.shapes.append(tuple(hidden_states.shape))
+            e = em.num_experts if hidden_states.shape[0] == 1 else hidden_states.shape[0]
+            return torch.zeros(e, hidden_states.shape[1], hidden_states.shape[2])
+
+    real, gemms = em.mlp_op, ExpertGemms()
+    em.mlp_op = gemms
+    try:
+        g = torch.Generator().manual_seed(0)
+        logits = torch.randn(tokens, em.num_experts, generator=g)
+        em.train()
+        em.forward(torch.zeros(tokens, 8), torch.softmax(logits, dim=1), torch.topk(logits, em.top_k).indices, seq)
+    finally:
+        em.mlp_op = real
+    shape = gemms.shapes[0]
+    if shape[0] == 1:
+        W.record["nxd.moe training forward"] = "full capacity (forward_all_experts): each of the %d experts computes all %d " \
+            "tokens of a micro-batch (%.4g x the top-%d routed work)" % (em.num_experts, tokens, em.num_experts / em.top_k, em.top_k)
+    else:
+        W.record["nxd.moe training forward"] = "capacity factor (forward_capacity_factor): %d slots per expert for the %d " \
+            "tokens of a micro-batch (%.4g x the top-%d routed work)" % (
+                shape[1], tokens, shape[0] * shape[1] / float(tokens * em.top_k), em.top_k)
 
 
 def check_one(trees, job_path, base_name):
@@ -914,7 +1028,8 @@ def check_one(trees, job_path, base_name):
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError
     nxdt = trees["nxdt"]
     source = check_nxd_hf.source_of(job_path)
-    base_name = base_name or BASES.get(source, BASES["megatron"])
+    base_name = base_name or BASES["megatron moe" if source == "megatron" and moe_experts(job_path) > 1 else source] \
+        if source in BASES else base_name or BASES["megatron"]
     user_key_names = USER_KEYS.get(source, USER_KEYS["megatron"])
     HF.job_dir = os.path.dirname(os.path.abspath(job_path))
     real_torch = install_stubs(trees)
@@ -1063,6 +1178,18 @@ def check_one(trees, job_path, base_name):
     return result
 
 
+def moe_experts(path):
+    """model.moe.num_experts of a job file (1 where absent or unreadable): the megatron model builds
+    NeuronSwitchMLP where it is above 1 (transformer.py); such a file composes over the Mixtral example."""
+    try:
+        import yaml
+        with open(path) as f:
+            data = yaml.safe_load(f)
+        return int(((data.get("model") or {}).get("moe") or {}).get("num_experts", 1))
+    except Exception:
+        return 1
+
+
 def _dataclass_namespace(ns):
     import dataclasses
     import typing
@@ -1116,7 +1243,7 @@ def main():
         parser.add_argument("--" + kind, help="%s git directory or checkout (default: the mirror under %s)" % (kind, MIRRORS))
         parser.add_argument("--%s-commit" % kind, help="commit to extract (default %s)" % PINS[kind][1])
     parser.add_argument("--base", help="examples/conf config the composed run starts from (default: %s for "
-                        "model_source megatron, %s for hf)" % (BASES["megatron"], BASES["hf"]))
+                        "model_source megatron, %s for a megatron MoE file, %s for hf)" % (BASES["megatron"], BASES["megatron moe"], BASES["hf"]))
     parser.add_argument("--strict", action="store_true", help="also fail on the as-written run")
     parser.add_argument("--json", action="store_true", help="one JSON object per file")
     parser.add_argument("--one", help=argparse.SUPPRESS)
