@@ -36,12 +36,12 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.devices_per_instance = s.hardware.devices_per_instance();
   job.plan = plan;
   job.workload = s.workload;
-  job.fp8_param_gather = s.stack.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
-  job.fp16 = s.stack.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
-  job.flash_attention = s.stack.attention == spec::AttentionKernel::flash;
-  job.dispatch_once_per_instance = s.stack.dispatch_once_per_instance;
-  job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && s.stack.master_weight_bytes == 0;
-  job.bf16_grad_reduce = !s.stack.half_is_fp16 && s.stack.main_grad_bytes == 2 &&
+  job.fp8_param_gather = s.stack.memory.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
+  job.fp16 = s.stack.capabilities.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
+  job.flash_attention = s.stack.compute.attention == spec::AttentionKernel::flash;
+  job.dispatch_once_per_instance = s.stack.communication.dispatch_once_per_instance;
+  job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && s.stack.memory.master_weight_bytes == 0;
+  job.bf16_grad_reduce = !s.stack.capabilities.half_is_fp16 && s.stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
   return job;

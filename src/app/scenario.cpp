@@ -29,7 +29,7 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
   w.global_batch_seqs = o.global_batch;
   w.tokens_to_train = o.tokens > 0 ? o.tokens : 20.0 * double(model.total_parameters());
   if (o.precision.empty()) {
-    w.precision = stack.default_precision;
+    w.precision = stack.capabilities.default_precision;
     assumptions.push_back(std::string("precision ") + spec::to_string(w.precision) + ", stack " + stack.name +
                           "'s default; --precision names another");
   } else {
@@ -110,7 +110,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
                             " (busiest expert-parallel rank's routed tokens over the mean" +
                             (s.model.capacity_factor > 0 ? ", capped by the capacity factor" : "") +
                             "); --expert-imbalance sets it");
-    if (s.stack.dispatch_once_per_instance)
+    if (s.stack.communication.dispatch_once_per_instance)
       s.assumptions.push_back("stack " + s.stack.name + " sends a token across instances once per instance its experts "
                               "reach (expert_dispatch: DeepEP / HybridEP)");
   }
@@ -128,11 +128,11 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
   if (s.workload.document_tokens > 0) {
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%",
-                  100 * cost::attention_score_fraction(s.model, s.workload, s.stack.attention));
+                  100 * cost::attention_score_fraction(s.model, s.workload, s.stack.compute.attention));
     s.assumptions.push_back(
         "packed documents of " + std::to_string(s.workload.document_tokens) +
         " tokens on average, attention masked to each: " +
-        (s.stack.attention == spec::AttentionKernel::flash
+        (s.stack.compute.attention == spec::AttentionKernel::flash
              ? std::string("the flash kernel computes ") + share + " of each score matrix (--document-tokens)"
              : "stack " + s.stack.name + "'s unfused attention computes the whole score matrix all the same"));
   }
@@ -141,8 +141,8 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     std::snprintf(line, sizeof line,
                   "a sliding window of %d tokens on %.0f%% of the layers: %s computes %.1f%% of the score matrices",
                   s.model.sliding_window_tokens, 100 * s.model.sliding_window_layer_share,
-                  s.stack.attention == spec::AttentionKernel::flash ? "the flash kernel" : "unfused attention",
-                  100 * cost::attention_score_fraction(s.model, s.workload, s.stack.attention));
+                  s.stack.compute.attention == spec::AttentionKernel::flash ? "the flash kernel" : "unfused attention",
+                  100 * cost::attention_score_fraction(s.model, s.workload, s.stack.compute.attention));
     s.assumptions.push_back(line);
   }
   for (const std::string& what : s.model.unpriced) s.assumptions.push_back(s.model.name + " states " + what + ": not priced");
@@ -160,7 +160,7 @@ std::vector<std::string> scenario_notes(const Scenario& s) {
 spec::Recompute default_recompute(const spec::Stack& stack) {
   for (spec::Recompute mode : {spec::Recompute::selective, spec::Recompute::none})
     if (stack.offers_recompute(mode)) return mode;
-  return stack.recompute_modes.front();
+  return stack.capabilities.recompute_modes.front();
 }
 
 spec::Plan to_plan(const PlanOptions& o, const spec::Stack& stack, std::vector<std::string>* assumptions) {

@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
   spec::Stack generic;  // speed does not depend on the behaviours, only on what is offered
   run_case("llama2-70b", "trn1.32xlarge", 4096, 1024, spec::Precision::bf16_sr, generic, powers_of_two(256), threads);
   spec::Stack with_cp_ep = generic;
-  with_cp_ep.context_parallel = spec::ContextParallel::ring;
-  with_cp_ep.expert_parallel = true;
+  with_cp_ep.communication.context_parallel = spec::ContextParallel::ring;
+  with_cp_ep.capabilities.expert_parallel = true;
   run_case("llama3.1-405b", "trn2.48xlarge", 131072, 512, spec::Precision::bf16_sr, with_cp_ep, powers_of_two(512),
            threads);
   run_case("mixtral-8x7b", "p5.48xlarge", 4096, 1024, spec::Precision::mixed_bf16, with_cp_ep, powers_of_two(512),

@@ -76,14 +76,14 @@ report::Table stack_table() {
   for (const auto& name : spec::list_stack_names()) {
     const auto s = spec::load_stack(name);
     std::string zero, pipeline;
-    for (int z : s.zero_stages) zero += (zero.empty() ? "" : ",") + std::to_string(z);
-    if (s.pipeline_1f1b) pipeline = "1F1B";
-    if (s.pipeline_interleaved) pipeline += pipeline.empty() ? "interleaved" : ", interleaved";
+    for (int z : s.capabilities.zero_stages) zero += (zero.empty() ? "" : ",") + std::to_string(z);
+    if (s.capabilities.pipeline_1f1b) pipeline = "1F1B";
+    if (s.capabilities.pipeline_interleaved) pipeline += pipeline.empty() ? "interleaved" : ", interleaved";
     const spec::ReleaseRange& r = s.releases;
     const std::string releases = r.line.empty() ? "" : r.line + "@" + r.from + "-" + r.to;
     if (!releases.empty()) lines += (lines.empty() ? "" : ", ") + releases + (r.line == s.name ? "" : " is " + s.name);
-    t.add_row({s.name, releases, std::string(spec::to_string(s.grad_accumulation)),
-               std::string(spec::to_string(s.attention)), s.overlap_dp_grad_reduce, zero,
+    t.add_row({s.name, releases, std::string(spec::to_string(s.compute.grad_accumulation)),
+               std::string(spec::to_string(s.compute.attention)), s.communication.overlap_dp_grad_reduce, zero,
                pipeline.empty() ? std::string("none") : pipeline, s.versions});
   }
   t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");

@@ -17,7 +17,7 @@ ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute&
   const net::GroupLayout group{p.cp, p.tp};  // CP next to TP in the rank order
   const spec::CollectiveEfficiency& eff = ctx.calibration.collective;
   const int steps = p.cp - 1;
-  if (ctx.stack.context_parallel == spec::ContextParallel::all_gather) {
+  if (ctx.stack.communication.context_parallel == spec::ContextParallel::all_gather) {
     const double gather = ctx.cluster.seconds(net::Collective::all_gather, bytes * p.cp, group, p.instances, eff);
     t.forward_s = gather;
     t.backward_s = gather + ctx.cluster.seconds(net::Collective::reduce_scatter, bytes * p.cp, group, p.instances, eff);

@@ -33,10 +33,11 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   const double mb = ctx.micro_batches();
   // Share of the gradients in the last bucket: one bucket of the stack's size,
   // or one layer's worth when the stack reduces per layer (FSDP units).
-  const double last_share = ctx.stack.dp_bucket_bytes > 0 ? std::min(1.0, ctx.stack.dp_bucket_bytes / grad_bytes)
-                                                           : 1.0 / std::max(1.0, rank_layers);
-  const bool overlap_reduce = p.overlap_dp_comm && ctx.stack.overlap_dp_grad_reduce;
-  const bool overlap_gather = p.overlap_dp_comm && ctx.stack.overlap_dp_param_gather;
+  const double bucket_bytes = ctx.stack.communication.dp_bucket_bytes;
+  const double last_share = bucket_bytes > 0 ? std::min(1.0, bucket_bytes / grad_bytes)
+                                             : 1.0 / std::max(1.0, rank_layers);
+  const bool overlap_reduce = p.overlap_dp_comm && ctx.stack.communication.overlap_dp_grad_reduce;
+  const bool overlap_gather = p.overlap_dp_comm && ctx.stack.communication.overlap_dp_param_gather;
   auto hidden_behind = [](double comm_s, double compute_s, double unhidden_share) {
     return std::max(comm_s * unhidden_share, comm_s - compute_s);
   };

@@ -27,7 +27,7 @@ double StepContext::linear_peak_flops_per_s() const {
 }
 
 double StepContext::gathered_parameter_bytes() const {
-  if (workload.precision != spec::Precision::fp8 || !stack.fp8_param_gather || params_per_device <= 0)
+  if (workload.precision != spec::Precision::fp8 || !stack.memory.fp8_param_gather || params_per_device <= 0)
     return element_bytes();
   const double layers = double(model.layer_parameters()) * spec::layers_per_stage(model.layers, plan) / plan.tp;
   const double fp8_share = std::min(1.0, layers / params_per_device);

@@ -31,7 +31,7 @@ ExpertParallelTime expert_parallel(const StepContext& ctx) {
   const int devices = ctx.cluster.devices_per_instance();
   const int spanned = p.ep * etp > devices ? p.ep * etp / devices : 1;
   double a2a = 0;
-  if (ctx.stack.dispatch_once_per_instance && spanned > 1) {
+  if (ctx.stack.communication.dispatch_once_per_instance && spanned > 1) {
     // Every copy still reaches its expert over the fabric (sent there, or
     // forwarded by the instance that received it); EFA carries one copy per
     // token and other instance it reaches.

@@ -27,7 +27,7 @@ double matrix_peak(const StepContext& ctx, double peak, double row_a, double row
 bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                 spec::Precision precision) {
   const double e = spec::matmul_element_bytes(precision);
-  return stack.attention != spec::AttentionKernel::flash &&
+  return stack.compute.attention != spec::AttentionKernel::flash &&
          !(row_aligned(hw, e, m.qk_head_dim()) && row_aligned(hw, e, m.value_head_dim()));
 }
 

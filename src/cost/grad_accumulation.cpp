@@ -6,7 +6,7 @@ namespace trainplan::cost {
 
 double grad_accumulation_s(const StepContext& ctx) {
   const spec::Plan& p = ctx.plan;
-  if (ctx.stack.grad_accumulation == spec::GradAccumulation::fused_wgrad || p.grad_accum <= 1) return 0;
+  if (ctx.stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad || p.grad_accum <= 1) return 0;
   const double local = p.zero == 3 ? ctx.params_per_device / ctx.dense_dp() + ctx.expert_params_per_device / ctx.expert_dp()
                                    : ctx.params_per_device + ctx.expert_params_per_device;
   // The new gradient arrives in the compute dtype (the 16-bit parameters' .grad

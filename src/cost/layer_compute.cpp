@@ -39,7 +39,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const double tokens = ctx.tokens(), sp_tokens = ctx.sp_tokens();
   const double heads = ctx.heads_local(), kv = ctx.kv_heads_local();
   const bool swiglu = m.mlp == spec::MlpKind::swiglu;
-  const bool flash = ctx.stack.attention == spec::AttentionKernel::flash;
+  const bool flash = ctx.stack.compute.attention == spec::AttentionKernel::flash;
 
   LayerCompute l;
   const double linear = ctx.linear_peak_flops_per_s();  // FP8 under Precision::fp8
@@ -73,7 +73,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // Under CP a rank holds two of 2 x CP chunks (one early, one late: Megatron's
   // load balancing of the causal mask), so it does 1/CP of the work, at the
   // shapes of one chunk pair.
-  const double score_fraction = attention_score_fraction(m, ctx.workload, ctx.stack.attention);
+  const double score_fraction = attention_score_fraction(m, ctx.workload, ctx.stack.compute.attention);
   const double qk = m.qk_head_dim(), v = m.value_head_dim(), s_local = s / cp;
   const double score_flops = b * heads * 2 * s * s * qk * score_fraction / cp;
   const double context_flops = b * heads * 2 * s * s * v * score_fraction / cp;
@@ -112,20 +112,21 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // stream and writes FP32, and each norm output is cast to BF16 for the GEMM
   // it feeds (QKV, MLP up: read 4, write 2 bytes per element).
   const double es = ctx.stream_element_bytes();
-  const double norm_bytes = sp_tokens * h * (stack.norm_bytes_per_element > 0 ? stack.norm_bytes_per_element : 2 * es);
+  const double norm_stated = stack.compute.norm_bytes_per_element;
+  const double norm_bytes = sp_tokens * h * (norm_stated > 0 ? norm_stated : 2 * es);
   const double residual_bytes = sp_tokens * h * (e + 2 * es);  // two reads, one write
   const double autocast_cast_bytes = ctx.fp32_autocast() ? 2 * sp_tokens * h * (es + e) : 0.0;
   // The activation runs over each MLP's intermediate: the dense one, or the
   // shared and routed experts' (mlp_intermediate_elements, per device).
   const double act_bytes =
-      mlp_intermediate_elements(ctx) * (swiglu ? op_bytes(stack.swiglu_bytes_per_element, 3) : 2 * e);
+      mlp_intermediate_elements(ctx) * (swiglu ? op_bytes(stack.compute.swiglu_bytes_per_element, 3) : 2 * e);
   // Scores in, probabilities out (FP32 under autocast, whose FP32 lists hold
   // softmax, and cast back to BF16 for P V); a flash kernel keeps them on chip.
   const double score_elements = flash ? 0.0 : b * heads * s * s / cp;
   const double softmax_bytes = score_elements * (e + es + (ctx.fp32_autocast() ? es + e : 0.0));
   const double rotary_bytes =
       m.position == spec::PositionKind::rotary
-          ? tokens * (heads + kv) * d * m.rotary_fraction * op_bytes(stack.rotary_bytes_per_element, 2)
+          ? tokens * (heads + kv) * d * m.rotary_fraction * op_bytes(stack.compute.rotary_bytes_per_element, 2)
           : 0.0;
   const double softmax_s = ctx.stream_s(ctx.ops.attention_softmax, softmax_bytes);
   // FP8: Transformer Engine fuses the casts of the QKV and up-projection inputs
@@ -159,7 +160,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
       // its CoreAttention module, which its flash path never calls, and the
       // SwiGLU activation (spec::SelectiveRecompute).
       const double attention_core_s = l.attention_forward_s + softmax_s + attention_dropout_s;
-      switch (ctx.stack.selective) {
+      switch (ctx.stack.capabilities.selective) {
         case spec::SelectiveRecompute::per_op: l.recompute_s = 0.5 * l.gemm_forward_s + l.memory_forward_s; break;
         case spec::SelectiveRecompute::attention_core: l.recompute_s = attention_core_s; break;
         case spec::SelectiveRecompute::core_attention_module:

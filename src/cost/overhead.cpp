@@ -4,10 +4,10 @@
 
 namespace trainplan::cost {
 
-double overhead_s(const StepContext& ctx) { return ctx.calibration.step_overhead_s + ctx.stack.host_overhead_s; }
+double overhead_s(const StepContext& ctx) { return ctx.calibration.step_overhead_s + ctx.stack.compute.host_overhead_s; }
 
 double host_tracing_exposed_s(const StepContext& ctx, double rank_layers, double micro_batches, double device_s) {
-  if (!ctx.stack.lazy_tracing) return 0;
+  if (!ctx.stack.compute.lazy_tracing) return 0;
   const double host_s = micro_batches * rank_layers * ctx.calibration.host_trace_s_per_layer;
   return std::max(0.0, host_s - device_s);
 }

@@ -25,7 +25,7 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
   // Where the stack cuts a graph at each hand-off, its fixed cost
   // (spec::Calibration::pipeline_microbatch_overhead_s) holds the chunk, so it
   // rides the schedule like compute; counted below with the exposed p2p.
-  const double handoff_s = p.pp > 1 && ctx.stack.pipeline_graph_cut_per_micro_batch
+  const double handoff_s = p.pp > 1 && ctx.stack.communication.pipeline_graph_cut_per_micro_batch
                                ? ctx.calibration.pipeline_microbatch_overhead_s
                                : 0.0;
   std::fill(fwd, fwd + chunks, chunk_forward_s);

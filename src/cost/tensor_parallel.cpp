@@ -17,7 +17,7 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   // gradient (TransformerEngine@v1.4 module/layernorm_linear.py:125-154,
   // @v2.5 :189-254 gather_along_first_dim(ln_out, quantizer=...)): one byte
   // per element. The reduce-scatters and the backward's gathers stay BF16.
-  const bool fp8_gather = p.sp && ctx.workload.precision == spec::Precision::fp8 && ctx.stack.fp8_saves_gemm_inputs_in_fp8;
+  const bool fp8_gather = p.sp && ctx.workload.precision == spec::Precision::fp8 && ctx.stack.memory.fp8_saves_gemm_inputs_in_fp8;
   const double gather_bytes = fp8_gather ? ctx.tokens() * ctx.model.hidden * 1.0 : bytes;
   const double forward_pair = p.sp ? seconds(Collective::all_gather, gather_bytes) + seconds(Collective::reduce_scatter, bytes)
                                    : seconds(Collective::all_reduce, bytes);

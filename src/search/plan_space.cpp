@@ -38,12 +38,12 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   for (int tp : divisors(hardware.devices_per_instance())) {
     if (!allowed(c.tp, tp) || !model.tp_divides_heads(tp) || !model.tp_fits_kv_heads(tp)) continue;
     for (bool sp : {false, true}) {
-      if ((sp && (tp == 1 || !stack.sequence_parallel)) || !allowed(c.sp, sp)) continue;
+      if ((sp && (tp == 1 || !stack.capabilities.sequence_parallel)) || !allowed(c.sp, sp)) continue;
       for (bool otp : {false, true}) {
-        if ((otp && (tp == 1 || !stack.overlap_tp_comm)) || !allowed(c.overlap_tp, otp)) continue;
+        if ((otp && (tp == 1 || !stack.capabilities.overlap_tp_comm)) || !allowed(c.overlap_tp, otp)) continue;
         // Expert TP: TP's degree (0), or 1 where the experts may leave TP (a
         // MoE model under a stack with EP); a fixed value is taken as given.
-        const bool split_experts = model.moe() && stack.expert_parallel;
+        const bool split_experts = model.moe() && stack.capabilities.expert_parallel;
         std::vector<int> etps{0};
         if (c.etp) etps = *c.etp == tp ? std::vector<int>{0} : split_experts ? std::vector<int>{*c.etp} : std::vector<int>{};
         else if (split_experts && tp > 1) etps.push_back(1);
@@ -67,16 +67,16 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   // stack or model offers none).
   std::vector<int> cps, eps;
   if (c.cp) {
-    if (*c.cp == 1 || stack.context_parallel != spec::ContextParallel::none) cps.push_back(*c.cp);
+    if (*c.cp == 1 || stack.communication.context_parallel != spec::ContextParallel::none) cps.push_back(*c.cp);
   } else {
     for (long cp = 1; cp <= workload.seq_len / 2; cp *= 2)
-      if (cp == 1 || (stack.context_parallel != spec::ContextParallel::none && workload.seq_len % (2 * cp) == 0 &&
+      if (cp == 1 || (stack.communication.context_parallel != spec::ContextParallel::none && workload.seq_len % (2 * cp) == 0 &&
                       workload.seq_len / (2 * cp) >= c.min_cp_chunk))
         cps.push_back(int(cp));
   }
   require(!cps.empty(), "cp");
   for (int ep : model.moe() ? divisors(model.experts) : std::vector<int>{1})
-    if ((!c.ep || *c.ep == ep) && (ep == 1 || stack.expert_parallel)) eps.push_back(ep);
+    if ((!c.ep || *c.ep == ep) && (ep == 1 || stack.capabilities.expert_parallel)) eps.push_back(ep);
   require(!eps.empty(), "ep");
   for (int cp : cps)
     for (int ep : eps) split_.push_back({cp, ep});
@@ -104,7 +104,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     if (allowed(c.recompute, r) && stack.offers_recompute(r)) recompute_.push_back(r);
   require(!recompute_.empty(), "recompute");
   // DP overlap is the stack's behaviour unless the user fixes it.
-  overlap_dp_.push_back(c.overlap_dp.value_or(stack.overlap_dp_grad_reduce));
+  overlap_dp_.push_back(c.overlap_dp.value_or(stack.communication.overlap_dp_grad_reduce));
 
   size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * split_.size() * micro_batch_.size() *
           zero_.size() * recompute_.size() * overlap_dp_.size();

@@ -57,22 +57,27 @@ void check_plausible(const ModelSpec& m, bool hf) {
 
 void check_plausible(const Stack& s) {
   const std::string& f = s.source_file;
-  within(f, "$.dp_bucket_mb.value", s.dp_bucket_bytes / 1e6, 0, 1e5, "MB");
-  within(f, "$.dp_bucket_buffer_mb.value", s.dp_bucket_buffer_bytes / 1e6, 0, 1e5, "MB");
-  within(f, "$.dp_reduction_copy_mb.value", s.dp_reduction_copy_bytes / 1e6, 0, 1e5, "MB");
-  within(f, "$.optimizer_sub_group_parameters.value", s.optimizer_sub_group_parameters, 0, 1e13, "parameters");
-  within(f, "$.loss_bytes_per_logit.value", s.loss_bytes_per_logit, 1, 64, "bytes");
-  if (s.loss_bytes_per_logit_tp != 0) within(f, "$.loss_bytes_per_logit_tp.value", s.loss_bytes_per_logit_tp, 1, 64, "bytes");
-  within(f, "$.runtime_reserve_gib.value", s.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
-  within(f, "$.communicator_gib.value", s.communicator_bytes / 1073741824.0, 0, 64, "GiB");
-  within(f, "$.allocator_overhead_fraction.value", s.allocator_overhead_fraction, 0, 0.9, "");
-  within(f, "$.host_overhead_s.value", s.host_overhead_s, 0, 60, "s");
+  const StackMemory& mem = s.memory;
+  const StackCompute& compute = s.compute;
+  const StackCommunication& comm = s.communication;
+  within(f, "$.dp_bucket_mb.value", comm.dp_bucket_bytes / 1e6, 0, 1e5, "MB");
+  within(f, "$.dp_bucket_buffer_mb.value", comm.dp_bucket_buffer_bytes / 1e6, 0, 1e5, "MB");
+  within(f, "$.dp_reduction_copy_mb.value", comm.dp_reduction_copy_bytes / 1e6, 0, 1e5, "MB");
+  within(f, "$.optimizer_sub_group_parameters.value", mem.optimizer_sub_group_parameters, 0, 1e13, "parameters");
+  within(f, "$.loss_bytes_per_logit.value", mem.loss_bytes_per_logit, 1, 64, "bytes");
+  if (mem.loss_bytes_per_logit_tp != 0) within(f, "$.loss_bytes_per_logit_tp.value", mem.loss_bytes_per_logit_tp, 1, 64, "bytes");
+  within(f, "$.runtime_reserve_gib.value", mem.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
+  within(f, "$.communicator_gib.value", mem.communicator_bytes / 1073741824.0, 0, 64, "GiB");
+  within(f, "$.allocator_overhead_fraction.value", mem.allocator_overhead_fraction, 0, 0.9, "");
+  within(f, "$.host_overhead_s.value", compute.host_overhead_s, 0, 60, "s");
   // 0 means the fused default; a stated figure is at least one read and one write.
   const std::pair<const char*, double> elementwise[] = {
-      {"norm", s.norm_bytes_per_element}, {"swiglu", s.swiglu_bytes_per_element}, {"rotary", s.rotary_bytes_per_element}};
+      {"norm", compute.norm_bytes_per_element},
+      {"swiglu", compute.swiglu_bytes_per_element},
+      {"rotary", compute.rotary_bytes_per_element}};
   for (const auto& [op, bytes] : elementwise)
     if (bytes != 0) within(f, std::string("$.elementwise_bytes.value.") + op, bytes, 2, 256, "bytes");
-  for (const auto& [family, factor] : s.attention_speedup_by_family)
+  for (const auto& [family, factor] : compute.attention_speedup_by_family)
     within(f, "$.attention_speedup.value." + family, factor, 0.25, 4, "");
 }
 

@@ -3,14 +3,14 @@
 namespace trainplan::spec {
 
 std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision) {
-  if (precision == Precision::fp32_bf16_matmul && !stack.fp32_bf16_matmul)
+  if (precision == Precision::fp32_bf16_matmul && !stack.capabilities.fp32_bf16_matmul)
     return "fp32-bf16-matmul (an FP32 model whose matmuls the compiler casts to BF16) is not offered by " + stack.name +
            " (" + stack.source_file + ": fp32_bf16_matmul is not true); use fp32 or mixed-bf16";
   if (precision != Precision::fp8) return {};
   if (hardware.peak_fp8_flops_per_s <= 0)
     return "fp8 needs an FP8 matrix path, and " + hardware.name + " (" + hardware.accelerator +
            ") has none: its descriptor " + hardware.source_file + " gives no peak_fp8_tflops_per_chip";
-  if (!stack.fp8) return "fp8 is not offered by " + stack.name + " (" + stack.source_file + ": fp8 false)";
+  if (!stack.capabilities.fp8) return "fp8 is not offered by " + stack.name + " (" + stack.source_file + ": fp8 false)";
   return {};
 }
 

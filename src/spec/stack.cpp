@@ -5,21 +5,24 @@
 namespace trainplan::spec {
 
 double Stack::attention_speedup(const std::string& family) const {
-  const auto it = attention_speedup_by_family.find(family);
-  return it == attention_speedup_by_family.end() ? 1.0 : it->second;
+  const auto& by_family = compute.attention_speedup_by_family;
+  const auto it = by_family.find(family);
+  return it == by_family.end() ? 1.0 : it->second;
 }
 
 bool Stack::offers_zero(int stage) const {
-  return std::find(zero_stages.begin(), zero_stages.end(), stage) != zero_stages.end();
+  const auto& stages = capabilities.zero_stages;
+  return std::find(stages.begin(), stages.end(), stage) != stages.end();
 }
 
 bool Stack::offers_recompute(Recompute mode) const {
-  return std::find(recompute_modes.begin(), recompute_modes.end(), mode) != recompute_modes.end();
+  const auto& modes = capabilities.recompute_modes;
+  return std::find(modes.begin(), modes.end(), mode) != modes.end();
 }
 
 bool Stack::offers_pipeline(int pp, int virtual_stages) const {
   if (pp <= 1) return true;
-  return virtual_stages > 1 ? pipeline_interleaved : pipeline_1f1b;
+  return virtual_stages > 1 ? capabilities.pipeline_interleaved : capabilities.pipeline_1f1b;
 }
 
 std::string stack_refusal(const Stack& s, const Plan& p) {
@@ -29,11 +32,11 @@ std::string stack_refusal(const Stack& s, const Plan& p) {
   if (!s.offers_pipeline(p.pp, p.virtual_stages))
     return std::string(p.virtual_stages > 1 ? "the interleaved pipeline schedule" : "pipeline parallelism") +
            " is not offered by " + s.name;
-  if (p.sp && !s.sequence_parallel) return "sequence parallelism is not offered by " + s.name;
-  if (p.overlap_tp_comm && !s.overlap_tp_comm) return "TP communication overlap is not offered by " + s.name;
-  if (p.cp > 1 && s.context_parallel == ContextParallel::none)
+  if (p.sp && !s.capabilities.sequence_parallel) return "sequence parallelism is not offered by " + s.name;
+  if (p.overlap_tp_comm && !s.capabilities.overlap_tp_comm) return "TP communication overlap is not offered by " + s.name;
+  if (p.cp > 1 && s.communication.context_parallel == ContextParallel::none)
     return "context parallelism (CP " + std::to_string(p.cp) + ") is not offered by " + s.name;
-  if ((p.ep > 1 || (p.etp > 0 && p.etp != p.tp)) && !s.expert_parallel)
+  if ((p.ep > 1 || (p.etp > 0 && p.etp != p.tp)) && !s.capabilities.expert_parallel)
     return "expert parallelism (EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.etp) +
            ") is not offered by " + s.name;
   return {};

@@ -3,32 +3,14 @@
 // data: what the stack offers (ZeRO stages, schedules, recompute modes) and how
 // it behaves where stacks differ; every figure in the file carries its source.
 #pragma once
-#include <map>
 #include <string>
 #include <vector>
 
 #include "spec/plan.h"
+#include "spec/stack_parts.h"
 #include "spec/workload.h"
 
 namespace trainplan::spec {
-
-enum class GradAccumulation { fused_wgrad, separate_pass };
-enum class AttentionKernel { flash, unfused };
-// Selective recompute as the stack runs it: Megatron's attention core (scores,
-// softmax, context, flash or not); torch's per-op policy; or NxD's module
-// wrapping, which re-runs its CoreAttention module and the SwiGLU activation
-// (a flash kernel bypasses that module and leaves the activation alone), and
-// in NxD's TP/PP example at 8,192 tokens the whole MLP module too.
-enum class SelectiveRecompute { attention_core, per_op, core_attention_module, core_attention_and_mlp_modules };
-// What the optimizer step allocates beside the states: nothing (a fused Adam),
-// a tensor-list Adam's parameter-sized intermediate, or DeepSpeed ZeRO-1/2's
-// FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)
-// after the gradients outside the shard are freed.
-enum class StepTemporaries { none, foreach, fp32_grad_shard };
-// How a stack exchanges K and V under context parallelism: none offered, a
-// ring of CP-1 point-to-point steps overlapped with attention (Megatron-Core /
-// Transformer Engine "p2p"), or one all-gather of K and V (torchtitan's default).
-enum class ContextParallel { none, ring, all_gather };
 
 // The releases of one software line (NeuronX Distributed, Intel Gaudi's
 // Megatron-DeepSpeed) a stack file describes: `--stack LINE@VERSION` picks the
@@ -54,120 +36,15 @@ struct Stack {
   // calibration of its own, theirs serve before the family's (spec/calibration_lookup.h).
   std::vector<std::string> bases;
 
-  GradAccumulation grad_accumulation = GradAccumulation::separate_pass;
-  double main_grad_bytes = 4;           // per gradient element accumulated and reduced (FP32: 4, BF16 or FP16: 2)
-  // Its 16-bit type is FP16 with loss scaling, not BF16 (main_grad_dtype "fp16":
-  // the FP16 runs of 2020-2022); priced as mixed BF16, written so by exports.
-  bool half_is_fp16 = false;
-  bool keeps_16bit_grads = false;       // the model's 16-bit gradients coexist with the main ones across backward
-  // DeepSpeed's PipelineEngine keeps each in-flight micro-batch's stage output
-  // until its backward, the TP rank's partition of it where TP > 1.
-  bool pipeline_keeps_stage_outputs = false;
-  // FSDP under a pipeline schedule (torchtitan on torch.distributed.pipelining):
-  // no reshard between a stage's micro-batches and no gradient reduction until
-  // the last backward, so the stage's 16-bit weights stay gathered and its
-  // gradients accumulate unsharded in the main-gradient dtype.
-  bool fsdp_gathered_under_pipeline = false;
-  bool overlap_dp_grad_reduce = true;   // gradient reduction streams out during the last backward
-  double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
-  double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)
-  // A flat copy of one reduction bucket, made after backward and freed before the
-  // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
-  // copied whole); 0: none. Optional in files.
-  double dp_reduction_copy_bytes = 0;
-  bool overlap_dp_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
-  bool overlap_tp_comm = false;         // offers async TP
-  std::vector<int> zero_stages{0, 1, 2, 3};
-  bool pipeline_1f1b = true, pipeline_interleaved = true;
-  bool sequence_parallel = true;
-  bool fp8 = false;  // offers FP8 GEMMs (Precision::fp8)
-  // Its compiler casts an FP32 model's matmuls to BF16 (Precision::fp32_bf16_matmul;
-  // neuronx-cc --auto-cast matmult); optional in files.
-  bool fp32_bf16_matmul = false;
-  // Its mixed BF16 is torch.autocast over an FP32 model: the matmuls take BF16
-  // casts, while the residual stream, the norms and the softmax (on every
-  // autocast FP32 list) stay FP32; optional in files ("mixed_precision_autocast").
-  bool mixed_precision_autocast = false;
+  StackCapabilities capabilities;    // what a plan may ask of it
+  StackCompute compute;              // how its kernels and host run the step
+  StackMemory memory;                // what it keeps on a device
+  StackCommunication communication;  // how it reduces, gathers, dispatches and hands off
+
   // Whether a plan in `precision` runs as that autocast (its mixed BF16 only).
   bool fp32_autocast(Precision precision) const {
-    return mixed_precision_autocast && precision == Precision::mixed_bf16;
+    return compute.mixed_precision_autocast && precision == Precision::mixed_bf16;
   }
-  // The precision its published jobs train in, which a plan takes when the user
-  // names none; optional in files ("default_precision", absent: mixed BF16).
-  Precision default_precision = Precision::mixed_bf16;
-  // Under FP8, the linear GEMMs' inputs kept for the weight gradient are FP8
-  // (Transformer Engine), not BF16 (torchao re-casts in backward); optional.
-  bool fp8_saves_gemm_inputs_in_fp8 = false;
-  ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
-  bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
-  // The experts scale an unfused activation's output by the router's
-  // probabilities before the second GEMM (Megatron-Core), so autograd keeps that
-  // output beside the scaled one: one expert-FFN-wide tensor more per routed
-  // token for GeLU experts (a fused weighted SwiGLU keeps its input alone);
-  // optional in files ("moe_probs_after_activation").
-  bool moe_probs_after_activation = false;
-  // Under FP8 the layers' GEMM weights are Transformer Engine FP8 parameters
-  // (fp8_model_init): one FP8 copy and its transpose, no BF16 copy, and the
-  // sharded optimizer gathers them in FP8; optional ("fp8_param_gather"),
-  // false: BF16 weights with a cached FP8 copy and transpose beside them.
-  bool fp8_param_gather = false;
-  // The pipeline ends a compiled graph at each micro-batch's send and receive
-  // (XLA's mark_step on Neuron), so every hand-off pays the runtime's fixed
-  // cost, Calibration::pipeline_microbatch_overhead_s; optional
-  // ("pipeline_graph_cut_per_micro_batch"), false: the sends are asynchronous.
-  bool pipeline_graph_cut_per_micro_batch = false;
-  // The framework records every micro-batch's graph on the host, re-running the
-  // Python, while the device runs the previous one (torch-xla's lazy tensors on
-  // Neuron, lazy mode on Gaudi): a micro-batch takes at least the host's time,
-  // Calibration::host_trace_s_per_layer per layer; optional ("lazy_tracing").
-  bool lazy_tracing = false;
-  // The MoE dispatcher sends a token once to each other instance that holds
-  // one of its experts and fans it out there (DeepEP / HybridEP), instead of
-  // one copy per expert (a plain all-to-all); optional in files.
-  bool dispatch_once_per_instance = false;
-  AttentionKernel attention = AttentionKernel::flash;
-  // Flash-attention speed per accelerator family over the FA2-class kernels
-  // the calibration's attention factor is fitted on (Transformer Engine's cuDNN
-  // fused attention on Hopper); optional, absent families run at 1.
-  std::map<std::string, double> attention_speedup_by_family;
-  // Bytes a memory-bound op moves in forward per element of its tensor, as the
-  // stack's kernels run it; 0: one fused kernel (read the BF16 input(s), write
-  // the output). Eager PyTorch runs an RMSNorm or a rotary embedding as several
-  // kernels through FP32 copies. Optional in files ("elementwise_bytes").
-  double norm_bytes_per_element = 0;    // per hidden element
-  double swiglu_bytes_per_element = 0;  // per MLP intermediate element
-  double rotary_bytes_per_element = 0;  // per rotated query / key element
-  // Activations an eager PyTorch layer keeps beyond the fused kernels' (Megatron,
-  // Transformer Engine) that the activation terms assume: each RMSNorm's FP32
-  // input copy and its normalized tensor before the weight, SwiGLU's gate, up
-  // and SiLU outputs apart, and GELU written as an erf expression (three
-  // intermediates kept, not its input). Optional in files ("eager_activations");
-  // absent: all fused.
-  bool eager_rmsnorm = false, eager_swiglu = false, erf_expression_gelu = false;
-  double loss_bytes_per_logit = 8;      // FP32 logits and gradient; a fused cross-entropy over BF16 logits: 2
-  // Where the loss takes another path once the logits are split over TP
-  // (torchtitan's loss_parallel); 0: loss_bytes_per_logit at any TP.
-  double loss_bytes_per_logit_tp = 0;
-  std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
-  SelectiveRecompute selective = SelectiveRecompute::attention_core;
-  // Mixed precision's master weights per parameter: FP32 (4), the low 16 bits
-  // of each FP32 value beside the BF16 weights (2: Apex DistributedFusedAdam's
-  // store_param_remainders), or none (0: BF16 with stochastic rounding).
-  double master_weight_bytes = 4;
-  double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
-  bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
-  StepTemporaries step_temporaries = StepTemporaries::none;
-  // DeepSpeed ZeRO-3 steps the optimizer one sub-group of the rank's shard at
-  // a time (sub_group_size), so fp32-grad-shard temporaries cover at most this
-  // many parameters; 0: the whole shard at once (ZeRO-1/2). Optional in files.
-  double optimizer_sub_group_parameters = 0;
-  double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors (the context, where
-                                        // communicator_bytes is given)
-  double communicator_bytes = 0;        // per communicator, one per parallel group of more than one rank;
-                                        // optional in files (absent: counted in runtime_reserve_bytes)
-  double allocator_overhead_fraction = 0;
-  double host_overhead_s = 0;
-
   double attention_speedup(const std::string& family) const;
   bool offers_zero(int stage) const;
   bool offers_recompute(Recompute mode) const;

@@ -122,115 +122,116 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.versions = versions.get<std::string>();
   if (r.has(j, "releases")) s.releases = release_range(r, behaviour(r, j, "releases"));
 
-  s.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
+  s.compute.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
                             ? GradAccumulation::fused_wgrad
                             : GradAccumulation::separate_pass;
   const std::string main_grad_dtype = word(r, j, "main_grad_dtype", {"fp32", "bf16", "fp16"});
-  s.main_grad_bytes = dtype_bytes(main_grad_dtype);
-  s.half_is_fp16 = main_grad_dtype == "fp16";
-  s.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
+  s.memory.main_grad_bytes = dtype_bytes(main_grad_dtype);
+  s.capabilities.half_is_fp16 = main_grad_dtype == "fp16";
+  s.memory.keeps_16bit_grads = flag(r, j, "keeps_16bit_grads");
   // Optional: absent where the stack's pipeline frees or never keeps them.
-  if (r.has(j, "pipeline_keeps_stage_outputs")) s.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
-  if (r.has(j, "fsdp_gathered_under_pipeline")) s.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
-  s.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");
-  s.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
-  s.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
-  if (r.has(j, "dp_reduction_copy_mb")) s.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
-  s.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
-  s.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
+  if (r.has(j, "pipeline_keeps_stage_outputs")) s.memory.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
+  if (r.has(j, "fsdp_gathered_under_pipeline")) s.memory.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
+  s.communication.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");
+  s.communication.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
+  s.communication.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
+  if (r.has(j, "dp_reduction_copy_mb")) s.communication.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
+  s.communication.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
+  s.capabilities.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
 
   const auto& zero = behaviour(r, j, "zero_stages");
   if (!zero.is_array() || zero.empty()) r.fail("$.zero_stages.value", "expected a non-empty array of ZeRO stages 0..3");
-  s.zero_stages.clear();
+  s.capabilities.zero_stages.clear();
   for (size_t i = 0; i < zero.size(); ++i) {
     if (!zero[i].is_number_integer() || zero[i].get<long long>() < 0 || zero[i].get<long long>() > 3)
       r.fail("$.zero_stages.value[" + std::to_string(i) + "]", "expected a ZeRO stage 0..3");
-    s.zero_stages.push_back(zero[i].get<int>());
+    s.capabilities.zero_stages.push_back(zero[i].get<int>());
   }
   const auto schedules = words(r, j, "pipeline_schedules", {"1f1b", "interleaved"});
-  s.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
-  s.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
-  s.sequence_parallel = flag(r, j, "sequence_parallel");
-  s.fp8 = flag(r, j, "fp8");
+  s.capabilities.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
+  s.capabilities.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
+  s.capabilities.sequence_parallel = flag(r, j, "sequence_parallel");
+  s.capabilities.fp8 = flag(r, j, "fp8");
   if (r.has(j, "fp8_saved_gemm_inputs"))
-    s.fp8_saves_gemm_inputs_in_fp8 = word(r, j, "fp8_saved_gemm_inputs", {"fp8", "bf16"}) == "fp8";
+    s.memory.fp8_saves_gemm_inputs_in_fp8 = word(r, j, "fp8_saved_gemm_inputs", {"fp8", "bf16"}) == "fp8";
   // Optional (files written before CP and EP say nothing): absent means not offered.
   if (r.has(j, "context_parallel")) {
     const std::string cp = word(r, j, "context_parallel", {"none", "p2p-ring", "all-gather-kv"});
-    s.context_parallel = cp == "p2p-ring" ? ContextParallel::ring
+    s.communication.context_parallel = cp == "p2p-ring" ? ContextParallel::ring
                          : cp == "all-gather-kv" ? ContextParallel::all_gather
                                                  : ContextParallel::none;
   }
-  if (r.has(j, "expert_parallel")) s.expert_parallel = flag(r, j, "expert_parallel");
-  if (r.has(j, "fp32_bf16_matmul")) s.fp32_bf16_matmul = flag(r, j, "fp32_bf16_matmul");
-  if (r.has(j, "mixed_precision_autocast")) s.mixed_precision_autocast = flag(r, j, "mixed_precision_autocast");
+  if (r.has(j, "expert_parallel")) s.capabilities.expert_parallel = flag(r, j, "expert_parallel");
+  if (r.has(j, "fp32_bf16_matmul")) s.capabilities.fp32_bf16_matmul = flag(r, j, "fp32_bf16_matmul");
+  if (r.has(j, "mixed_precision_autocast")) s.compute.mixed_precision_autocast = flag(r, j, "mixed_precision_autocast");
   if (r.has(j, "default_precision"))
     parse_precision(word(r, j, "default_precision", {"mixed-bf16", "bf16-sr", "fp32", "fp8", "fp32-bf16-matmul"}),
-                    s.default_precision);
+                    s.capabilities.default_precision);
   if (r.has(j, "moe_probs_after_activation"))
-    s.moe_probs_after_activation = flag(r, j, "moe_probs_after_activation");
-  if (r.has(j, "fp8_param_gather")) s.fp8_param_gather = flag(r, j, "fp8_param_gather");
+    s.memory.moe_probs_after_activation = flag(r, j, "moe_probs_after_activation");
+  if (r.has(j, "fp8_param_gather")) s.memory.fp8_param_gather = flag(r, j, "fp8_param_gather");
   if (r.has(j, "pipeline_graph_cut_per_micro_batch"))
-    s.pipeline_graph_cut_per_micro_batch = flag(r, j, "pipeline_graph_cut_per_micro_batch");
-  if (r.has(j, "lazy_tracing")) s.lazy_tracing = flag(r, j, "lazy_tracing");
+    s.communication.pipeline_graph_cut_per_micro_batch = flag(r, j, "pipeline_graph_cut_per_micro_batch");
+  if (r.has(j, "lazy_tracing")) s.compute.lazy_tracing = flag(r, j, "lazy_tracing");
   if (r.has(j, "expert_dispatch"))
-    s.dispatch_once_per_instance = word(r, j, "expert_dispatch", {"all-to-all", "once-per-instance"}) == "once-per-instance";
-  s.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
+    s.communication.dispatch_once_per_instance =
+        word(r, j, "expert_dispatch", {"all-to-all", "once-per-instance"}) == "once-per-instance";
+  s.compute.attention = word(r, j, "attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash
                                                                           : AttentionKernel::unfused;
   if (r.has(j, "attention_speedup")) {
     const auto& by_family = behaviour(r, j, "attention_speedup");
     if (!by_family.is_object()) r.fail("$.attention_speedup.value", "expected an object of accelerator family: factor");
     for (const auto& [family, factor] : by_family.items())
-      s.attention_speedup_by_family[family] = r.positive(by_family, "$.attention_speedup.value", family, false);
+      s.compute.attention_speedup_by_family[family] = r.positive(by_family, "$.attention_speedup.value", family, false);
   }
   if (r.has(j, "elementwise_bytes")) {
     const auto& ops = behaviour(r, j, "elementwise_bytes");
     const std::string path = "$.elementwise_bytes.value";
     if (!ops.is_object()) r.fail(path, "expected an object of op: forward bytes per element (norm, swiglu, rotary)");
     r.only_keys(ops, path, {"norm", "swiglu", "rotary"});
-    if (r.has(ops, "norm")) s.norm_bytes_per_element = r.positive(ops, path, "norm");
-    if (r.has(ops, "swiglu")) s.swiglu_bytes_per_element = r.positive(ops, path, "swiglu");
-    if (r.has(ops, "rotary")) s.rotary_bytes_per_element = r.positive(ops, path, "rotary");
+    if (r.has(ops, "norm")) s.compute.norm_bytes_per_element = r.positive(ops, path, "norm");
+    if (r.has(ops, "swiglu")) s.compute.swiglu_bytes_per_element = r.positive(ops, path, "swiglu");
+    if (r.has(ops, "rotary")) s.compute.rotary_bytes_per_element = r.positive(ops, path, "rotary");
   }
   if (r.has(j, "eager_activations")) {
     for (const std::string& op : words(r, j, "eager_activations", {"rmsnorm", "swiglu", "erf-gelu"})) {
-      if (op == "rmsnorm") s.eager_rmsnorm = true;
-      if (op == "swiglu") s.eager_swiglu = true;
-      if (op == "erf-gelu") s.erf_expression_gelu = true;
+      if (op == "rmsnorm") s.memory.eager_rmsnorm = true;
+      if (op == "swiglu") s.memory.eager_swiglu = true;
+      if (op == "erf-gelu") s.memory.erf_expression_gelu = true;
     }
   }
-  s.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
-  if (r.has(j, "loss_bytes_per_logit_tp")) s.loss_bytes_per_logit_tp = amount(r, j, "loss_bytes_per_logit_tp");
-  s.recompute_modes.clear();
+  s.memory.loss_bytes_per_logit = amount(r, j, "loss_bytes_per_logit");
+  if (r.has(j, "loss_bytes_per_logit_tp")) s.memory.loss_bytes_per_logit_tp = amount(r, j, "loss_bytes_per_logit_tp");
+  s.capabilities.recompute_modes.clear();
   for (const std::string& mode : words(r, j, "recompute_modes", {"none", "selective", "full"})) {
     Recompute m;
     parse_recompute(mode, m);
-    s.recompute_modes.push_back(m);
+    s.capabilities.recompute_modes.push_back(m);
   }
-  if (s.recompute_modes.empty()) r.fail("$.recompute_modes.value", "expected at least one recompute mode");
+  if (s.capabilities.recompute_modes.empty()) r.fail("$.recompute_modes.value", "expected at least one recompute mode");
   const std::string selective = word(r, j, "selective_recompute",
                                     {"attention-core", "per-op", "core-attention-module", "core-attention-and-mlp-modules"});
-  s.selective = selective == "per-op"                           ? SelectiveRecompute::per_op
-                : selective == "core-attention-module"          ? SelectiveRecompute::core_attention_module
-                : selective == "core-attention-and-mlp-modules" ? SelectiveRecompute::core_attention_and_mlp_modules
-                                                                : SelectiveRecompute::attention_core;
+  s.capabilities.selective = selective == "per-op"                           ? SelectiveRecompute::per_op
+                             : selective == "core-attention-module"          ? SelectiveRecompute::core_attention_module
+                             : selective == "core-attention-and-mlp-modules" ? SelectiveRecompute::core_attention_and_mlp_modules
+                                                                             : SelectiveRecompute::attention_core;
   const std::string master = word(r, j, "master_weights_dtype", {"fp32", "fp32-remainders", "none"});
-  s.master_weight_bytes = master == "fp32" ? 4.0 : master == "fp32-remainders" ? 2.0 : 0.0;
-  s.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
-  s.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
+  s.memory.master_weight_bytes = master == "fp32" ? 4.0 : master == "fp32-remainders" ? 2.0 : 0.0;
+  s.memory.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
+  s.memory.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
   const std::string temporaries = word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard"});
-  s.step_temporaries = temporaries == "foreach"           ? StepTemporaries::foreach
+  s.memory.step_temporaries = temporaries == "foreach"           ? StepTemporaries::foreach
                        : temporaries == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
                                                           : StepTemporaries::none;
   if (r.has(j, "optimizer_sub_group_parameters")) {
-    if (s.step_temporaries != StepTemporaries::fp32_grad_shard)
+    if (s.memory.step_temporaries != StepTemporaries::fp32_grad_shard)
       r.fail("$.optimizer_sub_group_parameters", "only with optimizer_step_temporaries fp32-grad-shard, which it bounds");
-    s.optimizer_sub_group_parameters = amount(r, j, "optimizer_sub_group_parameters");
+    s.memory.optimizer_sub_group_parameters = amount(r, j, "optimizer_sub_group_parameters");
   }
-  s.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
-  if (r.has(j, "communicator_gib")) s.communicator_bytes = amount(r, j, "communicator_gib") * 1073741824.0;
-  s.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
-  s.host_overhead_s = amount(r, j, "host_overhead_s");
+  s.memory.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
+  if (r.has(j, "communicator_gib")) s.memory.communicator_bytes = amount(r, j, "communicator_gib") * 1073741824.0;
+  s.memory.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
+  s.compute.host_overhead_s = amount(r, j, "host_overhead_s");
   check_plausible(s);
   return s;
 }

@@ -23,7 +23,7 @@ TEST(Scenario, DefaultsComeFromTheModelHardwareAndStackAndAreSaid) {
   EXPECT_TRUE(says(s, "sequence length 512"));
   EXPECT_EQ(s.stack.name, s.hardware.default_stack);
   EXPECT_TRUE(says(s, "'s default; --stack names another"));
-  EXPECT_EQ(s.workload.precision, s.stack.default_precision);
+  EXPECT_EQ(s.workload.precision, s.stack.capabilities.default_precision);
   EXPECT_TRUE(says(s, "precision "));
   EXPECT_DOUBLE_EQ(s.workload.tokens_to_train, 20.0 * double(s.model.total_parameters()));
 }

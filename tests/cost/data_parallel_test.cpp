@@ -15,7 +15,7 @@ testing::StepFixture dp4(double bucket_bytes, bool overlap) {
   p.zero = 0;
   p.overlap_dp_comm = overlap;
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 64, spec::Precision::mixed_bf16, p);
-  f.stack.dp_bucket_bytes = bucket_bytes;
+  f.stack.communication.dp_bucket_bytes = bucket_bytes;
   return f;
 }
 
@@ -46,7 +46,7 @@ TEST(DataParallel, TheLastBucketCannotHide) {
 
 TEST(DataParallel, StackWithoutOverlapExposesItEvenWhenThePlanAsks) {
   auto f = dp4(0, true);
-  f.stack.overlap_dp_grad_reduce = false;
+  f.stack.communication.overlap_dp_grad_reduce = false;
   const DataParallelTime t = data_parallel(f.context(), 100.0, 100.0, 32);
   EXPECT_DOUBLE_EQ(t.exposed_s, t.total_s);
 }
@@ -56,7 +56,7 @@ TEST(DataParallel, StackWithoutOverlapExposesItEvenWhenThePlanAsks) {
 TEST(DataParallel, GradientDtypeSetsTheBytes) {
   auto fp32 = dp4(0, false);
   auto bf16 = dp4(0, false);
-  bf16.stack.main_grad_bytes = 2;
+  bf16.stack.memory.main_grad_bytes = 2;
   const double a = data_parallel(fp32.context(), 1, 1, 32).total_s;
   const double b = data_parallel(bf16.context(), 1, 1, 32).total_s;
   EXPECT_LT(b, 0.55 * a);
@@ -74,10 +74,10 @@ TEST(DataParallel, Fp8ParametersAreGatheredInOneByte) {
   p.zero = 1;
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 64, spec::Precision::fp8, p);
   EXPECT_DOUBLE_EQ(f.context().gathered_parameter_bytes(), 2);
-  f.stack.fp8_param_gather = true;
+  f.stack.memory.fp8_param_gather = true;
   EXPECT_NEAR(f.context().gathered_parameter_bytes(), 1 + 262148096.0 / 6738415616.0, 1e-9);
   testing::StepFixture bf16("llama2-7b", "p5.48xlarge", 4096, 64, spec::Precision::mixed_bf16, p);
-  bf16.stack.fp8_param_gather = true;
+  bf16.stack.memory.fp8_param_gather = true;
   EXPECT_DOUBLE_EQ(bf16.context().gathered_parameter_bytes(), 2);
 }
 

@@ -101,7 +101,7 @@ TEST(Evaluate, MoreInstancesMoreThroughputLessPerDevice) {
 
 TEST(Evaluate, RecomputeTradesTimeForMemory) {
   Loaded l = load(seed_cases[8]);
-  l.stack.attention = spec::AttentionKernel::unfused;  // selective recompute frees the score matrix
+  l.stack.compute.attention = spec::AttentionKernel::unfused;  // selective recompute frees the score matrix
   auto run = [&](spec::Recompute r) {
     l.plan.recompute = r;
     return cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan).estimate;
@@ -287,7 +287,7 @@ TEST(Evaluate, PipelineHandOffIsPaidPerMicroBatchPerChunk) {
   // A stack whose sends are asynchronous pays no hand-off.
   const auto async = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
   EXPECT_DOUBLE_EQ(async.estimate.time.step_s, base.estimate.time.step_s);
-  l.stack.pipeline_graph_cut_per_micro_batch = true;
+  l.stack.communication.pipeline_graph_cut_per_micro_batch = true;
   const auto slower = cost::evaluate(l.model, l.hw, l.stack, l.calibration, l.workload, l.plan);
   ASSERT_TRUE(slower.ok());
   const double m = slower.estimate.micro_batches, p = l.plan.pp;
@@ -297,7 +297,7 @@ TEST(Evaluate, PipelineHandOffIsPaidPerMicroBatchPerChunk) {
   EXPECT_NEAR(slower.estimate.time.pp_comm_exposed_s - base.estimate.time.pp_comm_exposed_s, added, 1e-6 * added);
 
   Loaded flat = load(seed_cases[5]);  // Pythia 6.9B, PP 1
-  flat.stack.pipeline_graph_cut_per_micro_batch = true;
+  flat.stack.communication.pipeline_graph_cut_per_micro_batch = true;
   const auto before = cost::evaluate(flat.model, flat.hw, flat.stack, flat.calibration, flat.workload, flat.plan);
   flat.calibration.pipeline_microbatch_overhead_s = handoff_s;
   const auto after = cost::evaluate(flat.model, flat.hw, flat.stack, flat.calibration, flat.workload, flat.plan);

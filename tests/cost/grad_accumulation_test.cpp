@@ -24,7 +24,7 @@ spec::Plan tp8_plan() {
 // streaming share) = 3.593 ms; 7 of them: 25.15 ms.
 TEST(GradAccumulation, SeparatePassStreamsTheAccumulatorPerLaterMicroBatch) {
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::mixed_bf16, tp8_plan());
-  f.stack.grad_accumulation = spec::GradAccumulation::separate_pass;
+  f.stack.compute.grad_accumulation = spec::GradAccumulation::separate_pass;
   const StepContext ctx = f.context();
   ASSERT_EQ(ctx.plan.grad_accum, 8);
   const double per_pass = (2 + 2 * 4) * 6738415616.0 / 8 / (3350e9 * 0.7);
@@ -37,7 +37,7 @@ TEST(GradAccumulation, SeparatePassStreamsTheAccumulatorPerLaterMicroBatch) {
 TEST(GradAccumulation, FusedIntoWgradCostsNothing) {
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::mixed_bf16, tp8_plan());
   f.stack = spec::load_stack("megatron-lm");
-  ASSERT_EQ(f.stack.grad_accumulation, spec::GradAccumulation::fused_wgrad);
+  ASSERT_EQ(f.stack.compute.grad_accumulation, spec::GradAccumulation::fused_wgrad);
   EXPECT_EQ(grad_accumulation_s(f.context()), 0.0);
 }
 
@@ -45,7 +45,7 @@ TEST(GradAccumulation, FusedIntoWgradCostsNothing) {
 TEST(GradAccumulation, Fp16AccumulatorStreamsTwoBytesEachWay) {
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::mixed_bf16, tp8_plan());
   f.stack = spec::load_stack("megatron-lm-2021");
-  ASSERT_EQ(f.stack.main_grad_bytes, 2);
+  ASSERT_EQ(f.stack.memory.main_grad_bytes, 2);
   const double per_pass = 3 * 2 * 6738415616.0 / 8 / (3350e9 * 0.7);
   EXPECT_NEAR(grad_accumulation_s(f.context()), 7 * per_pass, 1e-9);
 }

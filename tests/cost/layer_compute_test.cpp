@@ -13,7 +13,7 @@ testing::StepFixture llama(int seq, spec::AttentionKernel kernel) {
   p.tp = 8;
   p.micro_batch = 1;
   testing::StepFixture f("llama2-7b", "p5.48xlarge", seq, 8, spec::Precision::mixed_bf16, p);
-  f.stack.attention = kernel;
+  f.stack.compute.attention = kernel;
   return f;
 }
 
@@ -43,9 +43,9 @@ TEST(LayerCompute, FlashAttentionIsCausalAndRecomputesInBackward) {
 TEST(LayerCompute, StackAttentionSpeedupAppliesOnItsFamilyOnly) {
   auto base = llama(4096, spec::AttentionKernel::flash);
   auto hopper = llama(4096, spec::AttentionKernel::flash);
-  hopper.stack.attention_speedup_by_family = {{"h100", 1.6}};
+  hopper.stack.compute.attention_speedup_by_family = {{"h100", 1.6}};
   auto other = llama(4096, spec::AttentionKernel::flash);
-  other.stack.attention_speedup_by_family = {{"a100", 1.6}};
+  other.stack.compute.attention_speedup_by_family = {{"a100", 1.6}};
   const LayerCompute a = layer_compute(base.context());
   const LayerCompute h = layer_compute(hopper.context());
   EXPECT_NEAR(h.attention_forward_s, a.attention_forward_s / 1.6, a.attention_forward_s * 1e-12);
@@ -169,9 +169,9 @@ TEST(LayerCompute, DropoutStreamsItsMasksAndUnfusedAttentionsProbabilities) {
 TEST(LayerCompute, EagerElementwiseKernelsMoveTheBytesTheStackStates) {
   auto fused = llama(4096, spec::AttentionKernel::flash);
   auto eager = llama(4096, spec::AttentionKernel::flash);
-  eager.stack.norm_bytes_per_element = 36;
-  eager.stack.swiglu_bytes_per_element = 10;
-  eager.stack.rotary_bytes_per_element = 20;
+  eager.stack.compute.norm_bytes_per_element = 36;
+  eager.stack.compute.swiglu_bytes_per_element = 10;
+  eager.stack.compute.rotary_bytes_per_element = 20;
   const LayerCompute a = layer_compute(fused.context());
   const LayerCompute b = layer_compute(eager.context());
   const double extra_s = 1163395072.0 / (3350e9 * 0.7);
@@ -195,7 +195,7 @@ TEST(LayerCompute, MisalignedHeadDimensionLeavesTheTensorCores) {
   p.tp = 8;
   p.micro_batch = 1;
   testing::StepFixture f("bloom-l80-h14400-a96", "jean-zay-a100-80gb", 2048, 8, spec::Precision::mixed_bf16, p);
-  f.stack.attention = spec::AttentionKernel::unfused;
+  f.stack.compute.attention = spec::AttentionKernel::unfused;
   const StepContext ctx = f.context();
   EXPECT_DOUBLE_EQ(matrix_peak(ctx, 312e12, 2048, 150), 19.5e12);
   EXPECT_DOUBLE_EQ(matrix_peak(ctx, 312e12, 2048, 144), 312e12);
@@ -205,7 +205,7 @@ TEST(LayerCompute, MisalignedHeadDimensionLeavesTheTensorCores) {
   EXPECT_NEAR(layer_compute(ctx).attention_forward_s, forward_s, forward_s * 1e-9);
 
   // A flash kernel pads the head dimension on chip: the BF16 peak holds.
-  f.stack.attention = spec::AttentionKernel::flash;
+  f.stack.compute.attention = spec::AttentionKernel::flash;
   EXPECT_LT(layer_compute(f.context()).attention_forward_s, forward_s / 10);
 }
 
@@ -285,8 +285,8 @@ TEST(LayerCompute, AutocastKeepsTheStreamNormsAndProbabilitiesInFp32) {
   const auto at = [&](spec::Precision precision, bool autocast) {
     testing::StepFixture f("bert-large-hf", "trn1.32xlarge", 128, 512, precision, p);
     EXPECT_TRUE(f.model.dropout);
-    f.stack.attention = spec::AttentionKernel::unfused;
-    f.stack.mixed_precision_autocast = autocast;
+    f.stack.compute.attention = spec::AttentionKernel::unfused;
+    f.stack.compute.mixed_precision_autocast = autocast;
     const StepContext ctx = f.context();
     return std::pair{layer_compute(ctx), ctx.stream_s(ctx.ops.residual, 1e9) / 1e9};
   };
@@ -309,7 +309,7 @@ TEST(LayerCompute, NxdSelectiveRecomputeReRunsTheModulesItWraps) {
   auto recompute = [](spec::AttentionKernel kernel, spec::SelectiveRecompute scheme) {
     auto f = llama(4096, kernel);
     f.plan.recompute = spec::Recompute::selective;
-    f.stack.selective = scheme;
+    f.stack.capabilities.selective = scheme;
     return layer_compute(f.context());
   };
   using S = spec::SelectiveRecompute;

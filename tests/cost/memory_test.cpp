@@ -17,7 +17,7 @@ spec::Workload workload(int seq, long batch, spec::Precision precision = spec::P
 }
 spec::Stack unfused() {
   spec::Stack s;
-  s.attention = spec::AttentionKernel::unfused;
+  s.compute.attention = spec::AttentionKernel::unfused;
   return s;
 }
 constexpr double GiB = 1073741824.0;
@@ -74,7 +74,7 @@ TEST(Memory, AutocastKeepsFp32NormInputsAndProbabilities) {
   p.micro_batch = 16;
   spec::Stack s = unfused();
   const double plain = cost::layer_activation_bytes(m, s, workload(128, 16), p);
-  s.mixed_precision_autocast = true;
+  s.compute.mixed_precision_autocast = true;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, workload(128, 16), p) - plain, 2048.0 * 12288);
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, s, workload(128, 16, spec::Precision::bf16_sr), p), plain);
   // Selective recompute drops the FP32 probabilities with the rest of the core.
@@ -91,7 +91,7 @@ TEST(Memory, FlashAttentionStoresNoScoreMatrix) {
   spec::Plan p;
   p.recompute = spec::Recompute::none;
   const spec::Stack flash;
-  ASSERT_EQ(flash.attention, spec::AttentionKernel::flash);
+  ASSERT_EQ(flash.compute.attention, spec::AttentionKernel::flash);
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, flash, w, p), 4096.0 * (131584 + 128));
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, unfused(), w, p), 4096.0 * (131584 + 32 * 4096 * 2));
   // Scores grow with s^2: at 32k tokens the unfused matrix alone is 64 GiB per layer.
@@ -115,13 +115,13 @@ TEST(Memory, Fp8KeepsTheGemmInputsInOneByteUnderTransformerEngine) {
   spec::Plan p;
   p.recompute = spec::Recompute::none;
   const spec::Stack te = spec::load_stack("megatron-lm");
-  ASSERT_TRUE(te.fp8_saves_gemm_inputs_in_fp8);
+  ASSERT_TRUE(te.memory.fp8_saves_gemm_inputs_in_fp8);
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, w, p), 4096.0 * (131584 + 128 - 23296 + 8192));
   spec::Plan selective = p;
   selective.recompute = spec::Recompute::selective;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, w, selective), 4096.0 * (131584 + 128 - 23296));
   spec::Stack torchao = te;
-  torchao.fp8_saves_gemm_inputs_in_fp8 = false;
+  torchao.memory.fp8_saves_gemm_inputs_in_fp8 = false;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, torchao, w, p), 4096.0 * (131584 + 128));
   // BF16 training under the same stack is unchanged.
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, te, workload(4096, 1), p), 4096.0 * (131584 + 128));
@@ -153,7 +153,7 @@ TEST(Memory, PerOpSelectiveKeepsHalfTheMatmulOutputs) {
   const spec::ModelSpec m = spec::load_model("llama3-8b");
   const spec::Workload w = workload(8192, 1);
   spec::Stack per_op;
-  per_op.selective = spec::SelectiveRecompute::per_op;
+  per_op.capabilities.selective = spec::SelectiveRecompute::per_op;
   spec::Plan p;
   p.recompute = spec::Recompute::selective;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, per_op, w, p), 8192.0 * 59392);
@@ -175,8 +175,8 @@ TEST(Memory, StateBytesPerPrecisionAndStack) {
   EXPECT_DOUBLE_EQ(sr.weights + sr.gradients + sr.optimizer, 8);
   // NeMo's optimizer-dtype option with BF16 moments and BF16 gradients: 2 + 4 + 2 + 4 = 12.
   spec::Stack bf16_states;
-  bf16_states.optimizer_state_bytes = 4;
-  bf16_states.main_grad_bytes = 2;
+  bf16_states.memory.optimizer_state_bytes = 4;
+  bf16_states.memory.main_grad_bytes = 2;
   const auto lean = cost::state_bytes_per_parameter(bf16_states, spec::Precision::mixed_bf16);
   EXPECT_DOUBLE_EQ(lean.weights + lean.master_weights + lean.gradients + lean.optimizer, 12);
   // FP8 (an assumption, stated in states.cpp): mixed BF16 plus Transformer
@@ -217,7 +217,7 @@ TEST(Memory, ZeroShardsTheRightState) {
   EXPECT_DOUBLE_EQ(z3.master_weights_bytes, params * 4 / 16);
   // ...FSDP only the FP32 shard: BF16 weights live in the gathered buffers alone.
   spec::Stack fsdp;
-  fsdp.zero3_keeps_16bit_shard = false;
+  fsdp.memory.zero3_keeps_16bit_shard = false;
   EXPECT_DOUBLE_EQ(cost::memory_per_device(m, hw, fsdp, w, p).weights_bytes, 0);
   // FSDP / ZeRO-3 buffers: one layer gathered, the next prefetched, its BF16
   // gradients before the reduce-scatter. Llama 2 7B layer: 4 x 4096^2 + 3 x
@@ -240,7 +240,7 @@ TEST(Memory, Fp8CopiesOfLayerWeightsOnlyAndApexMasterRemainders) {
   const spec::ModelSpec m = spec::load_model("llama3-8b");
   const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
   const spec::Stack nemo = spec::load_stack("nemo-24.07");
-  ASSERT_DOUBLE_EQ(nemo.master_weight_bytes, 2);
+  ASSERT_DOUBLE_EQ(nemo.memory.master_weight_bytes, 2);
   const spec::Workload w = workload(8192, 128, spec::Precision::fp8);
   spec::Plan p;
   p.instances = 1;
@@ -272,8 +272,8 @@ TEST(Memory, Fp8ParametersReplaceTheBf16WeightAndItsCopies) {
   const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
   const spec::Stack nemo = spec::load_stack("nemo");
   const spec::Stack launcher_2407 = spec::load_stack("nemo-24.07");
-  ASSERT_TRUE(nemo.fp8_param_gather);
-  ASSERT_FALSE(launcher_2407.fp8_param_gather);
+  ASSERT_TRUE(nemo.memory.fp8_param_gather);
+  ASSERT_FALSE(launcher_2407.memory.fp8_param_gather);
   const spec::Workload w = workload(8192, 128, spec::Precision::fp8);
   spec::Plan p;
   p.instances = 1;
@@ -307,7 +307,7 @@ TEST(Memory, PipelineStagesDifferFirstHoldsMicroBatchesLastHoldsLogits) {
   // a fused cross-entropy over BF16 logits (llm-foundry's default) holds 2 bytes per logit.
   EXPECT_DOUBLE_EQ(cost::logits_bytes(m, s, w, p), 2048.0 * 50432 / 8 * 8);
   spec::Stack fused_loss;
-  fused_loss.loss_bytes_per_logit = 2;
+  fused_loss.memory.loss_bytes_per_logit = 2;
   EXPECT_DOUBLE_EQ(cost::logits_bytes(m, fused_loss, w, p), 2048.0 * 50432 / 8 * 2);
   const auto mem = cost::memory_per_device(m, hw, s, w, p);
   EXPECT_NEAR(mem.total_bytes + mem.margin_bytes, 16.0 * GiB, 1);
@@ -358,8 +358,8 @@ TEST(Memory, RuntimeReserveAndAllocatorComeOnTop) {
   const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
   const spec::Workload w = workload(4096, 64);
   spec::Stack s;
-  s.runtime_reserve_bytes = 2 * GiB;
-  s.allocator_overhead_fraction = 0.05;
+  s.memory.runtime_reserve_bytes = 2 * GiB;
+  s.memory.allocator_overhead_fraction = 0.05;
   spec::Plan p;
   p.instances = 1;
   p.tp = 8;
@@ -402,7 +402,7 @@ TEST(Memory, ForeachAdamPeaksAtTheOptimizerStep) {
   p.zero = 0;
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
   spec::Stack foreach_adam;
-  foreach_adam.step_temporaries = spec::StepTemporaries::foreach;
+  foreach_adam.memory.step_temporaries = spec::StepTemporaries::foreach;
   const auto step = cost::memory_per_device(m, hw, foreach_adam, w, p);
   EXPECT_TRUE(step.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(step.activations_bytes, 0);
@@ -463,8 +463,8 @@ TEST(Memory, DeepSpeedFp16ZeroOneHoldsSixteenBitGradientsAndCopiesTheShardAtTheS
 TEST(Memory, DeepSpeedZeroThreeStepsOneSubGroupOverBf16GradientPartitions) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::Stack ds = spec::load_stack("hf-trainer-deepspeed");
-  ASSERT_DOUBLE_EQ(ds.main_grad_bytes, 2);
-  ASSERT_DOUBLE_EQ(ds.optimizer_sub_group_parameters, 1e9);
+  ASSERT_DOUBLE_EQ(ds.memory.main_grad_bytes, 2);
+  ASSERT_DOUBLE_EQ(ds.memory.optimizer_sub_group_parameters, 1e9);
   const double P = 6738415616.0;
   const spec::Workload w = workload(128, 8);
   const spec::HardwareSpec p4d = spec::load_hardware("p4d.24xlarge");
@@ -495,7 +495,7 @@ TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
   const spec::ModelSpec m = spec::load_model("bloom-176b");
   const spec::HardwareSpec hw = spec::load_hardware("jean-zay-a100-80gb");
   spec::Stack ds = spec::load_stack("megatron-deepspeed");
-  ASSERT_DOUBLE_EQ(ds.dp_reduction_copy_bytes, 2e9);
+  ASSERT_DOUBLE_EQ(ds.communication.dp_reduction_copy_bytes, 2e9);
   const spec::Workload w = workload(2048, 2048);
   spec::Plan p;
   p.instances = 48;
@@ -517,7 +517,7 @@ TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
   EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, first, alone, 0), 0);
 
   const auto with_copy = cost::stage_memory(m, hw, ds, w, p, 0);
-  ds.dp_reduction_copy_bytes = 0;
+  ds.communication.dp_reduction_copy_bytes = 0;
   const auto without = cost::stage_memory(m, hw, ds, w, p, 0);
   EXPECT_FALSE(with_copy.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(with_copy.total_bytes, without.total_bytes);
@@ -532,7 +532,7 @@ TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
 TEST(Memory, CachedBlocksFromBackwardStayReservedThroughTheStep) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::Stack ds = spec::load_stack("megatron-deepspeed-fp16");
-  const double P = 6738415616.0, f = ds.allocator_overhead_fraction;
+  const double P = 6738415616.0, f = ds.memory.allocator_overhead_fraction;
   const spec::Workload w = workload(128, 8);
   const spec::HardwareSpec dgx = spec::load_hardware("dgx-a100-80gb");
   const spec::Plan dp8 = llama7b_on_one_instance(dgx, 1);
@@ -587,8 +587,8 @@ TEST(Memory, RuntimeReserveCountsOneCommunicatorPerParallelGroup) {
   p.tp = p.pp = p.dp = 1;
   EXPECT_NEAR(cost::runtime_reserve_bytes(megatron, p), 0.8 * GiB, 1.0);  // one device: no communicator
   spec::Stack whole = megatron;  // a file without communicator_gib
-  whole.communicator_bytes = 0;
-  whole.runtime_reserve_bytes = 2.5 * GiB;
+  whole.memory.communicator_bytes = 0;
+  whole.memory.runtime_reserve_bytes = 2.5 * GiB;
   p.tp = 8;
   EXPECT_DOUBLE_EQ(cost::runtime_reserve_bytes(whole, p), 2.5 * GiB);
 }
@@ -606,7 +606,7 @@ TEST(Memory, DeepSpeedFlatCopiesCarryNoAllocatorReserve) {
   const auto step = cost::memory_per_device(m, one, ds, workload(128, 8), dp1);
   ASSERT_TRUE(step.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(step.optimizer_temporaries_bytes, 6 * P);
-  EXPECT_NEAR(step.allocator_bytes, ds.allocator_overhead_fraction * 16 * P, 1.0);
+  EXPECT_NEAR(step.allocator_bytes, ds.memory.allocator_overhead_fraction * 16 * P, 1.0);
 }
 
 namespace {
@@ -706,8 +706,8 @@ TEST(Memory, NxdMlpCheckpointKeepsOnlyTheMlpInput) {
   p.recompute = spec::Recompute::selective;
   spec::Stack megatron = spec::load_stack("megatron-lm");
   spec::Stack nxd = spec::load_stack("neuronx-distributed-2.20-mlp-checkpoint");
-  ASSERT_EQ(nxd.attention, spec::AttentionKernel::flash);
-  ASSERT_EQ(nxd.selective, spec::SelectiveRecompute::core_attention_and_mlp_modules);
+  ASSERT_EQ(nxd.compute.attention, spec::AttentionKernel::flash);
+  ASSERT_EQ(nxd.capabilities.selective, spec::SelectiveRecompute::core_attention_and_mlp_modules);
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, megatron, w, p) - cost::layer_activation_bytes(m, nxd, w, p),
                    4096.0 * 66048);
 }
@@ -726,7 +726,7 @@ TEST(Memory, FsdpUnderAPipelineKeepsTheStageGatheredWithUnshardedGradients) {
   const spec::ModelSpec m = spec::load_model("llama2-7b");
   const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
   const spec::Stack titan = spec::load_stack("torchtitan");
-  ASSERT_TRUE(titan.fsdp_gathered_under_pipeline);
+  ASSERT_TRUE(titan.memory.fsdp_gathered_under_pipeline);
   spec::Plan p;
   p.instances = 2;
   p.pp = 2;
@@ -745,7 +745,7 @@ TEST(Memory, FsdpUnderAPipelineKeepsTheStageGatheredWithUnshardedGradients) {
   // Without the behaviour (or at PP 1) FSDP holds only the shards and one
   // layer's gathered weights and gradients.
   spec::Stack resharding = titan;
-  resharding.fsdp_gathered_under_pipeline = false;
+  resharding.memory.fsdp_gathered_under_pipeline = false;
   const auto sharded = cost::stage_memory(m, hw, resharding, workload(4096, 64), p, 0);
   EXPECT_DOUBLE_EQ(sharded.weights_bytes, 0);
   EXPECT_DOUBLE_EQ(sharded.gradients_bytes, params * 4 / 8);
@@ -787,7 +787,7 @@ TEST(Memory, ErfExpressionGeluKeepsThreeIntermediatesAsMeasured) {
   spec::Stack fused = unfused();
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, fused, w, p), 34 * sbh + scores);
   const spec::Stack bert = spec::load_stack("nvidia-bert-apex-o2");
-  ASSERT_TRUE(bert.erf_expression_gelu);
+  ASSERT_TRUE(bert.memory.erf_expression_gelu);
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, bert, w, p), 50 * sbh + scores);
   EXPECT_NEAR(24 * cost::layer_activation_bytes(m, bert, w, p) / 757095948.0, 1.0, 0.01);
   EXPECT_NEAR(24 * cost::layer_activation_bytes(m, fused, w, p) / 606101004.0, 1.0, 0.01);
@@ -815,7 +815,7 @@ TEST(Memory, EagerRmsNormAndSwigluKeepTheirFp32AndFourthCopies) {
   spec::Stack eager;
   const double fused = cost::layer_activation_bytes(m, eager, w, p);
   EXPECT_DOUBLE_EQ(fused, 1024.0 * (131584 + 128));
-  eager.eager_rmsnorm = eager.eager_swiglu = true;
+  eager.memory.eager_rmsnorm = eager.memory.eager_swiglu = true;
   const double per_token = cost::layer_activation_bytes(m, eager, w, p) / 1024;
   EXPECT_DOUBLE_EQ(per_token, 131584 + 128 + 8 * 4096 + 2 * 11008);
   const double measured = (6767176964.0 - 924248580.0) / (1024 * 32) + 2 * 4096;
@@ -825,7 +825,7 @@ TEST(Memory, EagerRmsNormAndSwigluKeepTheirFp32AndFourthCopies) {
   // before the weight is still a copy of the input's size: 4h per norm again.
   const spec::Workload fp32 = [&] { spec::Workload x = w; x.precision = spec::Precision::fp32; return x; }();
   spec::Stack swiglu_only;
-  swiglu_only.eager_swiglu = true;
+  swiglu_only.memory.eager_swiglu = true;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(m, eager, fp32, p) - cost::layer_activation_bytes(m, swiglu_only, fp32, p),
                    1024.0 * 8 * 4096);
 }
@@ -849,13 +849,13 @@ TEST(Memory, GeluExpertsScaledAfterTheActivationKeepItsOutput) {
   p.micro_batch = 4;
   p.recompute = spec::Recompute::none;
   spec::Stack stack = spec::load_stack("megatron-lm-unfused-attn-ep");
-  ASSERT_TRUE(stack.moe_probs_after_activation);
+  ASSERT_TRUE(stack.memory.moe_probs_after_activation);
   const double scaled = cost::layer_activation_bytes(m, stack, w, p);
-  stack.moe_probs_after_activation = false;
+  stack.memory.moe_probs_after_activation = false;
   EXPECT_DOUBLE_EQ(scaled - cost::layer_activation_bytes(m, stack, w, p), 8388608.0);
 
   const spec::ModelSpec swiglu = spec::load_model("qwen3-30b-a3b");
   const double plain = cost::layer_activation_bytes(swiglu, stack, w, p);
-  stack.moe_probs_after_activation = true;
+  stack.memory.moe_probs_after_activation = true;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(swiglu, stack, w, p), plain);
 }

@@ -81,7 +81,7 @@ TEST(ExpertParallel, NemoDispatchesOncePerInstance) {
   const spec::ModelSpec m = spec::load_model("qwen3-30b-a3b");
   const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
   spec::Stack nemo = spec::load_stack("nemo");
-  ASSERT_TRUE(nemo.dispatch_once_per_instance);
+  ASSERT_TRUE(nemo.communication.dispatch_once_per_instance);
   spec::Workload w;
   w.seq_len = 4096;
   w.global_batch_seqs = 1024;
@@ -93,7 +93,7 @@ TEST(ExpertParallel, NemoDispatchesOncePerInstance) {
   p.recompute = spec::Recompute::none;
   const spec::Calibration c;
   const double once = evaluate(m, hw, nemo, c, w, p).estimate.time.ep_comm_exposed_s;
-  nemo.dispatch_once_per_instance = false;
+  nemo.communication.dispatch_once_per_instance = false;
   const double plain = evaluate(m, hw, nemo, c, w, p).estimate.time.ep_comm_exposed_s;
   EXPECT_GT(once, 0);
   EXPECT_LT(once, 0.6 * plain);

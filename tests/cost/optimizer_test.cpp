@@ -15,8 +15,8 @@ TEST(Optimizer, BytesPerParameterFollowTheStackDtypes) {
   // Pure BF16 with stochastic rounding: the weights themselves and BF16 moments.
   EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(megatron, spec::Precision::bf16_sr), 2 * (2 + 4) + 2);
   spec::Stack lean;  // BF16 moments and gradients (NeMo's optimizer-dtype options)
-  lean.optimizer_state_bytes = 4;
-  lean.main_grad_bytes = 2;
+  lean.memory.optimizer_state_bytes = 4;
+  lean.memory.main_grad_bytes = 2;
   EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(lean, spec::Precision::mixed_bf16), 2 * (4 + 4) + 2 + 2);
 }
 

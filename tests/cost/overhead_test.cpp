@@ -22,12 +22,12 @@ spec::Plan one_instance_dp() {
 // exposed, against 600 ms none.
 TEST(Overhead, LazyTracingExposesWhatTheHostTakesBeyondTheDevice) {
   testing::StepFixture f("bert-large", "trn1.32xlarge", 128, 2048, spec::Precision::bf16_sr, one_instance_dp());
-  f.stack.lazy_tracing = true;
+  f.stack.compute.lazy_tracing = true;
   f.calibration.host_trace_s_per_layer = 0.005;
   const StepContext ctx = f.context();
   EXPECT_NEAR(host_tracing_exposed_s(ctx, 24, 4, 0.300), 0.180, 1e-12);
   EXPECT_EQ(host_tracing_exposed_s(ctx, 24, 4, 0.600), 0.0);
-  f.stack.lazy_tracing = false;  // a stack that replays a captured graph (CUDA, HPU graphs) records nothing per step
+  f.stack.compute.lazy_tracing = false;  // a stack that replays a captured graph (CUDA, HPU graphs) records nothing per step
   EXPECT_EQ(host_tracing_exposed_s(f.context(), 24, 4, 0.300), 0.0);
 }
 
@@ -37,7 +37,7 @@ TEST(Overhead, LazyTracingIsAPartOfTheStepWhereTheHostIsSlower) {
   spec::Plan p = one_instance_dp();
   p.micro_batch = 1;
   testing::StepFixture f("bert-large", "trn1.32xlarge", 128, 64, spec::Precision::bf16_sr, p);
-  f.stack.lazy_tracing = true;
+  f.stack.compute.lazy_tracing = true;
   f.calibration.host_trace_s_per_layer = 0.005;
   const Evaluation e = evaluate(f.model, f.hardware, f.stack, f.calibration, f.workload, f.plan);
   ASSERT_TRUE(e.ok()) << to_string(e.problem);

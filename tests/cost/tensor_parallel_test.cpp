@@ -24,7 +24,7 @@ spec::Plan tp8_sp() {
 TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::fp8, tp8_sp());
   f.stack = spec::load_stack("megatron-lm");
-  ASSERT_TRUE(f.stack.fp8_saves_gemm_inputs_in_fp8);
+  ASSERT_TRUE(f.stack.memory.fp8_saves_gemm_inputs_in_fp8);
   const StepContext ctx = f.context();
   const TensorParallelTime t = tensor_parallel(ctx, layer_compute(ctx));
   const net::GroupLayout group{8, 1};

@@ -14,9 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const trainplan::spec::Stack stack =
         trainplan::spec::stack_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
-    FUZZ_EXPECT(!stack.zero_stages.empty() && !stack.recompute_modes.empty());
-    for (const double figure : {stack.dp_bucket_bytes, stack.loss_bytes_per_logit, stack.runtime_reserve_bytes,
-                                stack.allocator_overhead_fraction, stack.host_overhead_s})
+    FUZZ_EXPECT(!stack.capabilities.zero_stages.empty() && !stack.capabilities.recompute_modes.empty());
+    for (const double figure : {stack.communication.dp_bucket_bytes, stack.memory.loss_bytes_per_logit,
+                                stack.memory.runtime_reserve_bytes, stack.memory.allocator_overhead_fraction,
+                                stack.compute.host_overhead_s})
       FUZZ_EXPECT(std::isfinite(figure) && figure >= 0);
   } catch (const trainplan::spec::SpecError&) {
   }

@@ -162,15 +162,15 @@ TEST(MoeModel, HuggingFaceBadFields) {
 
 TEST(MoeStack, ContextAndExpertParallelAreOptionalAndRefused) {
   const Stack megatron = load_stack("megatron-lm");
-  EXPECT_EQ(megatron.context_parallel, ContextParallel::ring);
-  EXPECT_TRUE(megatron.expert_parallel);
-  EXPECT_EQ(load_stack("torchtitan").context_parallel, ContextParallel::all_gather);
+  EXPECT_EQ(megatron.communication.context_parallel, ContextParallel::ring);
+  EXPECT_TRUE(megatron.capabilities.expert_parallel);
+  EXPECT_EQ(load_stack("torchtitan").communication.context_parallel, ContextParallel::all_gather);
   const Stack ds = load_stack("megatron-deepspeed");  // says nothing of CP or EP
-  EXPECT_EQ(ds.context_parallel, ContextParallel::none);
-  EXPECT_FALSE(ds.expert_parallel);
+  EXPECT_EQ(ds.communication.context_parallel, ContextParallel::none);
+  EXPECT_FALSE(ds.capabilities.expert_parallel);
   Stack old = megatron;
-  old.context_parallel = ContextParallel::none;
-  old.expert_parallel = false;
+  old.communication.context_parallel = ContextParallel::none;
+  old.capabilities.expert_parallel = false;
   Plan p;
   p.cp = 2;
   EXPECT_NE(stack_refusal(old, p).find("context parallelism"), std::string::npos);

@@ -40,8 +40,8 @@ TEST(StackLoad, EveryShippedStackLoadsUnderItsOwnName) {
     ASSERT_NO_THROW(s = load_stack(name)) << name;
     EXPECT_EQ(s.name, name) << "the file's \"name\" must match its file name";
     EXPECT_FALSE(s.versions.empty()) << name;
-    EXPECT_FALSE(s.recompute_modes.empty()) << name;
-    EXPECT_LT(s.allocator_overhead_fraction, 1.0) << name;
+    EXPECT_FALSE(s.capabilities.recompute_modes.empty()) << name;
+    EXPECT_LT(s.memory.allocator_overhead_fraction, 1.0) << name;
     EXPECT_NE(s.source_file.find("stacks/" + name + ".json"), std::string::npos) << s.source_file;
   }
 }
@@ -55,45 +55,45 @@ TEST(StackLoad, ShippedNamesIncludeTheStacksTheModelNames) {
 
 TEST(StackLoad, MegatronLmFusesWgradAccumulation) {
   const Stack s = load_stack("megatron-lm");
-  EXPECT_EQ(s.grad_accumulation, GradAccumulation::fused_wgrad);
-  EXPECT_STREQ(to_string(s.grad_accumulation), "fused-wgrad");
-  EXPECT_EQ(s.attention, AttentionKernel::flash);
-  EXPECT_EQ(s.selective, SelectiveRecompute::attention_core);
-  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 4);        // main_grad_dtype fp32
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 160e6);    // dp_bucket_mb 160 (40 M params x 4 bytes)
-  EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);  // two FP32 Adam moments
-  EXPECT_DOUBLE_EQ(s.master_weight_bytes, 4);
-  EXPECT_TRUE(s.overlap_tp_comm);
-  EXPECT_TRUE(s.sequence_parallel);
-  EXPECT_TRUE(s.pipeline_1f1b);
-  EXPECT_TRUE(s.pipeline_interleaved);
-  EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_DOUBLE_EQ(s.runtime_reserve_bytes, 0.8 * 1073741824.0);  // the CUDA context, 0.8 GiB
-  EXPECT_DOUBLE_EQ(s.communicator_bytes, 0.6 * 1073741824.0);     // one NCCL communicator, 0.6 GiB
-  EXPECT_DOUBLE_EQ(s.allocator_overhead_fraction, 0.1);
+  EXPECT_EQ(s.compute.grad_accumulation, GradAccumulation::fused_wgrad);
+  EXPECT_STREQ(to_string(s.compute.grad_accumulation), "fused-wgrad");
+  EXPECT_EQ(s.compute.attention, AttentionKernel::flash);
+  EXPECT_EQ(s.capabilities.selective, SelectiveRecompute::attention_core);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 4);             // main_grad_dtype fp32
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 160e6);  // dp_bucket_mb 160 (40 M params x 4 bytes)
+  EXPECT_DOUBLE_EQ(s.memory.optimizer_state_bytes, 8);       // two FP32 Adam moments
+  EXPECT_DOUBLE_EQ(s.memory.master_weight_bytes, 4);
+  EXPECT_TRUE(s.capabilities.overlap_tp_comm);
+  EXPECT_TRUE(s.capabilities.sequence_parallel);
+  EXPECT_TRUE(s.capabilities.pipeline_1f1b);
+  EXPECT_TRUE(s.capabilities.pipeline_interleaved);
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_DOUBLE_EQ(s.memory.runtime_reserve_bytes, 0.8 * 1073741824.0);  // the CUDA context, 0.8 GiB
+  EXPECT_DOUBLE_EQ(s.memory.communicator_bytes, 0.6 * 1073741824.0);     // one NCCL communicator, 0.6 GiB
+  EXPECT_DOUBLE_EQ(s.memory.allocator_overhead_fraction, 0.1);
 }
 
 TEST(StackLoad, TorchtitanUsesPerOpSelectiveRecompute) {
   const Stack s = load_stack("torchtitan");
-  EXPECT_EQ(s.selective, SelectiveRecompute::per_op);
-  EXPECT_EQ(s.grad_accumulation, GradAccumulation::separate_pass);
-  EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 2, 3}));  // FSDP2: no ZeRO-1
+  EXPECT_EQ(s.capabilities.selective, SelectiveRecompute::per_op);
+  EXPECT_EQ(s.compute.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 2, 3}));  // FSDP2: no ZeRO-1
   EXPECT_FALSE(s.offers_zero(1));
-  EXPECT_FALSE(s.zero3_keeps_16bit_shard);  // FSDP keeps only the FP32 shard
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 0);   // one bucket per layer
+  EXPECT_FALSE(s.memory.zero3_keeps_16bit_shard);        // FSDP keeps only the FP32 shard
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 0);  // one bucket per layer
   EXPECT_TRUE(s.offers_recompute(Recompute::selective));
 }
 
 TEST(StackLoad, MegatronDeepSpeedAttentionIsUnfused) {
   const Stack s = load_stack("megatron-deepspeed");
-  EXPECT_EQ(s.attention, AttentionKernel::unfused);
-  EXPECT_STREQ(to_string(s.attention), "unfused");
-  EXPECT_EQ(s.zero_stages, (std::vector<int>{1}));  // BF16_Optimizer: ZeRO-1 only
-  EXPECT_TRUE(s.pipeline_1f1b);
-  EXPECT_FALSE(s.pipeline_interleaved);
-  EXPECT_FALSE(s.sequence_parallel);
+  EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);
+  EXPECT_STREQ(to_string(s.compute.attention), "unfused");
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{1}));  // BF16_Optimizer: ZeRO-1 only
+  EXPECT_TRUE(s.capabilities.pipeline_1f1b);
+  EXPECT_FALSE(s.capabilities.pipeline_interleaved);
+  EXPECT_FALSE(s.capabilities.sequence_parallel);
   EXPECT_FALSE(s.offers_recompute(Recompute::selective));
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // dp_bucket_mb 2000
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 2000e6);  // dp_bucket_mb 2000
 }
 
 // microsoft/Megatron-DeepSpeed@f4157bea with DeepSpeed 0.16.2: the BF16
@@ -101,52 +101,52 @@ TEST(StackLoad, MegatronDeepSpeedAttentionIsUnfused) {
 // selective recompute on the unfused attention path; no interleaving, no FP8.
 TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveRecompute) {
   const Stack s = load_stack("megatron-deepspeed-ms");
-  EXPECT_TRUE(s.sequence_parallel);
+  EXPECT_TRUE(s.capabilities.sequence_parallel);
   EXPECT_TRUE(s.offers_recompute(Recompute::selective));
   EXPECT_TRUE(s.offers_recompute(Recompute::full));
-  EXPECT_EQ(s.selective, SelectiveRecompute::attention_core);
-  EXPECT_EQ(s.attention, AttentionKernel::unfused);
-  EXPECT_TRUE(s.pipeline_1f1b);
-  EXPECT_FALSE(s.pipeline_interleaved);
-  EXPECT_EQ(s.zero_stages, (std::vector<int>{1}));
-  EXPECT_FALSE(s.fp8);
-  EXPECT_FALSE(s.overlap_tp_comm);
-  EXPECT_EQ(s.context_parallel, ContextParallel::none);
-  EXPECT_EQ(s.grad_accumulation, GradAccumulation::separate_pass);
-  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 4);  // FP32 accumulation buffer of the BF16 optimizer
-  EXPECT_TRUE(s.keeps_16bit_grads);
-  EXPECT_FALSE(s.overlap_dp_grad_reduce);
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
+  EXPECT_EQ(s.capabilities.selective, SelectiveRecompute::attention_core);
+  EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);
+  EXPECT_TRUE(s.capabilities.pipeline_1f1b);
+  EXPECT_FALSE(s.capabilities.pipeline_interleaved);
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{1}));
+  EXPECT_FALSE(s.capabilities.fp8);
+  EXPECT_FALSE(s.capabilities.overlap_tp_comm);
+  EXPECT_EQ(s.communication.context_parallel, ContextParallel::none);
+  EXPECT_EQ(s.compute.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 4);  // FP32 accumulation buffer of the BF16 optimizer
+  EXPECT_TRUE(s.memory.keeps_16bit_grads);
+  EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
   // Forward peak: two kept 16-bit logit buffers and the out-of-place FP32 subtraction
   // beside its FP32 input (microsoft/Megatron-DeepSpeed@f4157bea cross_entropy.py:25).
-  EXPECT_DOUBLE_EQ(s.loss_bytes_per_logit, 2 + 2 + 4 + 4);
+  EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 2 + 4 + 4);
 }
 
 TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   const Stack s = load_stack("neuronx-distributed");
-  EXPECT_FALSE(s.overlap_dp_grad_reduce);
-  EXPECT_FALSE(s.overlap_dp_param_gather);
-  EXPECT_FALSE(s.overlap_tp_comm);
-  EXPECT_DOUBLE_EQ(s.master_weight_bytes, 0);     // master_weights_dtype none (BF16 + stochastic rounding)
-  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);         // main_grad_dtype bf16
-  EXPECT_DOUBLE_EQ(s.optimizer_state_bytes, 8);   // optimizer_state_dtype fp32: 2 x 4
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 136.3e6);   // dp_bucket_mb 136.3
-  EXPECT_DOUBLE_EQ(s.runtime_reserve_bytes, 0.09 * 1073741824.0);
-  EXPECT_DOUBLE_EQ(s.allocator_overhead_fraction, 0.05);
-  EXPECT_EQ(s.zero_stages, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
+  EXPECT_FALSE(s.communication.overlap_dp_param_gather);
+  EXPECT_FALSE(s.capabilities.overlap_tp_comm);
+  EXPECT_DOUBLE_EQ(s.memory.master_weight_bytes, 0);           // master_weights_dtype none (BF16 + stochastic rounding)
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);               // main_grad_dtype bf16
+  EXPECT_DOUBLE_EQ(s.memory.optimizer_state_bytes, 8);         // optimizer_state_dtype fp32: 2 x 4
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 136.3e6);  // dp_bucket_mb 136.3
+  EXPECT_DOUBLE_EQ(s.memory.runtime_reserve_bytes, 0.09 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(s.memory.allocator_overhead_fraction, 0.05);
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 1}));
 }
 
 // DeepSpeed 0.5 FP16 ZeRO-1 (BLOOM's topology search): FP16 gradients reduced
 // through a persistent 5e8-element FP16 buffer, the shard cast to FP32 at the step.
 TEST(StackLoad, DeepSpeedFp16ZeroOneKeepsSixteenBitGradients) {
   const Stack s = load_stack("megatron-deepspeed-fp16");
-  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);              // main_grad_dtype fp16
-  EXPECT_FALSE(s.keeps_16bit_grads);
-  EXPECT_EQ(s.step_temporaries, StepTemporaries::fp32_grad_shard);
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 1000e6);         // dp_bucket_mb 1000
-  EXPECT_DOUBLE_EQ(s.dp_bucket_buffer_bytes, 1000e6);  // dp_bucket_buffer_mb 1000
-  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").dp_bucket_buffer_bytes, 0);  // buckets are views of main_grad
-  EXPECT_EQ(load_stack("torchtitan").step_temporaries, StepTemporaries::foreach);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);                     // main_grad_dtype fp16
+  EXPECT_FALSE(s.memory.keeps_16bit_grads);
+  EXPECT_EQ(s.memory.step_temporaries, StepTemporaries::fp32_grad_shard);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 1000e6);         // dp_bucket_mb 1000
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 1000e6);  // dp_bucket_buffer_mb 1000
+  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").communication.dp_bucket_buffer_bytes, 0);  // buckets are views of main_grad
+  EXPECT_EQ(load_stack("torchtitan").memory.step_temporaries, StepTemporaries::foreach);
 }
 
 // Logit bytes at the loss's peak, per stack, read off each stack's cross-entropy code:
@@ -157,35 +157,35 @@ TEST(StackLoad, DeepSpeedFp16ZeroOneKeepsSixteenBitGradients) {
 // its exp at the end of the forward (2 + 4 + 4 + 4); Megatron-Core: one FP32 buffer and
 // one 16-bit tensor at a time (6).
 TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
-  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed").loss_bytes_per_logit, 2 + 2 + 4 + 2);
-  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").loss_bytes_per_logit, 2 + 2 + 4 + 2);
-  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16-2020").loss_bytes_per_logit, 2 + 4 + 4 + 4);
-  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").loss_bytes_per_logit, 2 + 4);
-  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").loss_bytes_per_logit_tp, 0);  // the same path at any TP
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed").memory.loss_bytes_per_logit, 2 + 2 + 4 + 2);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").memory.loss_bytes_per_logit, 2 + 2 + 4 + 2);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16-2020").memory.loss_bytes_per_logit, 2 + 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").memory.loss_bytes_per_logit, 2 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-lm").memory.loss_bytes_per_logit_tp, 0);  // the same path at any TP
   // torchtitan: eager cross entropy on .float() logits (the FP32 log-softmax kept,
   // its backward's two FP32 gradients beside it); with TP > 1 torch's loss_parallel
   // decomposition: the saved result, zeros_like, exp and their sum at once.
-  EXPECT_DOUBLE_EQ(load_stack("torchtitan").loss_bytes_per_logit, 4 + 4 + 4);
-  EXPECT_DOUBLE_EQ(load_stack("torchtitan").loss_bytes_per_logit_tp, 4 + 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("torchtitan").memory.loss_bytes_per_logit, 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("torchtitan").memory.loss_bytes_per_logit_tp, 4 + 4 + 4 + 4);
 }
 
 // torchtitan keeps an FSDP stage gathered through a pipeline step
 // (parallelize_llama.py apply_fsdp, torch.distributed.pipelining); Megatron's
 // distributed optimizer and DeepSpeed's engines never shard weights under PP.
 TEST(StackLoad, OnlyTorchtitanKeepsFsdpGatheredUnderAPipeline) {
-  EXPECT_TRUE(load_stack("torchtitan").fsdp_gathered_under_pipeline);
-  EXPECT_TRUE(load_stack("torchtitan-compile").fsdp_gathered_under_pipeline);  // extends torchtitan
-  EXPECT_FALSE(load_stack("megatron-lm").fsdp_gathered_under_pipeline);
-  EXPECT_FALSE(load_stack("megatron-deepspeed").fsdp_gathered_under_pipeline);
+  EXPECT_TRUE(load_stack("torchtitan").memory.fsdp_gathered_under_pipeline);
+  EXPECT_TRUE(load_stack("torchtitan-compile").memory.fsdp_gathered_under_pipeline);  // extends torchtitan
+  EXPECT_FALSE(load_stack("megatron-lm").memory.fsdp_gathered_under_pipeline);
+  EXPECT_FALSE(load_stack("megatron-deepspeed").memory.fsdp_gathered_under_pipeline);
 }
 
 TEST(StackLoad, Bf16OptimizerStateHalvesTheMoments) {
   // neuronx-nemo-megatron: optimizer_state_dtype bf16, so 2 moments x 2 bytes.
-  EXPECT_DOUBLE_EQ(load_stack("neuronx-nemo-megatron").optimizer_state_bytes, 4);
+  EXPECT_DOUBLE_EQ(load_stack("neuronx-nemo-megatron").memory.optimizer_state_bytes, 4);
   // composer-fsdp: no pipeline schedules at all.
   const Stack composer = load_stack("composer-fsdp");
-  EXPECT_FALSE(composer.pipeline_1f1b);
-  EXPECT_FALSE(composer.pipeline_interleaved);
+  EXPECT_FALSE(composer.capabilities.pipeline_1f1b);
+  EXPECT_FALSE(composer.capabilities.pipeline_interleaved);
   EXPECT_TRUE(composer.offers_pipeline(1, 1));
   EXPECT_FALSE(composer.offers_pipeline(2, 1));
 }
@@ -193,8 +193,8 @@ TEST(StackLoad, Bf16OptimizerStateHalvesTheMoments) {
 TEST(StackLoad, LoadsByPathToo) {
   const Stack s = load_stack(data_root() + "/stacks/nemo.json");
   EXPECT_EQ(s.name, "nemo");
-  EXPECT_DOUBLE_EQ(s.dp_bucket_bytes, 268.4e6);
-  EXPECT_DOUBLE_EQ(s.main_grad_bytes, 2);  // nemo: bf16 main grads
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 268.4e6);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);  // nemo: bf16 main grads
 }
 
 TEST(StackLoad, UnknownNameListsTheKnownStacks) {
@@ -302,9 +302,9 @@ TEST(StackLoad, AllocatorOverheadMustBeAPlausibleShare) {
   j["allocator_overhead_fraction"]["value"] = -0.1;
   expect_stack_error([&] { from(j); }, "$.allocator_overhead_fraction.value", ">= 0");
   j["allocator_overhead_fraction"]["value"] = 0.9;  // the top of the range is a share
-  EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0.9);
+  EXPECT_DOUBLE_EQ(from(j).memory.allocator_overhead_fraction, 0.9);
   j["allocator_overhead_fraction"]["value"] = 0;
-  EXPECT_DOUBLE_EQ(from(j).allocator_overhead_fraction, 0);
+  EXPECT_DOUBLE_EQ(from(j).memory.allocator_overhead_fraction, 0);
 }
 
 // Positive but absurd figures are typos or unit slips (issue 13): refused with
@@ -331,7 +331,7 @@ TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
   expect_stack_error([&] { from(titan); }, "$.loss_bytes_per_logit_tp.value", "got 128");
   expect_stack_error([&] { from(with("communicator_gib", 100)); }, "$.communicator_gib.value",
                     "a plausible figure from 0 to 64 GiB, got 100");
-  EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).runtime_reserve_bytes, 1024 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(from(with("runtime_reserve_gib", 1024)).memory.runtime_reserve_bytes, 1024 * 1073741824.0);
   json copy = shipped_stack("megatron-deepspeed");
   copy["dp_reduction_copy_mb"]["value"] = 2e5;
   expect_stack_error([&] { from(copy); }, "$.dp_reduction_copy_mb.value", "a plausible figure from 0 to 100000 MB, got 200000");
@@ -340,15 +340,15 @@ TEST(StackLoad, AbsurdFiguresAreRefusedWithRangeAndValue) {
 // communicator_gib is optional: a stack file written before it keeps its
 // runtime reserve whole, with no per-communicator term.
 TEST(StackLoad, Fp8SavedInputsFollowTheFp8Library) {
-  EXPECT_TRUE(load_stack("megatron-lm").fp8_saves_gemm_inputs_in_fp8);  // Transformer Engine
-  EXPECT_TRUE(load_stack("nemo").fp8_saves_gemm_inputs_in_fp8);
-  EXPECT_FALSE(load_stack("torchtitan").fp8_saves_gemm_inputs_in_fp8);  // torchao: field absent
+  EXPECT_TRUE(load_stack("megatron-lm").memory.fp8_saves_gemm_inputs_in_fp8);  // Transformer Engine
+  EXPECT_TRUE(load_stack("nemo").memory.fp8_saves_gemm_inputs_in_fp8);
+  EXPECT_FALSE(load_stack("torchtitan").memory.fp8_saves_gemm_inputs_in_fp8);  // torchao: field absent
 }
 
 // The sub-group bound (DeepSpeed ZeRO-3's sub_group_size) only bounds the
 // flat FP32 gradient copies of fp32-grad-shard; beside another kind it is an error.
 TEST(StackLoad, OptimizerSubGroupBoundsOnlyFlatGradientCopies) {
-  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").optimizer_sub_group_parameters, 0);
+  EXPECT_DOUBLE_EQ(load_stack("megatron-deepspeed-fp16").memory.optimizer_sub_group_parameters, 0);
   json j = shipped_stack("torchtitan");
   j["optimizer_sub_group_parameters"] = {{"value", 1e9}, {"source", "a test"}};
   expect_stack_error([&] { from(j); }, "$.optimizer_sub_group_parameters", "fp32-grad-shard");
@@ -357,7 +357,7 @@ TEST(StackLoad, OptimizerSubGroupBoundsOnlyFlatGradientCopies) {
 TEST(StackLoad, CommunicatorSizeIsOptional) {
   json j = shipped_stack("megatron-lm");
   j.erase("communicator_gib");
-  EXPECT_DOUBLE_EQ(from(j).communicator_bytes, 0);
+  EXPECT_DOUBLE_EQ(from(j).memory.communicator_bytes, 0);
 }
 
 // Transformer Engine stacks run cuDNN's fused attention on Hopper (TE v2.5
@@ -381,20 +381,20 @@ TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
 // what differs and keeps the rest.
 TEST(StackLoad, ElementwiseBytesAndVariantsThatExtendAStack) {
   const Stack eager = load_stack("torchtitan");
-  EXPECT_DOUBLE_EQ(eager.norm_bytes_per_element, 36);
-  EXPECT_DOUBLE_EQ(eager.swiglu_bytes_per_element, 10);
-  EXPECT_DOUBLE_EQ(eager.rotary_bytes_per_element, 20);
+  EXPECT_DOUBLE_EQ(eager.compute.norm_bytes_per_element, 36);
+  EXPECT_DOUBLE_EQ(eager.compute.swiglu_bytes_per_element, 10);
+  EXPECT_DOUBLE_EQ(eager.compute.rotary_bytes_per_element, 20);
   const Stack compiled = load_stack("torchtitan-compile");
   EXPECT_EQ(compiled.name, "torchtitan-compile");
   EXPECT_NE(compiled.source_file.find("torchtitan-compile.json"), std::string::npos);
-  EXPECT_DOUBLE_EQ(compiled.norm_bytes_per_element, 0);  // fused by Inductor
-  EXPECT_DOUBLE_EQ(compiled.rotary_bytes_per_element, 0);
-  EXPECT_EQ(compiled.selective, eager.selective);  // inherited
-  EXPECT_DOUBLE_EQ(compiled.loss_bytes_per_logit, eager.loss_bytes_per_logit);
+  EXPECT_DOUBLE_EQ(compiled.compute.norm_bytes_per_element, 0);  // fused by Inductor
+  EXPECT_DOUBLE_EQ(compiled.compute.rotary_bytes_per_element, 0);
+  EXPECT_EQ(compiled.capabilities.selective, eager.capabilities.selective);  // inherited
+  EXPECT_DOUBLE_EQ(compiled.memory.loss_bytes_per_logit, eager.memory.loss_bytes_per_logit);
   const Stack fused_norm = load_stack("torchtitan-fused-rmsnorm");
-  EXPECT_DOUBLE_EQ(fused_norm.norm_bytes_per_element, 0);
-  EXPECT_DOUBLE_EQ(fused_norm.swiglu_bytes_per_element, 10);
-  EXPECT_FALSE(from(shipped_stack("megatron-lm")).norm_bytes_per_element > 0);  // optional: fused
+  EXPECT_DOUBLE_EQ(fused_norm.compute.norm_bytes_per_element, 0);
+  EXPECT_DOUBLE_EQ(fused_norm.compute.swiglu_bytes_per_element, 10);
+  EXPECT_FALSE(from(shipped_stack("megatron-lm")).compute.norm_bytes_per_element > 0);  // optional: fused
 
   json j = shipped_stack("torchtitan");
   j["elementwise_bytes"]["value"]["gelu"] = 8;
@@ -408,15 +408,15 @@ TEST(StackLoad, ElementwiseBytesAndVariantsThatExtendAStack) {
 // an empty list in the compiled variant overriding the eager parent's.
 TEST(StackLoad, EagerActivationsFollowEachVariant) {
   const Stack eager = load_stack("torchtitan");
-  EXPECT_TRUE(eager.eager_rmsnorm && eager.eager_swiglu);
-  EXPECT_FALSE(eager.erf_expression_gelu);
+  EXPECT_TRUE(eager.memory.eager_rmsnorm && eager.memory.eager_swiglu);
+  EXPECT_FALSE(eager.memory.erf_expression_gelu);
   const Stack compiled = load_stack("torchtitan-compile");
-  EXPECT_FALSE(compiled.eager_rmsnorm || compiled.eager_swiglu);
+  EXPECT_FALSE(compiled.memory.eager_rmsnorm || compiled.memory.eager_swiglu);
   const Stack fused_norm = load_stack("torchtitan-fused-rmsnorm");
-  EXPECT_FALSE(fused_norm.eager_rmsnorm);
-  EXPECT_TRUE(fused_norm.eager_swiglu);
-  EXPECT_TRUE(load_stack("nvidia-bert-apex-o2").erf_expression_gelu);
-  EXPECT_FALSE(load_stack("megatron-lm").eager_swiglu);  // optional: fused
+  EXPECT_FALSE(fused_norm.memory.eager_rmsnorm);
+  EXPECT_TRUE(fused_norm.memory.eager_swiglu);
+  EXPECT_TRUE(load_stack("nvidia-bert-apex-o2").memory.erf_expression_gelu);
+  EXPECT_FALSE(load_stack("megatron-lm").memory.eager_swiglu);  // optional: fused
 
   json j = shipped_stack("torchtune");
   j["eager_activations"]["value"] = json::array({"rotary"});
@@ -463,8 +463,8 @@ TEST(StackLoad, ExtendsNamesAStackThatExists) {
 // Megatron-Bridge's MoE recipes dispatch through DeepEP / HybridEP; the field
 // is optional (a plain all-to-all) and takes two words.
 TEST(StackLoad, ExpertDispatchIsOptional) {
-  EXPECT_TRUE(from(shipped_stack("nemo")).dispatch_once_per_instance);
-  EXPECT_FALSE(from(shipped_stack("megatron-lm")).dispatch_once_per_instance);
+  EXPECT_TRUE(from(shipped_stack("nemo")).communication.dispatch_once_per_instance);
+  EXPECT_FALSE(from(shipped_stack("megatron-lm")).communication.dispatch_once_per_instance);
   json j = shipped_stack("nemo");
   j["expert_dispatch"]["value"] = "deepep";
   expect_stack_error([&] { from(j); }, "$.expert_dispatch.value", "once-per-instance");
@@ -645,10 +645,10 @@ TEST(StackLoad, OlderOverlapKeysStillLoad) {
               "tp_comm_overlap": {"value": false, "source": "assumption: test"},
               "dp_overlap_grad_reduce": {"value": false, "source": "assumption: test"}})";
   }
-  ASSERT_TRUE(load_stack("megatron-lm").overlap_tp_comm);
+  ASSERT_TRUE(load_stack("megatron-lm").capabilities.overlap_tp_comm);
   const Stack older = load_stack(path);
-  EXPECT_FALSE(older.overlap_tp_comm);
-  EXPECT_FALSE(older.overlap_dp_grad_reduce);
+  EXPECT_FALSE(older.capabilities.overlap_tp_comm);
+  EXPECT_FALSE(older.communication.overlap_dp_grad_reduce);
   {
     std::ofstream out(path);
     out << R"({"extends": "megatron-lm", "name": "older-keys-stack",

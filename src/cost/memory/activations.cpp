@@ -41,7 +41,7 @@ double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double
   // A GeLU expert scaled by the router's probability after the activation
   // keeps the activation's output for that multiply (see Stack).
   const double expert_width =
-      width + (stack.moe_probs_after_activation && m.mlp == spec::MlpKind::gelu ? 1 : 0);
+      width + (stack.memory.moe_probs_after_activation && m.mlp == spec::MlpKind::gelu ? 1 : 0);
   const double routed = m.top_k * imbalance * (etp * m.hidden + expert_width * m.expert_ffn_hidden) / t;
   const double moe = routed + width * m.shared_expert_ffn_hidden / t;
   return attention + (1 - share) * width * m.ffn_hidden / t + share * moe;
@@ -72,7 +72,7 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
     const double routed = m.top_k * imbalance * (etp * m.hidden + m.expert_ffn_hidden) / t;
     x.inside_gemm_inputs += (1 - share) * f / t + share * (routed + m.shared_expert_ffn_hidden / t);
   }
-  if (stack.attention == spec::AttentionKernel::unfused) x.scores = heads * seq * (m.dropout ? 2.5 : 1.0);
+  if (stack.compute.attention == spec::AttentionKernel::unfused) x.scores = heads * seq * (m.dropout ? 2.5 : 1.0);
   else x.scores = heads * 2.0;  // FP32 log-sum-exp per head: 4 bytes, in 2-byte units
   return x;
 }
@@ -94,9 +94,9 @@ struct EagerExtra {
 EagerExtra eager_extra(const spec::ModelSpec& m, const spec::Stack& stack, double t, double e) {
   EagerExtra x;
   if (m.moe()) return x;
-  if (stack.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = m.norms_per_layer() * 4.0 * m.hidden;
-  if (stack.eager_swiglu && m.mlp == spec::MlpKind::swiglu) x.inside += e * m.ffn_hidden / t;
-  if (stack.erf_expression_gelu && m.mlp == spec::MlpKind::gelu) x.inside += 2 * e * m.ffn_hidden / t;
+  if (stack.memory.eager_rmsnorm && m.norm == spec::NormKind::rmsnorm) x.outside = m.norms_per_layer() * 4.0 * m.hidden;
+  if (stack.memory.eager_swiglu && m.mlp == spec::MlpKind::swiglu) x.inside += e * m.ffn_hidden / t;
+  if (stack.memory.erf_expression_gelu && m.mlp == spec::MlpKind::gelu) x.inside += 2 * e * m.ffn_hidden / t;
   return x;
 }
 
@@ -110,7 +110,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double imbalance = m.routed_load(w.expert_imbalance);
   const PerToken x = no_recompute(m, stack, w.seq_len, t, spec::expert_tp(p), imbalance);
   // Bytes saved where FP8 stores a GEMM input in one byte instead of e.
-  const double fp8_saving = w.precision == spec::Precision::fp8 && stack.fp8_saves_gemm_inputs_in_fp8
+  const double fp8_saving = w.precision == spec::Precision::fp8 && stack.memory.fp8_saves_gemm_inputs_in_fp8
                                 ? tokens * (x.outside_gemm_inputs / outside_split + x.inside_gemm_inputs) * (e - 1)
                                 : 0.0;
   // A fused attention kernel keeps its own 16-bit output for its backward
@@ -120,7 +120,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   // by default): that output stays at e bytes, one more for the copy. Only
   // without recompute: a checkpointed core saves its inputs, not its output.
   const double fp8_fused_attention_output =
-      fp8_saving > 0 && stack.attention != spec::AttentionKernel::unfused ? tokens * x.attention_output * e : 0.0;
+      fp8_saving > 0 && stack.compute.attention != spec::AttentionKernel::unfused ? tokens * x.attention_output * e : 0.0;
   const EagerExtra eager = eager_extra(m, stack, t, e);
   // torch.autocast over an FP32 model (spec::Stack::mixed_precision_autocast):
   // each norm keeps its FP32 input and its GEMM the BF16 cast of the output
@@ -128,7 +128,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   // and, with dropout, its one-byte mask and FP32 output.
   const bool autocast = stack.fp32_autocast(w.precision);
   const double outside_bytes = autocast ? x.outside / 2 * (4 + e) : x.outside * e;
-  const bool unfused = stack.attention == spec::AttentionKernel::unfused;
+  const bool unfused = stack.compute.attention == spec::AttentionKernel::unfused;
   const double scores_bytes =
       autocast && unfused ? m.heads / t * w.seq_len * (m.dropout ? 4 + 1 + 4 : 4) : x.scores * e;
   const double all = tokens * ((outside_bytes / outside_split + x.inside * e + scores_bytes) + x.bytes_1 / outside_split +
@@ -137,14 +137,14 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   switch (p.recompute) {
     case spec::Recompute::none: return all + fp8_fused_attention_output;
     case spec::Recompute::selective:
-      if (stack.selective == spec::SelectiveRecompute::per_op) {
+      if (stack.capabilities.selective == spec::SelectiveRecompute::per_op) {
         // torch per-op checkpointing keeps the layer input, the attention
         // kernel's output and every other matmul output; the rest is re-run.
         const double h = m.hidden, f = m.ffn_hidden, q = m.query_hidden(), kvh = m.kv_hidden();
         const double matmul_outputs = (q + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
         return tokens * e * (h / outside_split + q / t + 0.5 * matmul_outputs);
       }
-      if (stack.selective == spec::SelectiveRecompute::core_attention_and_mlp_modules && !m.moe()) {
+      if (stack.capabilities.selective == spec::SelectiveRecompute::core_attention_and_mlp_modules && !m.moe()) {
         // The wrapped MLP keeps only its input, which the norm's output already counts.
         const double mlp_intermediates = (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * m.ffn_hidden / t;
         return all - tokens * (scores_bytes * (unfused ? 1.0 : 0.0) + mlp_intermediates * e);
@@ -174,7 +174,7 @@ double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, con
   const double e = spec::element_bytes(w.precision);
   const double hidden_bytes = double(w.seq_len) / p.cp * p.micro_batch * m.hidden * e;
   if (m.embedding_norm && rank == 0) bytes += hidden_bytes / (p.sp ? p.tp : 1) * chunks_in_flight(p, rank);
-  if (stack.pipeline_keeps_stage_outputs && p.pp > 1 && rank < p.pp - 1)
+  if (stack.memory.pipeline_keeps_stage_outputs && p.pp > 1 && rank < p.pp - 1)
     bytes += hidden_bytes / p.tp * chunks_in_flight(p, rank);
   if (p.recompute == spec::Recompute::full) {
     spec::Plan replay = p;  // backward re-creates one layer's activations at a time

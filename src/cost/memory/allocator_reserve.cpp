@@ -6,7 +6,7 @@ namespace trainplan::cost {
 
 double cached_through_step_bytes(const spec::Stack& stack, double backward_tensors_bytes, double temporaries_bytes) {
   if (temporaries_bytes <= 0) return 0;
-  return (1 + stack.allocator_overhead_fraction) * backward_tensors_bytes + temporaries_bytes;
+  return (1 + stack.memory.allocator_overhead_fraction) * backward_tensors_bytes + temporaries_bytes;
 }
 
 }  // namespace trainplan::cost

@@ -9,11 +9,11 @@ namespace trainplan::cost {
 double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s, double params,
                                    const spec::Plan& p) {
   const double shards = p.zero >= 1 ? p.dp : 1;
-  switch (stack.step_temporaries) {
+  switch (stack.memory.step_temporaries) {
     case spec::StepTemporaries::none: return 0;
     case spec::StepTemporaries::foreach: return params * (s.master_weights > 0 ? s.master_weights : s.weights) / shards;
     case spec::StepTemporaries::fp32_grad_shard: {
-      const double shard = params / shards, group = stack.optimizer_sub_group_parameters;
+      const double shard = params / shards, group = stack.memory.optimizer_sub_group_parameters;
       return (group > 0 ? std::min(shard, group) : shard) * s.step_grad_shard_copy;
     }
   }

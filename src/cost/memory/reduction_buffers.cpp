@@ -7,19 +7,19 @@
 namespace trainplan::cost {
 
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& p) {
-  return p.dp > 1 ? stack.dp_bucket_buffer_bytes : 0.0;
+  return p.dp > 1 ? stack.communication.dp_bucket_buffer_bytes : 0.0;
 }
 
 double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const StateBytes& s, double params,
                             const spec::Plan& p, int rank) {
-  if (p.dp <= 1 || stack.dp_reduction_copy_bytes <= 0) return 0;
+  if (p.dp <= 1 || stack.communication.dp_reduction_copy_bytes <= 0) return 0;
   // The edge stages hold the embedding or the head (or the tied copy): one tensor of
   // vocabulary x hidden (positions and the embedding's norm are tensors of their own).
   const bool edge = rank == 0 || rank == p.pp - 1;
   const double embedding = edge ? double(m.padded_vocab()) * m.hidden / p.tp : 0.0;
   const double layer_matrix = double(m.hidden) * std::max(m.ffn_hidden, 3 * m.hidden) / p.tp;
   const double largest = std::max(embedding, layer_matrix) * s.gradients;
-  return std::min(params * s.gradients, std::max(stack.dp_reduction_copy_bytes, largest));
+  return std::min(params * s.gradients, std::max(stack.communication.dp_reduction_copy_bytes, largest));
 }
 
 }  // namespace trainplan::cost

@@ -6,7 +6,7 @@ namespace trainplan::cost {
 
 double runtime_reserve_bytes(const spec::Stack& stack, const spec::Plan& p) {
   const int groups = (p.tp > 1) + (p.pp > 1) + (p.dp > 1) + (p.cp > 1) + (p.ep > 1);
-  return stack.runtime_reserve_bytes + groups * stack.communicator_bytes;
+  return stack.memory.runtime_reserve_bytes + groups * stack.memory.communicator_bytes;
 }
 
 }  // namespace trainplan::cost

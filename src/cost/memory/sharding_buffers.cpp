@@ -6,7 +6,7 @@
 namespace trainplan::cost {
 
 bool gathered_through_step(const spec::Stack& stack, const spec::Plan& p) {
-  return stack.fsdp_gathered_under_pipeline && p.zero >= 3 && p.pp > 1;
+  return stack.memory.fsdp_gathered_under_pipeline && p.zero >= 3 && p.pp > 1;
 }
 
 double sharding_buffers_bytes(const spec::ModelSpec& m, const StateBytes& s, const spec::Plan& p) {

@@ -64,10 +64,10 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
       mem.gradients_bytes = step_gradients;
       mem.optimizer_temporaries_bytes = temporaries;
       mem.tensors_bytes = step_peak;
-      if (stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard) flat_copies = temporaries;
+      if (stack.memory.step_temporaries == spec::StepTemporaries::fp32_grad_shard) flat_copies = temporaries;
     }
   }
-  mem.allocator_bytes = stack.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
+  mem.allocator_bytes = stack.memory.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
   mem.runtime_reserve_bytes = runtime_reserve_bytes(stack, p);
   mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
   mem.capacity_bytes = hw.hbm_bytes;

@@ -14,9 +14,10 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // sub-group of it at a time) is flattened (2 bytes) and cast to FP32 (4
     // bytes) for the wrapped Adam.
     {
-      StateBytes b{2, stack.master_weight_bytes, stack.main_grad_bytes,
-                   stack.keeps_16bit_grads ? 2.0 : 0.0, stack.optimizer_state_bytes, stack.zero3_keeps_16bit_shard};
-      if (stack.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
+      const spec::StackMemory& kept = stack.memory;
+      StateBytes b{2, kept.master_weight_bytes, kept.main_grad_bytes,
+                   kept.keeps_16bit_grads ? 2.0 : 0.0, kept.optimizer_state_bytes, kept.zero3_keeps_16bit_shard};
+      if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
       return b;
     }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
@@ -30,7 +31,7 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     // mixed BF16's weight.
     case spec::Precision::fp8: {
       StateBytes b = state_bytes_per_parameter(stack, spec::Precision::mixed_bf16);
-      b.fp8_weight_cache = stack.fp8_param_gather ? 0 : 2;
+      b.fp8_weight_cache = stack.memory.fp8_param_gather ? 0 : 2;
       return b;
     }
     case spec::Precision::bf16_sr: return {2, 0, 2, 0, 4, true};
@@ -43,7 +44,7 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
 double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision) {
   switch (precision) {
     case spec::Precision::mixed_bf16:
-    case spec::Precision::fp8: return stack.main_grad_bytes;  // FP8 GEMMs, gradients as mixed BF16
+    case spec::Precision::fp8: return stack.memory.main_grad_bytes;  // FP8 GEMMs, gradients as mixed BF16
     case spec::Precision::bf16_sr: return 2;
     case spec::Precision::fp32:
     case spec::Precision::fp32_bf16_matmul: return 4;
