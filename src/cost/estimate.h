@@ -22,7 +22,7 @@ struct StepBreakdown {
   double dp_comm_total_s = 0;     // before overlap, for reference
   double grad_accumulation_s = 0;  // adding each later micro-batch's gradients into the buffer
   double optimizer_s = 0;
-  // Where the stack traces each micro-batch on the host (Stack::lazy_tracing):
+  // Where the stack traces each micro-batch on the host (StackCompute::lazy_tracing):
   // the host's recording beyond the device work it overlaps.
   double host_tracing_exposed_s = 0;
   double overhead_s = 0;

@@ -58,7 +58,7 @@ double logits_bytes(const spec::ModelSpec& model, const spec::Stack& stack, cons
 // During the step: a tensor-list (foreach) Adam holds one intermediate the
 // size of the parameters it updates (masters, else weights; its ZeRO shard);
 // DeepSpeed copies the rank's gradient shard (step_grad_shard_copy), ZeRO-3 one
-// sub-group of it at a time (Stack::optimizer_sub_group_parameters).
+// sub-group of it at a time (StackMemory::optimizer_sub_group_parameters).
 double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& state, double params,
                                    const spec::Plan& plan);
 // Gradients while the optimizer steps: all of them, or only the rank's ZeRO
@@ -79,7 +79,7 @@ double runtime_reserve_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // A reduction buffer the stack keeps apart from the gradients, across steps.
 double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan);
 // After backward, before the step: the flat copy of one gradient bucket that a
-// buffered all-reduce makes (Stack::dp_reduction_copy_bytes), at least the largest
+// buffered all-reduce makes (StackCommunication::dp_reduction_copy_bytes), at least the largest
 // single gradient of pipeline rank `rank` (a bucket closes once it passes its
 // size: BLOOM's embedding shard goes alone), at most all of them. 0 at DP 1.
 double reduction_copy_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const StateBytes& state,
@@ -88,7 +88,7 @@ double reduction_copy_bytes(const spec::ModelSpec& model, const spec::Stack& sta
 // its unsharded gradients before the reduce-scatter.
 double sharding_buffers_bytes(const spec::ModelSpec& model, const StateBytes& state, const spec::Plan& plan);
 // ZeRO-3 under PP > 1 where the stack keeps the stage gathered through the
-// step (Stack::fsdp_gathered_under_pipeline): then the 16-bit weights and the
+// step (StackMemory::fsdp_gathered_under_pipeline): then the 16-bit weights and the
 // main-dtype gradients of all `params` are held unsharded, and no per-layer
 // sharding buffers are needed beside them.
 bool gathered_through_step(const spec::Stack& stack, const spec::Plan& plan);

@@ -9,7 +9,7 @@ namespace trainplan::cost {
 
 double overhead_s(const StepContext& ctx);
 
-// Under lazy tracing (Stack::lazy_tracing) the host records each of
+// Under lazy tracing (StackCompute::lazy_tracing) the host records each of
 // `micro_batches` graphs, Calibration::host_trace_s_per_layer per layer of the
 // rank, while the device runs the previous one: what the host's time exceeds
 // the rank's device work by (`device_s` over the step). 0 for other stacks.

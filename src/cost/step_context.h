@@ -37,7 +37,7 @@ struct StepContext {
   double element_bytes() const { return spec::element_bytes(workload.precision); }
   // Bytes per parameter the sharded optimizer's all-gather sends: the weights'
   // dtype, one byte for the layers' GEMM weights under the stack's FP8
-  // parameters (spec::Stack::fp8_param_gather).
+  // parameters (spec::StackMemory::fp8_param_gather).
   double gathered_parameter_bytes() const;
   // Mixed BF16 as torch.autocast over an FP32 model (spec::Stack): the
   // residual stream, the norms and the attention probabilities are FP32.

@@ -32,7 +32,7 @@ struct LaunchJob {
   int devices_per_instance = 0;
   spec::Plan plan;
   spec::Workload workload;
-  // FP8 GEMM weights kept as FP8 parameters (spec::Stack::fp8_param_gather):
+  // FP8 GEMM weights kept as FP8 parameters (spec::StackMemory::fp8_param_gather):
   // written where the format has the option; on reading, what the file says.
   bool fp8_param_gather = false;
   // Gradients accumulated and reduced in BF16, not FP32 (the stack's main_grad_dtype):

@@ -66,7 +66,7 @@ struct Calibration {
   double pipeline_microbatch_overhead_s = 0;
   // Host time to record one micro-batch's graph (forward and backward) per
   // transformer layer, where the stack traces every micro-batch on the host
-  // (Stack::lazy_tracing: torch-xla on Neuron, lazy mode on Gaudi) while the
+  // (StackCompute::lazy_tracing: torch-xla on Neuron, lazy mode on Gaudi) while the
   // device runs the previous one. 0 where unmeasured.
   double host_trace_s_per_layer = 0;
   // Where each part came from, keyed by calibration_parts() (calibration_origins.h):

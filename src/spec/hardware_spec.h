@@ -30,7 +30,7 @@ struct ShareBand {
 };
 
 // What the host's recording of one micro-batch's graph per transformer layer
-// costs where a stack traces every micro-batch (Stack::lazy_tracing): a fit's
+// costs where a stack traces every micro-batch (StackCompute::lazy_tracing): a fit's
 // prior centre and spread, from evidence outside the family's own runs.
 // known() is false where none is stated.
 struct TracePrior {

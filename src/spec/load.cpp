@@ -603,7 +603,7 @@ nlohmann::json json_with_base(const std::string& path, const char* noun, const R
 }
 
 // Stack keys renamed so that one idea has one spelling (Plan::overlap_dp_comm,
-// Stack::overlap_dp_grad_reduce): files written before still load.
+// StackCommunication::overlap_dp_grad_reduce): files written before still load.
 void rename_old_stack_keys(nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) return;
   static const std::pair<const char*, const char*> kRenamed[] = {{"tp_comm_overlap", "overlap_tp_comm"},

@@ -63,7 +63,7 @@ TEST(DataParallel, GradientDtypeSetsTheBytes) {
   EXPECT_GT(b, 0.45 * a);
 }
 
-// FP8 parameters (spec::Stack::fp8_param_gather) are gathered as FP8: one byte
+// FP8 parameters (spec::StackMemory::fp8_param_gather) are gathered as FP8: one byte
 // for each layer parameter where BF16 sends two; the embedding and the head
 // stay BF16. Llama 2 7B, TP 1: 32 x 202,383,360 layer parameters of
 // 6,738,415,616 (tests/spec), so the gather sends 1 + 262,148,096 / 6,738,415,616

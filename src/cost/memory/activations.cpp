@@ -78,7 +78,7 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
 }
 
 // Bytes per token an eager PyTorch layer keeps beyond the fused kernels' (see
-// Stack::eager_rmsnorm), by what autograd saves: an RMSNorm written as
+// StackMemory::eager_rmsnorm), by what autograd saves: an RMSNorm written as
 // x.float() * rsqrt(mean(x^2) + eps), cast back and times the weight keeps the
 // FP32 input (pow and mul save it) and the normalized tensor in the input dtype
 // (the weight multiply saves it), where a fused norm keeps its input alone: 4h
@@ -122,7 +122,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double fp8_fused_attention_output =
       fp8_saving > 0 && stack.compute.attention != spec::AttentionKernel::unfused ? tokens * x.attention_output * e : 0.0;
   const EagerExtra eager = eager_extra(m, stack, t, e);
-  // torch.autocast over an FP32 model (spec::Stack::mixed_precision_autocast):
+  // torch.autocast over an FP32 model (spec::StackCompute::mixed_precision_autocast):
   // each norm keeps its FP32 input and its GEMM the BF16 cast of the output
   // (half of `outside` each); an unfused attention keeps FP32 probabilities
   // and, with dropout, its one-byte mask and FP32 output.
