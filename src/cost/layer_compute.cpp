@@ -136,7 +136,8 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const double fp8_cast_bytes =
       ctx.workload.precision == spec::Precision::fp8 ? tokens * heads * d * 3.0 : 0.0;
   const double activation_s = ctx.stream_s(ctx.ops.activation, act_bytes);
-  l.memory_forward_s = moe_memory_s(ctx) + m.norms_per_layer() * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
+  const double moe_memory_forward_s = moe_memory_s(ctx);
+  l.memory_forward_s = moe_memory_forward_s + m.norms_per_layer() * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
                        activation_s + ctx.stream_s(ctx.ops.residual, autocast_cast_bytes) + softmax_s +
                        ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;
@@ -164,10 +165,10 @@ LayerCompute layer_compute(const StepContext& ctx) {
         case spec::SelectiveRecompute::per_op: l.recompute_s = 0.5 * l.gemm_forward_s + l.memory_forward_s; break;
         case spec::SelectiveRecompute::attention_core: l.recompute_s = attention_core_s; break;
         case spec::SelectiveRecompute::core_attention_module:
-          l.recompute_s = (flash ? 0.0 : attention_core_s) + (swiglu ? activation_s : 0.0);
-          break;
         case spec::SelectiveRecompute::core_attention_and_mlp_modules:
-          l.recompute_s = (flash ? 0.0 : attention_core_s) + mlp_gemm_forward_s + activation_s;
+          l.recompute_s = (flash ? 0.0 : attention_core_s) +
+                          (spec::selective_wraps_mlp(ctx.stack, m) ? mlp_gemm_forward_s + activation_s + moe_memory_forward_s
+                                                                   : swiglu ? activation_s : 0.0);
           break;
       }
       break;

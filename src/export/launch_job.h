@@ -47,6 +47,9 @@ struct LaunchJob {
   // The stack priced MoE tokens sent once per instance (DeepEP's flex
   // dispatcher), not the plain all-to-all: a format without it refuses.
   bool dispatch_once_per_instance = false;
+  // The stack priced every expert's capacity slots, filled or not
+  // (spec::StackCompute::experts_compute_capacity: NxD's ExpertMLPs), not the routed tokens.
+  bool experts_compute_capacity = false;
   // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
   // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
   bool no_master_weights = false;

@@ -118,19 +118,21 @@ std::string nxd_moe_header(const LaunchJob& job) {
   std::string h = "# MoE as NeuronSwitchMLP builds it (transformer.py@ff83d7bd:371-460 over NxD 0.9's modules/moe@083d3ea): " +
                   std::to_string(m.experts) + " SwiGLU experts\n#   of model.ffn_hidden_size in every layer, top-" +
                   std::to_string(m.top_k) + " routing; model.moe.router_aux_loss_coef holds the example's 0.02.\n";
+  const std::string priced = job.experts_compute_capacity
+                                 ? "as trainplan priced it (stack " + job.stack_name + ": expert_compute capacity)"
+                                 : "where trainplan priced the routed load (stack " + job.stack_name + ")";
   if (nxd_full_capacity(m)) {
     h += "# Dropless: capacity_factor " + number(full_capacity_factor(m.experts, m.top_k)) +
          " (num_experts / top_k) is ExpertMLPs' full capacity (expert_mlps.py@083d3ea:67-68), which runs\n"
-         "#   every expert over every token (:139-167): " + number(full_capacity_factor(m.experts, m.top_k)) +
-         " times the expert work trainplan priced for top-" + std::to_string(m.top_k) + " routing.\n";
+         "#   every expert over every token (:139-167), " + number(full_capacity_factor(m.experts, m.top_k)) +
+         " times the routed work of top-" + std::to_string(m.top_k) + " routing, " + priced + ".\n";
   } else {
     h += "# capacity_factor " + number(m.capacity_factor) + ": each expert computes ceil(tokens x top_k x " + number(m.capacity_factor) +
-         " / experts) slots, filled or not (expert_mlps.py@083d3ea:183-185);\n#   trainplan priced the routed load (--expert-imbalance, capped at " +
-         number(m.capacity_factor) + ").\n";
+         " / experts) slots, filled or not (expert_mlps.py@083d3ea:183-185),\n#   " + priced + ".\n";
   }
   if (p.recompute == spec::Recompute::selective)
     h += "# selective checkpointing wraps the MoE layer (NeuronSwitchMLP) beside CoreAttention (megatron_base_model.py@ff83d7bd:56-59):\n"
-         "#   the experts run forward again in backward, where trainplan priced recomputing attention alone.\n";
+         "#   the experts run forward again in backward, as trainplan priced it (spec::selective_wraps_mlp).\n";
   if (p.ep > 1 && p.sp && p.tp > 1)
     h += "# EP " + std::to_string(p.ep) + ": every TP rank exchanges the expert slots of all the tokens it gathered out of SP (modules/moe/model.py@083d3ea:112-115;\n"
          "#   experts.py:121-128, scatter-gather off): TP times the all-to-all bytes per rank trainplan priced for its SP share.\n";

@@ -57,4 +57,17 @@ const char* to_string(ContextParallel mode) {
 
 const char* to_string(AttentionKernel kernel) { return kernel == AttentionKernel::flash ? "flash" : "unfused"; }
 
+bool selective_wraps_mlp(const Stack& stack, const ModelSpec& model) {
+  // neuronx-distributed@4f95471 tp_pp_llama_hf_pretrain/run_llama_nxd.py:116-117
+  // ((CoreAttention, LlamaMLP) at 8,192 tokens); MoE: @4f95471
+  // examples/training/mixtral/mixtral_pretrain/run_mixtral_pretrain_ptl.py:182
+  // ((CoreAttention, MoE)) and neuronx-distributed-training@ff83d7bd
+  // megatron/megatron_base_model.py:56-59 ((CoreAttention, NeuronSwitchMLP)).
+  switch (stack.capabilities.selective) {
+    case SelectiveRecompute::core_attention_and_mlp_modules: return true;
+    case SelectiveRecompute::core_attention_module: return model.moe();
+    default: return false;
+  }
+}
+
 }  // namespace trainplan::spec

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/model_spec.h"
 #include "spec/plan.h"
 #include "spec/stack_parts.h"
 #include "spec/workload.h"
@@ -53,6 +54,12 @@ struct Stack {
 
 // Why this stack cannot run the plan, or empty when it can.
 std::string stack_refusal(const Stack& stack, const Plan& plan);
+
+// Whether the stack's selective recompute wraps the whole MLP, which then keeps
+// only its input and runs forward again in backward: NxD's TP/PP example at
+// 8,192 tokens, and NxD's MoE layers wherever it wraps its CoreAttention module
+// (spec::SelectiveRecompute).
+bool selective_wraps_mlp(const Stack& stack, const ModelSpec& model);
 
 const char* to_string(GradAccumulation mode);
 const char* to_string(AttentionKernel kernel);

@@ -77,6 +77,11 @@ struct StackCompute {
   // Neuron, lazy mode on Gaudi): a micro-batch takes at least the host's time,
   // Calibration::host_trace_s_per_layer per layer; optional ("lazy_tracing").
   bool lazy_tracing = false;
+  // Each expert computes its capacity's slots whether routing fills them or not
+  // (NxD's ExpertMLPs; at full capacity, a dropless model's, every expert runs
+  // every token), not the routed tokens; optional ("expert_compute": "capacity",
+  // absent: "routed").
+  bool experts_compute_capacity = false;
   double host_overhead_s = 0;
 };
 

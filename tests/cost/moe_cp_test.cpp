@@ -6,6 +6,7 @@
 #include "cost/mlp_compute.h"
 #include "cost/expert_parallel.h"
 #include "cost/flops.h"
+#include "cost/layer_compute.h"
 #include "cost/memory.h"
 #include "step_fixture.h"
 
@@ -111,6 +112,54 @@ TEST(ExpertParallel, ExpertsShardedByEpInMemory) {
   p.ep = 8;
   p.dp = 64;
   EXPECT_EQ(spec::expert_dp(p), 8);
+}
+
+// NxD's ExpertMLPs compute each expert's capacity, filled or not
+// (aws-neuron/neuronx-distributed@083d3ea modules/moe/expert_mlps.py:67-68,
+// :139-167): dropless Mixtral 8x7B (8 experts, top-2) runs every token through
+// every expert, 8 / 2 = 4 times the routed rows, and a capacity factor of 2 runs
+// 2 times them, where a routing stack computes the routed tokens alone.
+TEST(ExpertParallel, CapacityStacksComputeEveryExpertSlot) {
+  testing::StepFixture f("mixtral-8x7b", "trn1.32xlarge", 4096, 1024, spec::Precision::bf16_sr, plan_of(16, 8, 4, 1, 1, true));
+  f.stack = spec::load_stack("neuronx-distributed-2.20");
+  ASSERT_TRUE(f.stack.compute.experts_compute_capacity);
+  ASSERT_EQ(f.model.capacity_factor, 0);  // dropless as shipped
+  const double capacity_rows = routed_rows(f.context());
+  f.stack.compute.experts_compute_capacity = false;
+  const double routed = routed_rows(f.context());
+  EXPECT_DOUBLE_EQ(routed, 4096.0 / 8 * 2 * 8);  // SP tokens x top-2 x expert TP 8, load 1
+  EXPECT_DOUBLE_EQ(capacity_rows, 4 * routed);
+  f.model.capacity_factor = 2;
+  f.stack.compute.experts_compute_capacity = true;
+  EXPECT_DOUBLE_EQ(routed_rows(f.context()), 2 * routed);
+  f.model.capacity_factor = 6;  // past experts / top_k: full capacity
+  EXPECT_DOUBLE_EQ(routed_rows(f.context()), 4 * routed);
+}
+
+// NxD wraps its MoE layer beside CoreAttention for selective recompute
+// (neuronx-distributed@4f95471 run_mixtral_pretrain_ptl.py:182; NxD Training@ff83d7bd
+// megatron_base_model.py:56-59): the layer keeps only its input and its expert
+// GEMMs run forward again in backward, where Megatron re-runs attention alone.
+TEST(ExpertParallel, NxdSelectiveRecomputeWrapsTheMoeLayer) {
+  testing::StepFixture f("mixtral-8x7b", "trn1.32xlarge", 4096, 1024, spec::Precision::bf16_sr, plan_of(16, 8, 4, 1, 1, true));
+  f.stack = spec::load_stack("neuronx-distributed-2.20");
+  f.plan.recompute = spec::Recompute::selective;
+  ASSERT_TRUE(spec::selective_wraps_mlp(f.stack, f.model));
+  const LayerCompute nxd = layer_compute(f.context());
+  double mlp_forward_s = 0, mlp_backward_s = 0;
+  mlp_compute(f.context(), mlp_forward_s, mlp_backward_s);
+  EXPECT_GT(nxd.recompute_s, mlp_forward_s);  // the experts' GEMMs and the cheap ops around them
+  EXPECT_LT(nxd.recompute_s, nxd.forward_s());  // not the attention (flash: the module is bypassed)
+  const double kept = cost::layer_activation_bytes(f.model, f.stack, f.workload, f.plan);
+  spec::Plan none = f.plan;
+  none.recompute = spec::Recompute::none;
+  f.stack.compute.experts_compute_capacity = false;  // the routed copies, as a hand count
+  // Mixtral, t 8, SP: the MLP's elements per token inside the TP region are 2
+  // routed copies x (8 x 4096 permuted input + 3 x 14336 SwiGLU) / 8 = 18,944.
+  const double routed_kept = cost::layer_activation_bytes(f.model, f.stack, f.workload, f.plan);
+  const double routed_all = cost::layer_activation_bytes(f.model, f.stack, f.workload, none);
+  EXPECT_DOUBLE_EQ(routed_all - routed_kept, 4096.0 * 18944 * 2);
+  EXPECT_LT(kept, routed_all);
 }
 
 TEST(ExpertParallel, ModelFlopsCountActiveParameters) {

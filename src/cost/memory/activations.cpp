@@ -25,6 +25,7 @@ struct PerToken {
   double scores = 0;   // elements of attention scores kept per token, per TP rank
   double outside_gemm_inputs = 0, inside_gemm_inputs = 0;  // of those, the linear GEMMs' saved inputs
   double attention_output = 0;  // of inside_gemm_inputs, the attention kernel's output
+  double mlp_inside = 0;        // of inside, the MLP's (dense, shared and routed experts')
 };
 
 // Elements per token inside the TP region for MLA attention (Q and K at the
@@ -57,6 +58,8 @@ PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double
   x.outside = 2 * h * m.pre_norms + h * m.post_norms;
   x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
   if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, stack, t, etp, imbalance);
+  x.mlp_inside = x.inside - (m.mla() ? (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim()
+                                     : (heads + 2 * kv) * d + heads * d);
   if (m.dropout) x.bytes_1 = 2 * h;
   x.outside_gemm_inputs = h * m.pre_norms;  // the norm outputs: QKV's and the MLP's input
   x.attention_output = m.mla() ? heads * m.value_head_dim() : heads * d;
@@ -107,7 +110,8 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double t = p.tp, tokens = double(w.seq_len) / p.cp * p.micro_batch;  // CP: a sequence's share
   const double e = spec::element_bytes(w.precision);
   const double outside_split = p.sp ? t : 1.0;
-  const double imbalance = m.routed_load(w.expert_imbalance);
+  const double imbalance =
+      stack.compute.experts_compute_capacity ? m.capacity_load() : m.routed_load(w.expert_imbalance);
   const PerToken x = no_recompute(m, stack, w.seq_len, t, spec::expert_tp(p), imbalance);
   // Bytes saved where FP8 stores a GEMM input in one byte instead of e.
   const double fp8_saving = w.precision == spec::Precision::fp8 && stack.memory.fp8_saves_gemm_inputs_in_fp8
@@ -144,10 +148,10 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
         const double matmul_outputs = (q + 2 * kvh) / t + h + (m.mlp == spec::MlpKind::swiglu ? 2 : 1) * f / t + h;
         return tokens * e * (h / outside_split + q / t + 0.5 * matmul_outputs);
       }
-      if (stack.capabilities.selective == spec::SelectiveRecompute::core_attention_and_mlp_modules && !m.moe()) {
-        // The wrapped MLP keeps only its input, which the norm's output already counts.
-        const double mlp_intermediates = (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * m.ffn_hidden / t;
-        return all - tokens * (scores_bytes * (unfused ? 1.0 : 0.0) + mlp_intermediates * e);
+      if (spec::selective_wraps_mlp(stack, m)) {
+        // The wrapped MLP (an MoE layer with its experts) keeps only its input,
+        // which the norm's output already counts.
+        return all - tokens * (scores_bytes * (unfused ? 1.0 : 0.0) + x.mlp_inside * e);
       }
       return all - tokens * scores_bytes * (unfused ? 1.0 : 0.0);
     case spec::Recompute::full: return tokens * m.hidden * e / outside_split;  // the layer's input
