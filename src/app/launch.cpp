@@ -41,6 +41,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.flash_attention = s.stack.compute.attention == spec::AttentionKernel::flash;
   job.dispatch_once_per_instance = s.stack.communication.dispatch_once_per_instance;
   job.experts_compute_capacity = s.stack.compute.experts_compute_capacity;
+  job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(s.stack, s.model);
   job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && s.stack.memory.master_weight_bytes == 0;
   job.bf16_grad_reduce = !s.stack.capabilities.half_is_fp16 && s.stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||

@@ -50,6 +50,9 @@ struct LaunchJob {
   // The stack priced every expert's capacity slots, filled or not
   // (spec::StackCompute::experts_compute_capacity: NxD's ExpertMLPs), not the routed tokens.
   bool experts_compute_capacity = false;
+  // The stack's selective recompute wraps a dense model's whole MLP (spec::selective_wraps_mlp:
+  // NxD's TP/PP example at 8,192 tokens): NxD Training's activations_checkpoint_recompute_mlp.
+  bool recompute_mlp = false;
   // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
   // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
   bool no_master_weights = false;

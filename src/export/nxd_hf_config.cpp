@@ -50,7 +50,8 @@ double rope_base(const spec::ModelSpec& m) { return m.rope_theta > 0 ? m.rope_th
 // 4.31's LlamaConfig keys (NxD Training's requirements.txt pins 4.31.0), rope_scaling null (4.31
 // knows no 'llama3' scaling), and the three keys modeling_llama.py reads from the config
 // itself: sequence_parallel_enabled (replaced from the YAML, llama_model.py:24),
-// selective_checkpoint_enabled (:208, false: the MLP is not recomputed, as priced) and
+// selective_checkpoint_enabled (:208: under selective recompute the SwiGLU activation is
+// checkpointed, as the NxD stacks price it, spec::SelectiveRecompute) and
 // move_model_to_device (:183, :336).
 std::string llama_config_json(const LaunchJob& job) {
   const spec::ModelSpec& m = job.model;
@@ -77,7 +78,7 @@ std::string llama_config_json(const LaunchJob& job) {
   j["tie_word_embeddings"] = false;
   j["use_cache"] = false;
   j["sequence_parallel_enabled"] = job.plan.sp;
-  j["selective_checkpoint_enabled"] = false;
+  j["selective_checkpoint_enabled"] = job.plan.recompute == spec::Recompute::selective;
   j["move_model_to_device"] = false;
   j["transformers_version"] = "4.31.0";
   return j.dump(2) + "\n";
@@ -91,15 +92,31 @@ int priced_kv_replicator(const spec::ModelSpec& m, int tp) {
 
 }  // namespace
 
-bool nxd_hf_path(const LaunchJob& job) { return job.model.kv_heads > 0 && job.model.kv_heads % job.plan.tp != 0; }
+namespace {
+bool tp_splits_kv_heads(const LaunchJob& job) { return job.model.kv_heads > 0 && job.model.kv_heads % job.plan.tp != 0; }
+bool wraps_mlp(const LaunchJob& job) { return job.recompute_mlp && job.plan.recompute == spec::Recompute::selective; }
+}  // namespace
+
+// The megatron model wraps CoreAttention alone under selective recompute; the HF
+// model adds the MLP (llama_model.py@ff83d7bd:37-41).
+bool nxd_hf_path(const LaunchJob& job) { return tp_splits_kv_heads(job) || wraps_mlp(job); }
 
 NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   refuse_what_no_nxd_path_runs(job);
-  const std::string why_hf = "TP " + std::to_string(p.tp) + " does not divide the " + std::to_string(m.kv_heads) +
-                             " KV heads of " + m.name + ", which NxD Training's megatron model divides over TP "
-                             "(transformer.py@ff83d7bd:846-847); its HF Llama model replicates them";
+  const std::string why_hf =
+      tp_splits_kv_heads(job)
+          ? "TP " + std::to_string(p.tp) + " does not divide the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
+                ", which NxD Training's megatron model divides over TP (transformer.py@ff83d7bd:846-847); its HF Llama "
+                "model replicates them"
+          : "stack " + job.stack_name + " recomputes the whole MLP under selective recompute, which NxD Training's HF "
+                "Llama model alone offers (llama_model.py@ff83d7bd:37-41)";
+  // activations_checkpoint_recompute_mlp wraps the MLP only from 8,192 tokens (llama_model.py@ff83d7bd:38).
+  if (wraps_mlp(job) && job.workload.seq_len < 8192)
+    refuse_nxd("model.activations_checkpoint_recompute_mlp",
+               "a sequence of 8192 tokens or more, where NxD Training wraps the MLP (llama_model.py@ff83d7bd:38), as stack " +
+                   job.stack_name + " prices; found " + std::to_string(job.workload.seq_len));
   if (const std::string unlike = unlike_hf_llama(m); !unlike.empty())
     refuse_nxd("model.model_config", "a Llama architecture for the HF model path (" + why_hf + "); " + m.name + " has " + unlike);
   // kv_replicator divides TP (modules/qkv_linear.py@083d3ea:526, :49) and the replicated KV
@@ -142,12 +159,13 @@ NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
   // (modeling_llama.py:285-294); the separate k_proj/v_proj (:304-318) divide them unreplicated.
   model["qkv_linear"] = true;
   model["rope_theta"] = rope_base(m);                            // llama_model.py:33-34
-  // selective: CoreAttention alone, as priced (llama_model.py:37-41: activations_checkpoint_recompute_mlp,
-  // True in hf_llama3_70B_config.yaml, adds the MLP at 8192+ tokens: written False so that a file composed
-  // over that example runs as priced too); full: each LlamaDecoderLayer (:42-43).
+  // selective: CoreAttention, and the MLP where the stack prices it (llama_model.py:37-41:
+  // activations_checkpoint_recompute_mlp, True in hf_llama3_70B_config.yaml, adds the MLP at 8192+
+  // tokens: written either way so that a file composed over that example runs as priced too);
+  // full: each LlamaDecoderLayer (:42-43).
   if (p.recompute == spec::Recompute::none) model["activations_checkpoint_granularity"] = YAML::Node(YAML::NodeType::Null);
   else model["activations_checkpoint_granularity"] = p.recompute == spec::Recompute::selective ? "selective" : "full";
-  if (p.recompute == spec::Recompute::selective) model["activations_checkpoint_recompute_mlp"] = false;
+  if (p.recompute == spec::Recompute::selective) model["activations_checkpoint_recompute_mlp"] = job.recompute_mlp;
   model["fusions"]["softmax"] = true;
   // llama_model.py:28 reads it by attribute: the NKI kernel where the stack priced it (modeling_llama.py:411-415).
   model["fusions"]["flash_attention"] = job.flash_attention;
@@ -157,10 +175,15 @@ NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
   FormatInfo format = info(LaunchFormat::nxd);
   format.source = kHfExample;
   std::string header = header_comment(job, format);
-  header += "# model_source hf: TP " + std::to_string(p.tp) + " does not divide the " + std::to_string(m.kv_heads) + " KV heads of " +
-            comment_word(m.name) + ", which NxD Training's megatron model divides over TP\n#   (transformer.py@ff83d7bd:846-847); "
-            "its HF Llama model replicates each kv_replicator (" + std::to_string(replicas) +
-            ") times with qkv_linear (GQAQKVColumnParallelLinear), one KV head per TP rank.\n";
+  if (tp_splits_kv_heads(job))
+    header += "# model_source hf: TP " + std::to_string(p.tp) + " does not divide the " + std::to_string(m.kv_heads) + " KV heads of " +
+              comment_word(m.name) + ", which NxD Training's megatron model divides over TP\n#   (transformer.py@ff83d7bd:846-847); "
+              "its HF Llama model replicates each kv_replicator (" + std::to_string(replicas) +
+              ") times with qkv_linear (GQAQKVColumnParallelLinear), one KV head per TP rank.\n";
+  else
+    header += "# model_source hf: stack " + comment_word(job.stack_name) + " recomputes each layer's whole MLP under selective "
+              "recompute,\n#   which NxD Training's HF Llama model alone offers (activations_checkpoint_recompute_mlp at "
+              "8192+ tokens, llama_model.py@ff83d7bd:37-41).\n";
   header += "# model.model_config names " + comment_word(config_name) +
             ", written beside this file: the architecture as priced (vocab_size " +
             std::to_string(m.padded_vocab(p.tp)) + ", padded to TP).\n#   NxD Training opens it from the folder "

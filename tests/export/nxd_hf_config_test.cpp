@@ -90,8 +90,20 @@ TEST(NxdHfConfig, TpBeyondTheKvHeadsIsWrittenAsTheHfLlamaExampleRunsIt) {
   EXPECT_EQ(y["model"]["model_config"].as<std::string>(), "l70.config.json");
   EXPECT_TRUE(y["model"]["fusions"]["flash_attention"].as<bool>());  // priced NKI flash: llama_model.py:28
   EXPECT_EQ(y["model"]["activations_checkpoint_granularity"].as<std::string>(), "selective");
-  // hf_llama3_70B_config.yaml sets it True, which recomputes the MLP too (llama_model.py:38): False, as priced.
+  // hf_llama3_70B_config.yaml sets it True, which recomputes the MLP too (llama_model.py:38): False, as priced
+  // by a stack that wraps CoreAttention alone; True where the stack wraps the MLP too, from 8,192 tokens.
   EXPECT_FALSE(y["model"]["activations_checkpoint_recompute_mlp"].as<bool>());
+  LaunchJob mlp = job;
+  mlp.recompute_mlp = true;
+  mlp.workload.seq_len = 8192;
+  EXPECT_TRUE(YAML::Load(launch_files(LaunchFormat::nxd, mlp, "/jobs/l70.yaml")[0].text)["model"]
+                  ["activations_checkpoint_recompute_mlp"].as<bool>());
+  mlp.workload.seq_len = 4096;  // the client wraps the MLP only from 8,192 tokens
+  EXPECT_THROW(launch_files(LaunchFormat::nxd, mlp, "/jobs/l70.yaml"), std::exception);
+  // A plan whose TP divides the KV heads goes through the HF path for it too.
+  mlp.workload.seq_len = 8192;
+  mlp.plan.tp = 8;
+  EXPECT_TRUE(nxd_hf_path(mlp));
   EXPECT_TRUE(y["distributed_strategy"]["zero1"].as<bool>());
   EXPECT_TRUE(y["distributed_strategy"]["sequence_parallel"].as<bool>());
   EXPECT_EQ(y["distributed_strategy"]["pipeline_model_parallel_size"].as<int>(), 8);
@@ -105,7 +117,9 @@ TEST(NxdHfConfig, TpBeyondTheKvHeadsIsWrittenAsTheHfLlamaExampleRunsIt) {
   EXPECT_EQ(c["intermediate_size"], 28672);
   EXPECT_EQ(c["vocab_size"], 128256);
   EXPECT_TRUE(c["rope_scaling"].is_null());  // transformers 4.31 (requirements.txt) knows no 'llama3' scaling
-  EXPECT_FALSE(c["selective_checkpoint_enabled"].get<bool>());  // modeling_llama.py:208 reads it
+  // modeling_llama.py:208: under selective recompute the SwiGLU activation is checkpointed, as the
+  // NxD stacks price it (stacks/neuronx-distributed.json selective_recompute core-attention-module).
+  EXPECT_TRUE(c["selective_checkpoint_enabled"].get<bool>());
   EXPECT_FALSE(c["move_model_to_device"].get<bool>());          // :183, :336 read it
   // What the megatron path writes for the same model at a TP dividing 8 is unchanged: one file.
   LaunchJob tp8 = job;
