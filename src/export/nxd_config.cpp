@@ -29,19 +29,7 @@ std::string write_nxd(const LaunchJob& job) {
   // A MoE model as megatron_mixtral_8x7b_config.yaml@ff83d7bd names and writes it.
   const std::string name = m.moe() ? "megatron_mixtral" : "megatron_llama";
 
-  YAML::Node root;
-  root["name"] = name;
-  root["model_source"] = "megatron";
-  root["trainer"]["devices"] = job.devices_per_instance;
-  root["trainer"]["num_nodes"] = job.instances;
-  YAML::Node d = root["distributed_strategy"];
-  d["tensor_model_parallel_size"] = p.tp;
-  d["pipeline_model_parallel_size"] = p.pp;
-  d["virtual_pipeline_model_parallel_size"] = p.virtual_stages;
-  d["zero1"] = p.zero == 1;
-  d["sequence_parallel"] = p.sp;
-  root["data"]["micro_batch_size"] = p.micro_batch;
-  root["data"]["global_batch_size"] = job.workload.global_batch_seqs;
+  YAML::Node root = nxd_job_root(job, name, "megatron");
   root["data"]["seq_length"] = job.workload.seq_len;
   YAML::Node model = root["model"];
   model["encoder_seq_length"] = job.workload.seq_len;

@@ -134,21 +134,9 @@ NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
   if (p.zero != 1)
     refuse_nxd("distributed_strategy.zero1", "ZeRO 1: NxD Training's HF path is written with zero1 only (without it: not exported yet)");
 
-  YAML::Node root;
-  root["name"] = "hf_llama";
-  root["model_source"] = "hf";
-  root["trainer"]["devices"] = job.devices_per_instance;
-  root["trainer"]["num_nodes"] = job.instances;
-  YAML::Node d = root["distributed_strategy"];
-  d["tensor_model_parallel_size"] = p.tp;
-  d["pipeline_model_parallel_size"] = p.pp;
-  d["virtual_pipeline_model_parallel_size"] = p.virtual_stages;
-  d["zero1"] = true;
-  d["sequence_parallel"] = p.sp;
+  YAML::Node root = nxd_job_root(job, "hf_llama", "hf");
   // llama_model.py@ff83d7bd:26 reads it as the config's kv_shared_group_size.
-  d["kv_replicator"] = replicas;
-  root["data"]["micro_batch_size"] = p.micro_batch;
-  root["data"]["global_batch_size"] = job.workload.global_batch_seqs;
+  root["distributed_strategy"]["kv_replicator"] = replicas;
   YAML::Node model = root["model"];
   model["model_config"] = config_name;                           // llama_model.py:21
   model["encoder_seq_length"] = job.workload.seq_len;

@@ -39,6 +39,24 @@ void refuse_what_no_nxd_path_runs(const LaunchJob& job) {
     refuse_nxd("precision.type", "mixed_precision needs zero1 (NxD keeps FP32 master weights in the ZeRO-1 optimizer)");
 }
 
+YAML::Node nxd_job_root(const LaunchJob& job, const std::string& name, const std::string& model_source) {
+  const spec::Plan& p = job.plan;
+  YAML::Node root;
+  root["name"] = name;
+  root["model_source"] = model_source;
+  root["trainer"]["devices"] = job.devices_per_instance;
+  root["trainer"]["num_nodes"] = job.instances;
+  YAML::Node d = root["distributed_strategy"];
+  d["tensor_model_parallel_size"] = p.tp;
+  d["pipeline_model_parallel_size"] = p.pp;
+  d["virtual_pipeline_model_parallel_size"] = p.virtual_stages;
+  d["zero1"] = p.zero == 1;
+  d["sequence_parallel"] = p.sp;
+  root["data"]["micro_batch_size"] = p.micro_batch;
+  root["data"]["global_batch_size"] = job.workload.global_batch_seqs;
+  return root;
+}
+
 void write_nxd_precision(YAML::Node root, const LaunchJob& job) {
   root["precision"]["type"] = job.workload.precision == spec::Precision::mixed_bf16 ? "mixed_precision"
                               : job.workload.precision == spec::Precision::bf16_sr   ? "bf16SR"

@@ -17,6 +17,9 @@ void refuse_what_no_nxd_path_runs(const LaunchJob& job);
 
 // precision.type as priced: mixed_precision, bf16SR, fp32, or 'manual' for mixed
 // BF16 without FP32 master weights or FP32 gradients.
+// The root both model paths open with: the job's name and model source, the
+// trainer's devices and nodes, the parallel layout, and the data's micro- and global batch.
+YAML::Node nxd_job_root(const LaunchJob& job, const std::string& name, const std::string& model_source);
 void write_nxd_precision(YAML::Node root, const LaunchJob& job);
 
 // seed, trainer, runtime, exp_manager and model.optim sections with the example
