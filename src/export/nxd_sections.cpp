@@ -27,7 +27,12 @@ void refuse_what_no_nxd_path_runs(const LaunchJob& job) {
   if (p.overlap_tp_comm) refuse_nxd("distributed_strategy", "no async TP; NxD offers no TP communication overlap");
   if (p.uneven_stages) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "edge layer slots are not exported yet");
-  if (p.cp > 1) refuse_nxd("distributed_strategy.context_parallel_size", "context parallel 1; CP is not exported to NxD yet");
+  // NxD Training at ff83d7bd reads no context_parallel_size (src has none); its CP example,
+  // examples/conf/hf_llama3_70B_CP_config.yaml, arrives with 9a145a8 (Neuron SDK 2.23).
+  if (p.cp > 1)
+    refuse_nxd("distributed_strategy.context_parallel_size",
+               "context parallel 1: NxD Training of Neuron SDK 2.20 (ff83d7bd), the release written, has no context "
+               "parallelism (it arrives with SDK 2.23, hf_llama3_70B_CP_config.yaml)");
   // ParallelAttention (transformer.py@ff83d7bd:759) and the HF path's LlamaAttention (modeling_llama.py:241)
   // project whole queries, keys and values: no model NxD Training@ff83d7bd builds has latent attention.
   // MoE goes through the megatron path (nxd_moe.h); the HF path refuses it.

@@ -127,6 +127,7 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
               scratch("no-cp.yaml"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("nxd format: distributed_strategy.context_parallel_size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Neuron SDK 2.20 (ff83d7bd)"), std::string::npos) << r.out;  // the client version it names
   // microsoft's fork writes that plan, but not virtual stages: the stack refuses them before the writer is reached.
   r = run_cli("estimate " + kLlama70bP5 + " --stack megatron-deepspeed-ms --emit deepspeed --emit-to " + scratch("no-vs.sh"));
   EXPECT_EQ(r.code, 2) << r.out;
