@@ -54,11 +54,8 @@ struct StepContext {
   int expert_dp() const { return spec::expert_dp(plan); }
   // Share of the layers that are MoE layers (0 for a dense model).
   double moe_share() const { return model.moe() ? double(model.moe_layers()) / model.layers : 0.0; }
-  // Tokens the busiest expert rank computes, over the mean routed load: the
-  // routed tokens, or where the stack runs every expert's capacity, its slots.
-  double expert_load() const {
-    return stack.compute.experts_compute_capacity ? model.capacity_load() : model.routed_load(workload.expert_imbalance);
-  }
+  // Tokens the busiest expert rank computes, over the mean routed load (spec::expert_load).
+  double expert_load() const { return spec::expert_load(stack, model, workload.expert_imbalance); }
   // Tokens seen by norms and residuals: split across TP under sequence parallelism.
   double sp_tokens() const { return plan.sp ? tokens() / plan.tp : tokens(); }
   double heads_local() const { return double(model.heads) / plan.tp; }

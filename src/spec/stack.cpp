@@ -70,4 +70,8 @@ bool selective_wraps_mlp(const Stack& stack, const ModelSpec& model) {
   }
 }
 
+double expert_load(const Stack& stack, const ModelSpec& model, double imbalance) {
+  return stack.compute.experts_compute_capacity ? model.capacity_load() : model.routed_load(imbalance);
+}
+
 }  // namespace trainplan::spec

@@ -60,6 +60,10 @@ std::string stack_refusal(const Stack& stack, const Plan& plan);
 // 8,192 tokens, and NxD's MoE layers wherever it wraps its CoreAttention module
 // (spec::SelectiveRecompute).
 bool selective_wraps_mlp(const Stack& stack, const ModelSpec& model);
+// Tokens the busiest expert rank computes, over the mean routed load: the routed
+// tokens at `imbalance` (ModelSpec::routed_load), or where the stack runs every
+// expert's capacity slots (StackCompute::experts_compute_capacity), the capacity.
+double expert_load(const Stack& stack, const ModelSpec& model, double imbalance);
 
 const char* to_string(GradAccumulation mode);
 const char* to_string(AttentionKernel kernel);

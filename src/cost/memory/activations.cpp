@@ -110,8 +110,7 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   const double t = p.tp, tokens = double(w.seq_len) / p.cp * p.micro_batch;  // CP: a sequence's share
   const double e = spec::element_bytes(w.precision);
   const double outside_split = p.sp ? t : 1.0;
-  const double imbalance =
-      stack.compute.experts_compute_capacity ? m.capacity_load() : m.routed_load(w.expert_imbalance);
+  const double imbalance = spec::expert_load(stack, m, w.expert_imbalance);
   const PerToken x = no_recompute(m, stack, w.seq_len, t, spec::expert_tp(p), imbalance);
   // Bytes saved where FP8 stores a GEMM input in one byte instead of e.
   const double fp8_saving = w.precision == spec::Precision::fp8 && stack.memory.fp8_saves_gemm_inputs_in_fp8
