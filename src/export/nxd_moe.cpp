@@ -22,9 +22,7 @@ double full_capacity_factor(int experts, int top_k) { return double(experts) / t
 
 }  // namespace
 
-bool nxd_full_capacity(const spec::ModelSpec& m) {
-  return m.capacity_factor <= 0 || m.capacity_factor >= full_capacity_factor(m.experts, m.top_k);
-}
+bool nxd_full_capacity(const spec::ModelSpec& m) { return m.full_capacity(); }
 
 std::optional<NxdRule> nxd_moe_model_rule(const spec::ModelSpec& m) {
   if (!m.moe()) return std::nullopt;

@@ -86,10 +86,10 @@ struct ModelSpec {
   // Tokens each expert computes, over the mean, where a stack runs every
   // expert's capacity slots filled or not: the capacity factor, or at full
   // capacity (dropless, or a factor of experts / top_k or more) every token, experts / top_k.
-  double capacity_load() const {
-    const double full = double(experts) / top_k;
-    return capacity_factor > 0 && capacity_factor < full ? capacity_factor : full;
-  }
+  double capacity_load() const { return full_capacity() ? double(experts) / top_k : capacity_factor; }
+  // Whether each expert's capacity holds every token: dropless, or a factor of
+  // experts / top_k or more (NxD's ExpertMLPs, expert_mlps.py@083d3ea:67-68).
+  bool full_capacity() const { return capacity_factor <= 0 || capacity_factor >= double(experts) / top_k; }
   bool mla() const { return kv_lora_rank > 0; }
   int moe_layers() const { return moe() ? layers - first_dense_layers : 0; }
   // Dims per head of the query-key product and of the value (head_dim() without MLA).

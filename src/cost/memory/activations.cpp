@@ -28,14 +28,20 @@ struct PerToken {
   double mlp_inside = 0;        // of inside, the MLP's (dense, shared and routed experts')
 };
 
-// Elements per token inside the TP region for MLA attention (Q and K at the
-// query-key head width, V and the output at the value width) and an MLP that
-// is, layer by layer, dense or MoE: a routed token keeps its permuted input and
-// the expert's intermediates, on etp ranks that gather their tokens (Megatron's
-// alltoall dispatcher), with the busiest rank's load; shared experts follow TP.
-double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double t, double etp, double imbalance) {
+// Q, K, V and the attention output per token on one TP rank: Q and K at the
+// query-key head width, V and the output at the value width (both the head dim without MLA).
+double attention_inside(const spec::ModelSpec& m, double t) {
   const double heads = m.heads / t, kv = m.kv_heads_per_rank(int(t));
-  const double attention = (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim();
+  return (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim();
+}
+
+// Elements per token inside the TP region for MLA attention (attention_inside)
+// and an MLP that is, layer by layer, dense or MoE: a routed token keeps its
+// permuted input and the expert's intermediates, on etp ranks that gather their
+// tokens (Megatron's alltoall dispatcher), with the busiest rank's load; shared
+// experts follow TP.
+double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double t, double etp, double imbalance) {
+  const double attention = attention_inside(m, t);
   const double width = m.mlp == spec::MlpKind::swiglu ? 3 : 2;
   if (!m.moe()) return attention + width * m.ffn_hidden / t;
   const double share = double(m.moe_layers()) / m.layers;
@@ -51,15 +57,14 @@ double moe_mla_inside(const spec::ModelSpec& m, const spec::Stack& stack, double
 PerToken no_recompute(const spec::ModelSpec& m, const spec::Stack& stack, double seq, double t, double etp,
                       double imbalance) {
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
-  const double heads = m.heads / t, kv = m.kv_heads_per_rank(int(t));
+  const double heads = m.heads / t;
   PerToken x;
   // A norm before a sublayer keeps its input and output (the GEMMs' input); one
   // after it keeps its input, the sublayer's output.
   x.outside = 2 * h * m.pre_norms + h * m.post_norms;
-  x.inside = (heads + 2 * kv) * d + heads * d + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
+  x.inside = attention_inside(m, t) + (m.mlp == spec::MlpKind::swiglu ? 3 : 2) * f / t;
   if (m.moe() || m.mla()) x.inside = moe_mla_inside(m, stack, t, etp, imbalance);
-  x.mlp_inside = x.inside - (m.mla() ? (heads + kv) * m.qk_head_dim() + (kv + heads) * m.value_head_dim()
-                                     : (heads + 2 * kv) * d + heads * d);
+  x.mlp_inside = x.inside - attention_inside(m, t);
   if (m.dropout) x.bytes_1 = 2 * h;
   x.outside_gemm_inputs = h * m.pre_norms;  // the norm outputs: QKV's and the MLP's input
   x.attention_output = m.mla() ? heads * m.value_head_dim() : heads * d;
