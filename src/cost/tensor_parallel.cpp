@@ -30,6 +30,18 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   const double pairs = 1 + (1 - moe) + (ctx.model.shared_expert_ffn_hidden > 0 ? moe : 0.0);
   t.forward_s = pairs * forward_pair;
   t.backward_s = pairs * backward_pair;
+  // Separate gate and up layers each move the MLP's input (a dense SwiGLU MLP,
+  // or the shared experts'): one more gather forward under SP, and backward one
+  // more gather and one more input-gradient reduction.
+  if (ctx.stack.communication.gate_up_separate_linears && ctx.model.mlp == spec::MlpKind::swiglu) {
+    const double mlps = pairs - 1;
+    if (p.sp) {
+      t.forward_s += mlps * seconds(Collective::all_gather, gather_bytes);
+      t.backward_s += mlps * (seconds(Collective::all_gather, bytes) + seconds(Collective::reduce_scatter, bytes));
+    } else {
+      t.backward_s += mlps * seconds(Collective::all_reduce, bytes);
+    }
+  }
   if (p.overlap_tp_comm) {  // async TP hides collectives behind the layer's independent GEMM chunks
     t.forward_s = std::max(0.0, t.forward_s - layer.gemm_forward_s);
     t.backward_s = std::max(0.0, t.backward_s - layer.gemm_backward_s);

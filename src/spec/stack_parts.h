@@ -161,6 +161,12 @@ struct StackCommunication {
   // cost, Calibration::pipeline_microbatch_overhead_s; optional
   // ("pipeline_graph_cut_per_micro_batch"), false: the sends are asynchronous.
   bool pipeline_graph_cut_per_micro_batch = false;
+  // A SwiGLU MLP's gate and up projections are two column-parallel layers, each
+  // gathering its sequence-parallel input forward and again for its weight
+  // gradient and reducing its input gradient (under SP a reduce-scatter, else
+  // an all-reduce), not one fused layer; optional ("gate_up_projection":
+  // "separate", absent: "fused").
+  bool gate_up_separate_linears = false;
   ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
 };
 

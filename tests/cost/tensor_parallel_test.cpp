@@ -44,5 +44,35 @@ TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
   EXPECT_DOUBLE_EQ(b.forward_s, 2 * (gather + scatter));
 }
 
+// Neuron NeMo before 2.18 runs a SwiGLU MLP's gate and up projections as two
+// ColumnParallelLinear layers (aws-neuron/neuronx-nemo-megatron@89680bbb
+// transformer.py:152-172), each gathering its SP input forward (apex layers.py:323-325)
+// and again backward (:345-346) and reduce-scattering its input gradient (:360-366):
+// Llama 2 7B on one trn1 at TP 8 with SP, 4096 x 4096 elements of 2 bytes per collective.
+TEST(TensorParallel, SeparateGateUpLayersGatherTheMlpInputTwice) {
+  testing::StepFixture fused("llama2-7b", "trn1.32xlarge", 4096, 4, spec::Precision::bf16_sr, tp8_sp());
+  fused.stack = spec::load_stack("neuronx-nemo-megatron");
+  ASSERT_TRUE(fused.stack.communication.gate_up_separate_linears);
+  testing::StepFixture separate = fused;
+  fused.stack.communication.gate_up_separate_linears = false;
+  const StepContext fctx = fused.context(), sctx = separate.context();
+  const TensorParallelTime f = tensor_parallel(fctx, layer_compute(fctx));
+  const TensorParallelTime s = tensor_parallel(sctx, layer_compute(sctx));
+  const net::GroupLayout group{8, 1};
+  auto at = [&](net::Collective c) { return fused.cluster.seconds(c, 2 * 4096.0 * 4096, group, 1, fused.calibration.collective); };
+  const double gather = at(net::Collective::all_gather), scatter = at(net::Collective::reduce_scatter);
+  EXPECT_DOUBLE_EQ(f.forward_s, 2 * (gather + scatter));
+  EXPECT_DOUBLE_EQ(s.forward_s, 3 * gather + 2 * scatter);
+  EXPECT_DOUBLE_EQ(s.backward_s, 3 * gather + 3 * scatter);
+
+  // A GELU MLP has one up projection: the field changes nothing.
+  testing::StepFixture gelu("gpt3-5b", "trn1.32xlarge", 2048, 4, spec::Precision::bf16_sr, tp8_sp());
+  gelu.stack = separate.stack;
+  const StepContext gctx = gelu.context();
+  const TensorParallelTime g = tensor_parallel(gctx, layer_compute(gctx));
+  auto gat = [&](net::Collective c) { return gelu.cluster.seconds(c, 2 * 2048.0 * 4096, group, 1, gelu.calibration.collective); };
+  EXPECT_DOUBLE_EQ(g.forward_s, 2 * (gat(net::Collective::all_gather) + gat(net::Collective::reduce_scatter)));
+}
+
 }  // namespace
 }  // namespace trainplan::cost

@@ -354,6 +354,16 @@ TEST(StackLoad, OptimizerSubGroupBoundsOnlyFlatGradientCopies) {
   expect_stack_error([&] { from(j); }, "$.optimizer_sub_group_parameters", "fp32-grad-shard");
 }
 
+// Neuron NeMo of 2.13-2.17 runs SwiGLU's gate and up as two layers
+// (stacks/neuronx-nemo-megatron.json gate_up_projection); absent: fused.
+TEST(StackLoad, GateUpProjectionIsOptionalAndOneOfTwoWords) {
+  EXPECT_TRUE(load_stack("neuronx-nemo-megatron").communication.gate_up_separate_linears);
+  EXPECT_FALSE(load_stack("neuronx-distributed").communication.gate_up_separate_linears);
+  json j = shipped_stack("neuronx-nemo-megatron");
+  j["gate_up_projection"]["value"] = "split";
+  expect_stack_error([&] { from(j); }, "$.gate_up_projection.value", "expected one of fused, separate, got \"split\"");
+}
+
 TEST(StackLoad, CommunicatorSizeIsOptional) {
   json j = shipped_stack("megatron-lm");
   j.erase("communicator_gib");
