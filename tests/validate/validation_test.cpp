@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,29 @@ TEST(MeasuredRuns, SeedTablesLoadWithEveryPublishedRow) {
   // seed-measurements.md: 4 + 3 rows on dl1, 2 + 5 rows on trn1.
   EXPECT_EQ(runs_on(runs, "dl1.24xlarge").size(), 7u);
   EXPECT_EQ(runs_on(runs, "trn1.32xlarge").size(), 7u);
+}
+
+// A figure a later table repeats for the same job (the Neuron SDK's 2.6.0
+// table carries 2.5.0's BERT rows to the last digit) is one measurement: a
+// second in-use copy would weigh it twice in every fit and error figure, and
+// across sources would let a held-out source be predicted from itself.
+TEST(MeasuredRuns, NoMeasurementIsCountedTwice) {
+  std::map<std::string, std::string> first_of;
+  for (const MeasuredRun& r : load_measured_dir(measured_dir())) {
+    if (!r.in_use() || r.kind == MeasuredKind::none) continue;
+    const spec::Plan& p = r.plan;
+    const spec::Workload& w = r.workload;
+    const std::string key = r.model + "|" + r.hardware + "|" + r.stack + "|" + std::to_string(w.seq_len) + "|" +
+                            std::to_string(w.global_batch_seqs) + "|" + std::to_string(int(w.precision)) + "|" +
+                            std::to_string(p.instances) + "|" + std::to_string(p.tp) + "|" + std::to_string(p.pp) + "|" +
+                            std::to_string(p.cp) + "|" + std::to_string(p.ep) + "|" + std::to_string(p.virtual_stages) +
+                            "|" + std::to_string(p.micro_batch) + "|" + std::to_string(p.zero) + "|" +
+                            std::to_string(int(p.recompute)) + "|" + std::to_string(p.sp) + "|" +
+                            std::to_string(int(r.kind)) + "|" + std::to_string(r.measured_value);
+    const auto [it, fresh] = first_of.emplace(key, r.id);
+    EXPECT_TRUE(fresh) << r.id << " repeats " << it->second << " in every field and figure; leave one out";
+  }
+  EXPECT_GT(first_of.size(), 500u);
 }
 
 TEST(MeasuredRuns, PerReplicaBatchResolvesToGlobalBatch) {
@@ -371,14 +395,21 @@ TEST(MeasuredRuns, EmptyLeftOutReasonIsRefused) {
 
 TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
-  EXPECT_GE(v.by_family.at("trainium1").timed_runs, 154);
+  // 154 runs less the six HF BERT rows the 2.6.0 table repeats from 2.5.0
+  // (MeasuredRuns.NoMeasurementIsCountedTwice): one measurement, counted once.
+  EXPECT_GE(v.by_family.at("trainium1").timed_runs, 148);
   // NxD's selective recompute priced as its code runs it (the NKI flash kernel
   // bypasses the CoreAttention module it wraps, so only the SwiGLU activation
   // re-runs; at 8,192 tokens the TP/PP example wraps the whole MLP too: stacks
   // neuronx-distributed*.json): NxD Llama 29.9% -> 27.8% held out (Llama 3.1
   // 70B +42-50% -> +28-36%), but trainium1 20.4% -> 22.5% as HF BERT, held out,
   // takes a fit on LLM runs that now carry less recompute (21.2% -> 24.5%).
-  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.226);
+  // Neuron NeMo's separate gate and up layers (stacks/neuronx-nemo-megatron.json
+  // gate_up_projection): Neuron NeMo 13.3% -> 11.6% held out, and the fit on the
+  // LLM sources lands at another optimum (memory-bound ops 0.32 of HBM, GEMM
+  // ceiling 1.0, against 1.0 and 0.81), so HF BERT held out 24.5% -> 13.9% and
+  // trainium1 22.5% -> 15.2%; without the repeated rows 14.4%.
+  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.15);
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
