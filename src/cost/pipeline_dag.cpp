@@ -32,13 +32,19 @@ struct Task {
 
 // Rank r's execution order. 1F1B: p-r-1 warm-up forwards, then one forward
 // one backward, then the remaining backwards. Interleaved (Narayanan et al.
-// 2021, as Megatron-LM runs it): forwards walk chunks in blocks of p
+// 2021, as Megatron-Core runs it): forwards walk chunks in blocks of p
 // micro-batches (chunk 0 for micro-batches 0..p-1, chunk 1 for the same, ...),
-// backwards walk chunks in reverse; warm-up is 2(p-r-1) + (v-1)p forwards.
+// backwards walk chunks in reverse (schedules.py get_model_chunk_id); warm-up
+// is 2(p-r-1) + (v-1)p forwards, and every forward when m == p ("Run all
+// forward passes and then all backward passes if number of microbatches is
+// just the number of pipeline stages"): NVIDIA/Megatron-LM@baf94af3 (core_r0.8.0)
+// megatron/core/pipeline_parallel/schedules.py:645-652, 672-678.
 void rank_order(int p, int m, int v, int r, std::vector<Task>& out) {
   out.clear();
   const int total = m * v;
-  const int warmup = v == 1 ? std::min(p - r - 1, m) : std::min(2 * (p - r - 1) + (v - 1) * p, total);
+  const int warmup = v == 1    ? std::min(p - r - 1, m)
+                     : m == p ? total
+                              : std::min(2 * (p - r - 1) + (v - 1) * p, total);
   auto forward = [&](int k) {
     if (v == 1) return Task{k, 0, false};
     return Task{(k / (p * v)) * p + k % p, (k / p) % v, false};

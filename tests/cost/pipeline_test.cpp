@@ -140,7 +140,10 @@ TEST(PipelineClosedForm, WithinTheStatedBoundOfTheDag) {
               100 * below[0], 100 * above[0], 100 * below[1], 100 * above[1]);
   EXPECT_LT(below[0], 0.06);
   EXPECT_LT(above[0], 0.08);
-  EXPECT_LT(below[1], 0.25);
+  // 0.25 until the DAG ran every forward first at m == p (Megatron-Core's
+  // order, schedules.py@baf94af3:645-647): with uneven random stages that order
+  // waits longer than interleaved 1F1B did, which the closed form does not see (25.1%).
+  EXPECT_LT(below[1], 0.26);
   EXPECT_LT(above[1], 0.05);
 }
 
@@ -214,6 +217,33 @@ TEST(PipelineDag, ExtendingTheSteadyStateMatchesEveryTask) {
           }
         }
       }
+}
+
+}  // namespace
+}  // namespace trainplan::cost
+
+namespace trainplan::cost {
+namespace {
+
+// Megatron-Core runs every forward before any backward when the micro-batches
+// per DP rank equal the stages (schedules.py@baf94af3:645-647). By hand, p = 2,
+// v = 2, m = 2, each chunk f = 1, b = 2, p2p c: virtual stages s0 = (rank 0,
+// chunk 0), s1 = (1, 0), s2 = (0, 1), s3 = (1, 1).
+//  c = 0.5: rank 1 forwards [1.5,2.5] [2.5,3.5] [4.5,5.5] [5.5,6.5], then its
+//  backwards [6.5,8.5] [8.5,10.5]; rank 0's chunk-1 backwards [9,11] [11,13];
+//  rank 1's chunk-0 backwards [11.5,13.5] [13.5,15.5]; rank 0's [14,16] [16,18].
+//  c = 2: rank 1's forwards end at 11, backwards [11,13] [13,15]; rank 0
+//  [15,17] [17,19]; rank 1 [19,21] [21,23]; rank 0 [23,25] [25,27].
+// Busy is 2 x (2 x 1 + 2 x 2) = 12 on each rank.
+TEST(PipelineDag, InterleavedAllWarmUpWhenMicroBatchesEqualStages) {
+  const Stages s{{1, 1, 1, 1}, {2, 2, 2, 2}};
+  const PipelineTime half = pipeline_time_dag(s.input(2, 2, 2, 0.5));
+  EXPECT_DOUBLE_EQ(half.total_s, 18.0);
+  EXPECT_DOUBLE_EQ(half.busy_s, 12.0);
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(s.input(2, 2, 2, 2.0)).total_s, 27.0);
+  // Without p2p the all-forward order costs what interleaved 1F1B does on
+  // uniform stages: m(f + b) + (p - 1)(f + b)/v per rank's share, 12 + 3 = 15.
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(s.input(2, 2, 2)).total_s, 15.0);
 }
 
 }  // namespace
