@@ -1,6 +1,27 @@
 // Pipeline schedules (1F1B, and interleaved 1F1B with v virtual chunks per
 // rank) as a task DAG in Boost.Graph; the step's pipeline time is the DAG's
 // critical path. A closed form beside it serves the search, tested against it.
+//
+// What Megatron-Core's interleaved schedule does that this DAG does not price
+// (issue 40.2; NVIDIA/Megatron-LM@baf94af3, core_r0.8.0, the line NeMo 24.07 runs):
+//  - overlap_p2p_comm False (ModelParallelConfig default, model_parallel_config.py:218,
+//    with batch_p2p_comm and batch_p2p_sync True, :223-231): every warm-up forward,
+//    every steady-state F+B pair and every cool-down backward ends in a blocking
+//    batch_isend_irecv, req.wait() and torch.cuda.synchronize()
+//    (p2p_communication.py:349-371; schedules.py:853-879, 1017-1085, 1105-1119), so
+//    about one p2p time per chunk per micro-batch is exposed; here every p2p is
+//    asynchronous and only fill and drain expose it (2(pv - 1) hops).
+//  - overlap_p2p_comm True (NeMo-Framework-Launcher@8325688d gpt3/175b.yaml:108-109,
+//    llama2_70b.yaml:140-141): isend/irecv are waited on before the next forward or
+//    backward (schedules.py:931-934, 981-983), including the wait on the send, which
+//    completes only when the receiver posts its recv after its own next forward; on
+//    uniform stages that binds no later than the data arcs here. NeMo's docs say the
+//    fill and flush p2p stay exposed (NVIDIA/NeMo@8e3d65dc
+//    docs/source/features/optimizations/communication_overlap.rst:42-46).
+//  - FP8 delayed scaling: each chunk's forward exits its own fp8_autocast
+//    (transformer_block.py@baf94af3:372-396) and Transformer Engine then all-reduces
+//    the amaxes over TP x DP x CP, blocking (TransformerEngine@3ec998e9, v1.8,
+//    fp8.py:305-313, 419-426); the backward does once more per chunk (module/linear.py:612-613).
 #pragma once
 #include <span>
 
