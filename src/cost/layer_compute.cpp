@@ -173,7 +173,31 @@ LayerCompute layer_compute(const StepContext& ctx) {
       }
       break;
     }
-    case spec::Recompute::full: l.recompute_s = l.forward_s(); break;
+    case spec::Recompute::full: {
+      l.recompute_s = l.forward_s();
+      if (ctx.stack.capabilities.full != spec::FullRecompute::until_last_saved) break;
+      // torch's non-reentrant checkpoint stops once the last tensor the
+      // original forward saved is recomputed (pytorch/pytorch@0008d771
+      // torch/utils/checkpoint.py: checkpoint(early_stop=True), "stops
+      // recomputation as soon as all needed intermediate activations have been
+      // recomputed"; _recomputation_hook's pack_hook raises
+      // _StopRecomputationError at the last one). Autograd saves a GEMM's inputs
+      // before the GEMM runs, so the MLP's closing GEMM (Llama's w2: torchtitan
+      // @f7084fc7 torchtitan/models/llama3/model/model.py:237) and the residual
+      // add after it (:301, which saves nothing; with the dropout fused into it
+      // where the model has one) are not re-run. Assumption: a MoE layer's
+      // routed experts end in an un-permute that saves the router's weights, so
+      // only the dense layers' share is left out.
+      const double dense = 1 - ctx.moe_share();
+      if (dense <= 0) break;
+      double down_forward_s = 0, down_backward_s = 0;
+      add_gemm(ctx, linear, tokens, h, m.ffn_hidden / ctx.plan.tp, down_forward_s, down_backward_s);
+      l.gemm_not_recomputed_s = dense * down_forward_s;
+      const double closing_add_s =
+          ctx.stream_s(ctx.ops.residual, residual_bytes) + (m.dropout ? ctx.stream_s(ctx.ops.residual, sp_tokens * h) : 0.0);
+      l.recompute_s -= l.gemm_not_recomputed_s + dense * closing_add_s;
+      break;
+    }
   }
   return l;
 }

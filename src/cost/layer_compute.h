@@ -15,6 +15,9 @@ struct LayerCompute {
   double memory_forward_s = 0;   // norms, activation, residuals, rotary, unfused softmax
   double memory_backward_s = 0;  // about twice forward: gradients read inputs and outputs
   double recompute_s = 0;        // forward work re-run during backward
+  // Forward GEMM time full recompute leaves out: the dense MLP's closing GEMM
+  // where the stack stops at the last saved tensor (spec::FullRecompute).
+  double gemm_not_recomputed_s = 0;
   double forward_s() const { return gemm_forward_s + attention_forward_s + memory_forward_s; }
   double backward_s() const { return gemm_backward_s + attention_backward_s + memory_backward_s + recompute_s; }
 };

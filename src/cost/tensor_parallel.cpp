@@ -42,11 +42,21 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
       t.backward_s += mlps * seconds(Collective::all_reduce, bytes);
     }
   }
+  // Full recompute re-runs the forward's collectives; a stack that stops at the
+  // last saved tensor (spec::FullRecompute) leaves out the dense MLP's closing
+  // one, after its last GEMM: the reduce-scatter under SP, else the all-reduce.
+  double recompute_raw = 0;
+  if (p.recompute == spec::Recompute::full) {
+    recompute_raw = t.forward_s;
+    if (ctx.stack.capabilities.full == spec::FullRecompute::until_last_saved)
+      recompute_raw -= (1 - moe) * (p.sp ? seconds(Collective::reduce_scatter, bytes) : seconds(Collective::all_reduce, bytes));
+  }
+  t.recompute_s = recompute_raw;
   if (p.overlap_tp_comm) {  // async TP hides collectives behind the layer's independent GEMM chunks
     t.forward_s = std::max(0.0, t.forward_s - layer.gemm_forward_s);
     t.backward_s = std::max(0.0, t.backward_s - layer.gemm_backward_s);
+    t.recompute_s = std::max(0.0, recompute_raw - (layer.gemm_forward_s - layer.gemm_not_recomputed_s));
   }
-  if (p.recompute == spec::Recompute::full) t.recompute_s = t.forward_s;
   t.embedding_s = seconds(Collective::all_reduce, bytes);
   if (p.sp) t.head_s = seconds(Collective::all_gather, bytes);
   return t;

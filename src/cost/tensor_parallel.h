@@ -2,7 +2,8 @@
 // all-reduce after attention and after the MLP, or all-gather + reduce-scatter
 // pairs under sequence parallelism, whose forward gathers move one byte per
 // element under FP8 with Transformer Engine), forward and backward, less what
-// async TP hides behind the layer's GEMMs; full recompute repeats the forward ones.
+// async TP hides behind the layer's GEMMs; full recompute repeats the forward ones
+// (less the MLP's closing one where the stack stops at the last saved tensor).
 #pragma once
 #include "cost/layer_compute.h"
 #include "cost/step_context.h"

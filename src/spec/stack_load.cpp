@@ -112,7 +112,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "gate_up_projection", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
-                      "recompute_modes", "selective_recompute", "master_weights_dtype", "optimizer_state_dtype",
+                      "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
@@ -219,6 +219,10 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                              : selective == "core-attention-module"          ? SelectiveRecompute::core_attention_module
                              : selective == "core-attention-and-mlp-modules" ? SelectiveRecompute::core_attention_and_mlp_modules
                                                                              : SelectiveRecompute::attention_core;
+  if (r.has(j, "full_recompute"))
+    s.capabilities.full = word(r, j, "full_recompute", {"whole-layer", "until-last-saved"}) == "until-last-saved"
+                              ? FullRecompute::until_last_saved
+                              : FullRecompute::whole_layer;
   const std::string master = word(r, j, "master_weights_dtype", {"fp32", "fp32-remainders", "none"});
   s.memory.master_weight_bytes = master == "fp32" ? 4.0 : master == "fp32-remainders" ? 2.0 : 0.0;
   s.memory.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));

@@ -20,6 +20,13 @@ enum class AttentionKernel { flash, unfused };
 // (a flash kernel bypasses that module and leaves the activation alone), and
 // in NxD's TP/PP example at 8,192 tokens the whole MLP module too.
 enum class SelectiveRecompute { attention_core, per_op, core_attention_module, core_attention_and_mlp_modules };
+// How far full recompute re-runs a layer in backward: to its output, collectives
+// included (a reentrant autograd.Function: Megatron's and DeepSpeed's
+// CheckpointFunction, torch use_reentrant=True); or until the last tensor
+// autograd saves is recomputed (torch's non-reentrant checkpoint, early stop on
+// from PyTorch 2.1), which leaves out the MLP's closing GEMM, whose inputs are
+// saved before it runs, and the TP collective and residual add after it.
+enum class FullRecompute { whole_layer, until_last_saved };
 // What the optimizer step allocates beside the states: nothing (a fused Adam),
 // a tensor-list Adam's parameter-sized intermediate, or DeepSpeed ZeRO-1/2's
 // FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)
@@ -51,6 +58,7 @@ struct StackCapabilities {
   bool half_is_fp16 = false;
   std::vector<Recompute> recompute_modes{Recompute::none, Recompute::selective, Recompute::full};
   SelectiveRecompute selective = SelectiveRecompute::attention_core;
+  FullRecompute full = FullRecompute::whole_layer;  // optional in files ("full_recompute")
 };
 
 // How the stack's kernels and host run the step's compute: what its time costs.

@@ -54,6 +54,33 @@ TEST(LayerCompute, StackAttentionSpeedupAppliesOnItsFamilyOnly) {
   EXPECT_DOUBLE_EQ(layer_compute(other.context()).attention_forward_s, a.attention_forward_s);
 }
 
+// Full recompute re-runs the whole layer where the stack's checkpoint is a
+// reentrant autograd.Function (Megatron, DeepSpeed); torch's non-reentrant
+// checkpoint stops at the last saved tensor, the inputs of the MLP's closing
+// GEMM, so that GEMM and the residual add after it are not re-run. Llama 2 7B,
+// TP 8 without SP, 4096 tokens: the down projection is 4096 x 4096 x 1376
+// (11008 / 8), 2 x 4096 x 4096 x 1376 FLOPs at 989 TFLOP/s x 0.7 x (4096/4112)^2
+// x (1376/1392) (shape); the residual add moves 4096 x 4096 x (2 + 2 x 2) bytes
+// at 3350 GB/s x 0.7.
+TEST(LayerCompute, FullRecomputeStopsAtTheLastSavedTensorUnderNonReentrantCheckpoint) {
+  auto whole = llama(4096, spec::AttentionKernel::flash);
+  whole.plan.recompute = spec::Recompute::full;
+  auto early = whole;
+  early.stack.capabilities.full = spec::FullRecompute::until_last_saved;
+  const LayerCompute w = layer_compute(whole.context());
+  const LayerCompute e = layer_compute(early.context());
+  EXPECT_DOUBLE_EQ(w.recompute_s, w.forward_s());
+  EXPECT_DOUBLE_EQ(w.gemm_not_recomputed_s, 0);
+  const double eff = 0.7 * (4096.0 / 4112) * (4096.0 / 4112) * (1376.0 / 1392);
+  const double down_s = 2.0 * 4096 * 4096 * 1376 / (989e12 * eff);
+  EXPECT_NEAR(e.gemm_not_recomputed_s, down_s, down_s * 1e-9);
+  const double residual_s = 4096.0 * 4096 * 6 / (3350e9 * 0.7);
+  EXPECT_NEAR(w.recompute_s - e.recompute_s, down_s + residual_s, (down_s + residual_s) * 1e-9);
+  // Forward and backward are the same either way.
+  EXPECT_DOUBLE_EQ(e.forward_s(), w.forward_s());
+  EXPECT_DOUBLE_EQ(e.gemm_backward_s, w.gemm_backward_s);
+}
+
 // Unfused attention computes the whole score matrix (no causal saving) and
 // writes it to HBM; at 4096 tokens and head dim 128 its bytes outweigh its FLOPs.
 TEST(LayerCompute, UnfusedAttentionIsBoundByTheScoreBytes) {

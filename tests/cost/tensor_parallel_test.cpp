@@ -74,5 +74,31 @@ TEST(TensorParallel, SeparateGateUpLayersGatherTheMlpInputTwice) {
   EXPECT_DOUBLE_EQ(g.forward_s, 2 * (gat(net::Collective::all_gather) + gat(net::Collective::reduce_scatter)));
 }
 
+// Full recompute repeats the forward's collectives: with SP two all-gathers
+// and two reduce-scatters, without it two all-reduces. A stack whose checkpoint
+// stops at the last saved tensor (torch non-reentrant) leaves out the MLP's
+// closing one: the reduce-scatter under SP, the second all-reduce without.
+TEST(TensorParallel, FullRecomputeRepeatsTheForwardCollectivesUpToTheLastSavedTensor) {
+  const net::GroupLayout group{8, 1};
+  const double bytes = 4096.0 * 4096 * 2;
+  for (bool sp : {true, false}) {
+    spec::Plan p = tp8_sp();
+    p.sp = sp;
+    p.recompute = spec::Recompute::full;
+    testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::mixed_bf16, p);
+    auto s = [&](net::Collective c) { return f.cluster.seconds(c, bytes, group, 1, f.calibration.collective); };
+    const double gather = s(net::Collective::all_gather), scatter = s(net::Collective::reduce_scatter);
+    const double reduce = s(net::Collective::all_reduce);
+    const StepContext ctx = f.context();
+    const TensorParallelTime whole = tensor_parallel(ctx, layer_compute(ctx));
+    EXPECT_DOUBLE_EQ(whole.recompute_s, sp ? 2 * (gather + scatter) : 2 * reduce);
+    f.stack.capabilities.full = spec::FullRecompute::until_last_saved;
+    const StepContext ectx = f.context();
+    const TensorParallelTime early = tensor_parallel(ectx, layer_compute(ectx));
+    EXPECT_NEAR(early.recompute_s, sp ? 2 * gather + scatter : reduce, 1e-15);
+    EXPECT_DOUBLE_EQ(early.forward_s, whole.forward_s);
+  }
+}
+
 }  // namespace
 }  // namespace trainplan::cost

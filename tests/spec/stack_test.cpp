@@ -84,6 +84,18 @@ TEST(StackLoad, TorchtitanUsesPerOpSelectiveRecompute) {
   EXPECT_TRUE(s.offers_recompute(Recompute::selective));
 }
 
+// Full recompute: torchtitan's eager non-reentrant checkpoint stops at the last
+// saved tensor; its compiled variants and stacks without the field (Megatron's
+// and DeepSpeed's reentrant CheckpointFunction) re-run the whole layer.
+TEST(StackLoad, FullRecomputeReachDefaultsToTheWholeLayer) {
+  EXPECT_EQ(load_stack("torchtitan").capabilities.full, FullRecompute::until_last_saved);
+  EXPECT_EQ(load_stack("torchtitan-fused-rmsnorm").capabilities.full, FullRecompute::until_last_saved);
+  EXPECT_EQ(load_stack("torchtitan-compile").capabilities.full, FullRecompute::whole_layer);
+  EXPECT_EQ(load_stack("torchtitan-compile-2025").capabilities.full, FullRecompute::whole_layer);
+  EXPECT_EQ(load_stack("megatron-lm").capabilities.full, FullRecompute::whole_layer);
+  EXPECT_EQ(load_stack("megatron-deepspeed").capabilities.full, FullRecompute::whole_layer);
+}
+
 TEST(StackLoad, MegatronDeepSpeedAttentionIsUnfused) {
   const Stack s = load_stack("megatron-deepspeed");
   EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);
