@@ -72,14 +72,18 @@ struct MemoryBreakdown {
   double optimizer_temporaries_bytes = 0;  // a tensor-list Adam's intermediates, during the step
   bool peak_at_optimizer_step = false;     // after backward (the reduction or the step), not its start, is the peak
   double tensors_bytes = 0;
-  double allocator_bytes = 0;         // fragmentation and caching reserve
+  // The allocator's reserve that it cannot give back on a failed allocation
+  // (fragmentation; StackMemory::allocator_unreleasable), counted in the fit.
+  double allocator_bytes = 0;
   double runtime_reserve_bytes = 0;   // runtime context and communication buffers
   double total_bytes = 0;
   // What the caching allocator holds at its peak (tensors, their reserve and
   // cached free blocks), which a reserved counter or nvidia-smi (with the
   // runtime's) reads; it frees its cache before failing, so `fits` ignores it.
   double reserved_bytes = 0;
-  // Of that, the blocks freed in backward and kept cached through the step.
+  // Of that, the free blocks it keeps cached and would give back before an
+  // allocation fails: the releasable part of its reserve, and the blocks freed
+  // in backward and kept cached through the step.
   // Subtracts the sum as stage_memory adds it, so a reserve that is exactly
   // the peak leaves zero, not a rounding residue.
   double cached_free_bytes() const { return reserved_bytes - (tensors_bytes + allocator_bytes); }

@@ -204,8 +204,9 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
   if (const double cached = e.memory.cached_free_bytes(); cached > 0)
     summary.notes.push_back("the caching allocator also keeps " +
                             format_human(cached, NumberStyle::engineering, 2, "B") +
-                            " of blocks freed in backward through the optimizer step: nvidia-smi and a reserved "
-                            "counter read them; they are freed before an allocation fails, so they do not decide the fit");
+                            " of free blocks cached (its releasable reserve, and blocks freed in backward kept through "
+                            "the optimizer step): nvidia-smi and a reserved counter read them; they are freed before "
+                            "an allocation fails, so they do not decide the fit");
   return summary;
 }
 

@@ -69,6 +69,10 @@ void check_plausible(const Stack& s) {
   within(f, "$.runtime_reserve_gib.value", mem.runtime_reserve_bytes / 1073741824.0, 0, 1024, "GiB");
   within(f, "$.communicator_gib.value", mem.communicator_bytes / 1073741824.0, 0, 64, "GiB");
   within(f, "$.allocator_overhead_fraction.value", mem.allocator_overhead_fraction, 0, 0.9, "");
+  // What the allocator cannot give back is a part of what it reserves.
+  if (mem.allocator_unreleasable_fraction >= 0)
+    within(f, "$.allocator_unreleasable_fraction.value", mem.allocator_unreleasable_fraction, 0,
+           mem.allocator_overhead_fraction, "");
   within(f, "$.host_overhead_s.value", compute.host_overhead_s, 0, 60, "s");
   // 0 means the fused default; a stated figure is at least one read and one write.
   const std::pair<const char*, double> elementwise[] = {

@@ -114,7 +114,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "gate_up_projection", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
-                      "communicator_gib", "allocator_overhead_fraction", "host_overhead_s"});
+                      "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
   s.description = r.string(j, "$", "description");
   const auto& versions = behaviour(r, j, "versions");
@@ -239,6 +239,8 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.memory.runtime_reserve_bytes = amount(r, j, "runtime_reserve_gib") * 1073741824.0;
   if (r.has(j, "communicator_gib")) s.memory.communicator_bytes = amount(r, j, "communicator_gib") * 1073741824.0;
   s.memory.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
+  if (r.has(j, "allocator_unreleasable_fraction"))
+    s.memory.allocator_unreleasable_fraction = amount(r, j, "allocator_unreleasable_fraction");
   s.compute.host_overhead_s = amount(r, j, "host_overhead_s");
   check_plausible(s);
   return s;

@@ -146,7 +146,20 @@ struct StackMemory {
                                         // communicator_bytes is given)
   double communicator_bytes = 0;        // per communicator, one per parallel group of more than one rank;
                                         // optional in files (absent: counted in runtime_reserve_bytes)
+  // What the caching allocator reserves beyond the tensors at their peak
+  // (fragmentation and cached free blocks), as a share of that peak: what a
+  // reserved counter or nvidia-smi reads.
   double allocator_overhead_fraction = 0;
+  // Of that share, the part the allocator cannot give back when an allocation
+  // fails (free pieces of segments that still hold live blocks), which decides
+  // the fit: on a failed cudaMalloc it frees its cached unsplit segments, or
+  // with expandable segments unmaps every free page, and retries. Optional in
+  // files ("allocator_unreleasable_fraction"); absent: all of
+  // allocator_overhead_fraction.
+  double allocator_unreleasable_fraction = -1;
+  double allocator_unreleasable() const {
+    return allocator_unreleasable_fraction < 0 ? allocator_overhead_fraction : allocator_unreleasable_fraction;
+  }
 };
 
 // How the stack moves data between devices: data-parallel reduction and

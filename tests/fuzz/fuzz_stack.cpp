@@ -19,6 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                 stack.memory.runtime_reserve_bytes, stack.memory.allocator_overhead_fraction,
                                 stack.compute.host_overhead_s})
       FUZZ_EXPECT(std::isfinite(figure) && figure >= 0);
+    // What the allocator cannot give back is a part of what it reserves.
+    FUZZ_EXPECT(stack.memory.allocator_unreleasable() <= stack.memory.allocator_overhead_fraction);
   } catch (const trainplan::spec::SpecError&) {
   }
   return 0;

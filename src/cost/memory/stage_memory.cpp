@@ -67,12 +67,15 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
       if (stack.memory.step_temporaries == spec::StepTemporaries::fp32_grad_shard) flat_copies = temporaries;
     }
   }
-  mem.allocator_bytes = stack.memory.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
+  // What the allocator reserves beyond the tensors (a reserved counter reads
+  // it), and the part of it that it cannot give back: only that decides the fit.
+  const double reserve = stack.memory.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
+  mem.allocator_bytes = stack.memory.allocator_unreleasable() * (mem.tensors_bytes - flat_copies);
   mem.runtime_reserve_bytes = runtime_reserve_bytes(stack, p);
   mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
   mem.capacity_bytes = hw.hbm_bytes;
   // The allocator frees its cache before it lets an allocation fail.
-  mem.reserved_bytes = std::max(mem.tensors_bytes + mem.allocator_bytes,
+  mem.reserved_bytes = std::max(mem.tensors_bytes + reserve,
                                 std::min(cached_through_step_bytes(stack, backward_tensors, std::max(temporaries, reduction_copy)),
                                          hw.hbm_bytes - mem.runtime_reserve_bytes));
   mem.margin_bytes = mem.capacity_bytes - mem.total_bytes;
