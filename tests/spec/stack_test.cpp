@@ -661,10 +661,11 @@ TEST(StackReleases, RangesHoldReleasesToTheirOwnDepth) {
 // and a release outside both is refused naming the file, the field and the ranges.
 TEST(StackReleases, ALinesReleasePicksItsStackOrIsRefused) {
   EXPECT_EQ(load_stack("neuronx-distributed@2.18").name, "neuronx-distributed");
+  EXPECT_EQ(load_stack("neuronx-distributed@2.16.0").name, "neuronx-distributed");  // the table's 2.15-2.17 rows
   EXPECT_EQ(load_stack("neuronx-distributed@2.21.0").name, "neuronx-distributed-2.20");
   EXPECT_EQ(load_stack("megatron-deepspeed-habana@1.18.0").name, "megatron-deepspeed-habana");
   test_support::expect_spec_error([] { load_stack("neuronx-distributed@2.30"); }, "$.releases",
-                                  "2.18-2.19 (neuronx-distributed), 2.20-2.24 (neuronx-distributed-2.20)");
+                                  "2.15-2.19 (neuronx-distributed), 2.20-2.24 (neuronx-distributed-2.20)");
   test_support::expect_spec_error([] { load_stack("neuronx-distributed@two"); }, "", "a release number after '@'");
   test_support::expect_spec_error([] { load_stack("neuronx-distributd@2.21"); }, "", "did you mean neuronx-distributed?");
 }

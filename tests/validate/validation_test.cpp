@@ -60,6 +60,27 @@ TEST(MeasuredRuns, NoMeasurementIsCountedTwice) {
   EXPECT_GT(first_of.size(), 500u);
 }
 
+// A run is priced under a stack whose releases hold the software version it
+// states ("Neuron SDK 2.17.0, ..." under a file covering 2.15-2.19), so that
+// `--stack LINE@VERSION` picks, for a user, the file the corpus fits that
+// release with.
+TEST(MeasuredRuns, EachRunsReleaseIsOneItsStackCovers) {
+  int checked = 0;
+  for (const MeasuredRun& r : load_measured_dir(measured_dir())) {
+    if (!r.in_use()) continue;
+    const spec::Stack stack = spec::load_stack(r.stack);
+    if (stack.releases.line.empty()) continue;
+    const size_t at = r.stack_version.find(stack.releases.software + " ");
+    ASSERT_NE(at, std::string::npos) << r.id << ": '" << r.stack_version << "' names no " << stack.releases.software << " release";
+    const size_t from = at + stack.releases.software.size() + 1;
+    const std::string version = r.stack_version.substr(from, r.stack_version.find_first_not_of("0123456789.", from) - from);
+    EXPECT_TRUE(spec::release_holds(stack.releases, version))
+        << r.id << ": release " << version << " outside " << stack.name << "'s " << stack.releases.from << "-" << stack.releases.to;
+    ++checked;
+  }
+  EXPECT_GE(checked, 25);  // NxD 2.15-2.24 rows and Intel's Gaudi 2 rows
+}
+
 TEST(MeasuredRuns, PerReplicaBatchResolvesToGlobalBatch) {
   const nlohmann::json j = nlohmann::json::parse(R"({
     "table": "t", "source_id": "test", "stack": "deepspeed-habana", "stack_version": "test", "model": "bert-1.5b", "hardware": "dl1.24xlarge",
