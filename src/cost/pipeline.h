@@ -9,8 +9,11 @@
 //    every steady-state F+B pair and every cool-down backward ends in a blocking
 //    batch_isend_irecv, req.wait() and torch.cuda.synchronize()
 //    (p2p_communication.py:349-371; schedules.py:853-879, 1017-1085, 1105-1119), so
-//    about one p2p time per chunk per micro-batch is exposed; here every p2p is
-//    asynchronous and only fill and drain expose it (2(pv - 1) hops).
+//    about one p2p time per chunk per micro-batch is exposed. Priced where the
+//    stack's "pipeline_p2p" says so (PipelineInput::blocking_p2p below); the
+//    non-interleaved 1F1B blocks the same way whatever overlap_p2p_comm says
+//    (schedules.py:1396-1500 call _communicate with wait_on_reqs True).
+//    Otherwise every p2p is asynchronous and only fill and drain expose it.
 //  - overlap_p2p_comm True (NeMo-Framework-Launcher@8325688d gpt3/175b.yaml:108-109,
 //    llama2_70b.yaml:140-141): isend/irecv are waited on before the next forward or
 //    backward (schedules.py:931-934, 981-983), including the wait on the send, which
@@ -38,6 +41,19 @@ struct PipelineInput {
   std::span<const double> forward_s;
   std::span<const double> backward_s;
   double p2p_s = 0;  // one activation (or gradient) send between adjacent stages
+  // The stack's p2p exchange holds the rank until it completes (Megatron-Core's
+  // batched send/recv with torch.cuda.synchronize, DeepSpeed's dist.send,
+  // torch.distributed.pipelining's waited batch_isend_irecv), so the rank's next
+  // task starts p2p_s after the exchange that follows its last one. Which tasks
+  // end in an exchange: 1F1B, every forward on a rank that sends it on (not the
+  // last) and every backward on a rank that sends its gradient back (not the
+  // first); interleaved, every warm-up forward, every steady-state forward +
+  // backward pair (after the backward) and every cool-down backward
+  // (NVIDIA/Megatron-LM@baf94af3 schedules.py:853-879, 1017-1085, 1105-1119 with
+  // overlap_p2p_comm False; 1F1B schedules.py:1396, 1446, 1474, 1500, whose
+  // _communicate waits and synchronizes, p2p_communication.py:349-371).
+  // false: sends are asynchronous and only the data dependencies carry p2p_s.
+  bool blocking_p2p = false;
 };
 
 struct PipelineTime {

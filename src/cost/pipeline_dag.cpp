@@ -28,6 +28,10 @@ struct Task {
   int micro_batch;
   int chunk;
   bool backward;
+  // Interleaved: the task ends a warm-up forward, a steady-state forward +
+  // backward pair or a cool-down backward, each followed by one p2p exchange
+  // (what a blocking exchange holds the rank for; PipelineInput::blocking_p2p).
+  bool exchange_after = false;
 };
 
 // Rank r's execution order. 1F1B: p-r-1 warm-up forwards, then one forward
@@ -45,17 +49,17 @@ void rank_order(int p, int m, int v, int r, std::vector<Task>& out) {
   const int warmup = v == 1    ? std::min(p - r - 1, m)
                      : m == p ? total
                               : std::min(2 * (p - r - 1) + (v - 1) * p, total);
-  auto forward = [&](int k) {
-    if (v == 1) return Task{k, 0, false};
-    return Task{(k / (p * v)) * p + k % p, (k / p) % v, false};
+  auto forward = [&](int k, bool exchange_after) {
+    if (v == 1) return Task{k, 0, false, exchange_after};
+    return Task{(k / (p * v)) * p + k % p, (k / p) % v, false, exchange_after};
   };
   auto backward = [&](int k) {
-    if (v == 1) return Task{k, 0, true};
-    return Task{(k / (p * v)) * p + k % p, v - 1 - (k / p) % v, true};
+    if (v == 1) return Task{k, 0, true, true};
+    return Task{(k / (p * v)) * p + k % p, v - 1 - (k / p) % v, true, true};
   };
-  for (int k = 0; k < warmup; ++k) out.push_back(forward(k));
+  for (int k = 0; k < warmup; ++k) out.push_back(forward(k, true));
   for (int k = 0; k < total - warmup; ++k) {
-    out.push_back(forward(warmup + k));
+    out.push_back(forward(warmup + k, false));
     out.push_back(backward(k));
   }
   for (int k = total - warmup; k < total; ++k) out.push_back(backward(k));
@@ -118,11 +122,16 @@ PipelineTime pipeline_time_dag_every_task(const PipelineInput& in) {
   for (int r = 0; r < p; ++r) {
     rank_order(p, m, v, r, order);
     int previous = -1;
+    double hold = 0;  // what the exchange after the previous task holds the rank for
     for (const Task& t : order) {
       const int here = vertex(t.micro_batch, t.chunk * p + r, t.backward);
       busy[r] += duration[here];
-      if (previous >= 0) arc(previous, here, 0.0);
+      if (previous >= 0) arc(previous, here, hold);
       previous = here;
+      // A blocking exchange: 1F1B sends a forward on unless on the last rank, a
+      // gradient back unless on the first; interleaved, see Task::exchange_after.
+      const bool exchange = v == 1 ? (t.backward ? r > 0 : r < p - 1) : t.exchange_after;
+      hold = in.blocking_p2p && exchange && p > 1 ? in.p2p_s : 0.0;
     }
   }
 

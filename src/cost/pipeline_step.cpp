@@ -41,6 +41,8 @@ PipelineStep pipeline_step(const StepContext& ctx, double chunk_forward_s, doubl
   pipe.virtual_stages = p.virtual_stages;
   pipe.forward_s = {fwd, size_t(chunks)};
   pipe.backward_s = {bwd, size_t(chunks)};
+  pipe.blocking_p2p = p.virtual_stages > 1 ? ctx.stack.communication.pipeline_p2p_blocking_interleaved
+                                           : ctx.stack.communication.pipeline_p2p_blocking_1f1b;
   // The split between bubble and exposed p2p comes from the closed form, which
   // is exact for it on uniform stages, so the DAG path runs once.
   PipelineStep step;

@@ -111,7 +111,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "overlap_dp_param_gather",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
-                      "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "gate_up_projection", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
+                      "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "gate_up_projection", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
@@ -172,6 +172,19 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   if (r.has(j, "fp8_param_gather")) s.memory.fp8_param_gather = flag(r, j, "fp8_param_gather");
   if (r.has(j, "pipeline_graph_cut_per_micro_batch"))
     s.communication.pipeline_graph_cut_per_micro_batch = flag(r, j, "pipeline_graph_cut_per_micro_batch");
+  if (r.has(j, "pipeline_p2p")) {
+    const auto& by_schedule = behaviour(r, j, "pipeline_p2p");
+    const std::string path = "$.pipeline_p2p.value";
+    if (!by_schedule.is_object())
+      r.fail(path, "expected an object of schedule (1f1b, interleaved): \"blocking\" or \"overlapped\"");
+    r.only_keys(by_schedule, path, {"1f1b", "interleaved"});
+    auto blocking = [&](const char* schedule) {
+      if (!r.has(by_schedule, schedule)) return false;
+      return r.choice(by_schedule, path, schedule, {"blocking", "overlapped"}) == "blocking";
+    };
+    s.communication.pipeline_p2p_blocking_1f1b = blocking("1f1b");
+    s.communication.pipeline_p2p_blocking_interleaved = blocking("interleaved");
+  }
   if (r.has(j, "gate_up_projection"))
     s.communication.gate_up_separate_linears = word(r, j, "gate_up_projection", {"fused", "separate"}) == "separate";
   if (r.has(j, "lazy_tracing")) s.compute.lazy_tracing = flag(r, j, "lazy_tracing");

@@ -182,6 +182,11 @@ struct StackCommunication {
   // cost, Calibration::pipeline_microbatch_overhead_s; optional
   // ("pipeline_graph_cut_per_micro_batch"), false: the sends are asynchronous.
   bool pipeline_graph_cut_per_micro_batch = false;
+  // The pipeline's p2p exchange holds the rank until it completes, per schedule
+  // (cost::PipelineInput::blocking_p2p); optional ("pipeline_p2p": {"1f1b":
+  // "blocking" | "overlapped", "interleaved": ...}), absent: overlapped.
+  bool pipeline_p2p_blocking_1f1b = false;
+  bool pipeline_p2p_blocking_interleaved = false;
   // A SwiGLU MLP's gate and up projections are two column-parallel layers, each
   // gathering its sequence-parallel input forward and again for its weight
   // gradient and reducing its input gradient (under SP a reduce-scatter, else

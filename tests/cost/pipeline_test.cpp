@@ -210,8 +210,10 @@ TEST(PipelineDag, ExtendingTheSteadyStateMatchesEveryTask) {
         for (int m : {p * 64, p * 64 + p, p * 150}) {
           for (int extra : {0, 1}) {
             const int count = m + (v == 1 ? extra : 0);  // interleaving needs a multiple of p
-            const auto fast = pipeline_time_dag(s.input(p, count, v, p2p));
-            const auto full = pipeline_time_dag_every_task(s.input(p, count, v, p2p));
+            auto in = s.input(p, count, v, p2p);
+            in.blocking_p2p = extra == 1;  // a blocking exchange repeats with the schedule too
+            const auto fast = pipeline_time_dag(in);
+            const auto full = pipeline_time_dag_every_task(in);
             EXPECT_NEAR(fast.total_s, full.total_s, 1e-9 * full.total_s) << p << " " << v << " " << count;
             EXPECT_NEAR(fast.busy_s, full.busy_s, 1e-9 * full.busy_s) << p << " " << v << " " << count;
           }
@@ -244,6 +246,114 @@ TEST(PipelineDag, InterleavedAllWarmUpWhenMicroBatchesEqualStages) {
   // Without p2p the all-forward order costs what interleaved 1F1B does on
   // uniform stages: m(f + b) + (p - 1)(f + b)/v per rank's share, 12 + 3 = 15.
   EXPECT_DOUBLE_EQ(pipeline_time_dag(s.input(2, 2, 2)).total_s, 15.0);
+}
+
+}  // namespace
+}  // namespace trainplan::cost
+
+namespace trainplan::cost {
+namespace {
+
+PipelineInput blocking(PipelineInput in) {
+  in.blocking_p2p = true;
+  return in;
+}
+
+// A blocking exchange (Megatron-Core's 1F1B and its interleaved schedule with
+// overlap_p2p_comm False, DeepSpeed's PipelineEngine) holds the rank for the
+// p2p time after each task that sends. By hand, 1F1B, p = 2, m = 2, f = 1,
+// b = 2, c = 0.5. Rank 0 runs F0 F1 B0 B1, rank 1 F0 B0 F1 B1.
+//  asynchronous: r0 F0 [0,1] F1 [1,2]; r1 F0 [1.5,2.5] B0 [2.5,4.5] F1 [4.5,5.5]
+//  B1 [5.5,7.5]; r0 B0 [5,7] B1 [8,10]: 10.
+//  blocking: r0 holds 0.5 after each forward (it sends on), r1 after each
+//  backward (it sends back): r0 F1 [1.5,2.5]; r1 F0 [1.5,2.5] B0 [2.5,4.5], F1
+//  waits for B0 + 0.5: [5,6], B1 [6,8]; r0 B0 [5,7], B1 waits for r1's B1 + c:
+//  [8.5,10.5]: 10.5 = (m + 1)(f + b) + (m + 1)c, the closed form's H_1.
+TEST(PipelineBlockingP2p, OneF1BByHand) {
+  const Stages s{{1, 1}, {2, 2}};
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(s.input(2, 2, 1, 0.5)).total_s, 10.0);
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(blocking(s.input(2, 2, 1, 0.5))).total_s, 10.5);
+  EXPECT_DOUBLE_EQ(pipeline_time_closed_form(blocking(s.input(2, 2, 1, 0.5))).total_s, 10.5);
+  // Without p2p time there is nothing to hold.
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(blocking(s.input(2, 2, 1))).total_s, pipeline_time_dag(s.input(2, 2, 1)).total_s);
+}
+
+// Interleaved, p = 2, v = 2, m = 2 (every forward first), chunks f = 1, b = 2,
+// c = 0.5: asynchronous 18 (InterleavedAllWarmUpWhenMicroBatchesEqualStages).
+// Blocking, every one of a rank's 7 arcs holds c; rank 1 from its first forward
+// (after rank 0's chunk-0 forward and one hop, 1.5) through its 12 of compute
+// and 3.5 of holds to its last backward (17), then rank 0's last chunk-0
+// backward after one hop (17.5 + 2): 19.5 = (f + c) + 12 + 7c + (b + c).
+// m = 4: rank 0 warms up 2(p - 1) + (v - 1)p = 4 forwards, so rank 1 holds
+// mv + W - 1 = 8 + 2 - 1 = 9 and with fill and drain 11 hops: 8 x 3 + 3 + 11 x
+// 0.5 = 32.5, where the asynchronous schedule exposes 2(pv - 1) = 6 hops: 30.
+TEST(PipelineBlockingP2p, InterleavedByHand) {
+  const Stages s{{1, 1, 1, 1}, {2, 2, 2, 2}};
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(blocking(s.input(2, 2, 2, 0.5))).total_s, 19.5);
+  EXPECT_DOUBLE_EQ(pipeline_time_closed_form(blocking(s.input(2, 2, 2, 0.5))).total_s, 19.5);
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(s.input(2, 4, 2, 0.5)).total_s, 30.0);
+  EXPECT_DOUBLE_EQ(pipeline_time_dag(blocking(s.input(2, 4, 2, 0.5))).total_s, 32.5);
+  EXPECT_DOUBLE_EQ(pipeline_time_closed_form(blocking(s.input(2, 4, 2, 0.5))).total_s, 32.5);
+}
+
+// The closed form's uniform figures (pipeline_closed_form.cpp): interleaved
+// mv(f + b) + (p - 1)(f + b) + (mv + (v - 1)p + 2p - 3)c for m > p; 1F1B
+// (m + p - 1)(f + b) + (2m + 2p - 5)c for p >= 3, m >= 2; both equal the DAG.
+TEST(PipelineBlockingP2p, ClosedFormExactForUniformStages) {
+  const double c = 0.07;
+  for (int p : {2, 3, 4, 8})
+    for (int v : {1, 2, 4})
+      for (int m : {p, 2 * p, 4 * p, 3 * p + 1}) {
+        if (v > 1 && m % p != 0) continue;
+        const Stages s{std::vector<double>(p * v, 1.0), std::vector<double>(p * v, 2.0)};
+        const auto in = blocking(s.input(p, m, v, c));
+        const double dag = pipeline_time_dag(in).total_s;
+        EXPECT_NEAR(pipeline_time_closed_form(in).total_s, dag, 1e-9) << p << "x" << m << " v" << v;
+        if (v > 1 && m > p)
+          EXPECT_NEAR(dag, m * v * 3.0 + (p - 1) * 3.0 + (m * v + (v - 1) * p + 2 * p - 3) * c, 1e-9);
+        if (v == 1 && p >= 3)
+          EXPECT_NEAR(dag, (m + p - 1) * 3.0 + (2 * m + 2 * p - 5) * c, 1e-9) << p << "x" << m;
+      }
+}
+
+// Unequal stages: every closed-form term is a DAG path or (A'_r) the
+// asynchronous steady state, which blocking only lengthens; measured bounds.
+TEST(PipelineBlockingP2p, ClosedFormWithinTheStatedBound) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> spread(0.5, 1.5), u(0, 1);
+  double below[2][2] = {}, above[2][2] = {};  // [random, cost-model shape][1F1B, interleaved]
+  for (int i = 0; i < 1000; ++i) {
+    const int shape = i % 2;
+    const int p = 2 + static_cast<int>(rng() % 7);
+    const int v = rng() % 2 ? 1 : 2 + static_cast<int>(rng() % 3);
+    const int m = v > 1 ? p * (1 + static_cast<int>(rng() % 6)) : 1 + static_cast<int>(rng() % 32);
+    Stages s{std::vector<double>(p * v, 1.0 / v), std::vector<double>(p * v, 2.0 / v)};
+    if (shape == 0) {
+      for (int k = 0; k < p * v; ++k) s.forward_s[k] = spread(rng) / v, s.backward_s[k] = 2 * spread(rng) / v;
+    } else {
+      s.forward_s[0] += 0.5 * u(rng), s.backward_s[0] += 0.5 * u(rng);
+      s.forward_s[p * v - 1] += 2 * u(rng), s.backward_s[p * v - 1] += 4 * u(rng);
+    }
+    const auto in = blocking(s.input(p, m, v, 0.2 * u(rng) / v));
+    const double dag = pipeline_time_dag(in).total_s, closed = pipeline_time_closed_form(in).total_s;
+    const int kind = v > 1 ? 1 : 0;
+    below[shape][kind] = std::max(below[shape][kind], (dag - closed) / dag);
+    above[shape][kind] = std::max(above[shape][kind], (closed - dag) / dag);
+  }
+  std::printf("blocking p2p, closed form vs DAG: random 1F1B %.1f%% below / %.1f%% above, interleaved %.1f%% / %.1f%%; "
+              "cost-model shape 1F1B %.1f%% / %.1f%%, interleaved %.1f%% / %.1f%%\n",
+              100 * below[0][0], 100 * above[0][0], 100 * below[0][1], 100 * above[0][1], 100 * below[1][0],
+              100 * above[1][0], 100 * below[1][1], 100 * above[1][1]);
+  // Measured: random 3.1% / 2.4% (1F1B), 22.4% / 0.0% (interleaved, the m == p
+  // order as without blocking); cost-model shape 0.0% / 2.4%, 9.2% / 0.0%.
+  EXPECT_LT(below[0][0], 0.04);
+  EXPECT_LT(above[0][0], 0.03);
+  EXPECT_LT(below[0][1], 0.23);
+  EXPECT_LT(above[0][1], 0.005);
+  EXPECT_LT(below[1][0], 0.005);
+  EXPECT_LT(above[1][0], 0.03);
+  EXPECT_LT(below[1][1], 0.10);
+  EXPECT_LT(above[1][1], 0.005);
 }
 
 }  // namespace

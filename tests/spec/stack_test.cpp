@@ -427,6 +427,30 @@ TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
   expect_stack_error([&] { from(j); }, "$.attention_speedup.value", "object");
 }
 
+// Whether the pipeline's p2p exchange holds the rank, per schedule: Megatron-LM's
+// 1F1B blocks (batched send/recv, wait, torch.cuda.synchronize), its interleaved
+// schedule overlaps by default (--no-overlap-p2p-communication); SC21-era
+// Megatron-LM blocks in both; a file without the field overlaps.
+TEST(StackLoad, PipelineP2pIsPerScheduleAndOptional) {
+  const Stack megatron = from(shipped_stack("megatron-lm"));
+  EXPECT_TRUE(megatron.communication.pipeline_p2p_blocking_1f1b);
+  EXPECT_FALSE(megatron.communication.pipeline_p2p_blocking_interleaved);
+  const Stack sc21 = from(shipped_stack("megatron-lm-2021"));
+  EXPECT_TRUE(sc21.communication.pipeline_p2p_blocking_1f1b);
+  EXPECT_TRUE(sc21.communication.pipeline_p2p_blocking_interleaved);
+  json j = shipped_stack("megatron-lm");
+  j.erase("pipeline_p2p");
+  EXPECT_FALSE(from(j).communication.pipeline_p2p_blocking_1f1b);
+  EXPECT_FALSE(from(j).communication.pipeline_p2p_blocking_interleaved);
+  j = shipped_stack("megatron-lm");
+  j["pipeline_p2p"]["value"]["1f1b"] = "sometimes";
+  expect_stack_error([&] { from(j); }, "$.pipeline_p2p.value.1f1b", "blocking");
+  j["pipeline_p2p"]["value"] = {{"zero-bubble", "blocking"}};
+  expect_stack_error([&] { from(j); }, "$.pipeline_p2p.value", "");
+  j["pipeline_p2p"]["value"] = "blocking";
+  expect_stack_error([&] { from(j); }, "$.pipeline_p2p.value", "object");
+}
+
 // torchtitan's eager RMSNorm, SwiGLU and rotary embedding move 36, 10 and 20
 // bytes per element (torchtitan@9dec370a norms.py and llama/model.py, counted
 // kernel by kernel in the file's source); a variant that extends it states only
