@@ -429,17 +429,16 @@ TEST(StackLoad, AttentionSpeedupIsPerFamilyAndOptional) {
 
 // Whether the pipeline's p2p exchange holds the rank, per schedule: Megatron-LM's
 // 1F1B blocks (batched send/recv, wait, torch.cuda.synchronize), its interleaved
-// schedule overlaps by default (--no-overlap-p2p-communication), where a job
-// run without the overlap blocks; a file without the field overlaps.
+// schedule overlaps by default (--no-overlap-p2p-communication); SC21-era
+// Megatron-LM blocks in both; a file without the field overlaps.
 TEST(StackLoad, PipelineP2pIsPerScheduleAndOptional) {
   const Stack megatron = from(shipped_stack("megatron-lm"));
   EXPECT_TRUE(megatron.communication.pipeline_p2p_blocking_1f1b);
   EXPECT_FALSE(megatron.communication.pipeline_p2p_blocking_interleaved);
-  EXPECT_FALSE(from(shipped_stack("neuronx-distributed")).communication.pipeline_p2p_blocking_1f1b);
+  const Stack sc21 = from(shipped_stack("megatron-lm-2021"));
+  EXPECT_TRUE(sc21.communication.pipeline_p2p_blocking_1f1b);
+  EXPECT_TRUE(sc21.communication.pipeline_p2p_blocking_interleaved);
   json j = shipped_stack("megatron-lm");
-  j["pipeline_p2p"]["value"]["interleaved"] = "blocking";
-  EXPECT_TRUE(from(j).communication.pipeline_p2p_blocking_interleaved);
-  j = shipped_stack("megatron-lm");
   j.erase("pipeline_p2p");
   EXPECT_FALSE(from(j).communication.pipeline_p2p_blocking_1f1b);
   EXPECT_FALSE(from(j).communication.pipeline_p2p_blocking_interleaved);
