@@ -14,12 +14,6 @@
 //    non-interleaved 1F1B blocks the same way whatever overlap_p2p_comm says
 //    (schedules.py:1396-1500 call _communicate with wait_on_reqs True).
 //    Otherwise every p2p is asynchronous and only fill and drain expose it.
-//    In 1F1B the asynchronous DAG already exposes about 2(p - 1)/p hops per
-//    micro-batch in the steady state, so blocking adds little there (uniform
-//    stages: 2m + 2p - 5 hops against 2(p - 1)m/p + 2(p - 2)); interleaved, it
-//    adds about one hop per chunk per micro-batch (mv + (v - 1)p + 2p - 3
-//    against 2(pv - 1)). Every interleaved recipe the corpus's NeMo and
-//    Megatron-Bridge rows run turns the overlap on, so their figures do not move.
 //  - overlap_p2p_comm True (NeMo-Framework-Launcher@8325688d gpt3/175b.yaml:108-109,
 //    llama2_70b.yaml:140-141): isend/irecv are waited on before the next forward or
 //    backward (schedules.py:931-934, 981-983), including the wait on the send, which
