@@ -33,10 +33,15 @@ bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSp
 
 // Forward GEMM plus its two backward GEMMs: dX = dY W^T (m, k, n) and dW = X^T dY (k, n, m).
 // All three read rows of k and n elements, so one alignment check covers them.
-void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s) {
+GemmBackward gemm_backward(const StepContext& ctx, double peak, double m, double n, double k) {
   peak = matrix_peak(ctx, peak, n, k);
-  forward_s += gemm_s(ctx, peak, m, n, k);
-  backward_s += gemm_s(ctx, peak, m, k, n) + gemm_s(ctx, peak, k, n, m);
+  return {gemm_s(ctx, peak, m, k, n), gemm_s(ctx, peak, k, n, m)};
+}
+
+void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s) {
+  forward_s += gemm_s(ctx, matrix_peak(ctx, peak, n, k), m, n, k);
+  const GemmBackward b = gemm_backward(ctx, peak, m, n, k);
+  backward_s += b.dgrad_s + b.wgrad_s;
 }
 
 }  // namespace trainplan::cost

@@ -60,7 +60,12 @@ LayerCompute layer_compute(const StepContext& ctx) {
   } else {
     gemm(tokens, (heads + 2 * kv) * d, h);  // fused QKV
     gemm(tokens, h, heads * d);             // output projection
+    l.qkv_backward = gemm_backward(ctx, linear, tokens, (heads + 2 * kv) * d, h);
   }
+  const double up_width = swiglu ? 2 : 1;
+  if (ctx.moe_share() < 1) l.mlp_up_backward = gemm_backward(ctx, linear, tokens, up_width * m.ffn_hidden / ctx.plan.tp, h);
+  if (m.moe() && m.shared_expert_ffn_hidden > 0)
+    l.shared_up_backward = gemm_backward(ctx, linear, tokens, up_width * m.shared_expert_ffn_hidden / ctx.plan.tp, h);
   const double attention_gemm_forward_s = l.gemm_forward_s;
   mlp_compute(ctx, l.gemm_forward_s, l.gemm_backward_s);
   const double mlp_gemm_forward_s = l.gemm_forward_s - attention_gemm_forward_s;

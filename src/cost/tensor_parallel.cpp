@@ -42,6 +42,34 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
       t.backward_s += mlps * seconds(Collective::all_reduce, bytes);
     }
   }
+  // A stack whose column-parallel layers launch their backward collectives
+  // asynchronously (spec::TpBackwardOverlap) hides them behind that layer's own
+  // GEMMs. Megatron-LM since 2021-09 (NVIDIA/Megatron-LM@d898a899
+  // megatron/mpu/layers.py:239-310, @d98e8a64 megatron/core/tensor_parallel/
+  // layers.py:637-808) and Transformer Engine (@v1.4 module/layernorm_linear.py
+  // :360-370, :440-452, :528-535): under SP the saved input's re-gather for the
+  // weight gradient (one all-gather more than the pair above prices) beside the
+  // input-gradient GEMM, and the input gradient's reduce-scatter beside the
+  // weight-gradient GEMM; without SP the input gradient's all-reduce beside the
+  // weight-gradient GEMM. Each hides at most the GEMM it runs beside. The
+  // row-parallel layer's gather under SP (the backward of its forward
+  // reduce-scatter) blocks before its GEMMs. Async TP (overlap_tp_comm)
+  // replaces these layers' communication and is priced below instead.
+  const spec::TpBackwardOverlap overlap = ctx.stack.communication.tp_backward_overlap;
+  if (!p.overlap_tp_comm && (overlap == spec::TpBackwardOverlap::always ||
+                             (overlap == spec::TpBackwardOverlap::sequence_parallel && p.sp))) {
+    const double gather = seconds(Collective::all_gather, bytes), scatter = seconds(Collective::reduce_scatter, bytes);
+    const double reduce = seconds(Collective::all_reduce, bytes);
+    // `linears` column-parallel layers that split one GEMM evenly (separate gate and up).
+    auto column = [&](const GemmBackward& g, double linears) {
+      const double dgrad = g.dgrad_s / linears, wgrad = g.wgrad_s / linears;
+      return linears * (p.sp ? std::max(0.0, gather - dgrad) + std::max(0.0, scatter - wgrad) : std::max(0.0, reduce - wgrad));
+    };
+    const double up_linears = ctx.stack.communication.gate_up_separate_linears && ctx.model.mlp == spec::MlpKind::swiglu ? 2 : 1;
+    t.backward_s = (p.sp ? pairs * gather : 0.0) + column(layer.qkv_backward, 1) +
+                   (1 - moe) * column(layer.mlp_up_backward, up_linears) +
+                   (ctx.model.shared_expert_ffn_hidden > 0 ? moe * column(layer.shared_up_backward, up_linears) : 0.0);
+  }
   // Full recompute re-runs the forward's collectives; a stack that stops at the
   // last saved tensor (spec::FullRecompute) leaves out the dense MLP's closing
   // one, after its last GEMM: the reduce-scatter under SP, else the all-reduce.

@@ -111,7 +111,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "overlap_dp_param_gather",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
-                      "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "gate_up_projection", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
+                      "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
@@ -187,6 +187,12 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   }
   if (r.has(j, "gate_up_projection"))
     s.communication.gate_up_separate_linears = word(r, j, "gate_up_projection", {"fused", "separate"}) == "separate";
+  if (r.has(j, "tp_backward_overlap")) {
+    const std::string overlap = word(r, j, "tp_backward_overlap", {"none", "sequence-parallel", "always"});
+    s.communication.tp_backward_overlap = overlap == "always"              ? TpBackwardOverlap::always
+                                          : overlap == "sequence-parallel" ? TpBackwardOverlap::sequence_parallel
+                                                                           : TpBackwardOverlap::none;
+  }
   if (r.has(j, "lazy_tracing")) s.compute.lazy_tracing = flag(r, j, "lazy_tracing");
   if (r.has(j, "expert_compute"))
     s.compute.experts_compute_capacity = word(r, j, "expert_compute", {"routed", "capacity"}) == "capacity";

@@ -36,6 +36,16 @@ enum class StepTemporaries { none, foreach, fp32_grad_shard };
 // ring of CP-1 point-to-point steps overlapped with attention (Megatron-Core /
 // Transformer Engine "p2p"), or one all-gather of K and V (torchtitan's default).
 enum class ContextParallel { none, ring, all_gather };
+// Which TP collectives a column-parallel layer's backward launches
+// asynchronously beside its own GEMMs (Megatron's
+// LinearWithGradAccumulationAndAsyncCommunication, Transformer Engine's
+// LayerNormLinear): none (each collective blocks: the SC21-era code and forks
+// of it); under SP only (the gather of the saved input beside the input-gradient
+// GEMM, the input gradient's reduce-scatter beside the weight-gradient GEMM;
+// forks that turn the all-reduce path off under DeepSpeed); or always (without
+// SP too, the input gradient's all-reduce beside the weight-gradient GEMM).
+// The row-parallel layer's backward gather under SP blocks either way.
+enum class TpBackwardOverlap { none, sequence_parallel, always };
 
 // What a plan may ask of the stack (spec::stack_refusal, spec/precision_support.h
 // and the search space refuse the rest), and what it takes where the plan leaves
@@ -193,6 +203,9 @@ struct StackCommunication {
   // an all-reduce), not one fused layer; optional ("gate_up_projection":
   // "separate", absent: "fused").
   bool gate_up_separate_linears = false;
+  // Optional ("tp_backward_overlap": "none", "sequence-parallel", "always");
+  // absent: none. Not the decomposed async TP of Plan::overlap_tp_comm.
+  TpBackwardOverlap tp_backward_overlap = TpBackwardOverlap::none;
   ContextParallel context_parallel = ContextParallel::none;  // optional in files: older stacks offer none
 };
 

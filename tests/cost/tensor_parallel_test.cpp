@@ -3,6 +3,7 @@
 // Engine stack gathers the FP8 norm output forward (one byte per element).
 #include <gtest/gtest.h>
 
+#include "cost/gemm_time.h"
 #include "cost/layer_compute.h"
 #include "cost/tensor_parallel.h"
 #include "step_fixture.h"
@@ -25,6 +26,9 @@ TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::fp8, tp8_sp());
   f.stack = spec::load_stack("megatron-lm");
   ASSERT_TRUE(f.stack.memory.fp8_saves_gemm_inputs_in_fp8);
+  // Every backward collective blocking, as the backward's bytes are the point
+  // here (the overlap the stack has is tested below).
+  f.stack.communication.tp_backward_overlap = spec::TpBackwardOverlap::none;
   const StepContext ctx = f.context();
   const TensorParallelTime t = tensor_parallel(ctx, layer_compute(ctx));
   const net::GroupLayout group{8, 1};
@@ -98,6 +102,72 @@ TEST(TensorParallel, FullRecomputeRepeatsTheForwardCollectivesUpToTheLastSavedTe
     EXPECT_NEAR(early.recompute_s, sp ? 2 * gather + scatter : reduce, 1e-15);
     EXPECT_DOUBLE_EQ(early.forward_s, whole.forward_s);
   }
+}
+
+// Megatron's column-parallel backward (NVIDIA/Megatron-LM@d98e8a64
+// megatron/core/tensor_parallel/layers.py:666-711) launches its collectives
+// beside its own GEMMs: without SP the input gradient's all-reduce beside the
+// weight gradient; under SP the saved input's re-gather beside the input
+// gradient and the reduce-scatter beside the weight gradient, while the
+// row-parallel layer's gather blocks. GPT-3 175B at TP 8 on one DGX A100,
+// seq 2048, micro-batch 1: 2048 x 12288 elements of 2 bytes per collective.
+// The layer's GEMM times are set by hand so each collective is hidden in part.
+TEST(TensorParallel, BackwardOverlapHidesColumnCollectivesBehindTheirOwnGemms) {
+  const net::GroupLayout group{8, 1};
+  const double bytes = 2048.0 * 12288 * 2;
+  for (bool sp : {false, true}) {
+    spec::Plan p = tp8_sp();
+    p.sp = sp;
+    testing::StepFixture f("gpt3-175b", "dgx-a100-80gb", 2048, 8, spec::Precision::mixed_bf16, p);
+    f.stack = spec::load_stack("megatron-lm");
+    ASSERT_EQ(f.stack.communication.tp_backward_overlap, spec::TpBackwardOverlap::always);
+    auto s = [&](net::Collective c) { return f.cluster.seconds(c, bytes, group, 1, f.calibration.collective); };
+    const double gather = s(net::Collective::all_gather), scatter = s(net::Collective::reduce_scatter);
+    const double reduce = s(net::Collective::all_reduce);
+    const StepContext ctx = f.context();
+    LayerCompute layer;
+    // QKV hides a quarter of each of its collectives; the MLP's up projection
+    // hides all of its gather and its reduction, with time to spare.
+    layer.qkv_backward = {0.75 * gather, 0.75 * (sp ? scatter : reduce)};
+    layer.mlp_up_backward = {2 * gather, 3 * (sp ? scatter : reduce)};
+    const TensorParallelTime t = tensor_parallel(ctx, layer);
+    EXPECT_NEAR(t.backward_s, sp ? 2 * gather + 0.25 * gather + 0.25 * scatter : 0.25 * reduce, 1e-15);
+    EXPECT_DOUBLE_EQ(t.forward_s, sp ? 2 * (gather + scatter) : 2 * reduce);  // forward blocks
+    // No overlap (the SC21 code): every backward collective blocks, as priced before.
+    f.stack.communication.tp_backward_overlap = spec::TpBackwardOverlap::none;
+    const StepContext nctx = f.context();
+    EXPECT_DOUBLE_EQ(tensor_parallel(nctx, layer).backward_s, sp ? 2 * (gather + scatter) : 2 * reduce);
+    // Under DeepSpeed the Microsoft fork turns the all-reduce path off and
+    // keeps the SP one (microsoft/Megatron-DeepSpeed@f4157bea arguments.py:395-399).
+    f.stack.communication.tp_backward_overlap = spec::TpBackwardOverlap::sequence_parallel;
+    const StepContext sctx = f.context();
+    EXPECT_DOUBLE_EQ(tensor_parallel(sctx, layer).backward_s, tensor_parallel(sp ? ctx : nctx, layer).backward_s);
+  }
+}
+
+// With the layer's own GEMMs: GPT-3 175B at TP 8 without SP, the setting of the
+// Megatron-LM A100 runs under full recompute. The QKV weight gradient
+// (12288 x 4608 x 2048, 232 GFLOP) and the up projection's (4/3 of that)
+// outlast a 50 MB all-reduce over NVLink, so the backward's all-reduces are
+// hidden whole; full recompute's re-run is a forward and keeps its all-reduces.
+TEST(TensorParallel, BackwardOverlapLeavesRecomputeAndForwardAlone) {
+  spec::Plan p = tp8_sp();
+  p.sp = false;
+  p.recompute = spec::Recompute::full;
+  testing::StepFixture f("gpt3-175b", "dgx-a100-80gb", 2048, 8, spec::Precision::mixed_bf16, p);
+  f.stack = spec::load_stack("megatron-lm");
+  const StepContext ctx = f.context();
+  const LayerCompute layer = layer_compute(ctx);
+  const double qkv_wgrad = gemm_backward(ctx, ctx.linear_peak_flops_per_s(), 2048, 3 * 12288 / 8, 12288).wgrad_s;
+  EXPECT_DOUBLE_EQ(layer.qkv_backward.wgrad_s, qkv_wgrad);
+  EXPECT_NEAR(layer.mlp_up_backward.wgrad_s, 4.0 / 3 * qkv_wgrad, 0.2 * qkv_wgrad);  // 4h wide against 3h
+  const double reduce = f.cluster.seconds(net::Collective::all_reduce, 2048.0 * 12288 * 2, net::GroupLayout{8, 1}, 1,
+                                          f.calibration.collective);
+  ASSERT_GT(qkv_wgrad, reduce);
+  const TensorParallelTime t = tensor_parallel(ctx, layer);
+  EXPECT_DOUBLE_EQ(t.backward_s, 0);
+  EXPECT_DOUBLE_EQ(t.forward_s, 2 * reduce);
+  EXPECT_DOUBLE_EQ(t.recompute_s, 2 * reduce);
 }
 
 }  // namespace

@@ -406,6 +406,22 @@ TEST(StackLoad, GateUpProjectionIsOptionalAndOneOfTwoWords) {
   expect_stack_error([&] { from(j); }, "$.gate_up_projection.value", "expected one of fused, separate, got \"split\"");
 }
 
+// Which column-parallel backward collectives run beside the layer's GEMMs
+// (stacks/*.json tp_backward_overlap): Megatron-Core and NeMo always, the SC21
+// code and the BigScience fork never, Microsoft's fork under SP only; absent: none.
+TEST(StackLoad, TpBackwardOverlapIsOptionalAndOneOfThreeWords) {
+  EXPECT_EQ(load_stack("megatron-lm").communication.tp_backward_overlap, TpBackwardOverlap::always);
+  EXPECT_EQ(load_stack("nemo-24.07").communication.tp_backward_overlap, TpBackwardOverlap::always);  // through extends
+  EXPECT_EQ(load_stack("megatron-lm-unfused-attn-ep").communication.tp_backward_overlap, TpBackwardOverlap::always);
+  EXPECT_EQ(load_stack("megatron-lm-2021").communication.tp_backward_overlap, TpBackwardOverlap::none);
+  EXPECT_EQ(load_stack("megatron-deepspeed").communication.tp_backward_overlap, TpBackwardOverlap::none);
+  EXPECT_EQ(load_stack("megatron-deepspeed-ms").communication.tp_backward_overlap, TpBackwardOverlap::sequence_parallel);
+  EXPECT_EQ(load_stack("torchtitan").communication.tp_backward_overlap, TpBackwardOverlap::none);  // absent
+  json j = shipped_stack("megatron-lm");
+  j["tp_backward_overlap"]["value"] = "partial";
+  expect_stack_error([&] { from(j); }, "$.tp_backward_overlap.value", "expected one of none, sequence-parallel, always");
+}
+
 TEST(StackLoad, CommunicatorSizeIsOptional) {
   json j = shipped_stack("megatron-lm");
   j.erase("communicator_gib");
