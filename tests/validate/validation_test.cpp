@@ -352,6 +352,16 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 // run keeps the family fit's figure. NeMo 24.07's two sources (its performance
 // summary and the long-sequence table) predict each other within 2.9% where the
 // family fit, pulled by the other H100 stacks, misses them by 9.9%.
+// Moved once (3.5% -> 4.5%), for a model that prices what runs: Megatron-Core's
+// column-parallel backward runs its TP collectives beside its own GEMMs
+// (stacks/nemo.json tp_backward_overlap). NeMo 24.07's in-sample fit gets
+// better (1.9% -> 1.7%; the summary's 7 runs alone: rms log error 0.030 ->
+// 0.027, NVLink share 1.0, at its bound, -> 0.98) and the summary held out
+// too (4.6% -> 4.0%), but the summary's 7 runs, GPT-3 175B now cheaper in TP,
+// trade GEMM ceiling (0.51 -> 0.50) for attention (0.45 -> 0.48), and the
+// long-sequence table, attention-bound, held out on them goes 1.4% -> 4.4%
+// too fast: 2.9% -> 4.2% over the two. The family fit's figures improve
+// (this stack held out 7.7% -> 6.8%, h100 7.7% -> 7.5%).
 TEST(Validation, HeldOutAsPricedUsesTheStacksOwnFit) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   int by_stack = 0;
@@ -370,7 +380,7 @@ TEST(Validation, HeldOutAsPricedUsesTheStacksOwnFit) {
   EXPECT_EQ(by_stack, v.overall.priced_by_stack_fit);
   const GroupError& nemo = v.by_stack.at("nemo-24.07");
   EXPECT_EQ(nemo.priced_by_stack_fit, nemo.timed_runs);
-  EXPECT_LE(nemo.mape_as_priced, 0.035);
+  EXPECT_LE(nemo.mape_as_priced, 0.045);
   EXPECT_LT(nemo.mape_as_priced, nemo.mape_cross_source);
 }
 
