@@ -33,7 +33,8 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   // Separate gate and up layers each move the MLP's input (a dense SwiGLU MLP,
   // or the shared experts'): one more gather forward under SP, and backward one
   // more gather and one more input-gradient reduction.
-  if (ctx.stack.communication.gate_up_separate_linears && ctx.model.mlp == spec::MlpKind::swiglu) {
+  const bool separate_gate_up = ctx.stack.communication.gate_up_separate_linears && ctx.model.mlp == spec::MlpKind::swiglu;
+  if (separate_gate_up) {
     const double mlps = pairs - 1;
     if (p.sp) {
       t.forward_s += mlps * seconds(Collective::all_gather, gather_bytes);
@@ -65,7 +66,7 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
       const double dgrad = g.dgrad_s / linears, wgrad = g.wgrad_s / linears;
       return linears * (p.sp ? std::max(0.0, gather - dgrad) + std::max(0.0, scatter - wgrad) : std::max(0.0, reduce - wgrad));
     };
-    const double up_linears = ctx.stack.communication.gate_up_separate_linears && ctx.model.mlp == spec::MlpKind::swiglu ? 2 : 1;
+    const double up_linears = separate_gate_up ? 2 : 1;
     t.backward_s = (p.sp ? pairs * gather : 0.0) + column(layer.qkv_backward, 1) +
                    (1 - moe) * column(layer.mlp_up_backward, up_linears) +
                    (ctx.model.shared_expert_ffn_hidden > 0 ? moe * column(layer.shared_up_backward, up_linears) : 0.0);
