@@ -33,15 +33,13 @@ bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSp
 
 // Forward GEMM plus its two backward GEMMs: dX = dY W^T (m, k, n) and dW = X^T dY (k, n, m).
 // All three read rows of k and n elements, so one alignment check covers them.
-GemmBackward gemm_backward(const StepContext& ctx, double peak, double m, double n, double k) {
+GemmTime add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s,
+                  double& backward_s) {
   peak = matrix_peak(ctx, peak, n, k);
-  return {gemm_s(ctx, peak, m, k, n), gemm_s(ctx, peak, k, n, m)};
-}
-
-void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s) {
-  forward_s += gemm_s(ctx, matrix_peak(ctx, peak, n, k), m, n, k);
-  const GemmBackward b = gemm_backward(ctx, peak, m, n, k);
-  backward_s += b.dgrad_s + b.wgrad_s;
+  const GemmTime g{gemm_s(ctx, peak, m, n, k), gemm_s(ctx, peak, m, k, n), gemm_s(ctx, peak, k, n, m)};
+  forward_s += g.forward_s;
+  backward_s += g.dgrad_s + g.wgrad_s;
+  return g;
 }
 
 }  // namespace trainplan::cost

@@ -17,13 +17,14 @@ double matrix_peak(const StepContext& ctx, double peak, double row_a, double row
 // unit: a head dimension whose rows miss the hardware's alignment.
 bool attention_misses_alignment(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Stack& stack,
                                 spec::Precision precision);
-// The two backward GEMMs of an m x n x k GEMM: the input gradient (m x k,
-// inner n) and the weight gradient (n x k, inner m).
-struct GemmBackward {
-  double dgrad_s = 0, wgrad_s = 0;
+// One m x n x k GEMM: forward, and its two backward GEMMs, the input gradient
+// (m x k, inner n) and the weight gradient (n x k, inner m).
+struct GemmTime {
+  double forward_s = 0, dgrad_s = 0, wgrad_s = 0;
 };
-GemmBackward gemm_backward(const StepContext& ctx, double peak, double m, double n, double k);
-// Adds a forward GEMM to forward_s and its two backward GEMMs to backward_s.
-void add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s, double& backward_s);
+// Adds a forward GEMM to forward_s and its two backward GEMMs to backward_s,
+// and returns the three.
+GemmTime add_gemm(const StepContext& ctx, double peak, double m, double n, double k, double& forward_s,
+                  double& backward_s);
 
 }  // namespace trainplan::cost

@@ -43,7 +43,9 @@ LayerCompute layer_compute(const StepContext& ctx) {
 
   LayerCompute l;
   const double linear = ctx.linear_peak_flops_per_s();  // FP8 under Precision::fp8
-  auto gemm = [&](double rows, double n, double k) { add_gemm(ctx, linear, rows, n, k, l.gemm_forward_s, l.gemm_backward_s); };
+  auto gemm = [&](double rows, double n, double k) {
+    return add_gemm(ctx, linear, rows, n, k, l.gemm_forward_s, l.gemm_backward_s);
+  };
   if (m.mla()) {
     // Multi-head latent attention: down-projections to the latents (replicated
     // on the TP ranks), up-projections to this rank's heads, output projection.
@@ -58,16 +60,13 @@ LayerCompute layer_compute(const StepContext& ctx) {
     gemm(tokens, heads * (m.qk_nope_head_dim + v), m.kv_lora_rank);
     gemm(tokens, h, heads * v);
   } else {
-    gemm(tokens, (heads + 2 * kv) * d, h);  // fused QKV
-    gemm(tokens, h, heads * d);             // output projection
-    l.qkv_backward = gemm_backward(ctx, linear, tokens, (heads + 2 * kv) * d, h);
+    l.qkv = gemm(tokens, (heads + 2 * kv) * d, h);  // fused QKV
+    gemm(tokens, h, heads * d);                       // output projection
   }
-  const double up_width = swiglu ? 2 : 1;
-  if (ctx.moe_share() < 1) l.mlp_up_backward = gemm_backward(ctx, linear, tokens, up_width * m.ffn_hidden / ctx.plan.tp, h);
-  if (m.moe() && m.shared_expert_ffn_hidden > 0)
-    l.shared_up_backward = gemm_backward(ctx, linear, tokens, up_width * m.shared_expert_ffn_hidden / ctx.plan.tp, h);
   const double attention_gemm_forward_s = l.gemm_forward_s;
-  mlp_compute(ctx, l.gemm_forward_s, l.gemm_backward_s);
+  const MlpGemms mlp = mlp_compute(ctx, l.gemm_forward_s, l.gemm_backward_s);
+  l.mlp_up = mlp.dense_up;
+  l.shared_up = mlp.shared_up;
   const double mlp_gemm_forward_s = l.gemm_forward_s - attention_gemm_forward_s;
 
   // Attention core as batched GEMMs: scores Q K^T and context P V. A flash
@@ -195,9 +194,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
       // only the dense layers' share is left out.
       const double dense = 1 - ctx.moe_share();
       if (dense <= 0) break;
-      double down_forward_s = 0, down_backward_s = 0;
-      add_gemm(ctx, linear, tokens, h, m.ffn_hidden / ctx.plan.tp, down_forward_s, down_backward_s);
-      l.gemm_not_recomputed_s = dense * down_forward_s;
+      l.gemm_not_recomputed_s = dense * mlp.dense_down.forward_s;
       const double closing_add_s =
           ctx.stream_s(ctx.ops.residual, residual_bytes) + (m.dropout ? ctx.stream_s(ctx.ops.residual, sp_tokens * h) : 0.0);
       l.recompute_s -= l.gemm_not_recomputed_s + dense * closing_add_s;

@@ -18,13 +18,13 @@ struct LayerCompute {
   // Forward GEMM time full recompute leaves out: the dense MLP's closing GEMM
   // where the stack stops at the last saved tensor (spec::FullRecompute).
   double gemm_not_recomputed_s = 0;
-  // The backward GEMMs of the column-parallel layer that opens each TP pair,
-  // which a stack may run beside the pair's collectives (spec::TpBackwardOverlap):
+  // The GEMMs of the column-parallel layer that opens each TP pair, whose backward
+  // halves a stack may run beside the pair's collectives (spec::TpBackwardOverlap):
   // the fused QKV (zero for latent attention, whose TP split starts after its
   // replicated down-projections), the dense MLP's up projection (gate included)
   // and, in MoE layers, the shared experts' up projection; one layer each, not
   // weighted by the share of MoE layers.
-  GemmBackward qkv_backward, mlp_up_backward, shared_up_backward;
+  GemmTime qkv, mlp_up, shared_up;
   double forward_s() const { return gemm_forward_s + attention_forward_s + memory_forward_s; }
   double backward_s() const { return gemm_backward_s + attention_backward_s + memory_backward_s + recompute_s; }
 };

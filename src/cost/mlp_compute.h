@@ -5,12 +5,19 @@
 // load (the workload's imbalance, capped by a capacity factor); plus the
 // permutation of routed tokens around the all-to-alls. Part of layer_compute.
 #pragma once
+#include "cost/gemm_time.h"
 #include "cost/step_context.h"
 
 namespace trainplan::cost {
 
+// One MLP's GEMMs, not weighted by the share of layers that have it: the
+// dense MLP's up projection (gate included) and down projection, and the
+// shared experts' up projection (zero where the model has none).
+struct MlpGemms {
+  GemmTime dense_up, dense_down, shared_up;
+};
 // Adds the MLP GEMMs to the layer's GEMM time, forward and both backward.
-void mlp_compute(const StepContext& ctx, double& gemm_forward_s, double& gemm_backward_s);
+MlpGemms mlp_compute(const StepContext& ctx, double& gemm_forward_s, double& gemm_backward_s);
 // Elements of the MLP intermediates on this device (what the activation
 // function reads): tokens x width, summed over dense, shared and routed parts.
 double mlp_intermediate_elements(const StepContext& ctx);

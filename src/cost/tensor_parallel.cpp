@@ -62,14 +62,14 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
     const double gather = seconds(Collective::all_gather, bytes), scatter = seconds(Collective::reduce_scatter, bytes);
     const double reduce = seconds(Collective::all_reduce, bytes);
     // `linears` column-parallel layers that split one GEMM evenly (separate gate and up).
-    auto column = [&](const GemmBackward& g, double linears) {
+    auto column = [&](const GemmTime& g, double linears) {
       const double dgrad = g.dgrad_s / linears, wgrad = g.wgrad_s / linears;
       return linears * (p.sp ? std::max(0.0, gather - dgrad) + std::max(0.0, scatter - wgrad) : std::max(0.0, reduce - wgrad));
     };
     const double up_linears = separate_gate_up ? 2 : 1;
-    t.backward_s = (p.sp ? pairs * gather : 0.0) + column(layer.qkv_backward, 1) +
-                   (1 - moe) * column(layer.mlp_up_backward, up_linears) +
-                   (ctx.model.shared_expert_ffn_hidden > 0 ? moe * column(layer.shared_up_backward, up_linears) : 0.0);
+    t.backward_s = (p.sp ? pairs * gather : 0.0) + column(layer.qkv, 1) +
+                   (1 - moe) * column(layer.mlp_up, up_linears) +
+                   (ctx.model.shared_expert_ffn_hidden > 0 ? moe * column(layer.shared_up, up_linears) : 0.0);
   }
   // Full recompute re-runs the forward's collectives; a stack that stops at the
   // last saved tensor (spec::FullRecompute) leaves out the dense MLP's closing

@@ -128,8 +128,8 @@ TEST(TensorParallel, BackwardOverlapHidesColumnCollectivesBehindTheirOwnGemms) {
     LayerCompute layer;
     // QKV hides a quarter of each of its collectives; the MLP's up projection
     // hides all of its gather and its reduction, with time to spare.
-    layer.qkv_backward = {0.75 * gather, 0.75 * (sp ? scatter : reduce)};
-    layer.mlp_up_backward = {2 * gather, 3 * (sp ? scatter : reduce)};
+    layer.qkv = {0, 0.75 * gather, 0.75 * (sp ? scatter : reduce)};
+    layer.mlp_up = {0, 2 * gather, 3 * (sp ? scatter : reduce)};
     const TensorParallelTime t = tensor_parallel(ctx, layer);
     EXPECT_NEAR(t.backward_s, sp ? 2 * gather + 0.25 * gather + 0.25 * scatter : 0.25 * reduce, 1e-15);
     EXPECT_DOUBLE_EQ(t.forward_s, sp ? 2 * (gather + scatter) : 2 * reduce);  // forward blocks
@@ -158,9 +158,11 @@ TEST(TensorParallel, BackwardOverlapLeavesRecomputeAndForwardAlone) {
   f.stack = spec::load_stack("megatron-lm");
   const StepContext ctx = f.context();
   const LayerCompute layer = layer_compute(ctx);
-  const double qkv_wgrad = gemm_backward(ctx, ctx.linear_peak_flops_per_s(), 2048, 3 * 12288 / 8, 12288).wgrad_s;
-  EXPECT_DOUBLE_EQ(layer.qkv_backward.wgrad_s, qkv_wgrad);
-  EXPECT_NEAR(layer.mlp_up_backward.wgrad_s, 4.0 / 3 * qkv_wgrad, 0.2 * qkv_wgrad);  // 4h wide against 3h
+  double forward_s = 0, backward_s = 0;
+  const double qkv_wgrad =
+      add_gemm(ctx, ctx.linear_peak_flops_per_s(), 2048, 3 * 12288 / 8, 12288, forward_s, backward_s).wgrad_s;
+  EXPECT_DOUBLE_EQ(layer.qkv.wgrad_s, qkv_wgrad);
+  EXPECT_NEAR(layer.mlp_up.wgrad_s, 4.0 / 3 * qkv_wgrad, 0.2 * qkv_wgrad);  // 4h wide against 3h
   const double reduce = f.cluster.seconds(net::Collective::all_reduce, 2048.0 * 12288 * 2, net::GroupLayout{8, 1}, 1,
                                           f.calibration.collective);
   ASSERT_GT(qkv_wgrad, reduce);
