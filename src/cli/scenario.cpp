@@ -64,7 +64,8 @@ void add_plan_options(CLI::App* c, app::PlanOptions& o) {
   c->add_flag("--edge-layer-slots", o.edge_layer_slots,
               "The embedding and the LM head each take one layer's slot in the pipeline split: PP divides layers + 2\n"
               "(Megatron-Core --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split,\n"
-              "DeepSpeed partition_method 'type:transformer|embedding'; 1F1B only)");
+              "DeepSpeed partition_method 'type:transformer|embedding'); interleaved, PP x virtual stages divides\n"
+              "layers + 2 and the first rank's first chunk and the last rank's last chunk hold one layer fewer");
   c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
   c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's K/V exchange)")
       ->capture_default_str()

@@ -12,7 +12,6 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (hw.devices_per_instance() % p.tp != 0) return PlanProblem::tp_not_dividing_instance;
   // In 64 bits: PP x virtual stages can pass an int when the library is called directly.
   const long long slots = m.layers + (spec::edge_slots_active(p) ? 2 : 0);
-  if (p.edge_layer_slots && p.virtual_stages > 1) return PlanProblem::pp_not_dividing_layers;
   if (slots % (static_cast<long long>(p.pp) * p.virtual_stages) != 0 && !(p.uneven_stages && p.virtual_stages == 1))
     return PlanProblem::pp_not_dividing_layers;
   const long devices = long(p.instances) * hw.devices_per_instance();
@@ -80,11 +79,10 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
       return "TP " + to_string(p.tp) + " does not divide the " + to_string(hw.devices_per_instance()) +
              " devices of one " + hw.name + " (TP stays inside an instance)";
     case PlanProblem::pp_not_dividing_layers:
-      if (p.edge_layer_slots && p.virtual_stages > 1)
-        return "edge layer slots are modelled for 1F1B only, not " + to_string(p.virtual_stages) + " virtual stages";
       if (spec::edge_slots_active(p))
-        return "PP " + to_string(p.pp) + " does not divide " + m.name + "'s " + to_string(m.layers) +
-               " layers + 2 edge slots (uneven stages, the busiest holding the ceiling, may be asked for)";
+        return "PP " + to_string(p.pp) + (p.virtual_stages > 1 ? " x " + to_string(p.virtual_stages) + " virtual stages" : "") +
+               " does not divide " + m.name + "'s " + to_string(m.layers) + " layers + 2 edge slots" +
+               (p.virtual_stages == 1 ? " (uneven stages, the busiest holding the ceiling, may be asked for)" : "");
       return "PP " + to_string(p.pp) + " x " + to_string(p.virtual_stages) + " virtual stages does not divide " +
              m.name + "'s " + to_string(m.layers) + " layers" +
              (p.virtual_stages == 1 ? " (uneven stages, the busiest holding ceil(layers / PP), may be asked for)" : "");

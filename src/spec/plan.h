@@ -28,7 +28,10 @@ struct Plan {
   // The embedding and the LM head each take one layer's slot in the pipeline
   // split: PP divides layers + 2, and the first and last stage hold one layer
   // fewer (Megatron-Core --account-for-embedding/loss-in-pipeline-split,
-  // DeepSpeed partition_method 'type:transformer|embedding'; no interleaving).
+  // DeepSpeed partition_method 'type:transformer|embedding'). Interleaved,
+  // PP x virtual stages divides layers + 2 and the slots fall in the first
+  // rank's first chunk and the last rank's last chunk (Megatron-Core
+  // transformer_block.py@d98e8a64 get_num_layers_to_build).
   bool edge_layer_slots = false;
   int micro_batch = 1;       // sequences per micro-batch per DP replica
   int grad_accum = 1;        // micro-batches per step per DP replica

@@ -2,6 +2,7 @@
 
 #include "cost/evaluate.h"
 #include "cost/memory.h"
+#include "cost/plan_check.h"
 #include "spec/error.h"
 #include "spec/load.h"
 #include "step_fixture.h"
@@ -269,8 +270,55 @@ TEST(Evaluate, EdgeSlotsTakeALayerFromTheFirstAndLastStage) {
   slots.pp = 5;  // 72 slots over 5 stages
   EXPECT_EQ(evaluator.evaluate(slots).problem, cost::PlanProblem::pp_not_dividing_layers);
   slots.pp = 12;
-  slots.virtual_stages = 2;  // modelled for 1F1B only
+  slots.virtual_stages = 5;  // 72 slots over 12 x 5 chunks do not divide
   EXPECT_EQ(evaluator.evaluate(slots).problem, cost::PlanProblem::pp_not_dividing_layers);
+}
+
+// Interleaved with edge slots, as NVIDIA runs Llama 3.1 405B on DGX H100 (TP 8,
+// PP 8, CP 2, VP 8: NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md,
+// 25.09-26.02 DGX-H100 rows; the recipe sets account_for_embedding_in_pipeline_split
+// and account_for_loss_in_pipeline_split, src/megatron/bridge/recipes/llama/llama3.py
+// @6f6f95e0 llama31_405b_pretrain_config). Megatron-Core (transformer_block.py@d98e8a64
+// get_num_layers_to_build): (126 + 2) / 8 = 16 slots per rank, 2 per chunk; the
+// first rank's first chunk and the last rank's last chunk build one layer.
+TEST(Evaluate, EdgeSlotsInterleaveAsMegatronCoreSplitsThem) {
+  const spec::ModelSpec m = spec::load_model("llama3.1-405b");
+  const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
+  const spec::Stack stack = spec::load_stack("nemo");
+  const spec::Calibration calibration;
+  const spec::Workload w{8192, 512, 1e9, spec::Precision::fp8};
+  spec::Plan p;
+  p.instances = 128;
+  p.tp = 8, p.pp = 8, p.cp = 2, p.sp = true, p.zero = 1, p.micro_batch = 1;
+  p.edge_layer_slots = true;
+  const cost::Evaluator evaluator(m, hw, stack, calibration, w);
+  spec::Plan one = p, eight = p;
+  eight.virtual_stages = 8;
+  const auto a = evaluator.evaluate(one), b = evaluator.evaluate(eight);
+  ASSERT_EQ(a.problem, cost::PlanProblem::none);
+  ASSERT_EQ(b.problem, cost::PlanProblem::none);
+  EXPECT_DOUBLE_EQ(spec::layers_per_stage(m.layers, eight) / eight.virtual_stages, 2.0);
+  EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, eight, 0), 15.0);
+  EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, eight, 3), 16.0);
+  EXPECT_DOUBLE_EQ(spec::stage_layers(m.layers, eight, 7), 15.0);
+  // The same work on the busiest rank; eight chunks shrink the bubble (64 micro-batches:
+  // (PP - 1) / (VP x m) of the steady state instead of (PP - 1) / m).
+  EXPECT_NEAR(b.estimate.time.forward_compute_s, a.estimate.time.forward_compute_s,
+              a.estimate.time.forward_compute_s * 1e-12);
+  EXPECT_LT(b.estimate.time.pipeline_bubble_s, a.estimate.time.pipeline_bubble_s / 4);
+  // Memory: the first rank keeps 2 (PP - 1) + (VP - 1) PP + 1 = 71 chunk-forwards in
+  // flight (schedules.py get_num_warmup_microbatches), each 15 / 8 layers on average.
+  ASSERT_EQ(cost::complete_plan(m, hw, w, eight), cost::PlanProblem::none);  // DP 8, 64 micro-batches
+  ASSERT_EQ(cost::chunks_in_flight(eight, 0), 71);
+  EXPECT_NEAR(cost::activations_bytes(m, stack, w, eight, 0),
+              cost::layer_activation_bytes(m, stack, w, eight) * 15.0 / 8 * 71,
+              cost::activations_bytes(m, stack, w, eight, 0) * 1e-12);
+  // Without the slots 8 x 8 chunks do not divide 126 layers; 128 slots over 8 x 5 do not either.
+  eight.edge_layer_slots = false;
+  EXPECT_EQ(evaluator.evaluate(eight).problem, cost::PlanProblem::pp_not_dividing_layers);
+  eight.edge_layer_slots = true;
+  eight.virtual_stages = 5;
+  EXPECT_EQ(evaluator.evaluate(eight).problem, cost::PlanProblem::pp_not_dividing_layers);
 }
 
 // The pipeline's per-micro-batch hand-off (Calibration::pipeline_microbatch_overhead_s)

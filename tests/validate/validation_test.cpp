@@ -323,8 +323,12 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
   std::set<std::string> gpu_sources;
   for (const auto& r : v.runs)
     if (r.timed && (r.family == "a100" || r.family == "h100")) gpu_sources.insert(r.run.source_id);
+  // 0.140 until Megatron-Bridge's Llama 3.1 405B rows were priced as published
+  // (VP 8 with edge slots, not 1F1B): they run 11-22% too fast, and the h100 fit
+  // without megatron-lm-h100 then puts 100 us on every collective step, which
+  // slows that source's TP 8 runs (32B 39% too slow held out): 14.1%.
   for (const std::string& source : gpu_sources)
-    EXPECT_LE(v.by_source.at(source).mape_cross_source, 0.140) << source;
+    EXPECT_LE(v.by_source.at(source).mape_cross_source, 0.145) << source;
   EXPECT_LE(v.overall.mape_in_sample, v.overall.mape_cross_source);
 }
 
@@ -520,7 +524,8 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const std::set<std::string> gpus{"a100", "h100"};
   EXPECT_LE(kind_mape(v, "moe, long context or fp8", gpus), 0.077);
   EXPECT_LE(kind_mape(v, "long context (CP > 1 or 32k+ tokens)", gpus), 0.073);
-  EXPECT_LE(kind_mape(v, "fp8", gpus), 0.090);
+  // 9.0% until the 405B VP 8 rows were priced as published (9.01%).
+  EXPECT_LE(kind_mape(v, "fp8", gpus), 0.091);
   // Every family: Intel's Gaudi 2 page adds 13 FP8 runs, 16-37% too slow held out
   // (the gaudi2 fit without them is the optimum-habana CI's short fine-tuning
   // runs): FP8 8.9% -> 12.4% over 60 runs, the gathered kinds 7.6% -> 10.2% over 86.
@@ -529,12 +534,15 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   // long context from 7.2% to 6.1%, FP8 from 11.3% to 10.6%, and the 6 MoE runs
   // from 8.3% to 8.6% (Megatron-Bridge's Qwen3 MoE rows, whose attention is a
   // small share, move with the H100 GEMM fit).
-  EXPECT_LE(g.mape_cross_source, 0.089);
-  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.062);
+  // Megatron-Bridge's Llama 3.1 405B rows (FP8, CP 2) priced as published, VP 8
+  // with edge slots instead of 1F1B with uneven stages, run 12-23% too fast held
+  // out: the gathered kinds 8.9% -> 8.91%, long context 6.0% -> 7.2%, FP8 10.8% -> 10.80%.
+  EXPECT_LE(g.mape_cross_source, 0.090);
+  EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.073);
   EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 6);
   EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.087);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table, 8.6% with cuDNN at 1.6x
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 60);
-  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.108);
+  EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.109);
 }
 
 // Memory against the corpus's measured memory, and the fit boundary. Issue
