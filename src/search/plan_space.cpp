@@ -58,9 +58,22 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
     for (int v : divisors(model.layers / pp)) {
       if (v > 1 && pp == 1 && !c.virtual_stages) continue;
       if (!allowed(c.virtual_stages, v) || !stack.offers_pipeline(pp, v)) continue;
-      pp_.push_back({pp, v});
+      pp_.push_back({pp, v, false});
     }
   }
+  // Where the stack lets the embedding and the head take a layer's slot each,
+  // the splits of layers + 2 that the layers alone do not allow (Llama 3.1
+  // 405B's 126 layers over PP 8 x VP 8, as NVIDIA runs it): only those, so
+  // the space grows by the layouts the slots open and no more.
+  if (stack.capabilities.edge_layer_slots)
+    for (int pp : divisors(model.layers + 2)) {
+      if (pp == 1 || !allowed(c.pp, pp)) continue;
+      for (int v : divisors((model.layers + 2) / pp)) {
+        if (model.layers % (long(pp) * v) == 0) continue;
+        if (!allowed(c.virtual_stages, v) || !stack.offers_pipeline(pp, v)) continue;
+        pp_.push_back({pp, v, true});
+      }
+    }
   require(!pp_.empty(), "pp");
 
   // CP over powers of two, EP over divisors of the experts (both 1 where the
@@ -128,6 +141,7 @@ spec::Plan PlanSpace::at(std::uint64_t i) const {
   const PpChoice& pp = pp_[digit(pp_.size())];
   p.pp = pp.pp;
   p.virtual_stages = pp.virtual_stages;
+  p.edge_layer_slots = pp.edge_layer_slots;
   const TpChoice& tp = tp_[digit(tp_.size())];
   p.tp = tp.tp;
   p.sp = tp.sp;

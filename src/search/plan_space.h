@@ -47,7 +47,7 @@ class PlanSpace {
  private:
   struct TpChoice { int tp; bool sp, overlap_tp; int etp; };  // etp 0: TP's degree
   struct SplitChoice { int cp, ep; };
-  struct PpChoice { int pp, virtual_stages; };
+  struct PpChoice { int pp, virtual_stages; bool edge_layer_slots; };
   std::vector<int> instances_;
   std::vector<TpChoice> tp_;
   std::vector<PpChoice> pp_;

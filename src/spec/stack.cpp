@@ -32,6 +32,8 @@ std::string stack_refusal(const Stack& s, const Plan& p) {
   if (!s.offers_pipeline(p.pp, p.virtual_stages))
     return std::string(p.virtual_stages > 1 ? "the interleaved pipeline schedule" : "pipeline parallelism") +
            " is not offered by " + s.name;
+  if (edge_slots_active(p) && !s.capabilities.edge_layer_slots)
+    return "edge layer slots (the embedding and the head in the pipeline split) are not offered by " + s.name;
   if (p.sp && !s.capabilities.sequence_parallel) return "sequence parallelism is not offered by " + s.name;
   if (p.overlap_tp_comm && !s.capabilities.overlap_tp_comm) return "TP communication overlap is not offered by " + s.name;
   if (p.cp > 1 && s.communication.context_parallel == ContextParallel::none)

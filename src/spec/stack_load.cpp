@@ -111,7 +111,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "overlap_dp_param_gather",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
-                      "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
+                      "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
@@ -151,6 +151,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.capabilities.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
   s.capabilities.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
   s.capabilities.sequence_parallel = flag(r, j, "sequence_parallel");
+  if (r.has(j, "edge_layer_slots")) s.capabilities.edge_layer_slots = flag(r, j, "edge_layer_slots");
   s.capabilities.fp8 = flag(r, j, "fp8");
   if (r.has(j, "fp8_saved_gemm_inputs"))
     s.memory.fp8_saves_gemm_inputs_in_fp8 = word(r, j, "fp8_saved_gemm_inputs", {"fp8", "bf16"}) == "fp8";

@@ -53,6 +53,9 @@ enum class TpBackwardOverlap { none, sequence_parallel, always };
 struct StackCapabilities {
   std::vector<int> zero_stages{0, 1, 2, 3};
   bool pipeline_1f1b = true, pipeline_interleaved = true;
+  // The embedding and the LM head may each take a layer's slot in the pipeline
+  // split (Plan::edge_layer_slots); optional in files ("edge_layer_slots").
+  bool edge_layer_slots = false;
   bool sequence_parallel = true;
   bool overlap_tp_comm = false;  // offers async TP
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files

@@ -36,6 +36,46 @@ TEST(PlanSpace, EveryIndexIsADistinctPlanRespectingHeadsAndLayers) {
   EXPECT_EQ(seen.size(), space.size());
 }
 
+// Edge layer slots open the splits of layers + 2 that the layers alone do not
+// allow, and only those, where the stack offers them: Llama 3.1 405B's 126
+// layers take PP 8 x VP 8 as NVIDIA runs it (Megatron-Bridge's H100 recipe sets
+// account_for_embedding/loss_in_pipeline_split), never as a plain split.
+TEST(PlanSpace, EdgeSlotsAddOnlyTheSplitsTheyOpen) {
+  const auto model = spec::load_model("llama3.1-405b");  // 126 layers
+  const auto hw = spec::load_hardware("dgx-h100");
+  SpaceConstraints c;
+  c.instances = {128};
+  c.tp = 8;
+  c.sp = true;
+  c.zero = 1;
+  c.micro_batch = 1;
+  c.recompute = spec::Recompute::none;
+  spec::Stack with_slots = spec::load_stack("megatron-lm"), without = with_slots;
+  ASSERT_TRUE(with_slots.capabilities.edge_layer_slots);
+  without.capabilities.edge_layer_slots = false;
+  std::set<std::tuple<int, int, bool>> splits, plain;
+  const PlanSpace space(model, hw, with_slots, workload(), c);
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const spec::Plan p = space.at(i);
+    splits.insert({p.pp, p.virtual_stages, p.edge_layer_slots});
+    const int slots = model.layers + (p.edge_layer_slots ? 2 : 0);
+    EXPECT_EQ(slots % (p.pp * p.virtual_stages), 0);
+    if (p.edge_layer_slots) EXPECT_NE(model.layers % (p.pp * p.virtual_stages), 0);
+  }
+  const PlanSpace space_without(model, hw, without, workload(), c);
+  for (std::uint64_t i = 0; i < space_without.size(); ++i) {
+    const spec::Plan p = space_without.at(i);
+    EXPECT_FALSE(p.edge_layer_slots);
+    plain.insert({p.pp, p.virtual_stages, false});
+  }
+  EXPECT_TRUE(splits.count({8, 8, true}));
+  EXPECT_TRUE(splits.count({8, 1, true}));
+  EXPECT_FALSE(splits.count({9, 1, true}));  // 126 / 9 divides already
+  EXPECT_TRUE(plain.count({9, 1, false}));
+  // 27 (PP, VP) pairs over 128 slots (PP > 1) that 126 layers do not divide
+  EXPECT_EQ(splits.size(), plain.size() + 27u);
+}
+
 TEST(PlanSpace, FlagsNarrowTheSpace) {
   const auto model = spec::load_model("llama2-7b");
   const auto hw = spec::load_hardware("trn1.32xlarge");

@@ -618,6 +618,27 @@ TEST(StackRefusal, InterleavedScheduleNotOffered) {
   EXPECT_EQ(stack_refusal(s, p), "");
 }
 
+// Megatron-Core offers edge slots from 0.11 (NVIDIA/Megatron-LM ef490839), so
+// the megatron-lm stack (core_r0.13.0) runs them and NeMo 24.07 (core_r0.8.0)
+// does not; the microsoft fork hard-codes partition_method='type:transformer'.
+TEST(StackRefusal, EdgeLayerSlotsWhereTheStackOffersThem) {
+  Plan p;
+  p.zero = 1;
+  p.pp = 8;
+  p.edge_layer_slots = true;
+  EXPECT_EQ(stack_refusal(load_stack("megatron-lm"), p), "");
+  EXPECT_EQ(stack_refusal(load_stack("nemo"), p), "");
+  EXPECT_EQ(stack_refusal(load_stack("megatron-deepspeed"), p), "");
+  for (const char* name : {"nemo-24.07", "megatron-deepspeed-ms", "torchtitan"}) {
+    Plan q = p;
+    q.zero = load_stack(name).capabilities.zero_stages.front();
+    const std::string why = stack_refusal(load_stack(name), q);
+    EXPECT_NE(why.find("edge layer slots"), std::string::npos) << name << ": " << why;
+  }
+  p.pp = 1;  // no pipeline: the slots are inert
+  EXPECT_EQ(stack_refusal(load_stack("nemo-24.07"), p), "");
+}
+
 TEST(StackRefusal, PipelineNotOfferedAtAll) {
   const Stack s = load_stack("composer-fsdp");  // pipeline_schedules []
   Plan p;
