@@ -39,6 +39,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.fp8_param_gather = s.stack.memory.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
   job.fp16 = s.stack.capabilities.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
   job.flash_attention = s.stack.compute.attention == spec::AttentionKernel::flash;
+  job.fused_grad_accumulation = s.stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad;
   job.dispatch_once_per_instance = s.stack.communication.dispatch_once_per_instance;
   job.experts_compute_capacity = s.stack.compute.experts_compute_capacity;
   job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(s.stack, s.model);
@@ -81,6 +82,19 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
   }
   else exporting::check_serves_stack(read.format, spec::load_stack(s.stack).name, file);
+  if (read.format == exporting::LaunchFormat::megatron) {  // what the script runs against what the stack prices
+    const spec::Stack stack = spec::load_stack(s.stack);
+    const bool flash = stack.compute.attention == spec::AttentionKernel::flash;
+    const bool fused = stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad;
+    if (job.flash_attention != flash)
+      job.notes.push_back(std::string(job.flash_attention ? "--attention-backend auto/flash/fused" : "--attention-backend unfused") +
+                          ": the script runs " + (job.flash_attention ? "fused (flash) attention" : "unfused attention") +
+                          "; stack " + stack.name + " prices " + (flash ? "flash" : "unfused") + " attention");
+    if (job.plan.zero < 2 && job.fused_grad_accumulation != fused)
+      job.notes.push_back(std::string(job.fused_grad_accumulation ? "gradient-accumulation fusion (the client's default)"
+                                                                  : "--no-gradient-accumulation-fusion") +
+                          ": stack " + stack.name + " prices " + (fused ? "the fused accumulation" : "a separate accumulation pass"));
+  }
   // Model: --model, else the header's name, else the file's architecture. A
   // header name trainplan has no descriptor for (a job exported from a Hugging
   // Face config.json names the model as the config does) gives way to the

@@ -43,7 +43,11 @@ struct LaunchJob {
   bool fp16 = false;
   // The stack priced a fused (flash) attention kernel: a format whose model has
   // no flash path says so in the file it writes.
-  bool flash_attention = false;
+  bool flash_attention = true;
+  // The stack priced gradient accumulation fused into the weight-gradient GEMMs
+  // (spec::GradAccumulation::fused_wgrad), not a separate pass: a format whose
+  // client can switch the fusion off writes what was priced.
+  bool fused_grad_accumulation = true;
   // The stack priced MoE tokens sent once per instance (DeepEP's flex
   // dispatcher), not the plain all-to-all: a format without it refuses.
   bool dispatch_once_per_instance = false;

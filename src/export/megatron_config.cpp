@@ -115,6 +115,11 @@ std::string write_megatron(const LaunchJob& job) {
     arg("--use-distributed-optimizer");
     arg("--data-parallel-sharding-strategy", p.zero == 2 ? "optim_grads" : "optim_grads_params");
     arg("--no-gradient-accumulation-fusion");
+  } else if (!job.fused_grad_accumulation) {
+    // A stack priced with gradients accumulated in a pass of their own (the CI's
+    // megatron-lm-unfused-attn): the client fuses by default, arguments.py@73a28a10:1941-1945
+    // (--no-gradient-accumulation-fusion, store_false into gradient_accumulation_fusion).
+    arg("--no-gradient-accumulation-fusion");
   }
   if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
   if (p.recompute == spec::Recompute::full) {
@@ -127,6 +132,11 @@ std::string write_megatron(const LaunchJob& job) {
     if (p.zero == 1) arg("--overlap-param-gather");
   }
   if (p.overlap_tp_comm) arg("--tp-comm-overlap");
+  // The attention kernel priced. The client's default 'auto' lets Transformer Engine pick its
+  // flash or cuDNN fused kernel (arguments.py@73a28a10:1377); 'unfused' sets NVTE_FLASH_ATTN=0,
+  // NVTE_FUSED_ATTN=0, NVTE_UNFUSED_ATTN=1 (core/models/common/language_module/language_module.py
+  // @73a28a10:63-66), the score matrix materialised as the unfused stacks price it.
+  if (!job.flash_attention) arg("--attention-backend", "unfused");
   write_layer_shape(a, m);
   if (m.kv_heads != m.heads) {
     arg("--group-query-attention");
@@ -146,7 +156,7 @@ std::string write_megatron(const LaunchJob& job) {
   s << "#!/usr/bin/env bash\n" << header_comment(job, info(LaunchFormat::megatron));
   s << "set -euo pipefail\n";
   s << cuda_connections_line(p);
-  if (p.zero >= 2)
+  if (p.zero >= 2 && job.fused_grad_accumulation)
     s << "# Megatron-FSDP runs without gradient-accumulation fusion; trainplan priced the stack's fused accumulation\n"
          "# (one memory-bound pass over the gradients per micro-batch apart).\n";
   s << "torchrun --nnodes " << job.instances << " --nproc_per_node " << job.devices_per_instance
@@ -302,6 +312,15 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
       throw spec::SpecError(file, "--recompute-method",
                             "uniform with --recompute-num-layers 1 (every layer recomputed; trainplan models no partial recompute)");
   }
+  // The attention kernel and the accumulation as the file runs them (see write_megatron); a
+  // script without trainplan's header that asks for the unfused kernel is priced as
+  // stacks/megatron-lm-unfused-attn.json prices it (the app notes what differs from the stack).
+  const std::string backend = args.value("--attention-backend").value_or("auto");
+  if (backend != "auto" && backend != "flash" && backend != "fused" && backend != "unfused" && backend != "local")
+    throw spec::SpecError(file, "--attention-backend", "flash, fused, unfused, local or auto, found '" + backend + "'");
+  job.flash_attention = backend != "unfused" && backend != "local";
+  job.fused_grad_accumulation = !args.has("--no-gradient-accumulation-fusion");
+  if (!job.flash_attention && job.stack_name.empty()) job.stack_name = "megatron-lm-unfused-attn";
   p.overlap_dp_comm = args.has("--overlap-grad-reduce");
   p.overlap_tp_comm = args.has("--tp-comm-overlap");
   if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(file, "--tp-comm-overlap", "--sequence-parallel as well");

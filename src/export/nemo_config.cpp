@@ -119,6 +119,14 @@ std::string write_nemo(const LaunchJob& job) {
     refuse_nemo("model.fsdp", "ZeRO 0-2 with FP8 (NeMo 2.0.0 raises 'Torch FSDP does not support FP8')");
   if (p.zero == 3 && p.overlap_tp_comm)
     refuse_nemo("model.ub_tp_comm_overlap", "ZeRO 0-2 with async TP (NeMo 2.0.0 turns it off under FSDP)");
+  // With transformer_engine, Transformer Engine picks its flash or cuDNN fused attention; NeMo 2.0.0's
+  // GPT config has no key for its unfused kernel (use_flash_attention 'does nothing when
+  // transformer_engine=True', megatron_gpt_config.yaml@e938df32:241): only the environment
+  // (NVTE_FLASH_ATTN=0 NVTE_FUSED_ATTN=0, as megatron_retro_model.py@e938df32:435-436 sets it) does.
+  if (!job.flash_attention)
+    refuse_nemo("model.transformer_engine", "a stack that prices fused attention; stack " + job.stack_name +
+                                                " prices unfused attention, which NeMo 2.0.0's config cannot select "
+                                                "(use format megatron: --attention-backend unfused)");
 
   YAML::Node root;
   YAML::Node trainer = root["trainer"];
@@ -198,7 +206,8 @@ std::string write_nemo(const LaunchJob& job) {
   // overlap, FP8); the base's False builds the local spec, whose fused
   // LayerNorm rejects RMSNorm.
   model["transformer_engine"] = true;
-  model["gradient_accumulation_fusion"] = accumulation_fusion_kept(job);
+  // A stack priced with a separate accumulation pass runs without the fusion (the base's False).
+  model["gradient_accumulation_fusion"] = job.fused_grad_accumulation && accumulation_fusion_kept(job);
   model["ub_tp_comm_overlap"] = p.overlap_tp_comm;
   model["fsdp"] = p.zero == 3;
   if (p.zero == 3) model["fsdp_sharding_strategy"] = "full";
@@ -213,10 +222,11 @@ std::string write_nemo(const LaunchJob& job) {
   }
   std::string header = header_comment(job, info(LaunchFormat::nemo));
   header += overrides_text(overrides);
-  if (!accumulation_fusion_kept(job))
+  if (job.fused_grad_accumulation && !accumulation_fusion_kept(job))
     header += "# NeMo runs this plan without gradient-accumulation fusion (no O2, FSDP, or DP without a distributed "
               "optimizer); trainplan priced the stack's fused accumulation.\n";
-  if (p.zero == 0 && zero0_overlaps(p, accumulation_fusion_kept(job)) != p.overlap_dp_comm)
+  const bool fusion = job.fused_grad_accumulation && accumulation_fusion_kept(job);
+  if (p.zero == 0 && zero0_overlaps(p, fusion) != p.overlap_dp_comm)
     header += std::string("# NeMo ") + (p.overlap_dp_comm ? "does not overlap" : "overlaps") +
               " the gradient all-reduce with backward here (fused_adam: only with PP 1, no SP, no accumulation "
               "fusion); trainplan priced it " + (p.overlap_dp_comm ? "overlapped" : "after backward") + ".\n";

@@ -52,7 +52,8 @@ LaunchJob llama2_70b_on_p5() {
 
 // The same job on trn1.32xlarge under NxD, where NxD Training runs.
 LaunchJob on_trn1(LaunchJob job) {
-  job.stack_name = "neuronx-distributed";
+  job.stack_name = "neuronx-distributed";  // unfused attention, as that stack prices it
+  job.flash_attention = false;
   job.hardware_name = "trn1.32xlarge";
   job.hardware_family = "trainium1";
   job.devices_per_instance = 32;
@@ -124,6 +125,39 @@ TEST(LaunchConfig, MegatronRoundTripKeepsPlanAndArchitecture) {
   EXPECT_EQ(back.job.model.total_parameters(), job.model.total_parameters());
   EXPECT_EQ(back.job.model.kv_heads, 8);
   EXPECT_FALSE(back.job.model.dropout);
+}
+
+// A stack priced with unfused attention and a separate accumulation pass (megatron-lm-unfused-attn,
+// as NVIDIA's CI runs Megatron-Core) is written so: Megatron-LM's --attention-backend unfused
+// (language_module.py@73a28a10:63-66) and --no-gradient-accumulation-fusion (arguments.py:1941-1945),
+// both read back; NeMo 2.0.0 writes gradient_accumulation_fusion false and refuses the unfused
+// kernel, which its config cannot select.
+TEST(LaunchConfig, TheAttentionKernelAndAccumulationPricedAreWritten) {
+  LaunchJob job = llama2_70b_on_p5();
+  std::string script = launch_files(LaunchFormat::megatron, job, "x.sh").front().text;
+  EXPECT_EQ(script.find("--attention-backend"), std::string::npos);
+  EXPECT_EQ(script.find("--no-gradient-accumulation-fusion"), std::string::npos);
+  job.stack_name = "megatron-lm-unfused-attn";
+  job.flash_attention = false;
+  job.fused_grad_accumulation = false;
+  const ReadLaunch back = round_trip(LaunchFormat::megatron, job, "unfused.sh");
+  script = launch_files(LaunchFormat::megatron, job, "x.sh").front().text;
+  EXPECT_NE(script.find("--attention-backend unfused"), std::string::npos);
+  EXPECT_NE(script.find("--no-gradient-accumulation-fusion"), std::string::npos);
+  EXPECT_FALSE(back.job.flash_attention);
+  EXPECT_FALSE(back.job.fused_grad_accumulation);
+  // Without trainplan's header, a script asking for the unfused kernel is priced as the stack that prices it.
+  std::string headless = script;
+  headless.erase(headless.find("# trainplan:"), headless.find('\n', headless.find("# trainplan:")) + 1 - headless.find("# trainplan:"));
+  const fs::path path = scratch("headless-unfused.sh");
+  std::ofstream(path) << headless;
+  EXPECT_EQ(read_launch_config(path.string()).job.stack_name, "megatron-lm-unfused-attn");
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.transformer_engine", "unfused attention");
+  job.flash_attention = true;
+  const YAML::Node nemo = YAML::Load(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text);
+  EXPECT_FALSE(nemo["model"]["gradient_accumulation_fusion"].as<bool>());
+  job.fused_grad_accumulation = true;
+  EXPECT_TRUE(YAML::Load(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text)["model"]["gradient_accumulation_fusion"].as<bool>());
 }
 
 // Heads wider than hidden / heads travel as Megatron's --kv-channels (NeMo's
@@ -408,16 +442,37 @@ TEST(LaunchConfig, NxdRefusesWhatItsMegatronModelRaisesOn) {
   EXPECT_EQ(YAML::Load(yaml)["model"]["position_freq_base"].as<double>(), 10000.0);
   EXPECT_EQ(YAML::Load(yaml)["model"]["fusions"]["flash_attention"].as<bool>(), false);
   EXPECT_EQ(yaml.find("no flash-attention path"), std::string::npos);
-  // The note follows the attention kernel priced, not a stack's name: NxD
-  // Training and NxD 2.20 both price NKI flash attention, which the megatron path lacks.
+  // The path follows the attention kernel priced, not a stack's name: NxD Training and NxD 2.20
+  // both price NKI flash attention, which only the HF Llama model runs (modeling_llama.py@ff83d7bd:411-413;
+  // the megatron model has no flash path), so a dense Llama priced with it goes there, flash on.
   job.stack_name = "neuronx-distributed-training";
-  EXPECT_EQ(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text.find("no flash-attention path"), std::string::npos);
+  EXPECT_EQ(YAML::Load(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text)["model_source"].as<std::string>(),
+            "megatron");
   job.flash_attention = true;
   for (const char* stack : {"neuronx-distributed-training", "neuronx-distributed-2.20"}) {
     job.stack_name = stack;
-    EXPECT_NE(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text.find("no flash-attention path"), std::string::npos)
-        << stack;
+    const std::vector<LaunchFile> files = launch_files(LaunchFormat::nxd, job, "x.yaml");
+    ASSERT_EQ(files.size(), 2u) << stack;  // the YAML and its config.json
+    const YAML::Node y = YAML::Load(files.front().text);
+    EXPECT_EQ(y["model_source"].as<std::string>(), "hf") << stack;
+    EXPECT_TRUE(y["model"]["fusions"]["flash_attention"].as<bool>()) << stack;
+    EXPECT_EQ(y["distributed_strategy"]["kv_replicator"].as<int>(), 1) << stack;
   }
+  // A dense model the HF Llama layer does not build cannot run flash attention there: refused.
+  job.model = spec::load_model("gpt3-5b");
+  job.model_name = "gpt3-5b";
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "model.fusions.flash_attention",
+                    "neuronx-distributed-2.20-unfused-attn");
+  job.flash_attention = false;
+  EXPECT_NO_THROW(launch_files(LaunchFormat::nxd, job, "x.yaml"));
+  // transformer.py@ff83d7bd builds every linear layer with bias=has_bias: Q/K/V-only biases
+  // (Qwen2.5) and QK-norm (Qwen3) would be dropped, so they are refused on the megatron path.
+  job.model = spec::load_model("qwen2.5-14b");
+  job.model_name = "qwen2.5-14b";
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "model.has_bias", "Q, K and V biases alone");
+  job.model.qkv_bias = false;
+  job.model.qk_norm = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, job, "x.yaml"); }, "model.normalization", "QK-norm");
 }
 
 // NeMo 2.0.0 runs Megatron-Core 0.9: Mixtral's routed experts go through as
