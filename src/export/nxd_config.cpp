@@ -24,6 +24,21 @@ std::string write_nxd(const LaunchJob& job) {
     refuse_nxd("distributed_strategy.tensor_model_parallel_size",
                           "a divisor of the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
                               " (the megatron model divides them over TP), found " + std::to_string(p.tp));
+  // transformer.py@ff83d7bd builds every linear layer with bias=has_bias (megatron_gpt_model.py:123
+  // reads the one key) and its attention has no norm on Q and K: Q/K/V-only biases and QK-norm
+  // would be dropped.
+  if (m.qkv_bias && !m.bias)
+    refuse_nxd("model.has_bias", "all linear biases or none (NxD Training's megatron model has one switch); " + m.name +
+                                     " has Q, K and V biases alone");
+  if (m.qk_norm) refuse_nxd("model.normalization", "no QK-norm: NxD Training@ff83d7bd's models have none; " + m.name + " has it");
+  // The megatron model has no flash-attention path (see nxd_hf_config.cpp: a dense Llama priced
+  // with flash attention goes to the HF path). A dense model of another shape cannot run it.
+  if (job.flash_attention && !m.moe())
+    refuse_nxd("model.fusions.flash_attention",
+               "a Llama model for NKI flash attention, which NxD Training@ff83d7bd runs on its HF Llama model alone "
+               "(modeling_llama.py:411-413; models/megatron has no flash path); stack " + job.stack_name + " prices it and " +
+                   m.name + " has " + unlike_hf_llama(m) + ": export with --stack neuronx-distributed-2.20-unfused-attn "
+                   "(unfused attention, as the megatron model runs it)");
   if (const auto rule = nxd_moe_model_rule(m)) refuse_nxd(rule->option, rule->why);
   if (const auto rule = nxd_moe_plan_rule(p, m)) refuse_nxd(rule->option, rule->why);
   // A MoE model as megatron_mixtral_8x7b_config.yaml@ff83d7bd names and writes it.
@@ -70,11 +85,6 @@ std::string write_nxd(const LaunchJob& job) {
     header += "# model_source megatron has no flash-attention path; trainplan priced stack " + comment_word(job.stack_name) +
               "'s NKI flash attention.\n# NxD Training@ff83d7bd builds MoE on this path alone: to price this file as written, "
               "use --stack neuronx-distributed-2.20-unfused-attn\n#   (unfused attention; it offers no EP).\n";
-  else if (job.flash_attention)
-    header += "# model_source megatron has no flash-attention path; trainplan priced stack " + job.stack_name +
-              "'s NKI flash attention.\n# To run as priced, use the HF model path (model_source: hf, model.model_config, "
-              "model.fusions.flash_attention: True);\n# to price this file as written, use --stack neuronx-distributed "
-              "(unfused attention).\n";
   if (m.moe()) header += nxd_moe_header(job);
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
   header += "# exp_manager and model.optim hold megatron_llama_7B_config.yaml's example values: set your own learning "

@@ -18,6 +18,8 @@ constexpr const char* kHfExample =
     "aws-neuron/neuronx-distributed-training@ff83d7bdb1b21fcc4c282c4775ae25a6ffdfbf36 "
     "examples/conf/hf_llama3_70B_config.yaml, src/neuronx_distributed_training/lightning_modules/model/hf_models/llama_model.py";
 
+}  // namespace
+
 // What the HF path's model is (models/hf_models/modeling_llama.py@ff83d7bd): Llama's layer
 // and nothing else. Empty where `m` is that; else what differs, in words.
 std::string unlike_hf_llama(const spec::ModelSpec& m) {
@@ -41,6 +43,8 @@ std::string unlike_hf_llama(const spec::ModelSpec& m) {
   if (m.moe()) return "routed experts, which the HF path's Llama MLP lacks (NxD Training@ff83d7bd's MoE model is the megatron one)";
   return "";
 }
+
+namespace {
 
 double rope_base(const spec::ModelSpec& m) { return m.rope_theta > 0 ? m.rope_theta : 10000.0; }
 
@@ -97,9 +101,18 @@ bool tp_splits_kv_heads(const LaunchJob& job) { return job.model.kv_heads > 0 &&
 bool wraps_mlp(const LaunchJob& job) { return job.recompute_mlp && job.plan.recompute == spec::Recompute::selective; }
 }  // namespace
 
+namespace {
+// The NKI flash attention a stack prices runs on the HF path alone: modeling_llama.py@ff83d7bd:411-413
+// calls nki_flash_attn_func under model.fusions.flash_attention; models/megatron has no flash path.
+// A dense Llama goes there; other models stay on the megatron path, which refuses them (nxd_config.cpp).
+bool flash_on_hf(const LaunchJob& job) {
+  return job.flash_attention && !job.model.moe() && unlike_hf_llama(job.model).empty();
+}
+}  // namespace
+
 // The megatron model wraps CoreAttention alone under selective recompute; the HF
 // model adds the MLP (llama_model.py@ff83d7bd:37-41).
-bool nxd_hf_path(const LaunchJob& job) { return tp_splits_kv_heads(job) || wraps_mlp(job); }
+bool nxd_hf_path(const LaunchJob& job) { return tp_splits_kv_heads(job) || wraps_mlp(job) || flash_on_hf(job); }
 
 NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
   const spec::Plan& p = job.plan;
@@ -110,8 +123,11 @@ NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
           ? "TP " + std::to_string(p.tp) + " does not divide the " + std::to_string(m.kv_heads) + " KV heads of " + m.name +
                 ", which NxD Training's megatron model divides over TP (transformer.py@ff83d7bd:846-847); its HF Llama "
                 "model replicates them"
-          : "stack " + job.stack_name + " recomputes the whole MLP under selective recompute, which NxD Training's HF "
-                "Llama model alone offers (llama_model.py@ff83d7bd:37-41)";
+      : wraps_mlp(job)
+          ? "stack " + job.stack_name + " recomputes the whole MLP under selective recompute, which NxD Training's HF "
+                "Llama model alone offers (llama_model.py@ff83d7bd:37-41)"
+          : "stack " + job.stack_name + " prices NKI flash attention, which NxD Training's HF Llama model alone "
+                "runs (modeling_llama.py@ff83d7bd:411-413)";
   // activations_checkpoint_recompute_mlp wraps the MLP only from 8,192 tokens (llama_model.py@ff83d7bd:38).
   if (wraps_mlp(job) && job.workload.seq_len < 8192)
     refuse_nxd("model.activations_checkpoint_recompute_mlp",

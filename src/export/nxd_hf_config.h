@@ -11,8 +11,13 @@
 
 namespace trainplan::exporting {
 
-// Whether launch_files writes the job through the HF path: its TP does not divide the KV heads.
+// Whether launch_files writes the job through the HF path: its TP does not divide the KV heads,
+// its stack recomputes the whole MLP, or its stack prices flash attention and the model is a
+// dense Llama (the megatron model has no flash path).
 bool nxd_hf_path(const LaunchJob& job);
+
+// Empty where the HF path's Llama layer builds `m`; else what differs, in words.
+std::string unlike_hf_llama(const spec::ModelSpec& m);
 
 struct NxdHfFiles {
   std::string yaml, config_json;

@@ -121,9 +121,13 @@ TEST(NxdHfConfig, TpBeyondTheKvHeadsIsWrittenAsTheHfLlamaExampleRunsIt) {
   // NxD stacks price it (stacks/neuronx-distributed.json selective_recompute core-attention-module).
   EXPECT_TRUE(c["selective_checkpoint_enabled"].get<bool>());
   EXPECT_FALSE(c["move_model_to_device"].get<bool>());          // :183, :336 read it
-  // What the megatron path writes for the same model at a TP dividing 8 is unchanged: one file.
+  // At a TP dividing 8 a stack priced with unfused attention takes the megatron path: one file.
+  // Priced with flash attention it stays on the HF path, the only one with NKI flash attention.
   LaunchJob tp8 = job;
   tp8.plan.tp = 8;
+  EXPECT_TRUE(nxd_hf_path(tp8));
+  tp8.flash_attention = false;
+  tp8.stack_name = "neuronx-distributed-2.20-unfused-attn";
   EXPECT_FALSE(nxd_hf_path(tp8));
   EXPECT_EQ(launch_files(LaunchFormat::nxd, tp8, "x.yaml").size(), 1u);
   // TP 16: two replicas of each KV head.

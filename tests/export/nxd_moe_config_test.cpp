@@ -124,6 +124,8 @@ TEST(NxdMoeConfig, MixtralIsWrittenAsTheMixtralExampleRunsIt) {
   LaunchJob dense = job;
   dense.model = spec::load_model("llama2-7b");
   dense.model_name = "llama2-7b";
+  dense.flash_attention = false;  // priced with flash attention, a dense Llama takes the HF path
+  dense.stack_name = "neuronx-distributed-2.20-unfused-attn";
   const YAML::Node d = YAML::Load(launch_files(LaunchFormat::nxd, dense, "x.yaml")[0].text);
   EXPECT_FALSE(d["model"]["moe"]);
   EXPECT_FALSE(d["distributed_strategy"]["expert_model_parallel_size"]);
