@@ -34,7 +34,8 @@ RESOLVED = ["tensor_model_parallel_size", "pipeline_model_parallel_size", "virtu
             "use_custom_fsdp", "data_parallel_sharding_strategy", "overlap_grad_reduce", "overlap_param_gather",
             "tp_comm_overlap", "recompute_granularity", "recompute_method", "gradient_accumulation_fusion", "bf16",
             "fp8", "grad_reduce_in_bf16", "moe_token_dispatcher_type", "moe_grouped_gemm", "rotary_base",
-            "add_qkv_bias", "qk_layernorm", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers"]
+            "add_qkv_bias", "qk_layernorm", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+            "attention_backend", "moe_enable_deepep"]
 
 
 def script_arguments(path):

@@ -96,7 +96,14 @@ std::string write_megatron(const LaunchJob& job) {
     // client's defaults are the all-gather dispatcher and one GEMM per expert
     // (arguments.py@73a28a10:2790 default 'allgather', :2725 store_true), so
     // both are stated, as NVIDIA's Mixtral example does.
-    arg("--moe-token-dispatcher-type", "alltoall");
+    // A stack priced with DeepEP's dispatch, tokens sent once per instance (the nemo stack), runs the
+    // flex dispatcher with DeepEP (:2791-2795; transformer_config.py@73a28a10:719-721 needs flex with it).
+    if (job.dispatch_once_per_instance) {
+      arg("--moe-token-dispatcher-type", "flex");
+      arg("--moe-enable-deepep");
+    } else {
+      arg("--moe-token-dispatcher-type", "alltoall");
+    }
     if (job.workload.precision != spec::Precision::fp32) arg("--moe-grouped-gemm");  // BF16 only (:804)
   }
   if (p.sp) arg("--sequence-parallel");
@@ -322,6 +329,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   job.fused_grad_accumulation = !args.has("--no-gradient-accumulation-fusion");
   if (!job.flash_attention && job.stack_name.empty()) job.stack_name = "megatron-lm-unfused-attn";
   p.overlap_dp_comm = args.has("--overlap-grad-reduce");
+  args.has("--overlap-param-gather");  // the distributed optimizer's gather, priced with the DP overlap
   p.overlap_tp_comm = args.has("--tp-comm-overlap");
   if (p.overlap_tp_comm && !p.sp) throw spec::SpecError(file, "--tp-comm-overlap", "--sequence-parallel as well");
 
@@ -364,11 +372,22 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
       m.top_k = int(whole("--moe-router-topk", 1, m.experts, 2));
       m.expert_ffn_hidden = int(whole("--moe-ffn-hidden-size", 1, kBig, m.ffn_hidden));
       m.shared_expert_ffn_hidden = int(whole("--moe-shared-expert-intermediate-size", 1, kBig, 0));
+      // trainplan prices the all-to-all exchange and grouped expert GEMMs (see write_megatron); the
+      // client's defaults are the all-gather dispatcher and one GEMM per expert (arguments.py@73a28a10:2790, :2725).
+      const std::string dispatcher = args.value("--moe-token-dispatcher-type").value_or("allgather");
+      job.dispatch_once_per_instance = dispatcher == "flex" && args.has("--moe-enable-deepep");
+      if (dispatcher != "alltoall" && !job.dispatch_once_per_instance)
+        job.notes.push_back("--moe-token-dispatcher-type " + dispatcher + ": the script dispatches tokens by " + dispatcher +
+                            (dispatcher == "flex" ? " without --moe-enable-deepep" : "") +
+                            "; trainplan prices the all-to-all exchange");
+      if (!args.has("--moe-grouped-gemm"))
+        job.notes.push_back("no --moe-grouped-gemm: the script runs one GEMM per local expert; trainplan prices them grouped");
     }
   } else {  // a partial architecture: what it states, for a named model to be held against
     m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 0));
     m.experts = int(whole("--num-experts", 1, kBig, 0));
   }
+  if (const std::string note = unpriced_options_note(args); !note.empty()) job.notes.push_back(note);
   return job;
 }
 

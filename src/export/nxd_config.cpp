@@ -151,6 +151,12 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   read_yaml_layer_shape(y, job);
   if (hf) read_nxd_hf(y, job);
   else read_nxd_moe(y, job);
+  // The HF path runs NKI flash attention under model.fusions.flash_attention
+  // (modeling_llama.py@ff83d7bd:411-413; hf_llama3_8B_config.yaml:78 sets it). A file without
+  // trainplan's header that asks for it is priced as the release written (SDK 2.20) prices
+  // flash attention, not under the format's own unfused neuronx-distributed stack.
+  job.flash_attention = hf && y.flag("model.fusions.flash_attention", false);
+  if (job.stack_name.empty() && job.flash_attention) job.stack_name = "neuronx-distributed-2.20";
   return job;
 }
 

@@ -12,6 +12,7 @@
 namespace trainplan::exporting {
 
 std::optional<std::string> ShellArgs::value(const std::string& name) const {
+  consulted.insert(name);
   auto it = options.find(name);
   if (it == options.end()) return std::nullopt;
   return it->second;
@@ -25,6 +26,26 @@ long ShellArgs::whole(const std::string& name, long min, long max, long fallback
 double ShellArgs::real(const std::string& name, double fallback, const std::string& file) const {
   const auto v = value(name);
   return v ? real_number(*v, file, name) : fallback;
+}
+
+std::vector<std::string> ShellArgs::unconsulted() const {
+  static const std::set<std::string> launcher = {
+      "--node_rank", "--node-rank", "--master_addr", "--master-addr", "--master_port", "--master-port",
+      "--rdzv_id", "--rdzv-id", "--rdzv_backend", "--rdzv-backend", "--rdzv_endpoint", "--rdzv-endpoint",
+      "--hostfile", "--force_multi", "--force-multi", "--include", "--exclude", "--launcher"};
+  std::vector<std::string> out;
+  for (const auto& [name, value] : options)
+    if (!consulted.count(name) && !launcher.count(name)) out.push_back(name);
+  return out;
+}
+
+// One assumption line naming what a script states that trainplan does not price.
+std::string unpriced_options_note(const ShellArgs& args) {
+  const std::vector<std::string> names = args.unconsulted();
+  if (names.empty()) return "";
+  std::string note = "not priced (the client reads them, trainplan does not):";
+  for (const std::string& name : names) note += " " + name;
+  return note;
 }
 
 std::string ArgList::render() const {

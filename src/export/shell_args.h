@@ -25,7 +25,16 @@ struct ShellArgs {
   // directly or through the script's variables): a default the job overrides.
   std::set<std::string> from_environment;
 
-  bool has(const std::string& name) const { return options.count(name) > 0; }
+  // Every option a reader asked about (has, value, whole, real), present or not.
+  mutable std::set<std::string> consulted;
+
+  bool has(const std::string& name) const {
+    consulted.insert(name);
+    return options.count(name) > 0;
+  }
+  // The script's options no reader asked about, in name order, the launcher's own rendezvous
+  // options (--node_rank, --master_addr, --master_port, --hostfile, ...) left out.
+  std::vector<std::string> unconsulted() const;
   std::optional<std::string> value(const std::string& name) const;
   // The option as a whole number in [min, max] (refused naming `file`), or `fallback` when absent.
   long whole(const std::string& name, long min, long max, long fallback, const std::string& file) const;
@@ -41,6 +50,9 @@ struct ArgList {
   void number(const std::string& name, long long value) { items.emplace_back(name, std::to_string(value)); }
   std::string render() const;
 };
+
+// "not priced (...): --lr --save ..." for the options of `args` no reader consulted; "" for none.
+std::string unpriced_options_note(const ShellArgs& args);
 
 // Throws spec::SpecError naming `file` for an unterminated quote.
 ShellArgs parse_shell_args(const std::string& text, const std::string& file);

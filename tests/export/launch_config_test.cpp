@@ -160,6 +160,41 @@ TEST(LaunchConfig, TheAttentionKernelAndAccumulationPricedAreWritten) {
   EXPECT_TRUE(YAML::Load(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text)["model"]["gradient_accumulation_fusion"].as<bool>());
 }
 
+// MoE dispatch as priced: DeepEP's once-per-instance dispatch (the nemo stack) is Megatron-LM's flex
+// dispatcher with --moe-enable-deepep (arguments.py@73a28a10:2791-2795, transformer_config.py:719-721),
+// the plain all-to-all otherwise; a script on the client's all-gather default, or without grouped GEMMs,
+// is read with a note saying so.
+TEST(LaunchConfig, MegatronMoeDispatcherIsWrittenAsPricedAndReadBack) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.model = spec::load_model("mixtral-8x7b");
+  job.model_name = "mixtral-8x7b";
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  job.plan.ep = 8;
+  job.plan.tp = 2;
+  std::string script = launch_files(LaunchFormat::megatron, job, "x.sh").front().text;
+  EXPECT_NE(script.find("--moe-token-dispatcher-type alltoall"), std::string::npos);
+  EXPECT_EQ(script.find("--moe-enable-deepep"), std::string::npos);
+  job.stack_name = "nemo";
+  job.dispatch_once_per_instance = true;
+  const ReadLaunch back = round_trip(LaunchFormat::megatron, job, "flex.sh");
+  EXPECT_TRUE(back.job.dispatch_once_per_instance);
+  script = launch_files(LaunchFormat::megatron, job, "x.sh").front().text;
+  EXPECT_NE(script.find("--moe-token-dispatcher-type flex"), std::string::npos);
+  EXPECT_NE(script.find("--moe-enable-deepep"), std::string::npos);
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"--moe-token-dispatcher-type flex", "--moe-token-dispatcher-type allgather"}, {"--moe-grouped-gemm", "--bf16"}}) {
+    std::string edited = script;
+    edited.replace(edited.find(from), from.size(), to);
+    const fs::path path = scratch("dispatch-edited.sh");
+    std::ofstream(path) << edited;
+    const std::vector<std::string> notes = read_launch_config(path.string()).job.notes;
+    const std::string expect = from == "--moe-grouped-gemm" ? "no --moe-grouped-gemm" : "dispatches tokens by allgather";
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(expect) != std::string::npos; }))
+        << expect;
+  }
+}
+
 // Heads wider than hidden / heads travel as Megatron's --kv-channels (NeMo's
 // kv_channels); NxD has no such option and refuses.
 TEST(LaunchConfig, ExplicitHeadDimRoundTripsThroughKvChannels) {
@@ -656,7 +691,11 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(llama.job.model.layers, 32);  // NUM_LAYERS=32
   EXPECT_EQ(llama.job.model.kv_heads, 8);
   EXPECT_EQ(llama.job.model.rope_theta, 1e6);
-  EXPECT_EQ(llama.job.notes.size(), 1u);
+  // --sequence-parallel at TP 1, and what the script states that trainplan does not price.
+  ASSERT_EQ(llama.job.notes.size(), 2u);
+  EXPECT_NE(llama.job.notes[1].find("not priced (the client reads them, trainplan does not):"), std::string::npos);
+  EXPECT_NE(llama.job.notes[1].find(" --fp8-amax-history-len"), std::string::npos) << llama.job.notes[1];
+  EXPECT_EQ(llama.job.notes[1].find(" --master_addr"), std::string::npos) << llama.job.notes[1];  // the launcher's own
 
   const ReadLaunch mixtral = read_launch_config(fixture("megatron-mixtral-8x7b.sh"));
   EXPECT_EQ(mixtral.job.instances, 1);  // ${SLURM_NNODES:-"1"}
@@ -678,8 +717,9 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(gpt3.job.model.layers, 96);
   EXPECT_EQ(gpt3.job.model.heads, 96);
   EXPECT_FALSE(gpt3.job.has_architecture);  // no vocabulary size: --model names the model
-  ASSERT_EQ(gpt3.job.notes.size(), 1u);
+  ASSERT_EQ(gpt3.job.notes.size(), 2u);
   EXPECT_NE(gpt3.job.notes[0].find("--fp16"), std::string::npos);
+  EXPECT_NE(gpt3.job.notes[1].find("not priced"), std::string::npos);
 
   const ReadLaunch nxd = read_launch_config(fixture("nxd-megatron-llama-7b.yaml"));
   EXPECT_EQ(nxd.format, LaunchFormat::nxd);
