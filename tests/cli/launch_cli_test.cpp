@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -190,6 +191,85 @@ TEST(LaunchCli, ClientExamplesNeverHaveTheirArchitectureReplaced) {
   r = run_cli("estimate --from-config " + example("megatron-llama3-8b-h100-fp8.sh") + " --hardware trn1.32xlarge");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--hardware: hardware the launcher runs on"), std::string::npos) << r.out;
+}
+
+// The clients' own examples as their repositories hold them (tests/export/fixtures/clients,
+// SOURCES.md names each file's repository, commit and path): read with the flags a user gives
+// (the hardware; the model where the file leaves the vocabulary to the tokenizer; the node count
+// a script takes from its environment), the plan they state priced, or refused naming what the
+// file itself leaves open or what no stack prices. Options trainplan does not price are said.
+TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
+  const std::string dir = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/";
+  // Shapes the catalogue lacks, as a user would write them: Microsoft's 24-layer Llama 2 example,
+  // NeMo's 126M GPT base config, and NxD Training's Mixtral at its capacity factor 2.0.
+  const auto model_file = [](const std::string& base, const std::string& name, const nlohmann::json& changes) {
+    std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/models/" + base + ".json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j.merge_patch(changes);
+    j["name"] = name;
+    const std::string path = scratch(name + ".json");
+    std::ofstream(path) << j.dump(2);
+    return path;
+  };
+  const std::string mds_llama = model_file("llama2-7b", "mds-llama2-24l",
+                                           {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 4}, {"ffn_hidden", 5504}});
+  const std::string gpt_126m =
+      model_file("gpt2-xl", "gpt-126m", {{"layers", 12}, {"hidden", 768}, {"heads", 12}, {"kv_heads", 12}, {"ffn_hidden", 3072}});
+  const std::string mixtral_cf2 = model_file("mixtral-8x7b", "mixtral-8x7b-cf2", {{"moe", {{"capacity_factor", 2.0}}}});
+  struct Case {
+    std::string file, flags;
+    int code;
+    std::vector<std::string> expect;
+  };
+  const std::vector<Case> cases = {
+      // Read whole (TP 1, FP8, BF16 gradients, --sequence-parallel at TP 1 switched off); at recompute none
+      // and 8,192 tokens trainplan prices it past an H100's HBM.
+      {"megatron-lm_train_llama3_8b_h100_fp8.sh", "--hardware p5.48xlarge", 2,
+       {"plan: TP 1, PP 1, DP 8", "stack: megatron-lm-bf16-grads", "does not fit in HBM",
+        "assumption: --sequence-parallel at TP 1 read as off", "not priced (the client reads them, trainplan does not):",
+        "--fp8-amax-history-len", "--tokenizer-type"}},
+      {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --instances 4", 0,
+       {"plan: TP 1, PP 4, DP 8, EP 8", "--instances 4 stands for the node count the script takes from its environment"}},
+      // NUM_NODES=1 as published ("Change for multinode config"): TP 8 x PP 16 needs 16 nodes.
+      {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge --model gpt3-175b", 2,
+       {"TP 8 x PP 16 does not divide the 8 devices of 1 x p5.48xlarge"}},
+      {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge", 2, {"give --model"}},
+      {"nemo_megatron_gpt_config.yaml", "--hardware a100-80gb-x1 --model " + gpt_126m, 0, {"plan: TP 1, PP 1, DP 1"}},
+      {"nemo-launcher_llama3_1_70b.yaml", "--hardware p5.48xlarge --model llama3.1-70b", 0,
+       {"plan: TP 4, PP 4, DP 32, CP 2, SP on, virtual stages 10"}},
+      {"nemo-launcher_llama3_1_405b.yaml", "--hardware p5.48xlarge --model llama3.1-405b", 0,
+       {"plan: TP 8, PP 9, DP 32, CP 2, SP on, virtual stages 7"}},
+      {"nemo-launcher_gpt3_5b.yaml", "--hardware dgx-a100-80gb --model gpt3-5b", 0, {"plan: TP 1, PP 1, DP 128"}},
+      {"nemo-launcher_mixtral_8x7b.yaml", "--hardware p5.48xlarge --model mixtral-8x7b", 0,
+       {"plan: TP 1, PP 4, DP 16, EP 8", "stack: nemo-alltoall"}},
+      {"nemo-launcher_mixtral_8x7b.yaml", "--hardware p5.48xlarge --model llama2-7b", 2, {"the file states"}},
+      {"nxdt_megatron_llama_7B_config.yaml", "--hardware trn1.32xlarge --model llama2-7b", 0,
+       {"plan: TP 8, PP 1, DP 4, SP on", "stack: neuronx-distributed\n"}},
+      // The HF path with fusions.flash_attention: True, priced with NKI flash attention (SDK 2.20).
+      {"nxdt_hf_llama3_8B_config.yaml", "--hardware trn1.32xlarge --model llama3-8b", 0,
+       {"plan: TP 32, PP 1, DP 4", "stack: neuronx-distributed-2.20\n", "model.model_config (/home/ubuntu/config.json)"}},
+      {"nxdt_hf_llama3_70B_config.yaml", "--hardware trn1.32xlarge --model llama3-70b", 0,
+       {"plan: TP 32, PP 8, DP 2", "stack: neuronx-distributed-2.20\n"}},
+      {"nxdt_megatron_mixtral_8x7b_config.yaml", "--hardware trn1.32xlarge --model " + mixtral_cf2, 0,
+       {"plan: TP 32, PP 4, DP 4"}},
+      {"nxdt_megatron_mixtral_8x7b_config.yaml", "--hardware trn1.32xlarge --model mixtral-8x7b", 2,
+       {"model.moe.capacity_factor: dropless routing as mixtral-8x7b (the model) has; the file states capacity factor 2"}},
+      {"megatron-deepspeed_pretrain_llama2_distributed.sh", "--hardware p4d.24xlarge --model " + mds_llama, 0,
+       {"plan: TP 2, PP 2, DP 2", "stack: megatron-deepspeed-ms", "not priced (the client reads them, trainplan does not):"}},
+      {"megatron-deepspeed_pretrain_llama2_distributed.sh", "--hardware p4d.24xlarge --model llama2-7b", 2,
+       {"--num-layers: 32 as llama2-7b (the model) has; the file states 24"}},
+      // ZeRO-3 without a pipeline: no Megatron-DeepSpeed stack trainplan ships prices it.
+      {"megatron-deepspeed_azure_run-175b.sh", "--hardware p4d.24xlarge --model gpt3-175b", 2,
+       {"ZeRO stage 3 is not offered by megatron-deepspeed-ms"}},
+  };
+  std::set<std::string> files;
+  for (const Case& c : cases) {
+    files.insert(c.file);
+    const Outcome r = run_cli("estimate --from-config " + dir + c.file + " " + c.flags);
+    EXPECT_EQ(r.code, c.code) << c.file << " " << c.flags << "\n" << r.out;
+    for (const std::string& e : c.expect) EXPECT_NE(r.out.find(e), std::string::npos) << c.file << ": " << e << "\n" << r.out;
+  }
+  EXPECT_GE(files.size(), 14u);
 }
 
 // Document masking is priced but written by no format: refused rather than dropped.
