@@ -82,18 +82,21 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     s.stack = job.stack_name.empty() ? exporting::info(read.format).stack : job.stack_name;
   }
   else exporting::check_serves_stack(read.format, spec::load_stack(s.stack).name, file);
-  if (read.format == exporting::LaunchFormat::megatron) {  // what the script runs against what the stack prices
+  // What a Megatron-LM script or NeMo file runs against what the stack prices.
+  if (read.format == exporting::LaunchFormat::megatron || read.format == exporting::LaunchFormat::nemo) {
+    const bool megatron = read.format == exporting::LaunchFormat::megatron;
     const spec::Stack stack = spec::load_stack(s.stack);
     const bool flash = stack.compute.attention == spec::AttentionKernel::flash;
     const bool fused = stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad;
     if (job.flash_attention != flash)
-      job.notes.push_back(std::string(job.flash_attention ? "--attention-backend auto/flash/fused" : "--attention-backend unfused") +
-                          ": the script runs " + (job.flash_attention ? "fused (flash) attention" : "unfused attention") +
-                          "; stack " + stack.name + " prices " + (flash ? "flash" : "unfused") + " attention");
+      job.notes.push_back(std::string(megatron ? "--attention-backend" : "model.transformer_engine") + ": the file runs " +
+                          (job.flash_attention ? "fused (flash) attention" : "unfused attention") + "; stack " + stack.name +
+                          " prices " + (flash ? "flash" : "unfused") + " attention");
     if (job.plan.zero < 2 && job.fused_grad_accumulation != fused)
-      job.notes.push_back(std::string(job.fused_grad_accumulation ? "gradient-accumulation fusion (the client's default)"
-                                                                  : "--no-gradient-accumulation-fusion") +
-                          ": stack " + stack.name + " prices " + (fused ? "the fused accumulation" : "a separate accumulation pass"));
+      job.notes.push_back(std::string(megatron ? "--no-gradient-accumulation-fusion" : "model.gradient_accumulation_fusion") +
+                          ": the file runs " + (job.fused_grad_accumulation ? "with" : "without") +
+                          " gradient-accumulation fusion; stack " + stack.name + " prices " +
+                          (fused ? "the fused accumulation" : "a separate accumulation pass"));
   }
   // Model: --model, else the header's name, else the file's architecture. A
   // header name trainplan has no descriptor for (a job exported from a Hugging

@@ -1,9 +1,12 @@
 #include "export/launch_config.h"
 
+#include "export/megatron_args.h"
+
 #include <filesystem>
 #include <utility>
 
 #include "export/deepspeed_config.h"
+#include "export/megatron_args.h"
 #include "export/megatron_config.h"
 #include "export/nemo_config.h"
 #include "export/shell_args.h"
@@ -79,7 +82,20 @@ ReadLaunch read_launch_config(const std::string& path) {
                         "(.yaml), or a DeepSpeed ds_config (.json)");
 }
 
+std::string stated_kv_heads(const spec::ModelSpec& m) { return std::to_string(m.kv_heads); }
+std::string stated_norm(const spec::ModelSpec& m) { return m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+std::string stated_mlp(const spec::ModelSpec& m) { return m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu"; }
+std::string stated_position(const spec::ModelSpec& m) {
+  return m.position == spec::PositionKind::rotary ? "rope" : m.position == spec::PositionKind::alibi ? "alibi" : "learned_absolute";
+}
+std::string stated_rope_base(const spec::ModelSpec& m) { return rope_base_text(m); }
+std::string stated_bias(const spec::ModelSpec& m) { return m.bias ? "true" : "false"; }
+std::string stated_qkv_bias(const spec::ModelSpec& m) { return m.qkv_bias && !m.bias ? "true" : "false"; }
+std::string stated_qk_norm(const spec::ModelSpec& m) { return m.qk_norm ? "true" : "false"; }
+std::string stated_top_k(const spec::ModelSpec& m) { return std::to_string(m.top_k); }
+
 void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, const std::string& file) {
+
   const spec::ModelSpec& m = read.job.model;
   const bool yaml = read.format == LaunchFormat::nemo || read.format == LaunchFormat::nxd;
   const std::pair<const char*, std::pair<int, int>> stated[] = {
@@ -94,6 +110,15 @@ void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, c
       throw spec::SpecError(file, option,
                             std::to_string(values.second) + " as " + named.name + " (the model) has; the file states " +
                                 std::to_string(values.first) + ": give --model a model of the file's architecture");
+  for (const StatedProperty& p : read.job.stated) {
+    if (p.of_model == stated_top_k && !named.moe()) continue;  // the experts' count is compared above
+    if (p.of_model == stated_rope_base && named.position != spec::PositionKind::rotary) continue;
+    const std::string model_value = p.of_model(named);
+    if (model_value != p.value)
+      throw spec::SpecError(file, p.option,
+                            model_value + " as " + named.name + " (the model) has; the file states " + p.value +
+                                ": give --model a model of the file's architecture");
+  }
   check_nxd_kv_replicator(read.job, named, file);
   if (read.format == LaunchFormat::nxd) check_nxd_moe(read.job, named, file);
 }

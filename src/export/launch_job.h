@@ -14,6 +14,25 @@
 
 namespace trainplan::exporting {
 
+// One property of a layer that a file without a vocabulary states (or leaves at its client's
+// default), held against the model named for it: the file's option, its value in trainplan's
+// words, and the same words for a model (check_stated_architecture compares them).
+struct StatedProperty {
+  std::string option, value;
+  std::string (*of_model)(const spec::ModelSpec&);
+};
+// The words StatedProperty compares: "rmsnorm"/"layernorm", "swiglu"/"gelu",
+// "rope"/"learned_absolute"/"alibi", the RoPE base as an integer, "true"/"false", counts.
+std::string stated_kv_heads(const spec::ModelSpec& m);
+std::string stated_norm(const spec::ModelSpec& m);
+std::string stated_mlp(const spec::ModelSpec& m);
+std::string stated_position(const spec::ModelSpec& m);
+std::string stated_rope_base(const spec::ModelSpec& m);
+std::string stated_bias(const spec::ModelSpec& m);
+std::string stated_qkv_bias(const spec::ModelSpec& m);
+std::string stated_qk_norm(const spec::ModelSpec& m);
+std::string stated_top_k(const spec::ModelSpec& m);
+
 struct LaunchJob {
   // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent,
   // except a microsoft Megatron-DeepSpeed script's stack (megatron-deepspeed-ms), told by its options.
@@ -25,6 +44,9 @@ struct LaunchJob {
   // On reading: the file states layers, hidden, heads and vocabulary. Without it,
   // model.layers, hidden and heads hold what the file does state (0: silent).
   bool has_architecture = false;
+  // Without it: what the file states of the layer beyond its shape (KV heads, norm, MLP,
+  // positions, RoPE base, biases, QK-norm, top-k), for the named model to be held against.
+  std::vector<StatedProperty> stated;
   int instances = 0;           // 0: the file is silent
   // The count comes from the caller's environment (${SLURM_NNODES:-1}): the
   // script's default, which --instances may set as the environment would.

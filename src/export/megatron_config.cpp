@@ -386,6 +386,25 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
   } else {  // a partial architecture: what it states, for a named model to be held against
     m.ffn_hidden = int(whole("--ffn-hidden-size", 1, kBig, 0));
     m.experts = int(whole("--num-experts", 1, kBig, 0));
+    // The layer as the client builds it from the script: an option left out is the client's
+    // default (arguments.py@73a28a10: LayerNorm, learned positions, GELU, biases, RoPE base 10000).
+    auto state = [&](const std::string& option, const std::string& value, std::string (*of_model)(const spec::ModelSpec&)) {
+      job.stated.push_back({option, value, of_model});
+    };
+    if (m.heads > 0)
+      state("--num-query-groups",
+            args.has("--group-query-attention") ? std::to_string(whole("--num-query-groups", 1, kBig, 1)) : std::to_string(m.heads),
+            stated_kv_heads);
+    const std::string norm = args.value("--normalization").value_or("LayerNorm");
+    state("--normalization", norm == "RMSNorm" ? "rmsnorm" : norm == "LayerNorm" ? "layernorm" : norm, stated_norm);
+    state("--swiglu", args.has("--swiglu") ? "swiglu" : "gelu", stated_mlp);
+    const std::string position = args.value("--position-embedding-type").value_or("learned_absolute");
+    state("--position-embedding-type", position, stated_position);
+    if (position == "rope") state("--rotary-base", std::to_string(whole("--rotary-base", 1, kBig, 10000)), stated_rope_base);
+    state("--disable-bias-linear", args.has("--disable-bias-linear") ? "false" : "true", stated_bias);
+    state("--add-qkv-bias", args.has("--add-qkv-bias") && args.has("--disable-bias-linear") ? "true" : "false", stated_qkv_bias);
+    state("--qk-layernorm", args.has("--qk-layernorm") ? "true" : "false", stated_qk_norm);
+    if (m.experts > 0) state("--moe-router-topk", std::to_string(whole("--moe-router-topk", 1, kBig, 2)), stated_top_k);
   }
   if (const std::string note = unpriced_options_note(args); !note.empty()) job.notes.push_back(note);
   return job;

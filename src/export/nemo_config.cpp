@@ -322,7 +322,20 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   if (p.zero == 0) p.overlap_dp_comm = zero0_overlaps(p, y.flag("model.gradient_accumulation_fusion", false));
   else if (p.zero == 3) p.overlap_dp_comm = true;  // torch FSDP reduce-scatters from backward hooks
   else p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", p.zero == 2);
+  // As the file runs: Transformer Engine's fused attention or the local spec's unfused one
+  // (the base's transformer_engine False; use_flash_attention is off there too), and
+  // accumulation fusion as NeMo keeps it (accumulation_fusion_kept). The app notes where the
+  // stack prices otherwise.
+  job.flash_attention = y.flag("model.transformer_engine", false) || y.flag("model.use_flash_attention", false);
+  job.fused_grad_accumulation = y.flag("model.gradient_accumulation_fusion", false) && accumulation_fusion_kept(job);
   read_yaml_layer_shape(y, job);
+  read_yaml_stated_layer(y, {"model.num_query_groups", "model.normalization", "model.activation", "model.position_embedding_type",
+                             "model.rotary_base", "model.bias", "model.qkv_bias", "model.moe_router_topk"},
+                         job);
+  // The data, tokenizer and optimizer sections are the user's; the rest of trainer and model is said.
+  if (const std::string note = unpriced_keys_note(y, {"trainer", "model"}, {"model.data", "model.tokenizer", "model.optim"});
+      !note.empty())
+    job.notes.push_back(note + " (model.data, model.tokenizer and model.optim aside)");
   return job;
 }
 

@@ -149,6 +149,10 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
                           hf ? "true (trainplan reads NxD Training's HF path with zero1 only)"
                              : "true (NxD Training's megatron model raises without zero1: megatron_base_model.py@ff83d7bd:79)");
   read_yaml_layer_shape(y, job);
+  if (!hf)  // the HF path's layer is in its config.json (read_nxd_hf); model.moe.top_k is check_nxd_moe's
+    read_yaml_stated_layer(y, {"model.num_kv_heads", "model.normalization", "model.activation", "model.position_embedding_type",
+                               "model.position_freq_base", "model.has_bias", "", ""},
+                           job);
   if (hf) read_nxd_hf(y, job);
   else read_nxd_moe(y, job);
   // The HF path runs NKI flash attention under model.fusions.flash_attention
@@ -157,6 +161,10 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   // flash attention, not under the format's own unfused neuronx-distributed stack.
   job.flash_attention = hf && y.flag("model.fusions.flash_attention", false);
   if (job.stack_name.empty() && job.flash_attention) job.stack_name = "neuronx-distributed-2.20";
+  if (const std::string note = unpriced_keys_note(y, {"trainer", "distributed_strategy", "data", "model", "precision"},
+                                                  {"data.tokenizer", "model.optim"});
+      !note.empty())
+    job.notes.push_back(note + " (data.tokenizer and model.optim aside)");
   return job;
 }
 

@@ -43,7 +43,7 @@ std::vector<std::string> ShellArgs::unconsulted() const {
 std::string unpriced_options_note(const ShellArgs& args) {
   const std::vector<std::string> names = args.unconsulted();
   if (names.empty()) return "";
-  std::string note = "not priced (the client reads them, trainplan does not):";
+  std::string note = "the client reads these, trainplan does not:";
   for (const std::string& name : names) note += " " + name;
   return note;
 }

@@ -51,7 +51,7 @@ struct ArgList {
   std::string render() const;
 };
 
-// "not priced (...): --lr --save ..." for the options of `args` no reader consulted; "" for none.
+// "the client reads these, trainplan does not: --lr --save ..." for the options of `args` no reader consulted; "" for none.
 std::string unpriced_options_note(const ShellArgs& args);
 
 // Throws spec::SpecError naming `file` for an unterminated quote.

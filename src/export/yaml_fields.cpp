@@ -111,7 +111,45 @@ YamlFields::YamlFields(const std::string& text, const std::string& file) : file_
   if (!root_.IsMap()) throw spec::SpecError(file, "", "a YAML mapping of trainer, model and other sections");
 }
 
+std::vector<std::string> YamlFields::unconsulted(const std::vector<std::string>& sections,
+                                                 const std::vector<std::string>& skip) const {
+  std::vector<std::string> out;
+  const auto skipped = [&](const std::string& path) {
+    for (const std::string& s : skip)
+      if (path == s || path.rfind(s + ".", 0) == 0) return true;
+    return false;
+  };
+  const auto walk = [&](const auto& self, const YAML::Node& node, const std::string& path) -> void {
+    if (skipped(path) || consulted_.count(path)) return;
+    if (!node.IsMap()) {
+      out.push_back(path);
+      return;
+    }
+    for (const auto& item : node) {
+      if (!item.first.IsScalar()) continue;
+      self(self, item.second, path + "." + item.first.Scalar());
+    }
+  };
+  for (const std::string& section : sections) {
+    const YAML::Node node = root_[section];
+    if (node.IsDefined() && node.IsMap())
+      for (const auto& item : node)
+        if (item.first.IsScalar()) walk(walk, item.second, section + "." + item.first.Scalar());
+  }
+  return out;
+}
+
+std::string unpriced_keys_note(const YamlFields& fields, const std::vector<std::string>& sections,
+                               const std::vector<std::string>& skip) {
+  const std::vector<std::string> keys = fields.unconsulted(sections, skip);
+  if (keys.empty()) return "";
+  std::string note = "the client reads these, trainplan does not:";
+  for (const std::string& key : keys) note += " " + key;
+  return note;
+}
+
 YAML::Node YamlFields::find(const std::string& path) const {
+  consulted_.insert(path);
   YAML::Node node;
   node.reset(root_);  // rebinds; operator= would overwrite the node it refers to
   std::size_t start = 0;
@@ -266,6 +304,35 @@ void read_yaml_layer_shape(const YamlFields& y, LaunchJob& job) {
   job.model.heads = int(y.whole("model.num_attention_heads", 1, kBig, 0));
   job.model.ffn_hidden = int(y.whole("model.ffn_hidden_size", 1, kBig, 0));
   job.model.experts = int(y.whole("model.num_moe_experts", 1, kBig, 0));
+}
+
+void read_yaml_stated_layer(const YamlFields& y, const YamlLayerKeys& k, LaunchJob& job) {
+  constexpr long kBig = 1L << 30;
+  auto state = [&](const char* key, const std::string& value, std::string (*of_model)(const spec::ModelSpec&)) {
+    job.stated.push_back({key, value, of_model});
+  };
+  auto present = [&](const char* key) { return key[0] != '\0' && y.has(key); };
+  if (present(k.kv_heads)) state(k.kv_heads, std::to_string(y.whole(k.kv_heads, 1, kBig, 1)), stated_kv_heads);
+  else if (k.kv_heads[0] != '\0' && job.model.heads > 0)  // null or absent: one KV head per query head (both clients)
+    state(k.kv_heads, std::to_string(job.model.heads), stated_kv_heads);
+  if (present(k.norm)) {
+    const std::string norm = y.text(k.norm, "");
+    state(k.norm, norm == "layernorm1p" ? "layernorm" : norm, stated_norm);
+  }
+  if (present(k.activation)) {
+    const std::string act = y.text(k.activation, "");
+    state(k.activation, act == "fast-swiglu" ? "swiglu" : act == "fast-gelu" ? "gelu" : act, stated_mlp);
+  }
+  const bool rope = present(k.position) ? y.text(k.position, "") == "rope" : true;
+  if (present(k.position)) state(k.position, y.text(k.position, ""), stated_position);
+  if (rope && present(k.rope_base)) {
+    const double base = y.real(k.rope_base, 10000);
+    state(k.rope_base, std::to_string((long long)std::llround(base)), stated_rope_base);
+  }
+  const bool bias = present(k.bias) ? y.flag(k.bias, true) : false;
+  if (present(k.bias)) state(k.bias, bias ? "true" : "false", stated_bias);
+  if (present(k.qkv_bias)) state(k.qkv_bias, y.flag(k.qkv_bias, false) && !bias ? "true" : "false", stated_qkv_bias);
+  if (present(k.top_k)) state(k.top_k, std::to_string(y.whole(k.top_k, 1, kBig, 2)), stated_top_k);
 }
 
 std::string yaml_text(const std::string& header, const YAML::Node& root) {

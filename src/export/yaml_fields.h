@@ -4,7 +4,9 @@
 // fallback the stack itself would use, which the caller states. A value that is
 // one OmegaConf interpolation is resolved as the NeMo launcher resolves it.
 #pragma once
+#include <set>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -22,6 +24,9 @@ class YamlFields {
   // Hydra's `+path=value` (a key the base config lacks): sets it, making the mappings on the way.
   void add(const std::string& path, const std::string& value);
   const std::string& file() const { return file_; }
+  // The leaf key paths (scalars, lists, nulls) under `sections` that no read asked about, in
+  // document order, those under a path of `skip` left out; read with unpriced_keys_note.
+  std::vector<std::string> unconsulted(const std::vector<std::string>& sections, const std::vector<std::string>& skip) const;
 
  private:
   YAML::Node find(const std::string& path) const;  // an undefined node when missing
@@ -30,6 +35,7 @@ class YamlFields {
   std::string resolved(const std::string& value, const std::string& path, int depth) const;
   YAML::Node root_;
   std::string file_;
+  mutable std::set<std::string> consulted_;  // every path find() was asked for
 };
 
 // trainer.num_nodes (default 1) and trainer.devices (0: silent), as NeMo and
@@ -40,6 +46,17 @@ void read_yaml_cluster(const YamlFields& fields, LaunchJob& job);
 // stated (NeMo and NxD Training name them alike) into job.model, 0 where silent:
 // a partial architecture a named model is held against (LaunchJob::has_architecture stays false).
 void read_yaml_layer_shape(const YamlFields& fields, LaunchJob& job);
+// Key names of the layer's properties in one format (an empty name: the format has none).
+struct YamlLayerKeys {
+  const char *kv_heads, *norm, *activation, *position, *rope_base, *bias, *qkv_bias, *top_k;
+};
+// The properties the file states of its layer (present keys only: an absent one takes the
+// client's base config, which trainplan's exports state in full) into job.stated.
+void read_yaml_stated_layer(const YamlFields& fields, const YamlLayerKeys& keys, LaunchJob& job);
+
+// "the client reads these, trainplan does not: model.x trainer.y" for the unconsulted keys of `fields` under `sections`; "" for none.
+std::string unpriced_keys_note(const YamlFields& fields, const std::vector<std::string>& sections,
+                               const std::vector<std::string>& skip);
 
 // A YAML document as text: the header comment, then `root` in block style.
 std::string yaml_text(const std::string& header, const YAML::Node& root);

@@ -215,7 +215,11 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
                                            {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 4}, {"ffn_hidden", 5504}});
   const std::string gpt_126m =
       model_file("gpt2-xl", "gpt-126m", {{"layers", 12}, {"hidden", 768}, {"heads", 12}, {"kv_heads", 12}, {"ffn_hidden", 3072}});
-  const std::string mixtral_cf2 = model_file("mixtral-8x7b", "mixtral-8x7b-cf2", {{"moe", {{"capacity_factor", 2.0}}}});
+  // NxD Training's Mixtral example replicates the KV heads to 32 itself (num_kv_heads 32 at TP 32: its
+  // megatron model divides them over TP), and NeMo's 405B launcher file trains 16 query groups, not 8.
+  const std::string mixtral_cf2 =
+      model_file("mixtral-8x7b", "mixtral-8x7b-cf2-kv32", {{"kv_heads", 32}, {"moe", {{"capacity_factor", 2.0}}}});
+  const std::string llama405_g16 = model_file("llama3.1-405b", "llama3.1-405b-16-groups", {{"kv_heads", 16}});
   struct Case {
     std::string file, flags;
     int code;
@@ -226,7 +230,7 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
       // and 8,192 tokens trainplan prices it past an H100's HBM.
       {"megatron-lm_train_llama3_8b_h100_fp8.sh", "--hardware p5.48xlarge", 2,
        {"plan: TP 1, PP 1, DP 8", "stack: megatron-lm-bf16-grads", "does not fit in HBM",
-        "assumption: --sequence-parallel at TP 1 read as off", "not priced (the client reads them, trainplan does not):",
+        "assumption: --sequence-parallel at TP 1 read as off", "the client reads these, trainplan does not:",
         "--fp8-amax-history-len", "--tokenizer-type"}},
       {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --instances 4", 0,
        {"plan: TP 1, PP 4, DP 8, EP 8", "--instances 4 stands for the node count the script takes from its environment"}},
@@ -237,8 +241,10 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
       {"nemo_megatron_gpt_config.yaml", "--hardware a100-80gb-x1 --model " + gpt_126m, 0, {"plan: TP 1, PP 1, DP 1"}},
       {"nemo-launcher_llama3_1_70b.yaml", "--hardware p5.48xlarge --model llama3.1-70b", 0,
        {"plan: TP 4, PP 4, DP 32, CP 2, SP on, virtual stages 10"}},
-      {"nemo-launcher_llama3_1_405b.yaml", "--hardware p5.48xlarge --model llama3.1-405b", 0,
+      {"nemo-launcher_llama3_1_405b.yaml", "--hardware p5.48xlarge --model " + llama405_g16, 0,
        {"plan: TP 8, PP 9, DP 32, CP 2, SP on, virtual stages 7"}},
+      {"nemo-launcher_llama3_1_405b.yaml", "--hardware p5.48xlarge --model llama3.1-405b", 2,
+       {"model.num_query_groups: 8 as llama3.1-405b (the model) has; the file states 16"}},
       {"nemo-launcher_gpt3_5b.yaml", "--hardware dgx-a100-80gb --model gpt3-5b", 0, {"plan: TP 1, PP 1, DP 128"}},
       {"nemo-launcher_mixtral_8x7b.yaml", "--hardware p5.48xlarge --model mixtral-8x7b", 0,
        {"plan: TP 1, PP 4, DP 16, EP 8", "stack: nemo-alltoall"}},
@@ -253,9 +259,9 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
       {"nxdt_megatron_mixtral_8x7b_config.yaml", "--hardware trn1.32xlarge --model " + mixtral_cf2, 0,
        {"plan: TP 32, PP 4, DP 4"}},
       {"nxdt_megatron_mixtral_8x7b_config.yaml", "--hardware trn1.32xlarge --model mixtral-8x7b", 2,
-       {"model.moe.capacity_factor: dropless routing as mixtral-8x7b (the model) has; the file states capacity factor 2"}},
+       {"model.num_kv_heads: 8 as mixtral-8x7b (the model) has; the file states 32"}},
       {"megatron-deepspeed_pretrain_llama2_distributed.sh", "--hardware p4d.24xlarge --model " + mds_llama, 0,
-       {"plan: TP 2, PP 2, DP 2", "stack: megatron-deepspeed-ms", "not priced (the client reads them, trainplan does not):"}},
+       {"plan: TP 2, PP 2, DP 2", "stack: megatron-deepspeed-ms", "the client reads these, trainplan does not:"}},
       {"megatron-deepspeed_pretrain_llama2_distributed.sh", "--hardware p4d.24xlarge --model llama2-7b", 2,
        {"--num-layers: 32 as llama2-7b (the model) has; the file states 24"}},
       // ZeRO-3 without a pipeline: no Megatron-DeepSpeed stack trainplan ships prices it.

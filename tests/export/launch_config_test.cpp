@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include <filesystem>
 #include <fstream>
@@ -693,7 +694,7 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(llama.job.model.rope_theta, 1e6);
   // --sequence-parallel at TP 1, and what the script states that trainplan does not price.
   ASSERT_EQ(llama.job.notes.size(), 2u);
-  EXPECT_NE(llama.job.notes[1].find("not priced (the client reads them, trainplan does not):"), std::string::npos);
+  EXPECT_NE(llama.job.notes[1].find("the client reads these, trainplan does not:"), std::string::npos);
   EXPECT_NE(llama.job.notes[1].find(" --fp8-amax-history-len"), std::string::npos) << llama.job.notes[1];
   EXPECT_EQ(llama.job.notes[1].find(" --master_addr"), std::string::npos) << llama.job.notes[1];  // the launcher's own
 
@@ -719,7 +720,7 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_FALSE(gpt3.job.has_architecture);  // no vocabulary size: --model names the model
   ASSERT_EQ(gpt3.job.notes.size(), 2u);
   EXPECT_NE(gpt3.job.notes[0].find("--fp16"), std::string::npos);
-  EXPECT_NE(gpt3.job.notes[1].find("not priced"), std::string::npos);
+  EXPECT_NE(gpt3.job.notes[1].find("the client reads these, trainplan does not"), std::string::npos);
 
   const ReadLaunch nxd = read_launch_config(fixture("nxd-megatron-llama-7b.yaml"));
   EXPECT_EQ(nxd.format, LaunchFormat::nxd);
@@ -731,8 +732,9 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(hf.job.instances, 4);
   EXPECT_EQ(hf.job.plan.tp, 32);
   EXPECT_EQ(hf.job.workload.seq_len, 8192);
-  ASSERT_EQ(hf.job.notes.size(), 1u);
+  ASSERT_EQ(hf.job.notes.size(), 2u);  // and the keys trainplan does not read
   EXPECT_NE(hf.job.notes[0].find("model.model_config"), std::string::npos);
+  EXPECT_NE(hf.job.notes[1].find("the client reads these, trainplan does not:"), std::string::npos);
 
   // NeMo launcher files: context parallelism read (it was ignored: the plan ran at DP 64 instead
   // of CP 2 x DP 32), and the launcher's interpolations resolved as its resolvers do.
@@ -759,8 +761,9 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_FALSE(mixtral_nemo.job.plan.sp);  // stated true at TP 1: NeMo switches it off
   EXPECT_EQ(mixtral_nemo.job.model.experts, 8);  // held against --model
   EXPECT_EQ(mixtral_nemo.job.stack_name, "nemo-alltoall");  // moe_token_dispatcher_type: alltoall
-  ASSERT_EQ(mixtral_nemo.job.notes.size(), 1u);
+  ASSERT_EQ(mixtral_nemo.job.notes.size(), 2u);  // and the keys trainplan does not read
   EXPECT_NE(mixtral_nemo.job.notes[0].find("sequence_parallel"), std::string::npos);
+  EXPECT_NE(mixtral_nemo.job.notes[1].find("the client reads these, trainplan does not:"), std::string::npos);
   const ReadLaunch llama405 = read_launch_config(fixture("nemo-launcher-llama3.1-405b.yaml"));
   EXPECT_EQ(llama405.job.instances, 576);
   EXPECT_EQ(llama405.job.plan.pp, 9);
@@ -838,6 +841,40 @@ TEST(ShellArgs, VariablesExpandAsTheShellDoes) {
   for (int i = 0; i < 100; ++i) nested += "${U:-";
   nested += "1" + std::string(100, '}') + "\n";
   EXPECT_NO_THROW(parse_shell_args(nested, "f"));
+}
+
+// A file that leaves the vocabulary to its tokenizer states the rest of its layer: KV heads, norm,
+// MLP, positions, RoPE base, biases, QK-norm and top-k are held against the model named, as the
+// shape is, so that no property the client builds is silently replaced (issue 38.4).
+TEST(LaunchConfig, AStatedLayerIsHeldAgainstTheNamedModel) {
+  ReadLaunch mixtral = read_launch_config(fixture("megatron-mixtral-8x7b.sh"));
+  const spec::ModelSpec named = spec::load_model("mixtral-8x7b");
+  EXPECT_NO_THROW(check_stated_architecture(mixtral, named, "f"));
+  const std::vector<std::pair<std::string, std::function<void(spec::ModelSpec&)>>> changes = {
+      {"--num-query-groups", [](spec::ModelSpec& m) { m.kv_heads = 32; }},
+      {"--normalization", [](spec::ModelSpec& m) { m.norm = spec::NormKind::layernorm; }},
+      {"--swiglu", [](spec::ModelSpec& m) { m.mlp = spec::MlpKind::gelu; }},
+      {"--position-embedding-type", [](spec::ModelSpec& m) { m.position = spec::PositionKind::learned; }},
+      {"--rotary-base", [](spec::ModelSpec& m) { m.rope_theta = 10000; }},
+      {"--disable-bias-linear", [](spec::ModelSpec& m) { m.bias = true; }},
+      {"--qk-layernorm", [](spec::ModelSpec& m) { m.qk_norm = true; }},
+      {"--moe-router-topk", [](spec::ModelSpec& m) { m.top_k = 1; }}};
+  for (const auto& [option, change] : changes) {
+    spec::ModelSpec other = named;
+    change(other);
+    expect_spec_error([&] { check_stated_architecture(mixtral, other, "f"); }, option, "the file states");
+  }
+  ReadLaunch nemo = read_launch_config(fixture("nemo-launcher-llama3.1-405b.yaml"));
+  expect_spec_error([&] { check_stated_architecture(nemo, spec::load_model("llama3.1-405b"), "f"); }, "model.num_query_groups",
+                    "the file states 16");
+  ReadLaunch nxd = read_launch_config(fixture("nxd-megatron-llama-7b.yaml"));
+  spec::ModelSpec llama = spec::load_model("llama2-7b");
+  EXPECT_NO_THROW(check_stated_architecture(nxd, llama, "f"));
+  llama.norm = spec::NormKind::layernorm;
+  expect_spec_error([&] { check_stated_architecture(nxd, llama, "f"); }, "model.normalization", "the file states rmsnorm");
+  llama = spec::load_model("llama2-7b");
+  llama.kv_heads = 8;
+  expect_spec_error([&] { check_stated_architecture(nxd, llama, "f"); }, "model.num_kv_heads", "the file states 32");
 }
 
 TEST(LaunchConfig, BadFilesAreRefusedWithFileAndOption) {
@@ -991,7 +1028,7 @@ TEST(LaunchConfig, Fp8ParametersAreWrittenAndReadBack) {
   job.fp8_param_gather = false;
   const auto without = round_trip(LaunchFormat::nemo, job, "fp8-bf16-weights.yaml");
   EXPECT_FALSE(without.job.fp8_param_gather);
-  ASSERT_EQ(without.job.notes.size(), 1u);
+  ASSERT_EQ(without.job.notes.size(), 2u);  // and the keys trainplan does not read
   EXPECT_NE(without.job.notes[0].find("model.fp8_params"), std::string::npos);
 }
 

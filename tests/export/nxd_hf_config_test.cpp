@@ -168,7 +168,8 @@ TEST(NxdHfConfig, ReadsBackTheSameJobAndArchitecture) {
   EXPECT_EQ(b.model.ffn_hidden, job.model.ffn_hidden);
   EXPECT_EQ(b.model.rope_theta, job.model.rope_theta);
   EXPECT_EQ(b.model.total_parameters(), job.model.total_parameters());
-  EXPECT_TRUE(b.notes.empty());
+  // Only the keys the writer takes from the example (trainer.max_steps, ...), which trainplan does not read.
+  for (const std::string& note : b.notes) EXPECT_EQ(note.rfind("the client reads these, trainplan does not:", 0), 0u) << note;
   // Manual precision (NxD 2.18's stack) and BF16-SR travel as on the megatron path.
   job.stack_name = "neuronx-distributed";
   job.no_master_weights = job.bf16_grad_reduce = true;
@@ -231,7 +232,7 @@ TEST(NxdHfConfig, ReadingHoldsTheFileToTheClientsRules) {
   fs::remove(hf_scratch("gone.config.json"));
   ReadLaunch read = read_launch_config(gone);
   EXPECT_FALSE(read.job.has_architecture);
-  ASSERT_EQ(read.job.notes.size(), 1u);
+  ASSERT_EQ(read.job.notes.size(), 2u);  // and the keys trainplan does not read
   EXPECT_NE(read.job.notes[0].find("model.model_config (gone.config.json)"), std::string::npos) << read.job.notes[0];
   EXPECT_NO_THROW(check_stated_architecture(read, spec::load_model("llama3.1-70b"), gone));
   expect_spec_error([&] { check_stated_architecture(read, spec::load_model("llama2-7b"), gone); }, "model.num_layers", "32");
@@ -258,8 +259,8 @@ TEST(NxdHfConfig, AnExampleSilentOnKvReplicatorIsPricedAsItsBaseSetsIt) {
   EXPECT_TRUE(read.job.nxd_hf);
   EXPECT_EQ(read.job.kv_replicator, 0);
   check_stated_architecture(read, spec::load_model("llama3-8b"), "fixture");
-  ASSERT_EQ(read.job.notes.size(), 2u);
-  EXPECT_NE(read.job.notes[1].find("priced as kv_replicator 4"), std::string::npos) << read.job.notes[1];
+  ASSERT_EQ(read.job.notes.size(), 3u);  // the model_config note, the keys trainplan does not read, this
+  EXPECT_NE(read.job.notes[2].find("priced as kv_replicator 4"), std::string::npos) << read.job.notes[2];
 }
 
 }  // namespace
