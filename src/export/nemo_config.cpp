@@ -128,6 +128,17 @@ std::string write_nemo(const LaunchJob& job) {
                                                 " prices unfused attention, which NeMo 2.0.0's config cannot select "
                                                 "(use format megatron: --attention-backend unfused)");
 
+  // Under fused_adam (ZeRO 0) NeMo decides the DP overlap itself: it all-reduces asynchronously in
+  // backward only with PP 1, no SP and no accumulation fusion (megatron_base_model.py@e938df32:834-843),
+  // and no key changes it. A plan priced otherwise would run otherwise, and would not read back
+  // as exported: refused, naming the flag that prices it as NeMo runs it.
+  if (p.zero == 0 && zero0_overlaps(p, job.fused_grad_accumulation && accumulation_fusion_kept(job)) != p.overlap_dp_comm)
+    refuse_nemo("model.optim.name",
+                std::string("a plan whose DP overlap is NeMo 2.0.0's own under fused_adam (ZeRO 0): it overlaps the gradient "
+                            "all-reduce with backward only with PP 1, no SP and no accumulation fusion; this plan was "
+                            "priced ") + (p.overlap_dp_comm ? "overlapped: price it with --no-overlap-dp" : "without overlap: "
+                            "price it with DP overlap") + ", or use ZeRO 1 (mcore_distributed_optim)");
+
   YAML::Node root;
   YAML::Node trainer = root["trainer"];
   trainer["num_nodes"] = job.instances;
@@ -225,11 +236,6 @@ std::string write_nemo(const LaunchJob& job) {
   if (job.fused_grad_accumulation && !accumulation_fusion_kept(job))
     header += "# NeMo runs this plan without gradient-accumulation fusion (no O2, FSDP, or DP without a distributed "
               "optimizer); trainplan priced the stack's fused accumulation.\n";
-  const bool fusion = job.fused_grad_accumulation && accumulation_fusion_kept(job);
-  if (p.zero == 0 && zero0_overlaps(p, fusion) != p.overlap_dp_comm)
-    header += std::string("# NeMo ") + (p.overlap_dp_comm ? "does not overlap" : "overlaps") +
-              " the gradient all-reduce with backward here (fused_adam: only with PP 1, no SP, no accumulation "
-              "fusion); trainplan priced it " + (p.overlap_dp_comm ? "overlapped" : "after backward") + ".\n";
   if (p.zero == 3 && job.workload.precision != spec::Precision::fp32)
     header += "# NeMo's FSDP turns megatron_amp_O2 off (FP32 parameters under autocast); trainplan priced O2 "
               "(BF16 weights beside FP32 main parameters).\n";
