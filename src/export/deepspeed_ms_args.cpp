@@ -39,7 +39,11 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
     refuse_deepspeed("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
   if (p.overlap_tp_comm) refuse_deepspeed("--tp-comm-overlap", "no async TP: Megatron-DeepSpeed has no such option");
   if (p.uneven_stages) refuse_deepspeed("--pipeline-model-parallel-size", "uneven pipeline stages are not exported yet");
-  if (p.edge_layer_slots) refuse_deepspeed("--pipeline-model-parallel-size", "edge layer slots are not exported for Microsoft's Megatron-DeepSpeed yet");
+  // The microsoft fork builds its PipelineModule with partition_method='type:transformer'
+  // and no option to change it (microsoft/Megatron-DeepSpeed@f4157bea megatron/model/gpt_model.py:463).
+  if (spec::edge_slots_active(p))
+    refuse_deepspeed("--pipeline-model-parallel-size",
+                     "no edge layer slots: Microsoft's Megatron-DeepSpeed fixes partition_method 'type:transformer'");
   if (p.cp > 1) refuse_deepspeed("--ds-sequence-parallel-size", "context parallel 1; DeepSpeed-Ulysses is not the ring CP planned");
   if (p.ep > 1 || m.moe()) refuse_deepspeed("--num-experts", "a dense model; DeepSpeed-MoE is not exported");
   if (m.mla()) refuse_deepspeed("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");

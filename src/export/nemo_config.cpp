@@ -105,7 +105,13 @@ std::string write_nemo(const LaunchJob& job) {
   if (job.workload.precision == spec::Precision::fp32_bf16_matmul)
     refuse_nemo("trainer.precision", "bf16 (O2) or 32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (p.uneven_stages) refuse_nemo("model.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
-  if (p.edge_layer_slots) refuse_nemo("model.pipeline_model_parallel_size", "edge layer slots are not exported yet");
+  // NeMo 2.0.0 runs Megatron-Core core_r0.9.0, which has no
+  // account_for_embedding/loss_in_pipeline_split (they arrive in Megatron-Core 0.11,
+  // NVIDIA/Megatron-LM ef490839); Megatron-Bridge's recipes set them (format megatron writes them).
+  if (spec::edge_slots_active(p))
+    refuse_nemo("model.pipeline_model_parallel_size",
+                "no edge layer slots: Megatron-Core 0.9 under NeMo 2.0.0 has no account_for_embedding_in_pipeline_split "
+                "(use format megatron)");
   if (m.qk_norm) refuse_nemo("model.qk_layernorm", "no QK-norm: NeMo 2.0.0's megatron_gpt_model does not read it (use format megatron)");
   if (m.mla()) refuse_nemo("model.kv_lora_rank", "standard attention; " + m.name + "'s latent attention is not exported to NeMo yet (use format megatron)");
   if (m.moe()) refuse_unexpressible_moe(job);

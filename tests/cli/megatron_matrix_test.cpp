@@ -1,4 +1,4 @@
-// Issue 38.1 for the megatron format: 24 plans (dense and MoE, MLA and leading
+// Issue 38.1 for the megatron format: 25 plans (dense and MoE, MLA and leading
 // dense layers; TP, PP, VP, CP, EP, uneven stages; ZeRO 0-3; recompute none / selective / full; BF16 and
 // FP8; the megatron-lm and megatron-lm-bf16-grads stacks) export to scripts
 // that switch on what the plan was priced with, and read back to the same
@@ -74,6 +74,13 @@ const std::vector<MatrixPlan>& matrix() {
       {"--model llama3.1-405b --instances 128 --tp 8 --pp 8 --sp --seq-len 8192 --global-batch 1536 --uneven-stages "
        "--recompute full --hardware p5.48xlarge --precision fp8",
        {"--decoder-first-pipeline-num-layers 15", "--decoder-last-pipeline-num-layers 15"}, {}},
+      // NVIDIA's H100 layout for Llama 3.1 405B: VP 8 over 126 layers + 2 edge slots
+      // (core_r0.13.0 transformer_config.py accepts 128 / 8 / 8; checked by hand as above).
+      {"--model llama3.1-405b --instances 128 --tp 8 --pp 8 --cp 2 --virtual-stages 8 --edge-layer-slots --sp "
+       "--seq-len 8192 --global-batch 512 --zero 1 --recompute none --stack nemo --hardware dgx-h100 --precision fp8",
+       {"--num-virtual-stages-per-pipeline-rank 8", "--account-for-embedding-in-pipeline-split",
+        "--account-for-loss-in-pipeline-split", "--context-parallel-size 2"},
+       {"--decoder-first-pipeline-num-layers"}},
       {"--model gpt3-175b --hardware p4d.24xlarge --instances 32 --tp 8 --pp 8 --virtual-stages 4 --sp --recompute full "
        "--global-batch 1536 --seq-len 2048 --precision mixed-bf16",
        {"--normalization LayerNorm", "--num-virtual-stages-per-pipeline-rank 4"},
