@@ -33,6 +33,12 @@ std::string write_nxd(const LaunchJob& job) {
   if (m.qk_norm) refuse_nxd("model.normalization", "no QK-norm: NxD Training@ff83d7bd's models have none; " + m.name + " has it");
   // The megatron model has no flash-attention path (see nxd_hf_config.cpp: a dense Llama priced
   // with flash attention goes to the HF path). A dense model of another shape cannot run it.
+  if (job.flash_attention && m.moe())
+    refuse_nxd("model.fusions.flash_attention",
+               "unfused attention for a MoE model: NxD Training@ff83d7bd builds MoE on its megatron model alone, which "
+               "has no flash-attention path (megatron_mixtral_8x7b_config.yaml; modeling_llama.py:411-413 is the HF "
+               "Llama's); stack " + job.stack_name + " prices NKI flash attention: export with --stack "
+               "neuronx-distributed-training-unfused-attn (unfused attention, expert parallelism offered)");
   if (job.flash_attention && !m.moe())
     refuse_nxd("model.fusions.flash_attention",
                "a Llama model for NKI flash attention, which NxD Training@ff83d7bd runs on its HF Llama model alone "
@@ -81,10 +87,6 @@ std::string write_nxd(const LaunchJob& job) {
     format.source = "aws-neuron/neuronx-distributed-training@ff83d7bdb1b21fcc4c282c4775ae25a6ffdfbf36 "
                     "examples/conf/megatron_mixtral_8x7b_config.yaml, docs/general/config_overview.rst";
   std::string header = header_comment(job, format);
-  if (job.flash_attention && m.moe())  // the HF path builds Llama alone (nxd_hf_config.cpp)
-    header += "# model_source megatron has no flash-attention path; trainplan priced stack " + comment_word(job.stack_name) +
-              "'s NKI flash attention.\n# NxD Training@ff83d7bd builds MoE on this path alone: to price this file as written, "
-              "use --stack neuronx-distributed-2.20-unfused-attn\n#   (unfused attention; it offers no EP).\n";
   if (m.moe()) header += nxd_moe_header(job);
   header += "# The vocabulary comes from data.tokenizer (trainplan assumed " + std::to_string(m.vocab) + ").\n";
   header += "# exp_manager and model.optim hold megatron_llama_7B_config.yaml's example values: set your own learning "

@@ -311,7 +311,7 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"nxd", "--model llama2-70b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 8 --virtual-stages 2 --sp --seq-len 4096 "
               "--global-batch 1024 --micro-batch 1 --recompute full --zero 1 --precision mixed-bf16"},
       {"nxd", "--model mixtral-8x7b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 4 --sp --seq-len 4096 --global-batch 256 "
-              "--micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training"},
+              "--micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training-unfused-attn"},
       {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms"},
       {"deepspeed", "--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 1 --seq-len 2048 "
                     "--global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed"},
@@ -363,7 +363,7 @@ TEST(LaunchCli, NxdHfPathReproducesTheEstimate) {
 TEST(LaunchCli, NxdMoeReproducesTheEstimate) {
   const std::string mixtral = "--model mixtral-8x7b --hardware trn1.32xlarge --tp 8 --sp --seq-len 4096 --global-batch 256 "
                               "--micro-batch 1 --recompute selective --zero 1 ";
-  expect_round_trip(mixtral + "--instances 16 --pp 4 --stack neuronx-distributed-training", "nxd", "mixtral-pp4.yaml");
+  expect_round_trip(mixtral + "--instances 16 --pp 4 --stack neuronx-distributed-training-unfused-attn", "nxd", "mixtral-pp4.yaml");
   expect_round_trip(mixtral + "--instances 4 --pp 4 --stack neuronx-distributed", "nxd", "mixtral-pp4-218.yaml");
   nlohmann::json cf2 = nlohmann::json::parse(std::ifstream(std::string(TRAINPLAN_SOURCE_DIR) + "/models/mixtral-8x7b.json"));
   cf2["name"] = "mixtral-8x7b-cf2";
@@ -371,7 +371,7 @@ TEST(LaunchCli, NxdMoeReproducesTheEstimate) {
   const std::string model = scratch("mixtral-8x7b-cf2.json");
   std::ofstream(model) << cf2.dump(2);
   const std::string cf = "--model " + model + " --hardware trn1.32xlarge --tp 8 --sp --seq-len 4096 --global-batch 256 "
-                         "--micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training ";
+                         "--micro-batch 1 --recompute selective --zero 1 --stack neuronx-distributed-training-unfused-attn ";
   expect_round_trip(cf + "--instances 4 --pp 1 --ep 8", "nxd", "mixtral-cf2-ep8.yaml", " --model " + model);
   expect_round_trip(cf + "--instances 16 --pp 4 --ep 4", "nxd", "mixtral-cf2-ep4.yaml", " --model " + model);
   // Read and written again: the same file.
@@ -379,7 +379,7 @@ TEST(LaunchCli, NxdMoeReproducesTheEstimate) {
   ASSERT_EQ(run_cli("export --from-config " + scratch("mixtral-cf2-ep8.yaml") + " --model " + model + " --to nxd --out " + again).code, 0);
   EXPECT_EQ(read_file(scratch("mixtral-cf2-ep8.yaml")), read_file(again));
   const Outcome r = run_cli("export --to nxd --out " + scratch("mixtral-ep.yaml") + " " + mixtral +
-                            "--instances 16 --pp 4 --ep 2 --stack neuronx-distributed-training");
+                            "--instances 16 --pp 4 --ep 2 --stack neuronx-distributed-training-unfused-attn");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("nxd format: distributed_strategy.expert_model_parallel_size: 1 for dropless routing"), std::string::npos)
       << r.out;

@@ -29,8 +29,8 @@ LaunchJob mixtral_job() {
   job.model_name = "mixtral-8x7b";
   job.hardware_name = "trn1.32xlarge";
   job.hardware_family = "trainium1";
-  job.stack_name = "neuronx-distributed-training";
-  job.flash_attention = true;
+  job.stack_name = "neuronx-distributed-training-unfused-attn";  // the megatron model's attention
+  job.flash_attention = false;
   job.instances = job.plan.instances = 16;
   job.devices_per_instance = 32;
   job.plan.tp = 8;
@@ -115,7 +115,12 @@ TEST(NxdMoeConfig, MixtralIsWrittenAsTheMixtralExampleRunsIt) {
   EXPECT_NE(text.find("examples/conf/megatron_mixtral_8x7b_config.yaml"), std::string::npos);
   EXPECT_NE(text.find("every expert over every token"), std::string::npos);
   EXPECT_NE(text.find("megatron_base_model.py@ff83d7bd:56-59"), std::string::npos);
-  EXPECT_NE(text.find("neuronx-distributed-2.20-unfused-attn"), std::string::npos);
+  // Priced with NKI flash attention, which the megatron model cannot run, it is refused naming the stack to use.
+  LaunchJob flash = job;
+  flash.stack_name = "neuronx-distributed-training";
+  flash.flash_attention = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, flash, "x.yaml"); }, "model.fusions.flash_attention",
+                    "--stack neuronx-distributed-training-unfused-attn");
   // A capacity factor is written as the model states it, with EP.
   const YAML::Node cf = YAML::Load(launch_files(LaunchFormat::nxd, mixtral_cf2_ep8_job(), "x.yaml")[0].text);
   EXPECT_EQ(cf["model"]["moe"]["capacity_factor"].as<double>(), 2.0);
