@@ -132,6 +132,11 @@ LayerCompute layer_compute(const StepContext& ctx) {
       m.position == spec::PositionKind::rotary
           ? tokens * (heads + kv) * d * m.rotary_fraction * op_bytes(stack.compute.rotary_bytes_per_element, 2)
           : 0.0;
+  // QK-norm (Qwen3, OLMo 2): a norm over each head's query and key before RoPE,
+  // one kernel per tensor as the layer's norms run (Megatron-Core
+  // attention.py@73a28a10:961-964 q_layernorm / k_layernorm, TENorm under TE).
+  const double qk_norm_bytes =
+      m.qk_norm ? tokens * (heads + kv) * d * (norm_stated > 0 ? norm_stated : 2 * es) : 0.0;
   const double softmax_s = ctx.stream_s(ctx.ops.attention_softmax, softmax_bytes);
   // FP8: Transformer Engine fuses the casts of the QKV and up-projection inputs
   // into their norms, of the down-projection input into the activation, and of
@@ -143,7 +148,8 @@ LayerCompute layer_compute(const StepContext& ctx) {
   const double moe_memory_forward_s = moe_memory_s(ctx);
   l.memory_forward_s = moe_memory_forward_s + m.norms_per_layer() * ctx.stream_s(ctx.ops.norm, norm_bytes) + 2 * ctx.stream_s(ctx.ops.residual, residual_bytes) +
                        activation_s + ctx.stream_s(ctx.ops.residual, autocast_cast_bytes) + softmax_s +
-                       ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
+                       ctx.stream_s(ctx.ops.residual, rotary_bytes) + ctx.stream_s(ctx.ops.norm, qk_norm_bytes) +
+                       ctx.stream_s(ctx.ops.activation, fp8_cast_bytes);
   l.memory_backward_s = 2 * l.memory_forward_s;
   // Dropout, where the model trained with it: an unfused attention drops the
   // probabilities in a kernel of its own that reads them and writes them and a

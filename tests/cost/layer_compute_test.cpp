@@ -207,6 +207,23 @@ TEST(LayerCompute, EagerElementwiseKernelsMoveTheBytesTheStackStates) {
   EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
 }
 
+// QK-norm (Megatron-Core attention.py@73a28a10:961-964): one fused norm over
+// each head's query and key, read 2 and write 2 bytes per element in BF16.
+// Llama 2 7B's shapes at TP 8, 4096 tokens: 4096 x (4 + 4) x 128 elements x 4
+// bytes = 16,777,216 bytes at 3350 GB/s x 0.7 = 7.154 us more forward, twice
+// that backward, no GEMM time.
+TEST(LayerCompute, QkNormStreamsEachHeadsQueryAndKeyOnce) {
+  auto plain = llama(4096, spec::AttentionKernel::flash);
+  auto normed = llama(4096, spec::AttentionKernel::flash);
+  normed.model.qk_norm = true;
+  const LayerCompute a = layer_compute(plain.context());
+  const LayerCompute b = layer_compute(normed.context());
+  const double extra_s = 16777216.0 / (3350e9 * 0.7);
+  EXPECT_NEAR(b.memory_forward_s - a.memory_forward_s, extra_s, extra_s * 1e-9);
+  EXPECT_NEAR(b.memory_backward_s - a.memory_backward_s, 2 * extra_s, extra_s * 1e-9);
+  EXPECT_DOUBLE_EQ(b.gemm_forward_s, a.gemm_forward_s);
+}
+
 // BLOOM's 200B candidate (hidden 14400, 96 heads: head dimension 150, 300
 // bytes in FP16) on A100s without flash attention: the score and context
 // batched GEMMs read rows that miss the tensor cores' 16-byte alignment
