@@ -92,6 +92,22 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
       job.notes.push_back(std::string(megatron ? "--attention-backend" : "model.transformer_engine") + ": the file runs " +
                           (job.flash_attention ? "fused (flash) attention" : "unfused attention") + "; stack " + stack.name +
                           " prices " + (flash ? "flash" : "unfused") + " attention");
+    // FP8 parameters as the file states them (Megatron-LM: --fp8-param-gather, arguments.py@73a28a10:1137
+    // kw_args['fp8_param'], and fp8_utils.py@73a28a10:414 builds the layers in fp8_model_init; NeMo:
+    // model.fp8_params, NVIDIA/NeMo@e938df32 nemo/collections/nlp/models/language_modeling/megatron_gpt_model.py:362),
+    // priced over the stack's own where they differ (load_scenario applies it).
+    if (job.workload.precision == spec::Precision::fp8 && job.fp8_param_gather != stack.memory.fp8_param_gather) {
+      s.fp8_param_gather = job.fp8_param_gather;
+      const std::string option = megatron ? "--fp8-param-gather" : "model.fp8_params";
+      job.notes.push_back(
+          job.fp8_param_gather
+              ? option + ": priced as the file runs it, the layers' GEMM weights as FP8 parameters (FP8 data and its "
+                         "transpose, no BF16 copy" + (stack.memory.master_weight_bytes == 2 ? ", whole FP32 masters" : "") +
+                         "); stack " + stack.name + " prices BF16 weights beside cached FP8 copies"
+              : (megatron ? "no --fp8-param-gather" : "model.fp8 without model.fp8_params") +
+                    std::string(": priced as the file runs it, BF16 weights beside Transformer Engine's cached FP8 "
+                                "copies; stack ") + stack.name + " prices FP8 parameters");
+    }
     if (job.plan.zero < 2 && job.fused_grad_accumulation != fused)
       job.notes.push_back(std::string(megatron ? "--no-gradient-accumulation-fusion" : "model.gradient_accumulation_fusion") +
                           ": the file runs " + (job.fused_grad_accumulation ? "with" : "without") +

@@ -67,6 +67,17 @@ spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw,
   return stack;
 }
 
+// FP8 parameters as the job states them, over the stack's (ScenarioOptions::fp8_param_gather):
+// cost prices them as FP8 data and its transpose, no BF16 copy (cost/memory/state_bytes.cpp).
+// They leave no BF16 weight for FP32 remainders to complete, so a stack that keeps Apex's
+// remainders keeps whole FP32 masters with them (NVIDIA/NeMo@e938df32
+// nemo/collections/nlp/models/language_modeling/megatron_base_model.py:804-805: with
+// fp8_params, store_params = True, checked before store_param_remainders at :808-810).
+void apply_fp8_params(spec::Stack& stack, bool on) {
+  stack.memory.fp8_param_gather = on;
+  if (on && stack.memory.master_weight_bytes == 2) stack.memory.master_weight_bytes = 4;
+}
+
 }  // namespace
 
 Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_name) {
@@ -101,6 +112,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
                                 choice.file + " serves (" + s.calibration.description + ")");
     }
   }
+  if (o.fp8_param_gather) apply_fp8_params(s.stack, *o.fp8_param_gather);
   s.workload = load_workload(o, s.model, s.stack, s.assumptions);
   for (const std::string& note : o.config_notes) s.assumptions.push_back(note);
   if (s.model.moe()) {

@@ -33,6 +33,9 @@ struct ScenarioOptions {
   std::optional<spec::ModelSpec> model_spec;
   // What a launcher config states that is priced otherwise (exporting::LaunchJob::notes), said as assumptions.
   std::vector<std::string> config_notes;
+  // FP8 parameters as a launcher config states them (Megatron-LM --fp8-param-gather, NeMo
+  // model.fp8_params), priced over the stack's fp8_param_gather; unset: the stack's.
+  std::optional<bool> fp8_param_gather;
 };
 
 struct Scenario {

@@ -282,11 +282,9 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     if (format != "hybrid" && format != "e4m3") throw spec::SpecError(file, "--fp8-format", "e4m3 or hybrid, found '" + format + "'");
     if (!args.has("--bf16") || args.has("--fp16")) throw spec::SpecError(file, "--fp8-format", "--bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
-    job.fp8_param_gather = args.has("--fp8-param-gather");
-    if (job.fp8_param_gather && job.stack_name != "nemo")
-      job.notes.push_back("--fp8-param-gather: Megatron keeps the layers' weights as FP8 parameters; the Megatron-LM "
-                          "stacks price BF16 weights beside FP8 copies, 2 bytes per layer parameter more");
   }
+  // FP8 parameters: the app prices them as the file states (app/launch.cpp).
+  job.fp8_param_gather = job.workload.precision == spec::Precision::fp8 && args.has("--fp8-param-gather");
   // The megatron-lm stack prices FP32 gradient buffers; a job that reduces in BF16
   // runs as stacks/megatron-lm-bf16-grads.json prices it.
   job.bf16_grad_reduce = args.has("--grad-reduce-in-bf16") && job.workload.precision != spec::Precision::fp32;

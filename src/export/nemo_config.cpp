@@ -272,11 +272,9 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
     if (job.workload.precision != spec::Precision::mixed_bf16)
       throw spec::SpecError(file, "model.fp8", "trainer.precision bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
+    // FP8 parameters only where the file says so (NVIDIA/NeMo@e938df32 nemo/collections/nlp/models/
+    // language_modeling/megatron_gpt_model.py:362: cfg.get('fp8_params', False)); the app prices them as stated.
     job.fp8_param_gather = y.flag("model.fp8_params", false);
-    if (!job.fp8_param_gather && (job.stack_name.empty() || job.stack_name == "nemo"))
-      job.notes.push_back("model.fp8 without model.fp8_params: NeMo keeps BF16 weights beside Transformer Engine's "
-                          "FP8 copies, 2 bytes per layer parameter more than the nemo stack prices (its FP8 recipes "
-                          "gather FP8 parameters)");
   }
   p.micro_batch = int(y.whole("model.micro_batch_size", 1, kBig, 4));
   job.workload.global_batch_seqs = y.whole("model.global_batch_size", 1, kBig, 8);

@@ -226,12 +226,14 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
     std::vector<std::string> expect;
   };
   const std::vector<Case> cases = {
-      // Read whole (TP 1, FP8, BF16 gradients, --sequence-parallel at TP 1 switched off); at recompute none
-      // and 8,192 tokens trainplan prices it past an H100's HBM.
+      // Read whole (TP 1, FP8 with FP8 parameters, BF16 gradients, --sequence-parallel at TP 1 switched
+      // off); at recompute none and 8,192 tokens trainplan prices it past an H100's HBM, by 5.59 GiB
+      // (19.89 GiB before its --fp8-param-gather was priced: the weights' BF16 copy, 13.0 GiB, and the
+      // allocator's 10% of it).
       {"megatron-lm_train_llama3_8b_h100_fp8.sh", "--hardware p5.48xlarge", 2,
-       {"plan: TP 1, PP 1, DP 8", "stack: megatron-lm-bf16-grads", "does not fit in HBM",
+       {"plan: TP 1, PP 1, DP 8", "stack: megatron-lm-bf16-grads", "does not fit in HBM by 5.59 GiB",
         "assumption: --sequence-parallel at TP 1 read as off", "the client reads these, trainplan does not:",
-        "--fp8-amax-history-len", "--tokenizer-type"}},
+        "--fp8-amax-history-len", "--tokenizer-type", "assumption: --fp8-param-gather: priced as the file runs it"}},
       {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --instances 4", 0,
        {"plan: TP 1, PP 4, DP 8, EP 8", "--instances 4 stands for the node count the script takes from its environment"}},
       // NUM_NODES=1 as published ("Change for multinode config"): TP 8 x PP 16 needs 16 nodes.
@@ -490,6 +492,41 @@ TEST(LaunchCli, SearchEmitsOnlyPlansTheLauncherRuns) {
   EXPECT_EQ(written_tp, leader_tp(unrestricted.out));
   EXPECT_NE(8 % written_tp, 0) << written_tp;
   EXPECT_TRUE(fs::exists(scratch("search-nxd-hf.config.json")));
+}
+
+// NVIDIA's Llama 3 8B FP8 example at 4,096 tokens (it fits): its --fp8-param-gather is priced by
+// estimate, search --like and export alike, written back, and read again to the same file and figures.
+TEST(LaunchCli, FilesFp8ParametersArePricedAndWrittenBack) {
+  std::string text = read_file(std::string(TRAINPLAN_SOURCE_DIR) +
+                               "/tests/export/fixtures/clients/megatron-lm_train_llama3_8b_h100_fp8.sh");
+  const std::size_t at = text.find("SEQ_LENGTH=8192");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 15, "SEQ_LENGTH=4096");
+  const std::string nvidia = scratch("nvidia-llama3-8b-fp8-4096.sh");
+  std::ofstream(nvidia) << text;
+  const std::string read = "--from-config " + nvidia + " --hardware p5.48xlarge";
+  expect_round_trip(read, "megatron", "nvidia-fp8-params.sh");
+  const std::string written = read_file(scratch("nvidia-fp8-params.sh"));
+  EXPECT_NE(written.find("  --fp8-param-gather \\\n"), std::string::npos) << written;
+  const std::string again = scratch("nvidia-fp8-params-again.sh");
+  ASSERT_EQ(run_cli("export --from-config " + scratch("nvidia-fp8-params.sh") + " --to megatron --out " + again).code, 0);
+  EXPECT_EQ(written, read_file(again));
+  // search --like prices the file's plan as estimate does: the same bytes per device.
+  const Outcome estimate = run_cli("estimate " + read + " --format json");
+  ASSERT_EQ(estimate.code, 0) << estimate.out;
+  const double total = nlohmann::json::parse(estimate.out)["memory"]["total_bytes"].get<double>();
+  const Outcome search = run_cli("search --like " + nvidia + " --hardware p5.48xlarge --instances 1 --top 2 --quiet --format json");
+  ASSERT_EQ(search.code, 0) << search.out;
+  bool found = false;
+  const nlohmann::json ranked = nlohmann::json::parse(search.out);
+  for (const auto& t : ranked["tables"])
+    if (t["key"] == "best_plans")
+      for (const auto& row : t["rows"])
+        if (row["tp"] == 1 && row["micro_batch"] == 1 && row["zero"] == 1 && row["recompute"] == "none") {
+          found = true;
+          EXPECT_DOUBLE_EQ(row["memory_bytes"].get<double>(), total) << row;
+        }
+  EXPECT_TRUE(found) << search.out;
 }
 
 TEST(LaunchCli, SearchLikeRanksTheFilesJobOnItsCluster) {

@@ -1,0 +1,95 @@
+// A launcher config's own statement of FP8 parameters is priced (issues 38.4, 40.1):
+// NVIDIA's Llama 3 8B FP8 example passes --fp8-param-gather, the megatron-lm stacks
+// price BF16 weights beside cached FP8 copies; the scenario read from the file prices
+// FP8 parameters instead, and writes them back.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "app/estimate.h"
+#include "app/launch.h"
+#include "export/launch_config.h"
+
+namespace trainplan::app {
+namespace {
+
+const std::string kNvidiaLlama3 =
+    std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/megatron-lm_train_llama3_8b_h100_fp8.sh";
+
+bool any_has(const std::vector<std::string>& lines, const std::string& part) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+// Llama 3 8B as the script builds it: per layer 4096 x (4096 + 2 x 1024) QKV, 4096 x 4096
+// output, 3 x 4096 x 14336 SwiGLU = 218,103,808 GEMM parameters, and (no --normalization:
+// Megatron's LayerNorm) two norms of weight and bias, 16,384, which cost's layer count
+// carries with them. TP 1, PP 1, ZeRO 1: one device holds all 32 layers unsharded, so the
+// weights line drops by 2 bytes (BF16 weight gone; the FP8 data and transpose stay) x
+// 32 x 218,120,192 = 13,959,692,288 bytes, and nothing else the optimizer keeps moves.
+TEST(Launch, FileStatedFp8ParametersArePricedOverTheStacks) {
+  ScenarioOptions s;
+  s.hardware = "p5.48xlarge";
+  PlanOptions p;
+  apply_launch_config(kNvidiaLlama3, {"--hardware"}, s, p);
+  ASSERT_EQ(s.stack, "megatron-lm-bf16-grads");
+  ASSERT_TRUE(s.fp8_param_gather.has_value());
+  EXPECT_TRUE(*s.fp8_param_gather);
+  EXPECT_TRUE(any_has(s.config_notes, "--fp8-param-gather: priced as the file runs it"));
+  EXPECT_FALSE(any_has(s.config_notes, "2 bytes per layer parameter more"));
+
+  const EstimateOutcome with = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  ScenarioOptions stack_only = s;
+  stack_only.fp8_param_gather.reset();
+  const EstimateOutcome without = estimate_plan(stack_only, p, cost::PipelineMethod::dag, "");
+  ASSERT_TRUE(with.refusal.empty() && without.refusal.empty()) << with.refusal << without.refusal;
+  EXPECT_TRUE(with.scenario.stack.memory.fp8_param_gather);
+  EXPECT_FALSE(without.scenario.stack.memory.fp8_param_gather);
+  EXPECT_EQ(with.scenario.model.layer_parameters(), 218'103'808 + 16'384);
+  const cost::MemoryBreakdown& a = with.evaluation.estimate.memory;
+  const cost::MemoryBreakdown& b = without.evaluation.estimate.memory;
+  EXPECT_DOUBLE_EQ(b.weights_bytes - a.weights_bytes, 13'959'692'288.0);
+  EXPECT_DOUBLE_EQ(a.master_weights_bytes, b.master_weights_bytes);  // Megatron's FP32 masters either way
+  EXPECT_DOUBLE_EQ(a.gradients_bytes, b.gradients_bytes);
+  EXPECT_DOUBLE_EQ(a.optimizer_states_bytes, b.optimizer_states_bytes);
+  EXPECT_DOUBLE_EQ(a.activations_bytes, b.activations_bytes);
+
+  // Written back: the job the export formats write keeps --fp8-param-gather.
+  const exporting::LaunchJob job = launch_job(with.scenario, with.evaluation.plan);
+  EXPECT_TRUE(job.fp8_param_gather);
+  const std::string script = exporting::launch_files(exporting::LaunchFormat::megatron, job, "x.sh").front().text;
+  EXPECT_NE(script.find("--fp8-param-gather"), std::string::npos);
+}
+
+// A stack keeping Apex's FP32 remainders (nemo-24.07) keeps whole FP32 masters under FP8
+// parameters (NeMo@e938df32 megatron_base_model.py:804-805): 2 bytes per parameter more,
+// over the data-parallel shards; the stack's own FP8 parameters are switched off the same way.
+TEST(Launch, Fp8ParametersOverRemaindersKeepWholeMasters) {
+  ScenarioOptions s;
+  s.model = "llama3-8b";
+  s.hardware = "p5.48xlarge";
+  s.stack = "nemo-24.07";
+  s.precision = "fp8";
+  s.seq_len = 4096;
+  s.global_batch = 256;
+  PlanOptions p;
+  p.instances = 4;
+  p.tp = 2;
+  p.sp = true;
+  p.recompute = "selective";
+  const EstimateOutcome bf16_weights = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  s.fp8_param_gather = true;
+  const EstimateOutcome fp8_params = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  ASSERT_TRUE(bf16_weights.refusal.empty() && fp8_params.refusal.empty());
+  EXPECT_EQ(fp8_params.scenario.stack.memory.master_weight_bytes, 4);
+  EXPECT_DOUBLE_EQ(fp8_params.evaluation.estimate.memory.master_weights_bytes,
+                   2 * bf16_weights.evaluation.estimate.memory.master_weights_bytes);  // 4 bytes a parameter, not 2
+  s.stack = "nemo";
+  s.fp8_param_gather = false;
+  EXPECT_FALSE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
+  s.fp8_param_gather.reset();
+  EXPECT_TRUE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
+}
+
+}  // namespace
+}  // namespace trainplan::app
