@@ -283,8 +283,15 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     if (!args.has("--bf16") || args.has("--fp16")) throw spec::SpecError(file, "--fp8-format", "--bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
   }
-  // FP8 parameters: the app prices them as the file states (app/launch.cpp).
-  job.fp8_param_gather = job.workload.precision == spec::Precision::fp8 && args.has("--fp8-param-gather");
+  // FP8 parameters (the app prices them as the file states, app/launch.cpp): Megatron-LM
+  // refuses them without FP8 (transformer_config.py@73a28a10:698-699) and without the
+  // distributed optimizer or torch FSDP2 (arguments.py@73a28a10:642-644).
+  job.fp8_param_gather = args.has("--fp8-param-gather");
+  if (job.fp8_param_gather && job.workload.precision != spec::Precision::fp8)
+    throw spec::SpecError(file, "--fp8-param-gather", "--fp8-format as well (Megatron-LM: fp8_param must be used together with fp8 mode)");
+  if (job.fp8_param_gather && !args.has("--use-distributed-optimizer") && !args.has("--use-torch-fsdp2"))
+    throw spec::SpecError(file, "--fp8-param-gather",
+                          "--use-distributed-optimizer or --use-torch-fsdp2 beside it (Megatron-LM core_r0.13.0 asserts it)");
   // The megatron-lm stack prices FP32 gradient buffers; a job that reduces in BF16
   // runs as stacks/megatron-lm-bf16-grads.json prices it.
   job.bf16_grad_reduce = args.has("--grad-reduce-in-bf16") && job.workload.precision != spec::Precision::fp32;

@@ -17,9 +17,11 @@
 
 #include "../spec/expect_spec_error.h"
 #include "export/launch_config.h"
+#include "export/megatron_config.h"
 #include "export/nxd_config.h"
 #include "export/shell_args.h"
 #include "spec/load.h"
+#include "spec/text_file.h"
 
 namespace trainplan::exporting {
 namespace {
@@ -1040,6 +1042,26 @@ TEST(LaunchConfig, Fp8ParametersAreWrittenAndReadBack) {
   EXPECT_FALSE(without.job.fp8_param_gather);
   ASSERT_EQ(without.job.notes.size(), 1u);  // the keys trainplan does not read, model.fp8_params not among them
   EXPECT_EQ(without.job.notes[0].find("model.fp8_params"), std::string::npos);
+}
+
+// What Megatron-LM refuses of --fp8-param-gather, the reader refuses: without FP8
+// (transformer_config.py@73a28a10:698-699) and without the distributed optimizer or
+// torch FSDP2 (arguments.py@73a28a10:642-644). NVIDIA's own example passes all three.
+TEST(LaunchConfig, Fp8ParametersNeedFp8AndAShardedOptimizer) {
+  const std::string nvidia = spec::read_text_file(fixture("clients/megatron-lm_train_llama3_8b_h100_fp8.sh"));
+  EXPECT_TRUE(read_megatron(nvidia, "nvidia.sh").fp8_param_gather);
+  const auto without = [&](const std::string& option) {
+    std::string text = nvidia;
+    for (std::size_t at; (at = text.find(option)) != std::string::npos;) text.erase(at, option.size());
+    return text;
+  };
+  expect_spec_error([&] { read_megatron(without("--use-distributed-optimizer"), "x.sh"); }, "--fp8-param-gather",
+                    "--use-distributed-optimizer or --use-torch-fsdp2");
+  expect_spec_error([&] { read_megatron(without("\"--fp8-format hybrid\""), "x.sh"); }, "--fp8-param-gather",
+                    "--fp8-format as well");
+  const LaunchJob bf16_weights = read_megatron(without("\"--fp8-param-gather\""), "x.sh");
+  EXPECT_FALSE(bf16_weights.fp8_param_gather);
+  EXPECT_EQ(bf16_weights.workload.precision, spec::Precision::fp8);
 }
 
 }  // namespace
