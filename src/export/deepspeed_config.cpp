@@ -239,7 +239,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   } else {
     read_bigscience_arguments(args, script_file, job);
   }
-  if (const std::string note = unpriced_options_note(args); !note.empty()) job.notes.push_back(note);
+  if (const std::string note = unread_options_note(args.unconsulted()); !note.empty()) job.notes.push_back(note);
   return job;
 }
 

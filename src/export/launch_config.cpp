@@ -1,7 +1,5 @@
 #include "export/launch_config.h"
 
-#include "export/megatron_args.h"
-
 #include <filesystem>
 #include <utility>
 
@@ -94,8 +92,14 @@ std::string stated_qkv_bias(const spec::ModelSpec& m) { return m.qkv_bias && !m.
 std::string stated_qk_norm(const spec::ModelSpec& m) { return m.qk_norm ? "true" : "false"; }
 std::string stated_top_k(const spec::ModelSpec& m) { return std::to_string(m.top_k); }
 
-void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, const std::string& file) {
+std::string unread_options_note(const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string note = "the client reads these, trainplan does not:";
+  for (const std::string& name : names) note += " " + name;
+  return note;
+}
 
+void check_stated_architecture(ReadLaunch& read, const spec::ModelSpec& named, const std::string& file) {
   const spec::ModelSpec& m = read.job.model;
   const bool yaml = read.format == LaunchFormat::nemo || read.format == LaunchFormat::nxd;
   const std::pair<const char*, std::pair<int, int>> stated[] = {

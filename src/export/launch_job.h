@@ -32,6 +32,9 @@ std::string stated_bias(const spec::ModelSpec& m);
 std::string stated_qkv_bias(const spec::ModelSpec& m);
 std::string stated_qk_norm(const spec::ModelSpec& m);
 std::string stated_top_k(const spec::ModelSpec& m);
+// One assumption line naming the options or keys a file states that trainplan does not
+// price (ShellArgs::unconsulted, YamlFields::unconsulted); empty when there are none.
+std::string unread_options_note(const std::vector<std::string>& names);
 
 struct LaunchJob {
   // trainplan's own header line ("# trainplan: model=... hardware=... stack=..."); empty where silent,

@@ -411,7 +411,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     state("--qk-layernorm", args.has("--qk-layernorm") ? "true" : "false", stated_qk_norm);
     if (m.experts > 0) state("--moe-router-topk", std::to_string(whole("--moe-router-topk", 1, kBig, 2)), stated_top_k);
   }
-  if (const std::string note = unpriced_options_note(args); !note.empty()) job.notes.push_back(note);
+  if (const std::string note = unread_options_note(args.unconsulted()); !note.empty()) job.notes.push_back(note);
   return job;
 }
 

@@ -343,7 +343,7 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
                              "model.rotary_base", "model.bias", "model.qkv_bias", "model.moe_router_topk"},
                          job);
   // The data, tokenizer and optimizer sections are the user's; the rest of trainer and model is said.
-  if (const std::string note = unpriced_keys_note(y, {"trainer", "model"}, {"model.data", "model.tokenizer", "model.optim"});
+  if (const std::string note = unread_options_note(y.unconsulted({"trainer", "model"}, {"model.data", "model.tokenizer", "model.optim"}));
       !note.empty())
     job.notes.push_back(note + " (model.data, model.tokenizer and model.optim aside)");
   return job;

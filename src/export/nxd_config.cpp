@@ -163,8 +163,8 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   // flash attention, not under the format's own unfused neuronx-distributed stack.
   job.flash_attention = hf && y.flag("model.fusions.flash_attention", false);
   if (job.stack_name.empty() && job.flash_attention) job.stack_name = "neuronx-distributed-2.20";
-  if (const std::string note = unpriced_keys_note(y, {"trainer", "distributed_strategy", "data", "model", "precision"},
-                                                  {"data.tokenizer", "model.optim"});
+  if (const std::string note = unread_options_note(
+          y.unconsulted({"trainer", "distributed_strategy", "data", "model", "precision"}, {"data.tokenizer", "model.optim"}));
       !note.empty())
     job.notes.push_back(note + " (data.tokenizer and model.optim aside)");
   return job;

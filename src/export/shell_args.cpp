@@ -39,15 +39,6 @@ std::vector<std::string> ShellArgs::unconsulted() const {
   return out;
 }
 
-// One assumption line naming what a script states that trainplan does not price.
-std::string unpriced_options_note(const ShellArgs& args) {
-  const std::vector<std::string> names = args.unconsulted();
-  if (names.empty()) return "";
-  std::string note = "the client reads these, trainplan does not:";
-  for (const std::string& name : names) note += " " + name;
-  return note;
-}
-
 std::string ArgList::render() const {
   std::string out;
   for (const auto& [name, value] : items) {

@@ -51,9 +51,6 @@ struct ArgList {
   std::string render() const;
 };
 
-// "the client reads these, trainplan does not: --lr --save ..." for the options of `args` no reader consulted; "" for none.
-std::string unpriced_options_note(const ShellArgs& args);
-
 // Throws spec::SpecError naming `file` for an unterminated quote.
 ShellArgs parse_shell_args(const std::string& text, const std::string& file);
 

@@ -139,15 +139,6 @@ std::vector<std::string> YamlFields::unconsulted(const std::vector<std::string>&
   return out;
 }
 
-std::string unpriced_keys_note(const YamlFields& fields, const std::vector<std::string>& sections,
-                               const std::vector<std::string>& skip) {
-  const std::vector<std::string> keys = fields.unconsulted(sections, skip);
-  if (keys.empty()) return "";
-  std::string note = "the client reads these, trainplan does not:";
-  for (const std::string& key : keys) note += " " + key;
-  return note;
-}
-
 YAML::Node YamlFields::find(const std::string& path) const {
   consulted_.insert(path);
   YAML::Node node;

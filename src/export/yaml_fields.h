@@ -25,7 +25,7 @@ class YamlFields {
   void add(const std::string& path, const std::string& value);
   const std::string& file() const { return file_; }
   // The leaf key paths (scalars, lists, nulls) under `sections` that no read asked about, in
-  // document order, those under a path of `skip` left out; read with unpriced_keys_note.
+  // document order, those under a path of `skip` left out; said with unread_options_note (launch_job.h).
   std::vector<std::string> unconsulted(const std::vector<std::string>& sections, const std::vector<std::string>& skip) const;
 
  private:
@@ -53,10 +53,6 @@ struct YamlLayerKeys {
 // The properties the file states of its layer (present keys only: an absent one takes the
 // client's base config, which trainplan's exports state in full) into job.stated.
 void read_yaml_stated_layer(const YamlFields& fields, const YamlLayerKeys& keys, LaunchJob& job);
-
-// "the client reads these, trainplan does not: model.x trainer.y" for the unconsulted keys of `fields` under `sections`; "" for none.
-std::string unpriced_keys_note(const YamlFields& fields, const std::vector<std::string>& sections,
-                               const std::vector<std::string>& skip);
 
 // A YAML document as text: the header comment, then `root` in block style.
 std::string yaml_text(const std::string& header, const YAML::Node& root);
