@@ -99,9 +99,6 @@ int priced_kv_replicator(const spec::ModelSpec& m, int tp) {
 namespace {
 bool tp_splits_kv_heads(const LaunchJob& job) { return job.model.kv_heads > 0 && job.model.kv_heads % job.plan.tp != 0; }
 bool wraps_mlp(const LaunchJob& job) { return job.recompute_mlp && job.plan.recompute == spec::Recompute::selective; }
-}  // namespace
-
-namespace {
 // The NKI flash attention a stack prices runs on the HF path alone: modeling_llama.py@ff83d7bd:411-413
 // calls nki_flash_attn_func under model.fusions.flash_attention; models/megatron has no flash path.
 // A dense Llama goes there; other models stay on the megatron path, which refuses them (nxd_config.cpp).
