@@ -57,8 +57,9 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
     }
     return t;
   }
-  const double reduce = p.zero == 0 ? seconds(Collective::all_reduce, element)
-                                    : seconds(Collective::reduce_scatter, element);
+  const bool all_reduce = p.zero == 0 || ctx.stack.communication.zero_grad_reduce_all_reduce;
+  const double reduce = all_reduce ? seconds(Collective::all_reduce, element)
+                                   : seconds(Collective::reduce_scatter, element);
   const double gather = p.zero == 0 ? 0.0 : seconds(Collective::all_gather, e);
   t.total_s = reduce + gather;
   // Gradients of the last micro-batch's backward stream out while it runs; the

@@ -108,7 +108,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   Stack s;
   s.source_file = file;
   r.only_keys(j, "$", {"name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
-                      "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "overlap_dp_param_gather",
+                      "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
@@ -136,6 +136,9 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.communication.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.communication.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
   if (r.has(j, "dp_reduction_copy_mb")) s.communication.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
+  if (r.has(j, "zero_grad_reduce"))
+    s.communication.zero_grad_reduce_all_reduce =
+        word(r, j, "zero_grad_reduce", {"reduce-scatter", "all-reduce"}) == "all-reduce";
   s.communication.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
   s.capabilities.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
 

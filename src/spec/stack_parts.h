@@ -186,6 +186,11 @@ struct StackCommunication {
   // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
   // copied whole); 0: none. Optional in files.
   double dp_reduction_copy_bytes = 0;
+  // ZeRO 1-2 reduce each gradient bucket with an all-reduce and keep their own
+  // shard of it (DeepSpeed's "reduce_scatter": false), twice a reduce-scatter's
+  // bytes; optional in files ("zero_grad_reduce": "all-reduce" | "reduce-scatter"),
+  // absent: reduce-scatter.
+  bool zero_grad_reduce_all_reduce = false;
   // The MoE dispatcher sends a token once to each other instance that holds
   // one of its experts and fans it out there (DeepEP / HybridEP), instead of
   // one copy per expert (a plain all-to-all); optional in files.

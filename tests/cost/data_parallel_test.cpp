@@ -51,6 +51,31 @@ TEST(DataParallel, StackWithoutOverlapExposesItEvenWhenThePlanAsks) {
   EXPECT_DOUBLE_EQ(t.exposed_s, t.total_s);
 }
 
+// DeepSpeed ZeRO-1/2 with "reduce_scatter": false all-reduce each bucket and keep
+// their shard (HabanaAI/DeepSpeed@ad4a2d0f stage_1_and_2.py:1056-1058, :977-999):
+// the same reduction costs what ZeRO 0's all-reduce costs, and the gather of the
+// updated shards comes on top. A bandwidth-bound all-reduce moves twice a
+// reduce-scatter's bytes (2 (P-1)/P against (P-1)/P per rank).
+TEST(DataParallel, ZeroReducedByAllReduceCostsWhatZeroZeroDoes) {
+  auto zero0 = dp4(0, false);
+  auto scatter = dp4(0, false);
+  scatter.plan.zero = 2;
+  auto all_reduce = dp4(0, false);
+  all_reduce.plan.zero = 2;
+  all_reduce.stack.communication.zero_grad_reduce_all_reduce = true;
+  const double ar = data_parallel(zero0.context(), 1, 1, 32).total_s;
+  const double z2_scatter = data_parallel(scatter.context(), 1, 1, 32).total_s;
+  const double z2_all_reduce = data_parallel(all_reduce.context(), 1, 1, 32).total_s;
+  // Both ZeRO-2 plans gather the same updated shards: what the all-reduce one
+  // adds to ZeRO 0 is that gather, and the reduce-scatter is the rest of the other.
+  const double gather = z2_all_reduce - ar;
+  const double reduce_scatter = z2_scatter - gather;
+  EXPECT_GT(gather, 0);
+  EXPECT_GT(reduce_scatter, 0);
+  EXPECT_GT(ar, 1.8 * reduce_scatter);
+  EXPECT_LT(ar, 2.2 * reduce_scatter);
+}
+
 // BF16 gradients (NeMo's benchmark recipes, grad_reduce_in_fp32 false) halve the
 // bytes, and the time where bandwidth dominates.
 TEST(DataParallel, GradientDtypeSetsTheBytes) {

@@ -406,6 +406,17 @@ TEST(StackLoad, GateUpProjectionIsOptionalAndOneOfTwoWords) {
   expect_stack_error([&] { from(j); }, "$.gate_up_projection.value", "expected one of fused, separate, got \"split\"");
 }
 
+// optimum-habana's CI ZeRO-2 config turns DeepSpeed's reduce_scatter off
+// (stacks/optimum-habana-zero2.json zero_grad_reduce); absent: reduce-scatter.
+TEST(StackLoad, ZeroGradReduceIsOptionalAndOneOfTwoWords) {
+  EXPECT_TRUE(load_stack("optimum-habana-zero2").communication.zero_grad_reduce_all_reduce);
+  EXPECT_FALSE(load_stack("optimum-habana").communication.zero_grad_reduce_all_reduce);  // absent
+  json j = shipped_stack("megatron-lm");
+  j["zero_grad_reduce"] = {{"value", "reduce"}, {"source", "a test"}};
+  expect_stack_error([&] { from(j); }, "$.zero_grad_reduce.value",
+                     "expected one of reduce-scatter, all-reduce, got \"reduce\"");
+}
+
 // Which column-parallel backward collectives run beside the layer's GEMMs
 // (stacks/*.json tp_backward_overlap): Megatron-Core and NeMo always, the SC21
 // code and the BigScience fork never, Microsoft's fork under SP only; absent: none.
