@@ -76,8 +76,11 @@ double cached_through_step_bytes(const spec::Stack& stack, double backward_tenso
 // communicator's buffers per parallel group (TP, PP, DP, CP, EP) of more than
 // one rank, where the stack states a communicator's size.
 double runtime_reserve_bytes(const spec::Stack& stack, const spec::Plan& plan);
-// A reduction buffer the stack keeps apart from the gradients, across steps.
-double reduction_buffers_bytes(const spec::Stack& stack, const spec::Plan& plan);
+// A reduction buffer the stack keeps apart from the gradients, across steps,
+// as the stack sizes it at the plan's ZeRO stage (hidden^2 16-bit elements
+// where it takes the Hugging Face integration's "auto").
+double reduction_buffers_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const StateBytes& state,
+                               const spec::Plan& plan);
 // After backward, before the step: the flat copy of one gradient bucket that a
 // buffered all-reduce makes (StackCommunication::dp_reduction_copy_bytes), at least the largest
 // single gradient of pipeline rank `rank` (a bucket closes once it passes its

@@ -57,6 +57,21 @@ std::vector<std::string> words(const JsonReader& r, const nlohmann::json& j, con
   return out;
 }
 
+// An array of ZeRO stages 0..3 (non-empty unless `may_be_empty`).
+std::vector<int> zero_stage_list(const JsonReader& r, const nlohmann::json& j, const std::string& key, bool may_be_empty) {
+  const auto& value = behaviour(r, j, key);
+  const std::string where = "$." + key + ".value";
+  if (!value.is_array() || (value.empty() && !may_be_empty))
+    r.fail(where, std::string(may_be_empty ? "expected an array" : "expected a non-empty array") + " of ZeRO stages 0..3");
+  std::vector<int> out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_number_integer() || value[i].get<long long>() < 0 || value[i].get<long long>() > 3)
+      r.fail(where + "[" + std::to_string(i) + "]", "expected a ZeRO stage 0..3");
+    out.push_back(value[i].get<int>());
+  }
+  return out;
+}
+
 double dtype_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }  // bf16, fp16: 2
 
 // "2.21.0" -> {2, 21, 0}; empty when it is not dotted whole numbers.
@@ -111,6 +126,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
+                      "gradients_freed_at_step", "loss_freed_before_recompute", "dp_bucket_buffer_by_zero_stage",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -132,9 +148,29 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   // Optional: absent where the stack's pipeline frees or never keeps them.
   if (r.has(j, "pipeline_keeps_stage_outputs")) s.memory.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
   if (r.has(j, "fsdp_gathered_under_pipeline")) s.memory.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
+  if (r.has(j, "gradients_freed_at_step"))
+    for (const int stage : zero_stage_list(r, j, "gradients_freed_at_step", true)) s.memory.gradients_freed_at_step[stage] = true;
+  if (r.has(j, "loss_freed_before_recompute"))
+    s.memory.loss_freed_before_recompute = flag(r, j, "loss_freed_before_recompute");
   s.communication.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");
   s.communication.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
   s.communication.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
+  if (r.has(j, "dp_bucket_buffer_by_zero_stage")) {
+    const auto& by_stage = behaviour(r, j, "dp_bucket_buffer_by_zero_stage");
+    const std::string path = "$.dp_bucket_buffer_by_zero_stage.value";
+    if (!by_stage.is_object())
+      r.fail(path, "expected an object of ZeRO stage (\"0\" to \"3\"): MB or \"hidden-squared\"");
+    r.only_keys(by_stage, path, {"0", "1", "2", "3"});
+    for (const auto& [key, value] : by_stage.items()) {
+      const int stage = key[0] - '0';
+      if (value.is_string()) {
+        r.choice(by_stage, path, key, {"hidden-squared"});
+        s.communication.dp_bucket_buffer_hidden_squared[stage] = true;
+      } else {
+        s.communication.dp_bucket_buffer_bytes_by_stage[stage] = r.positive(by_stage, path, key, true) * 1e6;
+      }
+    }
+  }
   if (r.has(j, "dp_reduction_copy_mb")) s.communication.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
   if (r.has(j, "zero_grad_reduce"))
     s.communication.zero_grad_reduce_all_reduce =
@@ -142,14 +178,7 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
   s.communication.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
   s.capabilities.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
 
-  const auto& zero = behaviour(r, j, "zero_stages");
-  if (!zero.is_array() || zero.empty()) r.fail("$.zero_stages.value", "expected a non-empty array of ZeRO stages 0..3");
-  s.capabilities.zero_stages.clear();
-  for (size_t i = 0; i < zero.size(); ++i) {
-    if (!zero[i].is_number_integer() || zero[i].get<long long>() < 0 || zero[i].get<long long>() > 3)
-      r.fail("$.zero_stages.value[" + std::to_string(i) + "]", "expected a ZeRO stage 0..3");
-    s.capabilities.zero_stages.push_back(zero[i].get<int>());
-  }
+  s.capabilities.zero_stages = zero_stage_list(r, j, "zero_stages", false);
   const auto schedules = words(r, j, "pipeline_schedules", {"1f1b", "interleaved"});
   s.capabilities.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
   s.capabilities.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();

@@ -3,6 +3,7 @@
 // communicates. Plain data: stack_load.cpp fills it from the flat keys of
 // stacks/<name>.json; a default is what spec::Stack{} and an omitted optional key get.
 #pragma once
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -155,6 +156,20 @@ struct StackMemory {
   // the last backward, so the stage's 16-bit weights stay gathered and its
   // gradients accumulate unsharded in the main-gradient dtype.
   bool fsdp_gathered_under_pipeline = false;
+  // ZeRO stages (index 0..3) at which the stack's gradients exist only from a
+  // step's backward to its optimizer step, which frees them (DeepSpeed's
+  // ZeRO-1/2 optimizer), so with one micro-batch per step none are held while
+  // the forward runs; false: a gradient buffer held across steps (Megatron's
+  // main_grad, DDP's buckets, DeepSpeed ZeRO-3's partition buffer). Optional
+  // in files ("gradients_freed_at_step": the stages).
+  std::array<bool, 4> gradients_freed_at_step{};
+  // Nothing keeps the logits past the loss's backward (the trainer takes the
+  // loss alone from the model's output), so under full recompute the loss and
+  // the replayed layer, which backward re-runs only after the LM head's
+  // backward, are never held at once; false: summed, as where a pipeline
+  // engine keeps the last stage's output through the backward. Optional in
+  // files ("loss_freed_before_recompute").
+  bool loss_freed_before_recompute = false;
   double runtime_reserve_bytes = 0;     // per device, outside the framework's tensors (the context, where
                                         // communicator_bytes is given)
   double communicator_bytes = 0;        // per communicator, one per parallel group of more than one rank;
@@ -182,6 +197,14 @@ struct StackCommunication {
   bool overlap_dp_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
   double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)
+  // The same per ZeRO stage (index 0..3) where the stack's configs differ by
+  // stage: bytes, or < 0 for dp_bucket_buffer_bytes. Optional in files
+  // ("dp_bucket_buffer_by_zero_stage").
+  std::array<double, 4> dp_bucket_buffer_bytes_by_stage{-1, -1, -1, -1};
+  // Per ZeRO stage: the buffer holds hidden^2 16-bit elements instead (the
+  // Hugging Face DeepSpeed integration fills reduce_bucket_size "auto" with
+  // hidden_size * hidden_size).
+  std::array<bool, 4> dp_bucket_buffer_hidden_squared{};
   // A flat copy of one reduction bucket, made after backward and freed before the
   // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
   // copied whole); 0: none. Optional in files.

@@ -181,6 +181,26 @@ TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
   EXPECT_DOUBLE_EQ(load_stack("torchtitan").memory.loss_bytes_per_logit_tp, 4 + 4 + 4 + 4);
 }
 
+// The optional per-ZeRO-stage behaviours (stacks/README.md): a stage outside
+// 0..3, a word other than hidden-squared or an implausible size names its path.
+TEST(StackLoad, PerZeroStageFieldsNameTheBadStage) {
+  json j = shipped_stack("megatron-lm");
+  j["gradients_freed_at_step"] = {{"value", json::array({1, 4})}, {"source", "test"}};
+  expect_stack_error([&] { from(j); }, "$.gradients_freed_at_step.value[1]", "ZeRO stage 0..3");
+  j["gradients_freed_at_step"]["value"] = json::array();
+  EXPECT_NO_THROW(from(j));  // none freed
+  j["dp_bucket_buffer_by_zero_stage"] = {{"value", {{"3", "hidden"}}}, {"source", "test"}};
+  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage.value", "hidden-squared");
+  j["dp_bucket_buffer_by_zero_stage"]["value"] = {{"4", 10}};
+  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage.value", "4");
+  j["dp_bucket_buffer_by_zero_stage"]["value"] = {{"1", 2e5}};
+  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage.value.1", "MB");
+  j["dp_bucket_buffer_by_zero_stage"]["value"] = {{"1", 12.5}, {"3", "hidden-squared"}};
+  const Stack s = from(j);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes_by_stage[1], 12.5e6);
+  EXPECT_TRUE(s.communication.dp_bucket_buffer_hidden_squared[3]);
+}
+
 // torchtitan keeps an FSDP stage gathered through a pipeline step
 // (parallelize_llama.py apply_fsdp, torch.distributed.pipelining); Megatron's
 // distributed optimizer and DeepSpeed's engines never shard weights under PP.

@@ -1,7 +1,8 @@
-// Composes the memory components for one pipeline rank, at the larger of its
-// two peaks (end of forward with every in-flight activation; the optimizer
-// step or the reduction's flat copy after backward), and picks the heaviest
-// rank (cost/stages.h) for memory_per_device.
+// Composes the memory components for one pipeline rank, at the largest of its
+// peaks (end of forward with every in-flight activation; where the stack
+// allows, apart from it the replayed layer and backward's end with all the
+// gradients; the optimizer step or the reduction's flat copy after backward),
+// and picks the heaviest rank (cost/stages.h) for memory_per_device.
 #include <algorithm>
 #include <array>
 
@@ -35,9 +36,51 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
     mem.gradients_bytes += gathered_gradients_bytes(state, params) - gradients_bytes(state, params, dense);
     mem.sharding_buffers_bytes = 0;
   }
-  mem.reduction_buffers_bytes = reduction_buffers_bytes(stack, dense);
+  mem.reduction_buffers_bytes = reduction_buffers_bytes(m, stack, state, dense);
   const double held = mem.weights_bytes + mem.master_weights_bytes + mem.optimizer_states_bytes + mem.reduction_buffers_bytes;
-  mem.tensors_bytes = held + mem.gradients_bytes + mem.activations_bytes + mem.logits_bytes + mem.sharding_buffers_bytes;
+  const double gradients = mem.gradients_bytes;  // all of them, as backward ends
+  // The forward and backward of one step, as three moments. By default all at
+  // once: every gradient (held across steps or from earlier micro-batches),
+  // the in-flight activations with the replayed layer, and the logits. Where
+  // the stack frees its gradients at each step and a step runs one
+  // micro-batch, the forward holds none; they peak at backward's end, beside
+  // the first layer's activations (under full recompute its replay and its
+  // checkpoint). Where nothing keeps the logits past the loss's backward, the
+  // loss and the replayed layer are apart.
+  const bool gradients_from_backward = stack.memory.gradients_freed_at_step[std::clamp(p.zero, 0, 3)] &&
+                                       p.grad_accum <= 1 && !gathered_through_step(stack, p);
+  const double forward_gradients = gradients_from_backward ? 0.0 : gradients;
+  spec::Plan stored_plan = p;  // a layer with nothing recomputed: what a replay re-creates
+  stored_plan.recompute = spec::Recompute::none;
+  const double replay =
+      p.recompute == spec::Recompute::full ? layer_activation_bytes(m, stack, w, stored_plan) : 0.0;
+  struct Moment {
+    double gradients, activations, logits;
+  };
+  std::array<Moment, 3> moments{};
+  int count = 0;
+  if (stack.memory.loss_freed_before_recompute && replay > 0 && mem.logits_bytes > 0) {
+    const double stored = mem.activations_bytes - replay;
+    moments[count++] = {forward_gradients, stored, mem.logits_bytes};     // the loss
+    moments[count++] = {forward_gradients, mem.activations_bytes, 0.0};  // the last layer replayed
+  } else {
+    moments[count++] = {forward_gradients, mem.activations_bytes, mem.logits_bytes};
+  }
+  if (gradients_from_backward) {
+    const double first_layer =
+        layer_activation_bytes(m, stack, w, stored_plan) + (replay > 0 ? layer_activation_bytes(m, stack, w, p) : 0.0);
+    moments[count++] = {gradients, first_layer, 0.0};  // backward's end
+  }
+  mem.tensors_bytes = -1;
+  for (int i = 0; i < count; ++i) {
+    const Moment& at = moments[i];
+    const double tensors = held + at.gradients + at.activations + at.logits + mem.sharding_buffers_bytes;
+    if (tensors <= mem.tensors_bytes) continue;
+    mem.tensors_bytes = tensors;
+    mem.gradients_bytes = at.gradients;
+    mem.activations_bytes = at.activations;
+    mem.logits_bytes = at.logits;
+  }
   // The other peak: the optimizer step, after backward has freed the activations.
   const double temporaries = optimizer_temporaries_bytes(stack, state, params, dense) +
                              optimizer_temporaries_bytes(stack, state, expert_params, experts);
@@ -47,7 +90,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   // Between backward and the step a buffered all-reduce flattens one bucket of
   // the gradients, all still held.
   const double reduction_copy = reduction_copy_bytes(m, stack, state, params, dense, rank);
-  const double reduction_peak = held + mem.gradients_bytes + reduction_copy;
+  const double reduction_peak = held + gradients + reduction_copy;
   const double step_peak = held + step_gradients + temporaries;
   // DeepSpeed's flat copies (the reduction's bucket, the step's gradient shard)
   // are single allocations, each its own segment: nothing of them is split or
@@ -57,6 +100,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
     mem.activations_bytes = mem.logits_bytes = mem.sharding_buffers_bytes = 0;
     mem.peak_at_optimizer_step = true;
     if (reduction_peak > step_peak) {
+      mem.gradients_bytes = gradients;
       mem.reduction_buffers_bytes += reduction_copy;
       mem.tensors_bytes = reduction_peak;
       flat_copies = reduction_copy;
