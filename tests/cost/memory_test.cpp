@@ -904,3 +904,68 @@ TEST(Memory, GeluExpertsScaledAfterTheActivationKeepItsOutput) {
   stack.memory.moe_probs_after_activation = true;
   EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(swiglu, stack, w, p), plain);
 }
+
+// Issue 40, "no real run refused": optimum-habana's CI ran CodeLlama-13B-Instruct
+// under DeepSpeed ZeRO-1 at micro-batch 48, 1,024 tokens, on 8 Gaudi2 (96 GiB).
+// DeepSpeed's ZeRO-1/2 optimizer (HabanaAI/DeepSpeed@1.18.0 zero/stage_1_and_2.py:
+// independent_gradient_partition_epilogue's zero_grad(set_to_none=True), lines
+// 792-795; step's averaged_gradients[i] = None, line 1896; stacks/optimum-habana.json
+// gradients_freed_at_step) holds gradients only from backward to the step, so a
+// step of one micro-batch holds none at its forward's end: there the 40 layer
+// checkpoints (40 x 48 x 1,024 x 5,120 x 2 = 20,132,659,200 bytes) and the loss,
+// 12 bytes per logit (modeling_llama.py at d09f3ea13: FP32 logits, an FP32
+// shifted copy, log_softmax's FP32 output), 49,152 x 32,016 x 12. The full BF16
+// gradients, 2 x 13,016,028,160 bytes, peak at backward's end beside the first
+// layer's replay and its checkpoint: with a fused 2-byte loss that is the peak.
+TEST(Memory, DeepSpeedZeroOneHoldsNoGradientsInTheForwardOfAOneMicroBatchStep) {
+  const spec::ModelSpec m = spec::load_model("codellama-13b");
+  const spec::HardwareSpec hw = spec::load_hardware("hls-gaudi2");
+  const spec::Stack oh = spec::load_stack("optimum-habana");
+  const spec::Workload w = workload(1024, 384);
+  spec::Plan p;
+  p.instances = 1;
+  p.micro_batch = 48;
+  p.zero = 1;
+  p.recompute = spec::Recompute::full;
+  p.overlap_dp_comm = false;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 8);
+  ASSERT_EQ(p.grad_accum, 1);
+  const double P = 13016028160.0;
+  ASSERT_DOUBLE_EQ(cost::stage_parameters_per_device(m, p, 0), P);
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, oh, w, p), 49152.0 * 32016 * 12);
+  spec::Plan stored = p;
+  stored.recompute = spec::Recompute::none;
+  const double first_layer = cost::layer_activation_bytes(m, oh, w, stored) + 503316480.0;
+  ASSERT_DOUBLE_EQ(cost::layer_activation_bytes(m, oh, w, p), 503316480.0);
+  // BF16 weights, FP32 master and moments over 8 ranks, the 5e8-element buffer.
+  const double held = 2 * P + 12 * P / 8 + 1e9;
+  const auto loss = cost::memory_per_device(m, hw, oh, w, p);
+  EXPECT_FALSE(loss.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(loss.gradients_bytes, 0);
+  EXPECT_DOUBLE_EQ(loss.logits_bytes, 49152.0 * 32016 * 12);
+  EXPECT_NEAR(loss.activations_bytes, 20132659200.0, 1.0);
+  EXPECT_NEAR(loss.tensors_bytes, held + 20132659200.0 + 49152.0 * 32016 * 12, 1.0);
+  EXPECT_TRUE(loss.fits);
+  spec::Stack fused_loss = oh;
+  fused_loss.memory.loss_bytes_per_logit = 2;
+  const auto end = cost::memory_per_device(m, hw, fused_loss, w, p);
+  EXPECT_DOUBLE_EQ(end.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(end.logits_bytes, 0);
+  EXPECT_DOUBLE_EQ(end.activations_bytes, first_layer);
+  EXPECT_DOUBLE_EQ(end.tensors_bytes, held + 2 * P + first_layer);
+  EXPECT_LT(end.tensors_bytes, loss.tensors_bytes);
+  // Two micro-batches per step: the first one's gradients are held through the
+  // second's forward, beside every checkpoint and the loss.
+  const spec::Workload two = workload(1024, 768);
+  spec::Plan p2 = p;
+  p2.grad_accum = 0;
+  ASSERT_EQ(cost::complete_plan(m, hw, two, p2), cost::PlanProblem::none);
+  ASSERT_EQ(p2.grad_accum, 2);
+  const auto accumulating = cost::memory_per_device(m, hw, oh, two, p2);
+  EXPECT_DOUBLE_EQ(accumulating.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(accumulating.logits_bytes, 49152.0 * 32016 * 12);
+  EXPECT_NEAR(accumulating.tensors_bytes, loss.tensors_bytes + 2 * P, 1.0);
+  // ZeRO-3 keeps its gradient partition buffer across steps (stage3.py:492 at 1.14.0).
+  EXPECT_FALSE(oh.memory.gradients_freed_at_step[3]);
+}

@@ -181,6 +181,40 @@ TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
   EXPECT_DOUBLE_EQ(load_stack("torchtitan").memory.loss_bytes_per_logit_tp, 4 + 4 + 4 + 4);
 }
 
+// optimum-habana's loss, read off the model code of the CodeLlama baseline's
+// release (d09f3ea13 modeling_llama.py): the logits upcast to FP32, an FP32 copy
+// of the shifted logits and log_softmax's FP32 output (4 + 4 + 4).
+TEST(StackLoad, OptimumHabanaLossFollowsTheModelCodeOfEachRelease) {
+  EXPECT_DOUBLE_EQ(load_stack("optimum-habana").memory.loss_bytes_per_logit, 4 + 4 + 4);
+}
+
+// DeepSpeed's ZeRO-1/2 optimizer frees the gradients at each step (stage_1_and_2.py
+// zero_grad(set_to_none=True), averaged_gradients[i] = None); ZeRO-3's partition
+// buffer and Megatron's main_grad persist. GaudiTrainer drops the model's output
+// before backward. optimum-habana's CI DeepSpeed configs size the reduction
+// buffer per stage: ZeRO-1 DeepSpeed's default, ZeRO-2 none (contiguous_gradients
+// false), ZeRO-3 hidden^2 (reduce_bucket_size "auto").
+TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
+  for (const char* name : {"optimum-habana"}) {
+    const Stack s = load_stack(name);
+    EXPECT_FALSE(s.memory.gradients_freed_at_step[0]) << name;
+    EXPECT_TRUE(s.memory.gradients_freed_at_step[1]) << name;
+    EXPECT_TRUE(s.memory.gradients_freed_at_step[2]) << name;
+    EXPECT_FALSE(s.memory.gradients_freed_at_step[3]) << name;
+    EXPECT_TRUE(s.memory.loss_freed_before_recompute) << name;
+    EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 1000e6) << name;
+    EXPECT_LT(s.communication.dp_bucket_buffer_bytes_by_stage[1], 0) << name;  // not named: dp_bucket_buffer_mb
+    EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes_by_stage[2], 0) << name;
+    EXPECT_TRUE(s.communication.dp_bucket_buffer_hidden_squared[3]) << name;
+    EXPECT_FALSE(s.communication.dp_bucket_buffer_hidden_squared[1]) << name;
+  }
+  EXPECT_TRUE(load_stack("optimum-habana-ddp").memory.loss_freed_before_recompute);
+  const Stack megatron = load_stack("megatron-lm");
+  for (int stage = 0; stage < 4; ++stage) EXPECT_FALSE(megatron.memory.gradients_freed_at_step[stage]);
+  EXPECT_FALSE(megatron.memory.loss_freed_before_recompute);
+  EXPECT_FALSE(load_stack("megatron-deepspeed").memory.loss_freed_before_recompute);  // the pipe engine keeps the output
+}
+
 // The optional per-ZeRO-stage behaviours (stacks/README.md): a stage outside
 // 0..3, a word other than hidden-squared or an implausible size names its path.
 TEST(StackLoad, PerZeroStageFieldsNameTheBadStage) {
