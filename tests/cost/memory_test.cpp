@@ -969,3 +969,49 @@ TEST(Memory, DeepSpeedZeroOneHoldsNoGradientsInTheForwardOfAOneMicroBatchStep) {
   // ZeRO-3 keeps its gradient partition buffer across steps (stage3.py:492 at 1.14.0).
   EXPECT_FALSE(oh.memory.gradients_freed_at_step[3]);
 }
+
+// BLOOM-7B1 under ZeRO-3 at micro-batch 8, 1,024 tokens, on Gaudi1 (32 GiB), as
+// optimum-habana 1.10 ran it (e394b0f92 modeling_bloom.py:561-575: BF16 logits, a
+// BF16 shifted copy and BF16 log_softmax, 6 bytes per logit: 8 x 1,024 x 250,880
+// x 6 = 12,331,253,760). GaudiTrainer takes the loss alone from compute_loss and
+// drops the model output before backward (trainer.py:1419-1427), so the loss
+// and the layer that full recompute replays are never held at once: the
+// forward's end holds the logits and the checkpoints, not the replay. The
+// ZeRO-3 reduction bucket is hidden^2 BF16 elements, 4,096 x 4,096 x 2 =
+// 33,554,432 bytes (reduce_bucket_size "auto", accelerator.py:571), not
+// DeepSpeed's 5e8-element default.
+TEST(Memory, LossAndReplayedLayerApartWhereTheTrainerDropsTheLogits) {
+  const spec::ModelSpec m = spec::load_model("bloom-7b1");
+  const spec::HardwareSpec hw = spec::load_hardware("dl1.24xlarge");
+  const spec::Stack oh = spec::load_stack("optimum-habana-1.10");
+  ASSERT_TRUE(oh.memory.loss_freed_before_recompute);
+  const spec::Workload w = workload(1024, 64);
+  spec::Plan p;
+  p.instances = 1;
+  p.micro_batch = 8;
+  p.zero = 3;
+  p.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 8);
+  EXPECT_DOUBLE_EQ(cost::logits_bytes(m, oh, w, p), 12331253760.0);
+  const cost::StateBytes s = cost::state_bytes_per_parameter(oh, w.precision);
+  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, p), 33554432.0);
+  spec::Plan stored = p;
+  stored.recompute = spec::Recompute::none;
+  const double replay = cost::layer_activation_bytes(m, oh, w, stored);
+  const auto apart = cost::memory_per_device(m, hw, oh, w, p);
+  EXPECT_DOUBLE_EQ(apart.logits_bytes, 12331253760.0);
+  EXPECT_NEAR(apart.activations_bytes, cost::activations_bytes(m, oh, w, p, 0) - replay, 1.0);
+  EXPECT_DOUBLE_EQ(apart.reduction_buffers_bytes, 33554432.0);
+  spec::Stack summed = oh;
+  summed.memory.loss_freed_before_recompute = false;
+  const auto together = cost::memory_per_device(m, hw, summed, w, p);
+  EXPECT_NEAR(together.tensors_bytes - apart.tensors_bytes, replay, 1.0);
+  // The bucket by ZeRO stage: none at 2 (the CI's ZeRO-2 config turns
+  // contiguous_gradients off), DeepSpeed's default 5e8 elements at 1.
+  spec::Plan z2 = p, z1 = p;
+  z2.zero = 2;
+  z1.zero = 1;
+  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, z2), 0);
+  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, z1), 1e9);
+}

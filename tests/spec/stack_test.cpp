@@ -181,11 +181,14 @@ TEST(StackLoad, LossBytesPerLogitFollowEachStacksCrossEntropy) {
   EXPECT_DOUBLE_EQ(load_stack("torchtitan").memory.loss_bytes_per_logit_tp, 4 + 4 + 4 + 4);
 }
 
-// optimum-habana's loss, read off the model code of the CodeLlama baseline's
-// release (d09f3ea13 modeling_llama.py): the logits upcast to FP32, an FP32 copy
-// of the shifted logits and log_softmax's FP32 output (4 + 4 + 4).
+// optimum-habana's loss, read off each release's model code: at d09f3ea13 (the
+// CodeLlama baseline) modeling_llama.py upcasts the logits, copies the shifted
+// FP32 logits and keeps log_softmax's FP32 output (4 + 4 + 4); at e394b0f92 (the
+// BLOOM Gaudi1 baseline, stacks/optimum-habana-1.10.json) modeling_bloom.py does
+// the same in BF16 (2 + 2 + 2).
 TEST(StackLoad, OptimumHabanaLossFollowsTheModelCodeOfEachRelease) {
   EXPECT_DOUBLE_EQ(load_stack("optimum-habana").memory.loss_bytes_per_logit, 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(load_stack("optimum-habana-1.10").memory.loss_bytes_per_logit, 2 + 2 + 2);
 }
 
 // DeepSpeed's ZeRO-1/2 optimizer frees the gradients at each step (stage_1_and_2.py
@@ -195,7 +198,7 @@ TEST(StackLoad, OptimumHabanaLossFollowsTheModelCodeOfEachRelease) {
 // buffer per stage: ZeRO-1 DeepSpeed's default, ZeRO-2 none (contiguous_gradients
 // false), ZeRO-3 hidden^2 (reduce_bucket_size "auto").
 TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
-  for (const char* name : {"optimum-habana"}) {
+  for (const char* name : {"optimum-habana", "optimum-habana-1.10"}) {
     const Stack s = load_stack(name);
     EXPECT_FALSE(s.memory.gradients_freed_at_step[0]) << name;
     EXPECT_TRUE(s.memory.gradients_freed_at_step[1]) << name;
