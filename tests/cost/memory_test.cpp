@@ -1015,3 +1015,38 @@ TEST(Memory, LossAndReplayedLayerApartWhereTheTrainerDropsTheLogits) {
   EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, z2), 0);
   EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, z1), 1e9);
 }
+
+// microsoft Megatron-DeepSpeed at ZeRO-3 (stacks/megatron-deepspeed-ms-zero3.json,
+// DeepSpeed 0.16.2 stage3.py), GPT-3 175B on 16 DGX A100 at DP 128: per
+// parameter over the 128 shards the FP16 partition (2), its FP32 copy (4), the
+// FP16 gradient partition (2) and FP32 Adam moments (8); one kept FP16 bucket of
+// reduce_bucket_size 9e7 elements (180e6 bytes); at the step, one 1e9-element
+// sub-group's flattened FP16 gradients and their FP32 cast (6 bytes each), since
+// the shard (175e9 / 128 = 1.36e9) is larger; GPTModel's loss holds the 16-bit
+// logits, their FP32 copy and the out-of-place subtraction, 10 bytes per logit.
+TEST(Memory, MicrosoftDeepSpeedZeroThreeKeepsFp16AndFp32PartitionsAndOneBucket) {
+  const spec::ModelSpec m = spec::load_model("gpt3-175b");
+  const spec::HardwareSpec hw = spec::load_hardware("dgx-a100-80gb");
+  const spec::Stack z3 = spec::load_stack("megatron-deepspeed-ms-zero3");
+  const spec::Workload w = workload(1024, 512);
+  spec::Plan p;
+  p.instances = 16;
+  p.zero = 3;
+  p.micro_batch = 4;
+  p.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 128);
+  const double P = m.total_parameters();
+  ASSERT_GT(P / 128, 1e9);
+  const auto mem = cost::memory_per_device(m, hw, z3, w, p);
+  EXPECT_DOUBLE_EQ(mem.weights_bytes, 2 * P / 128);
+  EXPECT_DOUBLE_EQ(mem.master_weights_bytes, 4 * P / 128);
+  EXPECT_DOUBLE_EQ(mem.gradients_bytes, 2 * P / 128);
+  EXPECT_DOUBLE_EQ(mem.optimizer_states_bytes, 8 * P / 128);
+  EXPECT_DOUBLE_EQ(mem.reduction_buffers_bytes, 90e6 * 2);
+  EXPECT_DOUBLE_EQ(mem.logits_bytes, 1024.0 * 4 * m.padded_vocab(1) * 10);
+  const cost::StateBytes s = cost::state_bytes_per_parameter(z3, w.precision);
+  EXPECT_DOUBLE_EQ(cost::optimizer_temporaries_bytes(z3, s, P, p), 1e9 * (2 + 4));
+  // The reduce-scatter moves FP16 gradients: 2 bytes an element.
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(z3, w.precision), 2);
+}

@@ -134,6 +134,38 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
   EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 2 + 4 + 4);
 }
 
+// The same fork at ZeRO-3 as examples_deepspeed/azure/run-175b.sh runs it
+// (stacks/megatron-deepspeed-ms-zero3.json): GPTModel without the pipeline
+// engine, FP16 partitions and gradients under DeepSpeed 0.16.2's stage-3
+// optimizer, the script's 9e7-element bucket overlapped and kept, one 1e9
+// sub-group stepped at a time; stage 3 only.
+TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline) {
+  const Stack s = load_stack("megatron-deepspeed-ms-zero3");
+  EXPECT_EQ(s.bases, (std::vector<std::string>{"megatron-deepspeed-ms"}));
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{3}));
+  EXPECT_FALSE(s.offers_pipeline(2, 1));
+  EXPECT_TRUE(s.offers_pipeline(1, 1));
+  EXPECT_TRUE(s.capabilities.half_is_fp16);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);
+  EXPECT_FALSE(s.memory.keeps_16bit_grads);
+  EXPECT_TRUE(s.memory.zero3_keeps_16bit_shard);
+  EXPECT_FALSE(s.memory.pipeline_keeps_stage_outputs);
+  EXPECT_EQ(s.memory.step_temporaries, StepTemporaries::fp32_grad_shard);
+  EXPECT_DOUBLE_EQ(s.memory.optimizer_sub_group_parameters, 1e9);
+  EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 4 + 4);  // no pipe_buffers beside the loss
+  EXPECT_TRUE(s.communication.overlap_dp_grad_reduce);
+  EXPECT_TRUE(s.communication.overlap_dp_param_gather);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 90e6 * 2);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 90e6 * 2);
+  // Inherited from the fork's stack: the unfused attention path, SP, no FP8.
+  EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);
+  EXPECT_TRUE(s.capabilities.sequence_parallel);
+  EXPECT_FALSE(s.capabilities.fp8);
+  Plan p;
+  p.zero = 1;
+  EXPECT_NE(stack_refusal(s, p).find("ZeRO stage 1 is not offered by megatron-deepspeed-ms-zero3"), std::string::npos);
+}
+
 TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   const Stack s = load_stack("neuronx-distributed");
   EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
