@@ -1,6 +1,7 @@
 #include "app/launch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "spec/error.h"
@@ -8,6 +9,16 @@
 
 namespace trainplan::app {
 namespace {
+
+// DeepSpeed ZeRO-3's gradient bucket and optimizer sub-group in elements, as the
+// stack prices them (0: the stack names no bucket or sub-group).
+long long zero3_bucket_elements(const spec::Stack& stack) {
+  const double element = stack.memory.main_grad_bytes;
+  return element > 0 ? std::llround(stack.communication.dp_bucket_bytes / element) : 0;
+}
+long long zero3_sub_group_elements(const spec::Stack& stack) {
+  return std::llround(stack.memory.optimizer_sub_group_parameters);
+}
 
 bool given(const std::set<std::string>& c, const std::string& name) { return c.count(name) > 0; }
 
@@ -47,6 +58,10 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.bf16_grad_reduce = !s.stack.capabilities.half_is_fp16 && s.stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
+  if (plan.zero == 3) {  // what format deepspeed writes as reduce_bucket_size and sub_group_size
+    job.zero3_reduce_bucket_elements = zero3_bucket_elements(s.stack);
+    job.zero3_sub_group_elements = zero3_sub_group_elements(s.stack);
+  }
   return job;
 }
 
@@ -113,6 +128,17 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                           ": the file runs " + (job.fused_grad_accumulation ? "with" : "without") +
                           " gradient-accumulation fusion; stack " + stack.name + " prices " +
                           (fused ? "the fused accumulation" : "a separate accumulation pass"));
+  }
+  // A DeepSpeed ZeRO-3 bucket or sub-group other than the stack prices: said, priced as the stack's.
+  if (read.format == exporting::LaunchFormat::deepspeed && job.plan.zero == 3) {
+    const spec::Stack stack = spec::load_stack(s.stack);
+    auto differs = [&](const char* key, long long file_value, long long priced, const char* what) {
+      if (priced > 0 && file_value > 0 && file_value != priced)
+        job.notes.push_back(std::string("zero_optimization.") + key + ": the file's " + std::to_string(file_value) +
+                            " elements; stack " + stack.name + " prices " + what + " of " + std::to_string(priced));
+    };
+    differs("reduce_bucket_size", job.zero3_reduce_bucket_elements, zero3_bucket_elements(stack), "gradient buckets");
+    differs("sub_group_size", job.zero3_sub_group_elements, zero3_sub_group_elements(stack), "optimizer sub-groups");
   }
   // Model: --model, else the header's name, else the file's architecture. A
   // header name trainplan has no descriptor for (a job exported from a Hugging

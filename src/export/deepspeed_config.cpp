@@ -15,7 +15,7 @@
 namespace trainplan::exporting {
 namespace {
 
-bool microsoft_fork(const LaunchJob& job) { return job.stack_name == kMicrosoftDeepSpeedStack; }
+bool microsoft_fork(const LaunchJob& job) { return is_microsoft_deepspeed_stack(job.stack_name); }
 
 // The ZeRO stage ds_config states for the plan's stage: BF16 shards through the
 // BF16 optimizer at stage 0. Both forks run DeepSpeed's pipeline engine even at
@@ -146,6 +146,14 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   // overlap_comm is read by the ZeRO-2/3 optimizer alone: stage 0 builds none, and stage 1
   // turns it off (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5 :1364-1375).
   ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && ds_stage(job) >= 2}};
+  // ZeRO-3 as its stack priced it: one kept bucket of reduce_bucket_size elements, its last
+  // reduce-scatter unhidden (contiguous_gradients: deepspeed/runtime/zero/stage3.py@b344c04d:531-534),
+  // and the optimizer's FP32 gradient copies one sub_group_size sub-group at a time (:942-963).
+  if (ds_stage(job) == 3) {
+    ds["zero_optimization"]["contiguous_gradients"] = true;
+    if (job.zero3_reduce_bucket_elements > 0) ds["zero_optimization"]["reduce_bucket_size"] = job.zero3_reduce_bucket_elements;
+    if (job.zero3_sub_group_elements > 0) ds["zero_optimization"]["sub_group_size"] = job.zero3_sub_group_elements;
+  }
   ds["bf16"] = {{"enabled", job.mixed_bf16()}};
   ds["fp16"] = {{"enabled", job.mixed_fp16()}};
 
@@ -186,6 +194,32 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   if (!zero.is_object()) throw spec::SpecError(config_file, "zero_optimization", "an object such as {\"stage\": 1}");
   const int stage = int(ds_whole(zero, "stage", "zero_optimization.stage", 0));
   if (stage > 3) throw spec::SpecError(config_file, "zero_optimization.stage", "0, 1, 2 or 3");
+  // An element count as DeepSpeed's pydantic config takes it: an integer, or a JSON number with
+  // no fraction (run-175b.sh writes "sub_group_size": 1e9); DeepSpeed's default where absent.
+  auto ds_count = [&](const std::string& key, long long fallback) -> long long {
+    if (!zero.contains(key)) return fallback;
+    const nlohmann::json& v = zero[key];
+    const double x = v.is_number() ? v.get<double>() : -1;
+    if (!v.is_number() || x < 1 || x > 1e15 || x != double(static_cast<long long>(x)))
+      throw spec::SpecError(config_file, "zero_optimization." + key, "a whole number of elements from 1 to 1e15, found " + v.dump());
+    return static_cast<long long>(x);
+  };
+  // Offloading moves optimizer states or parameters to CPU or NVMe (microsoft/DeepSpeed@v0.16.2
+  // zero/offload_config.py:24, 55: device "none" by default), which trainplan does not price:
+  // refused rather than priced as if on the GPU.
+  for (const char* offload : {"offload_param", "offload_optimizer"}) {
+    if (!zero.contains(offload) || zero[offload].is_null()) continue;
+    const nlohmann::json& o = zero[offload];
+    const nlohmann::json device = o.is_object() ? o.value("device", nlohmann::json("none")) : o;
+    if (device != "none")
+      throw spec::SpecError(config_file, std::string("zero_optimization.") + offload + ".device",
+                            "\"none\" (trainplan prices no CPU or NVMe offload), found " + device.dump());
+  }
+  if (stage == 3) {
+    // microsoft/DeepSpeed@v0.16.2 deepspeed/runtime/zero/config.py:108 reduce_bucket_size 5e8, :167 sub_group_size 1e9.
+    job.zero3_reduce_bucket_elements = ds_count("reduce_bucket_size", 500000000);
+    job.zero3_sub_group_elements = ds_count("sub_group_size", 1000000000);
+  }
   const bool bf16 = ds_bool(ds.value("bf16", nlohmann::json::object()), "enabled", "bf16.enabled");
   // FP16 mixed precision keeps mixed BF16's memory and Tensor Core rate; its loss scaling is not priced.
   const bool fp16 = ds_bool(ds.value("fp16", nlohmann::json::object()), "enabled", "fp16.enabled");
@@ -235,8 +269,43 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   p.overlap_tp_comm = false;
   if (is_microsoft_deepspeed_script(args, script_file)) {
     read_microsoft_deepspeed_arguments(args, script_file, job);
+    // microsoft/DeepSpeed@v0.16.2 engine.py:1560-1572 runs stages 1-2 through stage_1_and_2.py's
+    // optimizer, whose FP16/BF16 gradient partitions and two ipg buffers no stack file describes.
+    if (stage == 2)
+      throw spec::SpecError(config_file, "zero_optimization.stage",
+                            "0, 1 or 3 with microsoft Megatron-DeepSpeed and DeepSpeed 0.16.2: its ZeRO-2 optimizer "
+                            "(deepspeed/runtime/zero/stage_1_and_2.py) is described by no trainplan stack");
+    if (stage == 3) {
+      // pretrain_gpt.py@f4157bea:51 builds GPTModelPipe unless --no-pipeline-parallel, and
+      // DeepSpeed's pipeline engine asserts a stage below 2 (deepspeed/runtime/pipe/engine.py:77-78).
+      if (!args.has("--no-pipeline-parallel"))
+        throw spec::SpecError(script_file, "--no-pipeline-parallel",
+                              "given with ZeRO stage 3: without it pretrain_gpt.py builds GPTModelPipe, whose DeepSpeed "
+                              "0.16.2 pipeline engine rejects ZeRO-2 and -3 (deepspeed/runtime/pipe/engine.py:77-78)");
+      // deepspeed/runtime/zero/stage3.py@b344c04d:903-905 clones the partition to FP32 even in FP32 training.
+      if (!fp16 && !bf16)
+        throw spec::SpecError(config_file, "fp16.enabled",
+                              "true with ZeRO stage 3: in FP32 DeepSpeed 0.16.2 keeps a second FP32 partition "
+                              "(deepspeed/runtime/zero/stage3.py:903-905), which no trainplan stack prices");
+      // pretrain_gpt.py@f4157bea:46-49 builds the model inside deepspeed.zero.Init only when --zero-stage is 3
+      // (arguments.py:1487, default 1): otherwise every rank first holds the whole model.
+      if (const long z = whole("--zero-stage", 0, 3, 1); z != 3)
+        job.notes.push_back("--zero-stage " + std::to_string(z) + " beside ZeRO stage 3: pretrain_gpt.py builds the whole "
+                            "model on every rank before DeepSpeed partitions it (deepspeed.zero.Init is on at 3 only); "
+                            "that start-up peak is not priced");
+      if (bf16)
+        job.notes.push_back("bf16.enabled at ZeRO stage 3 priced as stack megatron-deepspeed-ms-zero3's FP16: the same "
+                            "2-byte partitions, gradients and reduce-scatter (deepspeed/runtime/engine.py:946-950)");
+      if (job.stack_name.empty()) job.stack_name = kMicrosoftDeepSpeedZero3Stack;
+    }
     if (job.stack_name.empty()) job.stack_name = kMicrosoftDeepSpeedStack;  // the fork's stack where no header names one
   } else {
+    // bigscience pretrain_gpt.py@8387ae17:56-64 builds GPTModelPipe whenever --deepspeed is given, and
+    // the pipeline engine asserts a stage below 2 (as bigscience_arguments refuses on writing).
+    if (stage >= 2)
+      throw spec::SpecError(config_file, "zero_optimization.stage",
+                            "0 or 1 for a bigscience Megatron-DeepSpeed script: it always runs DeepSpeed's pipeline engine, "
+                            "which rejects ZeRO-2 and -3 (microsoft's fork runs ZeRO-3 with --no-pipeline-parallel)");
     read_bigscience_arguments(args, script_file, job);
   }
   if (const std::string note = unread_options_note(args.unconsulted()); !note.empty()) job.notes.push_back(note);

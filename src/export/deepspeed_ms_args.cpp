@@ -49,9 +49,21 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   if (m.mla()) refuse_deepspeed("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");
   if (p.sp && p.tp == 1) refuse_deepspeed("--sequence-parallel", "TP > 1 (Megatron-DeepSpeed switches sequence parallelism off at TP 1)");
   if (p.pp > 1 && p.zero >= 2) refuse_deepspeed("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
-  if (p.zero >= 2)
-    refuse_deepspeed("zero_optimization.stage", "ZeRO 1: ZeRO-2 and -3 need --no-pipeline-parallel and DeepSpeed's ZeRO optimizer "
-                                      "with BF16 gradient accumulation, which stack megatron-deepspeed-ms does not describe");
+  if (job.stack_name == kMicrosoftDeepSpeedZero3Stack) {
+    // The stack describes DeepSpeed 0.16.2's stage-3 optimizer under FP16 and nothing else.
+    if (p.zero != 3)
+      refuse_deepspeed("zero_optimization.stage", "3: stack megatron-deepspeed-ms-zero3 describes DeepSpeed 0.16.2's stage-3 "
+                                                  "optimizer only (ZeRO 1 is stack megatron-deepspeed-ms)");
+    // microsoft/DeepSpeed@v0.16.2 deepspeed/runtime/zero/stage3.py:903-905 clones the partition to FP32
+    // even when it already is: FP32 training keeps two FP32 partitions, which the stack does not price.
+    if (job.workload.precision != spec::Precision::mixed_bf16)
+      refuse_deepspeed("fp16.enabled", "mixed precision (FP16): at ZeRO-3 DeepSpeed 0.16.2 keeps a second FP32 partition "
+                                       "in FP32 training, which stack megatron-deepspeed-ms-zero3 does not price");
+  } else if (p.zero >= 2) {
+    refuse_deepspeed("zero_optimization.stage", "ZeRO 1: DeepSpeed 0.16.2's ZeRO-3 needs --no-pipeline-parallel and its "
+                                                "stage-3 optimizer (use --stack megatron-deepspeed-ms-zero3); its ZeRO-2 "
+                                                "optimizer (stage_1_and_2.py) is described by no trainplan stack");
+  }
   if (bf16 && p.zero == 0)
     refuse_deepspeed("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
   if (m.embedding_norm) refuse_deepspeed("--num-layers", m.name + " has a norm on the word embeddings, which only bigscience Megatron-DeepSpeed offers (--embed-layernorm)");
@@ -85,6 +97,9 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   auto num = [&](const std::string& o, long long v) { a.number(o, v); };
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
+  // Without it pretrain_gpt.py builds GPTModelPipe even at PP 1 (microsoft/Megatron-DeepSpeed@f4157bea
+  // pretrain_gpt.py:51), whose DeepSpeed pipeline engine rejects ZeRO-3 (deepspeed/runtime/pipe/engine.py:77-78).
+  if (job.stack_name == kMicrosoftDeepSpeedZero3Stack) arg("--no-pipeline-parallel");
   if (p.sp) arg("--sequence-parallel");
   write_batch_and_sequence(a, job);
   write_layer_shape(a, m);

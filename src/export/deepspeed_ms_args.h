@@ -1,10 +1,11 @@
 // The pretrain_gpt.py arguments of microsoft's Megatron-DeepSpeed fork
 // (microsoft/Megatron-DeepSpeed@f4157bea megatron/arguments.py), the fork that
-// stack megatron-deepspeed-ms runs: Megatron sequence parallelism, RMSNorm,
-// SwiGLU, rotary, GQA, untied embeddings, no linear bias, selective or full
-// recompute, under DeepSpeed's pipeline engine. Writing refuses what the fork
-// cannot express (SpecError naming "deepspeed format" and the option); reading
-// fills the plan's SP and recompute and, when stated, the architecture.
+// stacks megatron-deepspeed-ms (DeepSpeed's pipeline engine, BF16 optimizer)
+// and megatron-deepspeed-ms-zero3 (--no-pipeline-parallel, ZeRO-3) run:
+// Megatron SP, RMSNorm, SwiGLU, rotary, GQA, untied embeddings, no linear bias,
+// selective or full recompute. Writing refuses what the fork cannot express
+// (SpecError naming "deepspeed format" and the option); reading fills the
+// plan's SP and recompute and, when stated, the architecture.
 #pragma once
 #include <string>
 
@@ -15,6 +16,14 @@
 namespace trainplan::exporting {
 
 inline constexpr const char* kMicrosoftDeepSpeedStack = "megatron-deepspeed-ms";
+// The same fork at ZeRO stage 3 without DeepSpeed's pipeline engine, as its
+// examples_deepspeed/azure/run-175b.sh runs (stacks/megatron-deepspeed-ms-zero3.json).
+inline constexpr const char* kMicrosoftDeepSpeedZero3Stack = "megatron-deepspeed-ms-zero3";
+
+// Whether `stack` names one of the fork's stacks (either of the two above).
+inline bool is_microsoft_deepspeed_stack(const std::string& stack) {
+  return stack == kMicrosoftDeepSpeedStack || stack == kMicrosoftDeepSpeedZero3Stack;
+}
 
 // The release and source named in the header of a file written for this fork.
 const FormatInfo& microsoft_deepspeed_info();

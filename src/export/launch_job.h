@@ -85,6 +85,12 @@ struct LaunchJob {
   // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
   // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
   bool no_master_weights = false;
+  // DeepSpeed ZeRO-3's gradient bucket and optimizer sub-group, in elements, as the stack
+  // priced them (spec::StackCommunication::dp_bucket_bytes over the gradient element,
+  // spec::StackMemory::optimizer_sub_group_parameters): ds_config's reduce_bucket_size and
+  // sub_group_size. On reading, what the ds_config states (0: silent, DeepSpeed's default).
+  long long zero3_reduce_bucket_elements = 0;
+  long long zero3_sub_group_elements = 0;
   // NxD Training's HF model path (model_source: hf, export/nxd_hf_config.h): on reading, its
   // distributed_strategy.kv_replicator as stated (0: silent, the client's 1), checked against the KV heads.
   bool nxd_hf = false;

@@ -51,8 +51,8 @@ void expect_round_trip(const std::string& plan, const std::string& format, const
   ASSERT_EQ(b.code, 0) << b.out;
   nlohmann::json figures_a = figures(json_a), figures_b = figures(b.out);
   // DeepSpeed applies zero_optimization.overlap_comm at ZeRO-2 and -3 alone, and its stacks
-  // price no DP overlap: the file states it off, and every figure is unchanged by it.
-  if (format == "deepspeed") {
+  // price no DP overlap below them: the file states it off, and every figure is unchanged by it.
+  if (format == "deepspeed" && figures_b["plan"]["zero"].get<int>() < 2) {
     EXPECT_FALSE(figures_b["plan"]["overlap_dp_comm"].get<bool>());
     figures_a["plan"].erase("overlap_dp_comm");
     figures_b["plan"].erase("overlap_dp_comm");
@@ -96,6 +96,10 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
                     "--global-batch 512 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16 --stack megatron-lm",
                     "megatron", "mixtral-ep.sh");
   expect_round_trip(kLlama70bP5NoVirtual + " --stack megatron-deepspeed-ms", "deepspeed", "l70-ds.sh");
+  // The fork at ZeRO-3 (stack megatron-deepspeed-ms-zero3): overlap_comm on, as priced.
+  expect_round_trip("--model gpt3-175b --hardware dgx-a100-80gb --instances 16 --tp 1 --pp 1 --micro-batch 4 --seq-len 1024 "
+                    "--global-batch 512 --recompute full --zero 3 --stack megatron-deepspeed-ms-zero3",
+                    "deepspeed", "g175-z3.sh");
 }
 
 // export writes configs: a plan that does not fit is refused in one line,
@@ -266,9 +270,14 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 2, PP 2, DP 2", "stack: megatron-deepspeed-ms", "the client reads these, trainplan does not:"}},
       {"megatron-deepspeed_pretrain_llama2_distributed.sh", "--hardware p4d.24xlarge --model llama2-7b", 2,
        {"--num-layers: 32 as llama2-7b (the model) has; the file states 24"}},
-      // ZeRO-3 without a pipeline: no Megatron-DeepSpeed stack trainplan ships prices it.
-      {"megatron-deepspeed_azure_run-175b.sh", "--hardware p4d.24xlarge --model gpt3-175b", 2,
-       {"ZeRO stage 3 is not offered by megatron-deepspeed-ms"}},
+      // ZeRO-3 without a pipeline (--no-pipeline-parallel), FP16, full recompute: priced under the fork's
+      // stage-3 stack. NODES=1 as published: 175B's states alone are 175e9 x (2 + 4 + 2 + 8) / 8 bytes =
+      // 326 GiB per GPU, so the script's own layout does not fit an A100 80GB (the script's note: "If OOM
+      // ... use cpu-offloading"), which trainplan does not price.
+      {"megatron-deepspeed_azure_run-175b.sh", "--hardware dgx-a100-80gb --model gpt3-175b", 2,
+       {"plan: TP 1, PP 1, DP 8, SP off, virtual stages 1, micro-batch 4, gradient accumulation 1, ZeRO 3, recompute full",
+        "stack: megatron-deepspeed-ms-zero3\n", "fp16.enabled priced as mixed BF16", "does not fit in HBM by",
+        "largest component: optimizer states"}},
   };
   std::set<std::string> files;
   for (const Case& c : cases) {
@@ -295,6 +304,34 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Variants of microsoft's run-175b.sh a user makes: DeepSpeed's default bucket (no
+// reduce_bucket_size) is read, and priced as the stack's 9e7 elements, which the
+// estimate says; ZeRO-2 is refused naming the ds_config field and DeepSpeed 0.16.2.
+TEST(LaunchCli, Run175bVariantsAreSaidOrRefused) {
+  std::string text = read_file(std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/megatron-deepspeed_azure_run-175b.sh");
+  const std::string bucket = "    \"reduce_bucket_size\": 90000000,\n";
+  ASSERT_NE(text.find(bucket), std::string::npos);
+  std::string variant = text;
+  variant.erase(variant.find(bucket), bucket.size());
+  const std::string script = scratch("run-175b-default-bucket.sh");
+  std::ofstream(script) << variant;
+  Outcome r = run_cli("estimate --from-config " + script + " --hardware dgx-a100-80gb --model gpt3-175b --format json");
+  EXPECT_NE(r.out.find("\"stack\": \"megatron-deepspeed-ms-zero3\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("zero_optimization.reduce_bucket_size: the file's 500000000 elements; stack "
+                       "megatron-deepspeed-ms-zero3 prices gradient buckets of 90000000"),
+            std::string::npos)
+      << r.out;
+  variant = text;
+  variant.replace(variant.find("\"stage\": 3"), std::string("\"stage\": 3").size(), "\"stage\": 2");
+  std::ofstream(script) << variant;
+  r = run_cli("estimate --from-config " + script + " --hardware dgx-a100-80gb --model gpt3-175b");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("zero_optimization.stage: 0, 1 or 3 with microsoft Megatron-DeepSpeed and DeepSpeed 0.16.2"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // one line
+}
+
 // export -> --from-config -> export writes the same file, for every format over
 // dense and MoE plans, TP/PP/VP/CP/EP, ZeRO 0-3, each recompute mode, BF16/FP8/BF16-SR.
 TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
@@ -317,6 +354,9 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms"},
       {"deepspeed", "--model bloom-176b --hardware dgx-a100-80gb --instances 35 --tp 4 --pp 7 --micro-batch 1 --seq-len 2048 "
                     "--global-batch 2040 --precision mixed-bf16 --recompute full --stack megatron-deepspeed"},
+      // microsoft's fork at ZeRO-3 (--no-pipeline-parallel, FP16, the stack's bucket and sub-group in ds_config).
+      {"deepspeed", "--model gpt3-175b --hardware dgx-a100-80gb --instances 16 --tp 1 --pp 1 --micro-batch 4 --seq-len 1024 "
+                    "--global-batch 512 --recompute full --zero 3 --stack megatron-deepspeed-ms-zero3"},
   };
   int n = 0;
   for (const auto& [format, plan] : plans) {
@@ -332,6 +372,12 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       for (std::size_t at; (at = second.find(fs::path(b).stem().string() + ".ds_config")) != std::string::npos;)
         second.replace(at, fs::path(b).stem().string().size(), fs::path(a).stem().string());
     EXPECT_EQ(read_file(a), second) << format << ": " << plan;
+    if (format == "deepspeed") {  // and the ds_config beside it
+      const auto config = [](const std::string& script) {
+        return (fs::path(script).parent_path() / (fs::path(script).stem().string() + ".ds_config.json")).string();
+      };
+      EXPECT_EQ(read_file(config(a)), read_file(config(b))) << plan;
+    }
   }
 }
 

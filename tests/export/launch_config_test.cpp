@@ -803,7 +803,8 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(llama2.job.model.layers, 24);
   EXPECT_FALSE(llama2.job.has_architecture);  // no --vocab-size: --model names the model
   const ReadLaunch azure = read_launch_config(fixture("mds-azure-run-175b.sh"));
-  EXPECT_EQ(azure.job.stack_name, "megatron-deepspeed-ms");  // --no-pipeline-parallel is microsoft's
+  // --no-pipeline-parallel is microsoft's; at ZeRO stage 3 its stack is the stage-3 one.
+  EXPECT_EQ(azure.job.stack_name, "megatron-deepspeed-ms-zero3");
   EXPECT_EQ(azure.job.instances, 1);                          // deepspeed --num_nodes=$NODES
   EXPECT_EQ(azure.job.workload.global_batch_seqs, 32);        // $(( 8 * 4 * 1 ))
   EXPECT_EQ(azure.job.plan.zero, 3);
@@ -1290,4 +1291,128 @@ TEST(LaunchConfig, DeepSpeedExportFollowsTheClientsRules) {
 }
 
 }  // namespace deepspeed_client_rules
+}  // namespace trainplan::exporting
+
+namespace trainplan::exporting {
+namespace microsoft_zero3 {
+
+std::string text_of(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// microsoft/Megatron-DeepSpeed@f4157bea's examples_deepspeed/azure/run-175b.sh, as its repository
+// holds it, with one edit: `from` replaced by `to` (each must occur). Written beside a copy of
+// nothing else: the ds_config is the script's own here-document.
+fs::path azure_script_with(const std::string& name, const std::string& from, const std::string& to) {
+  std::string text = spec::read_text_file(fixture("clients/megatron-deepspeed_azure_run-175b.sh"));
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  const fs::path path = scratch(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Stack megatron-deepspeed-ms-zero3: the fork without DeepSpeed's pipeline engine
+// (--no-pipeline-parallel: pretrain_gpt.py@f4157bea:51 builds GPTModel), ZeRO-3, FP16,
+// the stack's bucket (9e7 elements) and sub-group (1e9) in ds_config; every option and key
+// exists at the pinned commits: --no-pipeline-parallel (arguments.py:954), --fp16 (:1111);
+// DeepSpeed v0.16.2 zero/config.py contiguous_gradients (:97), reduce_bucket_size (:108),
+// sub_group_size (:167).
+TEST(LaunchConfig, MicrosoftDeepSpeedZeroThreeIsWrittenAsRun175bRunsIt) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "megatron-deepspeed-ms-zero3";
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  job.plan.zero = 3;
+  job.plan.recompute = spec::Recompute::full;
+  job.fp16 = true;
+  job.zero3_reduce_bucket_elements = 90000000;
+  job.zero3_sub_group_elements = 1000000000;
+  const auto files = launch_files(LaunchFormat::deepspeed, job, scratch("z3.sh").string());
+  ASSERT_EQ(files.size(), 2u);
+  const ShellArgs args = parse_shell_args(files[0].text, "z3.sh");
+  EXPECT_TRUE(args.has("--no-pipeline-parallel"));
+  EXPECT_TRUE(args.has("--fp16"));
+  EXPECT_FALSE(args.has("--bf16"));
+  EXPECT_EQ(args.value("--zero-stage"), "3");
+  EXPECT_TRUE(args.has("--deepspeed-activation-checkpointing"));
+  const auto ds = nlohmann::json::parse(files[1].text);
+  EXPECT_EQ(ds["zero_optimization"]["stage"], 3);
+  EXPECT_EQ(ds["zero_optimization"]["overlap_comm"], true);
+  EXPECT_EQ(ds["zero_optimization"]["contiguous_gradients"], true);
+  EXPECT_EQ(ds["zero_optimization"]["reduce_bucket_size"], 90000000);
+  EXPECT_EQ(ds["zero_optimization"]["sub_group_size"], 1000000000);
+  EXPECT_EQ(ds["fp16"]["enabled"], true);
+  EXPECT_EQ(ds["bf16"]["enabled"], false);
+  // Read back: the same job, the same stack, the bucket and sub-group as written.
+  const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, "z3.sh");
+  expect_same_job(job, back.job);
+  EXPECT_TRUE(back.job.fp16);
+  EXPECT_EQ(back.job.zero3_reduce_bucket_elements, 90000000);
+  EXPECT_EQ(back.job.zero3_sub_group_elements, 1000000000);
+
+  // What the stack does not describe is refused, naming the option and DeepSpeed 0.16.2.
+  auto emit = [](const LaunchJob& j) { launch_files(LaunchFormat::deepspeed, j, "x.sh"); };
+  LaunchJob other = job;
+  other.plan.zero = 1;
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "DeepSpeed 0.16.2's stage-3", "deepspeed format");
+  other = job;
+  other.workload.precision = spec::Precision::fp32;
+  other.fp16 = false;
+  expect_spec_error([&] { emit(other); }, "fp16.enabled", "second FP32 partition", "deepspeed format");
+  other = job;
+  other.plan.pp = 2;
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "pipeline parallelism", "deepspeed format");
+  // The pipeline stack names the stage-3 one for ZeRO-3.
+  other = job;
+  other.stack_name = "megatron-deepspeed-ms";
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "--stack megatron-deepspeed-ms-zero3", "deepspeed format");
+}
+
+// run-175b.sh read as DeepSpeed 0.16.2 and the fork run it: the stage-3 stack with the
+// script's bucket and sub-group ("sub_group_size": 1e9, a JSON real); what the fork or
+// DeepSpeed would run otherwise than any stack prices is refused naming the field.
+TEST(LaunchConfig, Run175bIsReadAtZeroThreeAndItsVariantsAreRefusedOrSaid) {
+  const ReadLaunch azure = read_launch_config(fixture("clients/megatron-deepspeed_azure_run-175b.sh"));
+  EXPECT_EQ(azure.job.stack_name, "megatron-deepspeed-ms-zero3");
+  EXPECT_EQ(azure.job.plan.zero, 3);
+  EXPECT_EQ(azure.job.plan.pp, 1);
+  EXPECT_TRUE(azure.job.plan.overlap_dp_comm);  // "overlap_comm": true, applied at stage 3
+  EXPECT_TRUE(azure.job.fp16);
+  EXPECT_EQ(azure.job.plan.recompute, spec::Recompute::full);
+  EXPECT_EQ(azure.job.zero3_reduce_bucket_elements, 90000000);
+  EXPECT_EQ(azure.job.zero3_sub_group_elements, 1000000000);
+
+  // ZeRO-2: DeepSpeed's stage_1_and_2.py optimizer, described by no stack.
+  fs::path f = azure_script_with("z2.sh", "\"stage\": 3", "\"stage\": 2");
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.stage", "DeepSpeed 0.16.2");
+  // Without --no-pipeline-parallel the fork builds GPTModelPipe, whose engine rejects ZeRO-3; with
+  // --sequence-parallel still telling microsoft's fork, the option is named, else the stage.
+  f = azure_script_with("z3-pipe.sh", "ds_args=\" --no-pipeline-parallel ${ds_args}\"", "ds_args=\" --sequence-parallel ${ds_args}\"");
+  expect_spec_error([&] { read_launch_config(f.string()); }, "--no-pipeline-parallel", "pipeline engine rejects ZeRO-2 and -3",
+                    f.string());
+  f = azure_script_with("z3-bigscience.sh", "ds_args=\" --no-pipeline-parallel ${ds_args}\"", "");
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.stage", "--no-pipeline-parallel");
+  // FP32 at stage 3 keeps a second FP32 partition (stage3.py:903-905).
+  f = azure_script_with("z3-fp32.sh", "    \"enabled\": true,\n    \"initial_scale_power\"", "    \"enabled\": false,\n    \"initial_scale_power\"");
+  std::string text = text_of(f);
+  text.erase(text.find("    --fp16 \\\n"), std::string("    --fp16 \\\n").size());
+  std::ofstream(f) << text;
+  expect_spec_error([&] { read_launch_config(f.string()); }, "fp16.enabled", "second FP32 partition");
+  // The script's own alternative, optimizer states offloaded to the CPU, is not priced.
+  f = azure_script_with("z3-offload.sh", "OFFLOAD_DEVICE=\"none\"", "OFFLOAD_DEVICE=\"cpu\"");
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.offload_optimizer.device", "no CPU or NVMe offload");
+  // DeepSpeed's defaults where the ds_config is silent (zero/config.py:108, :167).
+  f = azure_script_with("z3-defaults.sh", "    \"reduce_bucket_size\": 90000000,\n    \"sub_group_size\": 1e9,\n", "");
+  const ReadLaunch defaults = read_launch_config(f.string());
+  EXPECT_EQ(defaults.job.zero3_reduce_bucket_elements, 500000000);
+  EXPECT_EQ(defaults.job.zero3_sub_group_elements, 1000000000);
+  // A fractional element count is not one.
+  f = azure_script_with("z3-frac.sh", "\"reduce_bucket_size\": 90000000", "\"reduce_bucket_size\": 9.5");
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.reduce_bucket_size", "a whole number");
+}
+
+}  // namespace microsoft_zero3
 }  // namespace trainplan::exporting
