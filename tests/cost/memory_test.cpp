@@ -1050,3 +1050,41 @@ TEST(Memory, MicrosoftDeepSpeedZeroThreeKeepsFp16AndFp32PartitionsAndOneBucket) 
   // The reduce-scatter moves FP16 gradients: 2 bytes an element.
   EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(z3, w.precision), 2);
 }
+
+// NeMo 2.0.0's FSDP (stacks/nemo-fsdp.json): megatron_amp_O2 is off, so the
+// FP32 FSDP shard is the master (4), gradients are FP32 shards (4) reduce-
+// scattered in FP32, Adam's moments FP32 (8), and no BF16 shard is kept: 16
+// bytes per parameter over DP, laid out otherwise than the nemo stack's O2
+// ZeRO-3 (a BF16 shard 2, FP32 master 4, BF16 gradients 2, moments 8), whose
+// reduce-scatter moves half the bytes. Llama 2 13B at TP 2 on 4 p5.48xlarge: DP 16.
+TEST(Memory, NemoFsdpKeepsFp32ParameterAndGradientShardsAsNemoRunsIt) {
+  const spec::ModelSpec m = spec::load_model("llama2-13b");
+  const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
+  const spec::Stack fsdp = spec::load_stack("nemo-fsdp"), o2 = spec::load_stack("nemo");
+  const spec::Workload w = workload(4096, 256);
+  spec::Plan p;
+  p.instances = 4;
+  p.tp = 2;
+  p.sp = true;
+  p.zero = 3;
+  p.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 16);
+  const double params = cost::parameters_per_device(m, p);
+  const auto ran = cost::memory_per_device(m, hw, fsdp, w, p);
+  EXPECT_DOUBLE_EQ(ran.weights_bytes, 0);
+  EXPECT_DOUBLE_EQ(ran.master_weights_bytes, 4 * params / 16);
+  EXPECT_DOUBLE_EQ(ran.gradients_bytes, 4 * params / 16);
+  EXPECT_DOUBLE_EQ(ran.optimizer_states_bytes, 8 * params / 16);
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(fsdp, w.precision), 4);
+  const auto priced_o2 = cost::memory_per_device(m, hw, o2, w, p);
+  EXPECT_DOUBLE_EQ(priced_o2.weights_bytes, 2 * params / 16);
+  EXPECT_DOUBLE_EQ(priced_o2.gradients_bytes, 2 * params / 16);
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(o2, w.precision), 2);
+  // The same 16 bytes per parameter in the shards, composed otherwise.
+  auto states = [](const cost::MemoryBreakdown& b) {
+    return b.weights_bytes + b.master_weights_bytes + b.gradients_bytes + b.optimizer_states_bytes;
+  };
+  EXPECT_DOUBLE_EQ(states(ran), 16 * params / 16);
+  EXPECT_DOUBLE_EQ(states(priced_o2), 16 * params / 16);
+}

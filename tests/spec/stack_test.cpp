@@ -166,6 +166,26 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline)
   EXPECT_NE(stack_refusal(s, p).find("ZeRO stage 1 is not offered by megatron-deepspeed-ms-zero3"), std::string::npos);
 }
 
+// NeMo 2.0.0's model.fsdp (stacks/nemo-fsdp.json): O2 off, so FSDP keeps FP32
+// parameter and gradient shards and no BF16 shard; no pipeline, FP8, EP or
+// TP-communication overlap, and no fused accumulation.
+TEST(StackLoad, NemoFsdpKeepsFp32ShardsAndOffersWhatNemosFsdpRuns) {
+  const Stack s = load_stack("nemo-fsdp");
+  EXPECT_EQ(s.bases, (std::vector<std::string>{"nemo"}));
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{3}));
+  EXPECT_FALSE(s.memory.zero3_keeps_16bit_shard);
+  EXPECT_DOUBLE_EQ(s.memory.master_weight_bytes, 4);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 4);
+  EXPECT_FALSE(s.capabilities.half_is_fp16);
+  EXPECT_EQ(s.compute.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_FALSE(s.offers_pipeline(2, 1));
+  EXPECT_FALSE(s.capabilities.fp8);
+  EXPECT_FALSE(s.capabilities.expert_parallel);
+  EXPECT_FALSE(s.capabilities.overlap_tp_comm);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 0);  // one FSDP unit per layer
+  EXPECT_EQ(s.compute.attention, AttentionKernel::flash);  // Transformer Engine, as stacks/nemo.json
+}
+
 TEST(StackLoad, NeuronxDistributedDoesNotOverlapGradReduction) {
   const Stack s = load_stack("neuronx-distributed");
   EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
