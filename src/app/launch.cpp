@@ -20,6 +20,14 @@ long long zero3_sub_group_elements(const spec::Stack& stack) {
   return std::llround(stack.memory.optimizer_sub_group_parameters);
 }
 
+// Whether the stack prices ZeRO-3 as PyTorch FSDP's mixed precision keeps it (NeMo's
+// model.fsdp with O2 off): the FP32 shard is the master, gradients are FP32 shards, and no
+// 16-bit shard persists.
+bool fsdp_fp32_shards(const spec::Stack& stack) {
+  return !stack.memory.zero3_keeps_16bit_shard && stack.memory.master_weight_bytes == 4 &&
+         stack.memory.main_grad_bytes == 4 && !stack.capabilities.half_is_fp16;
+}
+
 bool given(const std::set<std::string>& c, const std::string& name) { return c.count(name) > 0; }
 
 // A flag given beside the file must agree with it.
@@ -58,6 +66,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.bf16_grad_reduce = !s.stack.capabilities.half_is_fp16 && s.stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
+  job.fsdp_fp32_shards = fsdp_fp32_shards(s.stack);
   if (plan.zero == 3) {  // what format deepspeed writes as reduce_bucket_size and sub_group_size
     job.zero3_reduce_bucket_elements = zero3_bucket_elements(s.stack);
     job.zero3_sub_group_elements = zero3_sub_group_elements(s.stack);
@@ -123,6 +132,12 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                     std::string(": priced as the file runs it, BF16 weights beside Transformer Engine's cached FP8 "
                                 "copies; stack ") + stack.name + " prices FP8 parameters");
     }
+    // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp (stacks/nemo-fsdp.json).
+    if (!megatron && job.fsdp_fp32_shards && job.workload.precision == spec::Precision::mixed_bf16 &&
+        !fsdp_fp32_shards(stack))
+      job.notes.push_back("model.fsdp: NeMo runs FSDP with megatron_amp_O2 off (FP32 parameter and gradient shards, an "
+                          "FP32 reduce-scatter, no BF16 shard); stack " + stack.name + " prices its own ZeRO-3 (use "
+                          "--stack nemo-fsdp to price it as NeMo runs it)");
     if (job.plan.zero < 2 && job.fused_grad_accumulation != fused)
       job.notes.push_back(std::string(megatron ? "--no-gradient-accumulation-fusion" : "model.gradient_accumulation_fusion") +
                           ": the file runs " + (job.fused_grad_accumulation ? "with" : "without") +

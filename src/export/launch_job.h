@@ -85,6 +85,10 @@ struct LaunchJob {
   // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
   // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
   bool no_master_weights = false;
+  // The stack priced ZeRO-3 as PyTorch FSDP's mixed precision runs it: an FP32 parameter shard as
+  // the master, FP32 gradient shards reduce-scattered in FP32, no kept 16-bit shard (stacks/nemo-fsdp.json:
+  // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp). On reading a NeMo file: model.fsdp.
+  bool fsdp_fp32_shards = false;
   // DeepSpeed ZeRO-3's gradient bucket and optimizer sub-group, in elements, as the stack
   // priced them (spec::StackCommunication::dp_bucket_bytes over the gradient element,
   // spec::StackMemory::optimizer_sub_group_parameters): ds_config's reduce_bucket_size and

@@ -125,6 +125,15 @@ std::string write_nemo(const LaunchJob& job) {
     refuse_nemo("model.fsdp", "ZeRO 0-2 with FP8 (NeMo 2.0.0 raises 'Torch FSDP does not support FP8')");
   if (p.zero == 3 && p.overlap_tp_comm)
     refuse_nemo("model.ub_tp_comm_overlap", "ZeRO 0-2 with async TP (NeMo 2.0.0 turns it off under FSDP)");
+  if (p.zero == 3 && p.pp > 1)
+    refuse_nemo("model.fsdp", "pipeline_model_parallel_size 1 with FSDP (NeMo 2.0.0's NLPFSDPStrategy asserts 'FSDP does "
+                              "not support pipeline parallelism', nlp_overrides.py:809)");
+  // megatron_trainer_builder.py@e938df32:73-75 turns megatron_amp_O2 off under FSDP: FP32
+  // parameter and gradient shards, where a stack priced O2's BF16 weights beside FP32 masters.
+  if (p.zero == 3 && job.workload.precision == spec::Precision::mixed_bf16 && !job.fsdp_fp32_shards)
+    refuse_nemo("model.fsdp", "a stack that prices NeMo 2.0.0's FSDP as it runs, with megatron_amp_O2 off (FP32 parameter "
+                              "and gradient shards, an FP32 reduce-scatter): use --stack nemo-fsdp; stack " +
+                                  job.stack_name + " prices O2 (BF16 weights beside FP32 main parameters)");
   // With transformer_engine, Transformer Engine picks its flash or cuDNN fused attention; NeMo 2.0.0's
   // GPT config has no key for its unfused kernel (use_flash_attention 'does nothing when
   // transformer_engine=True', megatron_gpt_config.yaml@e938df32:241): only the environment
@@ -182,7 +191,9 @@ std::string write_nemo(const LaunchJob& job) {
   model["hidden_dropout"] = m.dropout ? 0.1 : 0.0;
   model["attention_dropout"] = m.dropout ? 0.1 : 0.0;
   model["make_vocab_size_divisible_by"] = m.vocab_pad_multiple;
-  model["megatron_amp_O2"] = job.workload.precision == spec::Precision::mixed_bf16 || fp8;
+  // Under FSDP NeMo sets it False whatever the file says (megatron_trainer_builder.py@e938df32:73-75):
+  // written as it runs.
+  model["megatron_amp_O2"] = (job.workload.precision == spec::Precision::mixed_bf16 || fp8) && p.zero != 3;
   model["fp8"] = fp8;  // Transformer Engine FP8 GEMMs in the transformer layers
   if (fp8) model["fp8_hybrid"] = true;
   // As NVIDIA's launcher examples pass it (NVIDIA/NeMo-Framework-Launcher@26e42fa9
@@ -227,7 +238,11 @@ std::string write_nemo(const LaunchJob& job) {
   model["gradient_accumulation_fusion"] = job.fused_grad_accumulation && accumulation_fusion_kept(job);
   model["ub_tp_comm_overlap"] = p.overlap_tp_comm;
   model["fsdp"] = p.zero == 3;
-  if (p.zero == 3) model["fsdp_sharding_strategy"] = "full";
+  if (p.zero == 3) {
+    model["fsdp_sharding_strategy"] = "full";
+    // The reduce-scatter dtype priced (the stack's FP32 gradient shards): the base's own 32, stated.
+    model["fsdp_grad_reduce_dtype"] = 32;
+  }
   YAML::Node optim = model["optim"];
   optim["name"] = optimizer_for(p.zero);
   // Only the distributed optimizers take the overlap keys (apex fused_adam has no
@@ -242,9 +257,6 @@ std::string write_nemo(const LaunchJob& job) {
   if (job.fused_grad_accumulation && !accumulation_fusion_kept(job))
     header += "# NeMo runs this plan without gradient-accumulation fusion (no O2, FSDP, or DP without a distributed "
               "optimizer); trainplan priced the stack's fused accumulation.\n";
-  if (p.zero == 3 && job.workload.precision != spec::Precision::fp32)
-    header += "# NeMo's FSDP turns megatron_amp_O2 off (FP32 parameters under autocast); trainplan priced O2 "
-              "(BF16 weights beside FP32 main parameters).\n";
   header += "# Overrides of megatron_gpt_config.yaml; the vocabulary comes from your tokenizer (trainplan assumed " +
             std::to_string(m.vocab) + ").\n";
   return yaml_text(header, root);
@@ -259,8 +271,13 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   spec::Plan& p = job.plan;
   read_yaml_cluster(y, job);
   const std::string precision = y.text("trainer.precision", "bf16");
+  const bool fsdp = y.flag("model.fsdp", false);
   if (precision == "bf16" || precision == "bf16-mixed") {
-    if (!y.flag("model.megatron_amp_O2", true))
+    // Under FSDP NeMo turns O2 off whatever the file says (megatron_trainer_builder.py@e938df32:73-75),
+    // as stacks/nemo-fsdp.json prices it; elsewhere trainplan models O2 only.
+    const bool o2 = y.flag("model.megatron_amp_O2", true);
+    if (fsdp && o2) job.notes.push_back("model.megatron_amp_O2 under model.fsdp read as False, as NeMo turns it off");
+    if (!fsdp && !o2)
       throw spec::SpecError(file, "model.megatron_amp_O2", "True with bf16 (trainplan models O2: BF16 weights, FP32 main params)");
     job.workload.precision = spec::Precision::mixed_bf16;
   } else if (precision == "32" || precision == "32-true") {
@@ -306,11 +323,27 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   }
   p.overlap_tp_comm = y.flag("model.ub_tp_comm_overlap", false);
   const std::string optimizer = y.text("model.optim.name", "fused_adam");
-  if (y.flag("model.fsdp", false)) {
+  if (fsdp) {
+    // nlp_overrides.py@e938df32:750-757: full is FULL_SHARD; grad (SHARD_GRAD_OP) keeps every layer gathered
+    // from forward to backward and gathers again each micro-batch, which trainplan's ZeRO 2 does not price.
     const std::string strategy = y.text("model.fsdp_sharding_strategy", "full");
-    if (strategy != "full" && strategy != "grad")
-      throw spec::SpecError(file, "model.fsdp_sharding_strategy", "full or grad (hybrid sharding is not modelled)");
-    p.zero = strategy == "full" ? 3 : 2;
+    if (strategy != "full")
+      throw spec::SpecError(file, "model.fsdp_sharding_strategy",
+                            "full (FULL_SHARD, priced as ZeRO 3 by stack nemo-fsdp); '" + strategy +
+                                "' is not priced (grad re-gathers every micro-batch, hybrid is refused by NeMo 2.0.0)");
+    p.zero = 3;
+    if (p.pp > 1)
+      throw spec::SpecError(file, "model.pipeline_model_parallel_size",
+                            "1 with model.fsdp (NeMo 2.0.0 asserts 'FSDP does not support pipeline parallelism', "
+                            "nlp_overrides.py:809)");
+    job.fsdp_fp32_shards = true;
+    if (job.stack_name.empty()) job.stack_name = "nemo-fsdp";  // NeMo's FSDP as it runs, where no header names a stack
+    // NeMo 2.0.0 reduce-scatters in model.fsdp_grad_reduce_dtype (megatron_trainer_builder.py:80, default 32)
+    // and keeps FP32 shards either way; nemo-fsdp prices the FP32 reduce-scatter.
+    const std::string reduce = y.text("model.fsdp_grad_reduce_dtype", "32");
+    if (reduce != "32" && reduce != "32-true" && reduce != "fp32")
+      job.notes.push_back("model.fsdp_grad_reduce_dtype " + reduce + ": NeMo reduce-scatters in it; trainplan prices FP32 "
+                          "(the gradient shards are FP32 either way)");
     // megatron_base_model.py@e938df32:1019-1020 and :1011-1016, as written above.
     if (job.workload.precision == spec::Precision::fp8)
       throw spec::SpecError(file, "model.fsdp", "false with model.fp8 (NeMo 2.0.0 raises 'Torch FSDP does not support FP8')");

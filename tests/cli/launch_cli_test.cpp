@@ -100,6 +100,10 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   expect_round_trip("--model gpt3-175b --hardware dgx-a100-80gb --instances 16 --tp 1 --pp 1 --micro-batch 4 --seq-len 1024 "
                     "--global-batch 512 --recompute full --zero 3 --stack megatron-deepspeed-ms-zero3",
                     "deepspeed", "g175-z3.sh");
+  // NeMo's FSDP as NeMo runs it (stack nemo-fsdp): O2 off, FP32 shards.
+  expect_round_trip("--model llama2-13b --hardware p5.48xlarge --instances 4 --tp 2 --pp 1 --sp --seq-len 4096 "
+                    "--global-batch 256 --micro-batch 1 --recompute full --zero 3 --precision mixed-bf16 --stack nemo-fsdp",
+                    "nemo", "l13-fsdp.yaml");
 }
 
 // export writes configs: a plan that does not fit is refused in one line,
@@ -144,6 +148,11 @@ TEST(LaunchCli, WhatAStackCannotExpressIsRefused) {
   r = run_cli(fsdp + " --precision fp8");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("nemo format: model.fsdp: ZeRO 0-2 with FP8"), std::string::npos) << r.out;
+  // Priced as O2 (stack nemo's ZeRO-3, BF16 weights beside FP32 masters), which NeMo's FSDP does not run.
+  r = run_cli(fsdp + " --precision mixed-bf16");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nemo format: model.fsdp: a stack that prices NeMo 2.0.0's FSDP as it runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("use --stack nemo-fsdp"), std::string::npos) << r.out;
   r = run_cli(fsdp + " --precision mixed-bf16 --overlap-tp");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("nemo format: model.ub_tp_comm_overlap: ZeRO 0-2 with async TP"), std::string::npos) << r.out;
@@ -332,6 +341,52 @@ TEST(LaunchCli, Run175bVariantsAreSaidOrRefused) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // one line
 }
 
+// NeMo's own megatron_gpt_config.yaml with model.fsdp=True, as a user turns FSDP on: NeMo
+// 2.0.0 then sets megatron_amp_O2 False (megatron_trainer_builder.py@e938df32:73-75), so the
+// file is priced under stack nemo-fsdp: per parameter an FP32 shard (4), FP32 gradients (4),
+// FP32 moments (8) and no BF16 weights; at DP 1 the shard is the whole model. Priced under
+// stack nemo instead (O2: BF16 weights 2, FP32 masters 4, BF16 gradients 2), the file says so.
+TEST(LaunchCli, NemoFsdpIsPricedAsNemoRunsIt) {
+  std::string text = read_file(std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/nemo_megatron_gpt_config.yaml");
+  const std::string off = "  fsdp: False ";
+  ASSERT_NE(text.find(off), std::string::npos);
+  text.replace(text.find(off), off.size(), "  fsdp: True ");
+  const std::string yaml = scratch("nemo-base-fsdp.yaml");
+  std::ofstream(yaml) << text;
+  // The base's 126M GPT (12 layers, hidden 768, 12 heads, FFN 4h) on GPT-2 XL's vocabulary and norms.
+  nlohmann::json model = nlohmann::json::parse(std::ifstream(std::string(TRAINPLAN_SOURCE_DIR) + "/models/gpt2-xl.json"));
+  model.merge_patch({{"name", "gpt-126m-fsdp"}, {"layers", 12}, {"hidden", 768}, {"heads", 12}, {"kv_heads", 12}, {"ffn_hidden", 3072}});
+  const std::string model_path = scratch("gpt-126m-fsdp.json");
+  std::ofstream(model_path) << model.dump(2);
+  const std::string flags = " --hardware a100-80gb-x1 --model " + model_path + " --format json";
+  auto memory = [](const Outcome& r) { return nlohmann::json::parse(r.out)["memory"]; };
+  Outcome r = run_cli("estimate --from-config " + yaml + flags);
+  ASSERT_EQ(r.code, 0) << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["stack"], "nemo-fsdp");
+  EXPECT_EQ(j["plan"]["zero"], 3);
+  EXPECT_NE(r.out.find("model.megatron_amp_O2 under model.fsdp read as False"), std::string::npos) << r.out;
+  nlohmann::json m = memory(r);
+  const double master = m["master_weights_bytes"].get<double>();
+  EXPECT_GT(master, 0);
+  EXPECT_EQ(m["weights_bytes"].get<double>(), 0);
+  EXPECT_EQ(m["gradients_bytes"].get<double>(), master);           // FP32 gradients, FP32 shard
+  EXPECT_EQ(m["optimizer_states_bytes"].get<double>(), 2 * master);  // two FP32 moments
+  r = run_cli("estimate --from-config " + yaml + flags + " --stack nemo");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("model.fsdp: NeMo runs FSDP with megatron_amp_O2 off"), std::string::npos) << r.out;
+  m = memory(r);
+  EXPECT_EQ(m["weights_bytes"].get<double>(), master / 2);    // the BF16 shard O2 would keep
+  EXPECT_EQ(m["gradients_bytes"].get<double>(), master / 2);  // BF16 gradients
+  // SHARD_GRAD_OP re-gathers every micro-batch: refused naming the key.
+  text.replace(text.find("fsdp_sharding_strategy: 'full'"), std::string("fsdp_sharding_strategy: 'full'").size(),
+               "fsdp_sharding_strategy: 'grad'");
+  std::ofstream(yaml) << text;
+  r = run_cli("estimate --from-config " + yaml + flags);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("model.fsdp_sharding_strategy: full (FULL_SHARD"), std::string::npos) << r.out;
+}
+
 // export -> --from-config -> export writes the same file, for every format over
 // dense and MoE plans, TP/PP/VP/CP/EP, ZeRO 0-3, each recompute mode, BF16/FP8/BF16-SR.
 TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
@@ -345,7 +400,7 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"nemo", kLlama70bP5 + " --stack nemo"},
       {"nemo", "--model qwen2.5-14b --instances 4 --tp 4 --pp 2 --sp --global-batch 256 --recompute selective --zero 2 --stack nemo" + p5},
       {"nemo", "--model llama2-7b --instances 4 --tp 4 --pp 1 --global-batch 256 --recompute full --zero 0 --stack nemo" + p5},
-      {"nemo", "--model llama2-13b --instances 4 --tp 2 --pp 1 --sp --global-batch 256 --recompute full --zero 3 --stack nemo" + p5},
+      {"nemo", "--model llama2-13b --instances 4 --tp 2 --pp 1 --sp --global-batch 256 --recompute full --zero 3 --stack nemo-fsdp" + p5},
       {"nxd", kSeed002 + " --precision bf16-sr"},
       {"nxd", "--model llama2-70b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 8 --virtual-stages 2 --sp --seq-len 4096 "
               "--global-batch 1024 --micro-batch 1 --recompute full --zero 1 --precision mixed-bf16"},

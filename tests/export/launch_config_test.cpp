@@ -330,7 +330,7 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
       "model.share_embeddings_and_output_weights", "model.bias", "model.hidden_dropout", "model.attention_dropout",
       "model.make_vocab_size_divisible_by", "model.megatron_amp_O2", "model.activations_checkpoint_granularity",
       "model.activations_checkpoint_method", "model.activations_checkpoint_num_layers", "model.ub_tp_comm_overlap",
-      "model.fsdp", "model.fsdp_sharding_strategy", "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.kv_channels", "model.optim.name",
+      "model.fsdp", "model.fsdp_sharding_strategy", "model.fsdp_grad_reduce_dtype" /*174*/, "model.fp8" /*223*/, "model.fp8_hybrid" /*225*/, "model.kv_channels", "model.optim.name",
       "model.transformer_engine" /*222*/, "model.gradient_accumulation_fusion" /*152*/};
   const std::set<std::string> nxd = {
       "name", "model_source", "trainer.devices", "trainer.num_nodes", "distributed_strategy.tensor_model_parallel_size",
@@ -362,6 +362,9 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
   for (int zero : {0, 1, 2, 3}) {
     job.plan.zero = zero;
     job.plan.recompute = zero == 3 ? spec::Recompute::full : spec::Recompute::selective;
+    // FSDP as NeMo runs it (stack nemo-fsdp: O2 off, FP32 shards), without a pipeline (nlp_overrides.py:809).
+    job.fsdp_fp32_shards = zero == 3;
+    if (zero == 3) job.plan.pp = 1, job.plan.virtual_stages = 1;
     job.plan.overlap_dp_comm = zero != 0;  // fused_adam at PP 4 with SP: NeMo does not overlap (refused otherwise)
     const std::string text = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
     std::set<std::string> written;
