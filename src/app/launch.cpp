@@ -45,31 +45,33 @@ void agree(const std::set<std::string>& c, const std::string& flag, const T& fla
 }  // namespace
 
 exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
+  // What the job runs at its ZeRO stage (a stack's by_zero_stage entry): the bucket written back is the one priced.
+  const spec::Stack stack = spec::at_zero_stage(s.stack, plan.zero);
   exporting::LaunchJob job;
   job.model_name = s.model.name;
   job.hardware_name = s.hardware.name;
   job.hardware_family = s.hardware.family;
-  job.stack_name = s.stack.name;
+  job.stack_name = stack.name;
   job.model = s.model;
   job.instances = plan.instances;
   job.devices_per_instance = s.hardware.devices_per_instance();
   job.plan = plan;
   job.workload = s.workload;
-  job.fp8_param_gather = s.stack.memory.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
-  job.fp16 = s.stack.capabilities.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
-  job.flash_attention = s.stack.compute.attention == spec::AttentionKernel::flash;
-  job.fused_grad_accumulation = s.stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad;
-  job.dispatch_once_per_instance = s.stack.communication.dispatch_once_per_instance;
-  job.experts_compute_capacity = s.stack.compute.experts_compute_capacity;
-  job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(s.stack, s.model);
-  job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && s.stack.memory.master_weight_bytes == 0;
-  job.bf16_grad_reduce = !s.stack.capabilities.half_is_fp16 && s.stack.memory.main_grad_bytes == 2 &&
+  job.fp8_param_gather = stack.memory.fp8_param_gather && s.workload.precision == spec::Precision::fp8;
+  job.fp16 = stack.capabilities.half_is_fp16 && s.workload.precision == spec::Precision::mixed_bf16;
+  job.flash_attention = stack.compute.attention == spec::AttentionKernel::flash;
+  job.fused_grad_accumulation = stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad;
+  job.dispatch_once_per_instance = stack.communication.dispatch_once_per_instance;
+  job.experts_compute_capacity = stack.compute.experts_compute_capacity;
+  job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(stack, s.model);
+  job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && stack.memory.master_weight_bytes == 0;
+  job.bf16_grad_reduce = !stack.capabilities.half_is_fp16 && stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
-  job.fsdp_fp32_shards = fsdp_fp32_shards(s.stack);
+  job.fsdp_fp32_shards = fsdp_fp32_shards(stack);
   if (plan.zero == 3) {  // what format deepspeed writes as reduce_bucket_size and sub_group_size
-    job.zero3_reduce_bucket_elements = zero3_bucket_elements(s.stack);
-    job.zero3_sub_group_elements = zero3_sub_group_elements(s.stack);
+    job.zero3_reduce_bucket_elements = zero3_bucket_elements(stack);
+    job.zero3_sub_group_elements = zero3_sub_group_elements(stack);
   }
   return job;
 }

@@ -38,8 +38,14 @@ Evaluator::Evaluator(const spec::ModelSpec& model, const spec::HardwareSpec& har
                      const spec::Calibration& calibration, const spec::Workload& workload)
     : model_(model), hardware_(hardware), stack_(stack), calibration_(calibration), workload_(workload),
       cluster_(hardware), attention_speedup_(stack.attention_speedup(hardware.family)) {
+  for (int zero = 0; zero < 4; ++zero)
+    if (stack.by_zero_stage[zero].values) zero_stage_stacks_[zero] = spec::at_zero_stage(stack, zero);
   if (const std::string why = spec::precision_refusal(hardware, stack, workload.precision); !why.empty())
     throw spec::SpecError(stack.source_file.empty() ? stack.name : stack.source_file, "precision", why);
+}
+
+const spec::Stack& Evaluator::stack_at(int zero) const {
+  return zero >= 0 && zero < 4 && zero_stage_stacks_[zero] ? *zero_stage_stacks_[zero] : stack_;
 }
 
 Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) const {
@@ -54,7 +60,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
                            c.memory_for("softmax"), c.memory_for(model_.mlp == spec::MlpKind::gelu ? "gelu" : "swiglu"),
                            c.memory_for("residual"), c.memory_for("optimizer"),
                            c.memory_for("attention_softmax", "softmax")};
-  const StepContext ctx{model_, hardware_, stack_, calibration_, workload_, p, cluster_, ops,
+  const spec::Stack& stack = stack_at(p.zero);  // every term reads the stack as this plan's ZeRO stage sees it
+  const StepContext ctx{model_, hardware_, stack, calibration_, workload_, p, cluster_, ops,
                         parameters_per_device(model_, p), expert_parameters_per_device(model_, p),
                         attention_speedup_};
 
@@ -133,7 +140,7 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   est.hfu = est.hardware_flops_per_step / tb.step_s / cluster_peak;
   est.time_to_train_s = workload_.tokens_to_train > 0 ? workload_.tokens_to_train / est.tokens_per_s : 0;
 
-  est.memory = memory_per_device(model_, hardware_, stack_, workload_, p);
+  est.memory = memory_per_device(model_, hardware_, stack, workload_, p);
   if (!est.memory.fits) result.problem = PlanProblem::out_of_memory;
   return result;
 }

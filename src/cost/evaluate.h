@@ -5,6 +5,9 @@
 // further plan costs about a microsecond. Each term of the step lives in its
 // own file, named as StepBreakdown names it.
 #pragma once
+#include <array>
+#include <optional>
+
 #include "cost/estimate.h"
 #include "cost/pipeline_step.h"
 #include "cost/plan_check.h"
@@ -36,6 +39,9 @@ class Evaluator {
   const spec::ModelSpec& model() const { return model_; }
   const spec::HardwareSpec& hardware() const { return hardware_; }
   const spec::Stack& stack() const { return stack_; }
+  // The stack as a plan at ZeRO stage `zero` sees it (spec::at_zero_stage),
+  // resolved once here: the stack every term of that plan reads.
+  const spec::Stack& stack_at(int zero) const;
   const spec::Calibration& calibration() const { return calibration_; }
   const spec::Workload& workload() const { return workload_; }
 
@@ -45,6 +51,9 @@ class Evaluator {
   const spec::Stack& stack_;
   const spec::Calibration& calibration_;
   const spec::Workload& workload_;
+  // Per ZeRO stage, the stack with its by_zero_stage entry applied; empty where
+  // the file states none, so most stacks are never copied.
+  std::array<std::optional<spec::Stack>, 4> zero_stage_stacks_;
   net::Cluster cluster_;
   double attention_speedup_;  // looked up once: the stack and hardware do not change
 };

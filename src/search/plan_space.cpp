@@ -116,11 +116,12 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   for (auto r : {spec::Recompute::none, spec::Recompute::selective, spec::Recompute::full})
     if (allowed(c.recompute, r) && stack.offers_recompute(r)) recompute_.push_back(r);
   require(!recompute_.empty(), "recompute");
-  // DP overlap is the stack's behaviour unless the user fixes it.
-  overlap_dp_.push_back(c.overlap_dp.value_or(stack.communication.overlap_dp_grad_reduce));
+  // DP overlap is the stack's behaviour at the plan's ZeRO stage unless the user fixes it.
+  for (int z : zero_)
+    overlap_dp_by_zero_[z] = c.overlap_dp.value_or(spec::at_zero_stage(stack, z).communication.overlap_dp_grad_reduce);
 
   size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * split_.size() * micro_batch_.size() *
-          zero_.size() * recompute_.size() * overlap_dp_.size();
+          zero_.size() * recompute_.size();
 }
 
 spec::Plan PlanSpace::at(std::uint64_t i) const {
@@ -131,9 +132,9 @@ spec::Plan PlanSpace::at(std::uint64_t i) const {
     return std::size_t(d);
   };
   // Fastest axis first; instances vary slowest so one count is one contiguous range.
-  p.overlap_dp_comm = overlap_dp_[digit(overlap_dp_.size())];
   p.recompute = recompute_[digit(recompute_.size())];
   p.zero = zero_[digit(zero_.size())];
+  p.overlap_dp_comm = overlap_dp_by_zero_[p.zero];
   p.micro_batch = micro_batch_[digit(micro_batch_.size())];
   const SplitChoice& split = split_[digit(split_.size())];
   p.cp = split.cp;

@@ -3,10 +3,11 @@
 // plans is ever built. TP runs over divisors of the instance that respect heads
 // and kv heads; PP over divisors of the layers; the Stack removes what it does
 // not offer (ZeRO stages, schedules, recompute modes, SP, async TP, CP, EP) and
-// fixes DP overlap to its behaviour; constraints narrow any axis. CP runs over
+// fixes DP overlap to its behaviour at each ZeRO stage; constraints narrow any axis. CP runs over
 // powers of two whose chunks (seq / 2 CP) keep at least min_cp_chunk tokens;
 // EP over divisors of a MoE model's experts, expert TP over 1 and TP.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -54,7 +55,8 @@ class PlanSpace {
   std::vector<SplitChoice> split_;
   std::vector<int> micro_batch_, zero_;
   std::vector<spec::Recompute> recompute_;
-  std::vector<bool> overlap_dp_;
+  // DP overlap per ZeRO stage: the user's, else the stack's behaviour at that stage (spec::at_zero_stage).
+  std::array<bool, 4> overlap_dp_by_zero_{};
   std::uint64_t size_ = 0;
 };
 

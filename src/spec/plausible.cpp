@@ -62,10 +62,6 @@ void check_plausible(const Stack& s) {
   const StackCommunication& comm = s.communication;
   within(f, "$.dp_bucket_mb.value", comm.dp_bucket_bytes / 1e6, 0, 1e5, "MB");
   within(f, "$.dp_bucket_buffer_mb.value", comm.dp_bucket_buffer_bytes / 1e6, 0, 1e5, "MB");
-  for (int stage = 0; stage < 4; ++stage)
-    if (comm.dp_bucket_buffer_bytes_by_stage[stage] >= 0)
-      within(f, "$.dp_bucket_buffer_by_zero_stage.value." + std::to_string(stage),
-             comm.dp_bucket_buffer_bytes_by_stage[stage] / 1e6, 0, 1e5, "MB");
   within(f, "$.dp_reduction_copy_mb.value", comm.dp_reduction_copy_bytes / 1e6, 0, 1e5, "MB");
   within(f, "$.optimizer_sub_group_parameters.value", mem.optimizer_sub_group_parameters, 0, 1e13, "parameters");
   within(f, "$.loss_bytes_per_logit.value", mem.loss_bytes_per_logit, 1, 64, "bytes");

@@ -20,6 +20,74 @@ bool Stack::offers_recompute(Recompute mode) const {
   return std::find(modes.begin(), modes.end(), mode) != modes.end();
 }
 
+namespace {
+
+// The fields a by_zero_stage entry may state, each with the members its file
+// key sets: what a DeepSpeed config's zero_optimization block sets per stage
+// (overlap_comm, reduce_scatter, reduce_bucket_size, contiguous_gradients,
+// allgather_bucket_size, sub_group_size). A field joins by a line here.
+struct StageField {
+  const char* key;
+  void (*take)(Stack& to, const Stack& from);
+};
+
+constexpr StageField kStageFields[] = {
+    {"overlap_dp_grad_reduce",
+     [](Stack& to, const Stack& from) {
+       to.communication.overlap_dp_grad_reduce = from.communication.overlap_dp_grad_reduce;
+     }},
+    {"overlap_dp_param_gather",
+     [](Stack& to, const Stack& from) {
+       to.communication.overlap_dp_param_gather = from.communication.overlap_dp_param_gather;
+     }},
+    {"zero_grad_reduce",
+     [](Stack& to, const Stack& from) {
+       to.communication.zero_grad_reduce_all_reduce = from.communication.zero_grad_reduce_all_reduce;
+     }},
+    {"dp_bucket_mb",
+     [](Stack& to, const Stack& from) { to.communication.dp_bucket_bytes = from.communication.dp_bucket_bytes; }},
+    {"dp_bucket_buffer_mb",
+     [](Stack& to, const Stack& from) {
+       to.communication.dp_bucket_buffer_bytes = from.communication.dp_bucket_buffer_bytes;
+       to.communication.dp_bucket_buffer_hidden_squared = from.communication.dp_bucket_buffer_hidden_squared;
+     }},
+    {"dp_reduction_copy_mb",
+     [](Stack& to, const Stack& from) {
+       to.communication.dp_reduction_copy_bytes = from.communication.dp_reduction_copy_bytes;
+     }},
+    {"optimizer_sub_group_parameters",
+     [](Stack& to, const Stack& from) {
+       to.memory.optimizer_sub_group_parameters = from.memory.optimizer_sub_group_parameters;
+     }},
+};
+
+const StageField* stage_field(const std::string& key) {
+  for (const StageField& f : kStageFields)
+    if (key == f.key) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+bool varies_by_zero_stage(const std::string& key) { return stage_field(key) != nullptr; }
+
+std::string zero_stage_fields() {
+  std::string out;
+  for (const StageField& f : kStageFields) out += (out.empty() ? "" : ", ") + std::string(f.key);
+  return out;
+}
+
+Stack at_zero_stage(const Stack& stack, int stage) {
+  Stack out = stack;
+  if (stage < 0 || stage > 3) return out;
+  const ZeroStageFields& entry = stack.by_zero_stage[stage];
+  if (!entry.values) return out;
+  // The loader admits only kStageFields' keys (spec/stack_load.cpp).
+  for (const std::string& key : entry.keys)
+    if (const StageField* f = stage_field(key)) f->take(out, *entry.values);
+  return out;
+}
+
 bool Stack::offers_pipeline(int pp, int virtual_stages) const {
   if (pp <= 1) return true;
   return virtual_stages > 1 ? capabilities.pipeline_interleaved : capabilities.pipeline_1f1b;

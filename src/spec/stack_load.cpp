@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <memory>
 
+#include "spec/error.h"
 #include "spec/json_reader.h"
 #include "spec/load.h"
 #include "spec/plausible.h"
@@ -117,16 +119,23 @@ bool release_holds(const ReleaseRange& range, const std::string& version) {
   return !(v < from) && !(to < head_to);
 }
 
-Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
+namespace {
+
+// Every field but by_zero_stage, which read_by_zero_stage reads with this.
+Stack read_stack(const nlohmann::json& j, const std::string& file) {
   JsonReader r(file);
   if (!j.is_object()) r.fail("$", "expected an object");
   Stack s;
   s.source_file = file;
-  r.only_keys(j, "$", {"name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
+  // Stated per stage since by_zero_stage: a file written before is told where it went.
+  if (r.has(j, "dp_bucket_buffer_by_zero_stage"))
+    r.fail("$.dp_bucket_buffer_by_zero_stage",
+           "no longer a field: state dp_bucket_buffer_mb (MB or \"hidden-squared\") in by_zero_stage's entry for each stage");
+  r.only_keys(j, "$", {"by_zero_stage", "name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
-                      "gradients_freed_at_step", "loss_freed_before_recompute", "dp_bucket_buffer_by_zero_stage",
+                      "gradients_freed_at_step", "loss_freed_before_recompute",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -154,22 +163,13 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
     s.memory.loss_freed_before_recompute = flag(r, j, "loss_freed_before_recompute");
   s.communication.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");
   s.communication.dp_bucket_bytes = amount(r, j, "dp_bucket_mb") * 1e6;
-  s.communication.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
-  if (r.has(j, "dp_bucket_buffer_by_zero_stage")) {
-    const auto& by_stage = behaviour(r, j, "dp_bucket_buffer_by_zero_stage");
-    const std::string path = "$.dp_bucket_buffer_by_zero_stage.value";
-    if (!by_stage.is_object())
-      r.fail(path, "expected an object of ZeRO stage (\"0\" to \"3\"): MB or \"hidden-squared\"");
-    r.only_keys(by_stage, path, {"0", "1", "2", "3"});
-    for (const auto& [key, value] : by_stage.items()) {
-      const int stage = key[0] - '0';
-      if (value.is_string()) {
-        r.choice(by_stage, path, key, {"hidden-squared"});
-        s.communication.dp_bucket_buffer_hidden_squared[stage] = true;
-      } else {
-        s.communication.dp_bucket_buffer_bytes_by_stage[stage] = r.positive(by_stage, path, key, true) * 1e6;
-      }
-    }
+  if (const auto& buffer = behaviour(r, j, "dp_bucket_buffer_mb"); buffer.is_string()) {
+    r.choice(r.object(j, "$", "dp_bucket_buffer_mb"), "$.dp_bucket_buffer_mb", "value", {"hidden-squared"});
+    s.communication.dp_bucket_buffer_hidden_squared = true;
+  } else if (buffer.is_number()) {
+    s.communication.dp_bucket_buffer_bytes = amount(r, j, "dp_bucket_buffer_mb") * 1e6;
+  } else {
+    r.fail("$.dp_bucket_buffer_mb.value", "expected MB (a number >= 0) or \"hidden-squared\"");
   }
   if (r.has(j, "dp_reduction_copy_mb")) s.communication.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
   if (r.has(j, "zero_grad_reduce"))
@@ -295,6 +295,64 @@ Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
     s.memory.allocator_unreleasable_fraction = amount(r, j, "allocator_unreleasable_fraction");
   s.compute.host_overhead_s = amount(r, j, "host_overhead_s");
   check_plausible(s);
+  return s;
+}
+
+bool is_note(const std::string& key) { return key.ends_with("note") || key.ends_with("notes"); }
+
+// "by_zero_stage": {"3": {"overlap_dp_grad_reduce": {"value": true, "source": ...}}}.
+// Each entry is read as the whole file with its fields in place of the file's,
+// so a field is checked as it is at the top (its source included), and a
+// problem is named at its place in the entry.
+void read_by_zero_stage(const JsonReader& r, const nlohmann::json& j, Stack& s) {
+  const std::string path = "$.by_zero_stage";
+  const nlohmann::json& by_stage = j["by_zero_stage"];
+  if (!by_stage.is_object() || by_stage.empty())
+    r.fail(path, "expected an object of ZeRO stage (\"0\" to \"3\"): the stack fields that differ at that stage");
+  for (const auto& [stage_key, entry] : by_stage.items()) {
+    if (is_note(stage_key)) continue;
+    const std::string at = path + "." + stage_key;
+    if (stage_key.size() != 1 || stage_key[0] < '0' || stage_key[0] > '3') r.fail(at, "a ZeRO stage \"0\" to \"3\"");
+    const int stage = stage_key[0] - '0';
+    if (!s.offers_zero(stage)) {
+      std::string offered;
+      for (const int z : s.capabilities.zero_stages) offered += (offered.empty() ? "" : ", ") + std::to_string(z);
+      r.fail(at, "a ZeRO stage the stack offers (zero_stages: " + offered + ")");
+    }
+    if (!entry.is_object())
+      r.fail(at, "expected an object of stack fields, each {\"value\": ..., \"source\": \"...\"}");
+    nlohmann::json merged = j;
+    merged.erase("by_zero_stage");
+    ZeroStageFields fields;
+    for (const auto& [key, value] : entry.items()) {
+      if (is_note(key)) continue;
+      if (!varies_by_zero_stage(key))
+        r.fail(at + "." + key, "a field that may differ by ZeRO stage: " + zero_stage_fields() +
+                                   " (the others describe the stack at every stage)");
+      merged[key] = value;
+      fields.keys.push_back(key);
+    }
+    if (fields.keys.empty()) r.fail(at, "at least one field that differs at this stage: " + zero_stage_fields());
+    try {
+      fields.values = std::make_shared<const Stack>(read_stack(merged, r.file()));
+    } catch (const SpecError& e) {
+      const std::string& bad = e.json_path();
+      for (const std::string& key : fields.keys) {
+        const std::string top = "$." + key;
+        if (bad == top || bad.starts_with(top + ".") || bad.starts_with(top + "["))
+          throw SpecError(e.file(), at + bad.substr(1), e.expected());
+      }
+      throw SpecError(e.file(), at, "with the file's other fields, " + bad + ": " + e.expected());
+    }
+    s.by_zero_stage[stage] = std::move(fields);
+  }
+}
+
+}  // namespace
+
+Stack stack_from_json(const nlohmann::json& j, const std::string& file) {
+  Stack s = read_stack(j, file);
+  if (j.contains("by_zero_stage")) read_by_zero_stage(JsonReader(file), j, s);
   return s;
 }
 

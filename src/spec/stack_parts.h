@@ -197,14 +197,10 @@ struct StackCommunication {
   bool overlap_dp_param_gather = true;  // sharded-optimizer / FSDP all-gather hidden behind forward
   double dp_bucket_bytes = 0;           // one reduction bucket; the last one cannot hide (0: one bucket per layer)
   double dp_bucket_buffer_bytes = 0;    // a reduction buffer apart from the gradients, held across the step (0: buckets are views)
-  // The same per ZeRO stage (index 0..3) where the stack's configs differ by
-  // stage: bytes, or < 0 for dp_bucket_buffer_bytes. Optional in files
-  // ("dp_bucket_buffer_by_zero_stage").
-  std::array<double, 4> dp_bucket_buffer_bytes_by_stage{-1, -1, -1, -1};
-  // Per ZeRO stage: the buffer holds hidden^2 16-bit elements instead (the
-  // Hugging Face DeepSpeed integration fills reduce_bucket_size "auto" with
-  // hidden_size * hidden_size).
-  std::array<bool, 4> dp_bucket_buffer_hidden_squared{};
+  // The buffer holds hidden^2 16-bit elements instead of dp_bucket_buffer_bytes
+  // (dp_bucket_buffer_mb "hidden-squared": the Hugging Face DeepSpeed
+  // integration fills reduce_bucket_size "auto" with hidden_size * hidden_size).
+  bool dp_bucket_buffer_hidden_squared = false;
   // A flat copy of one reduction bucket, made after backward and freed before the
   // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
   // copied whole); 0: none. Optional in files.

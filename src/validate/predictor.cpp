@@ -80,7 +80,7 @@ cost::MemoryBreakdown Predictor::measured_stage_memory(size_t i) const {
   const auto& memory = runs_[i].memory;
   if (!memory || memory->stage == MemoryStage::heaviest || l.plan.pp == 1) return ev.estimate.memory;
   const int rank = memory->stage == MemoryStage::last ? ev.plan.pp - 1 : 0;
-  return cost::stage_memory(l.model, l.hardware, l.stack, l.workload, ev.plan, rank);
+  return cost::stage_memory(l.model, l.hardware, l.evaluator->stack_at(ev.plan.zero), l.workload, ev.plan, rank);
 }
 
 double Predictor::predict_seqs_per_s(size_t i) const { return evaluate(i).estimate.seqs_per_s; }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "cost/evaluate.h"
 #include "cost/memory.h"
 #include "cost/plan_check.h"
 #include "spec/load.h"
@@ -983,7 +984,8 @@ TEST(Memory, DeepSpeedZeroOneHoldsNoGradientsInTheForwardOfAOneMicroBatchStep) {
 TEST(Memory, LossAndReplayedLayerApartWhereTheTrainerDropsTheLogits) {
   const spec::ModelSpec m = spec::load_model("bloom-7b1");
   const spec::HardwareSpec hw = spec::load_hardware("dl1.24xlarge");
-  const spec::Stack oh = spec::load_stack("optimum-habana-1.10");
+  const spec::Stack file = spec::load_stack("optimum-habana-1.10");
+  const spec::Stack oh = spec::at_zero_stage(file, 3);  // as cost::Evaluator hands it to a ZeRO-3 plan
   ASSERT_TRUE(oh.memory.loss_freed_before_recompute);
   const spec::Workload w = workload(1024, 64);
   spec::Plan p;
@@ -1007,13 +1009,19 @@ TEST(Memory, LossAndReplayedLayerApartWhereTheTrainerDropsTheLogits) {
   summed.memory.loss_freed_before_recompute = false;
   const auto together = cost::memory_per_device(m, hw, summed, w, p);
   EXPECT_NEAR(together.tensors_bytes - apart.tensors_bytes, replay, 1.0);
-  // The bucket by ZeRO stage: none at 2 (the CI's ZeRO-2 config turns
-  // contiguous_gradients off), DeepSpeed's default 5e8 elements at 1.
+  // The bucket by ZeRO stage (the file's by_zero_stage): none at 2 (the CI's
+  // ZeRO-2 config turns contiguous_gradients off), DeepSpeed's default 5e8
+  // elements at 1, where no entry names it; the evaluator resolves each plan's.
   spec::Plan z2 = p, z1 = p;
   z2.zero = 2;
   z1.zero = 1;
-  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, z2), 0);
-  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, oh, s, z1), 1e9);
+  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, spec::at_zero_stage(file, 2), s, z2), 0);
+  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, spec::at_zero_stage(file, 1), s, z1), 1e9);
+  const spec::Calibration calibration;
+  const cost::Evaluator evaluator(m, hw, file, calibration, w);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(p).estimate.memory.reduction_buffers_bytes, 33554432.0);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(z2).estimate.memory.reduction_buffers_bytes, 0);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(z1).estimate.memory.reduction_buffers_bytes, 1e9);
 }
 
 // microsoft Megatron-DeepSpeed at ZeRO-3 (stacks/megatron-deepspeed-ms-zero3.json,

@@ -247,8 +247,8 @@ TEST(StackLoad, OptimumHabanaLossFollowsTheModelCodeOfEachRelease) {
 // zero_grad(set_to_none=True), averaged_gradients[i] = None); ZeRO-3's partition
 // buffer and Megatron's main_grad persist. GaudiTrainer drops the model's output
 // before backward. optimum-habana's CI DeepSpeed configs size the reduction
-// buffer per stage: ZeRO-1 DeepSpeed's default, ZeRO-2 none (contiguous_gradients
-// false), ZeRO-3 hidden^2 (reduce_bucket_size "auto").
+// buffer per stage (by_zero_stage): ZeRO-1 DeepSpeed's default, ZeRO-2 none
+// (contiguous_gradients false), ZeRO-3 hidden^2 (reduce_bucket_size "auto").
 TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
   for (const char* name : {"optimum-habana", "optimum-habana-1.10"}) {
     const Stack s = load_stack(name);
@@ -258,10 +258,12 @@ TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
     EXPECT_FALSE(s.memory.gradients_freed_at_step[3]) << name;
     EXPECT_TRUE(s.memory.loss_freed_before_recompute) << name;
     EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 1000e6) << name;
-    EXPECT_LT(s.communication.dp_bucket_buffer_bytes_by_stage[1], 0) << name;  // not named: dp_bucket_buffer_mb
-    EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes_by_stage[2], 0) << name;
-    EXPECT_TRUE(s.communication.dp_bucket_buffer_hidden_squared[3]) << name;
-    EXPECT_FALSE(s.communication.dp_bucket_buffer_hidden_squared[1]) << name;
+    const Stack z1 = at_zero_stage(s, 1), z2 = at_zero_stage(s, 2), z3 = at_zero_stage(s, 3);
+    EXPECT_DOUBLE_EQ(z1.communication.dp_bucket_buffer_bytes, 1000e6) << name;  // no entry: the file's field
+    EXPECT_FALSE(z1.communication.dp_bucket_buffer_hidden_squared) << name;
+    EXPECT_DOUBLE_EQ(z2.communication.dp_bucket_buffer_bytes, 0) << name;
+    EXPECT_FALSE(z2.communication.dp_bucket_buffer_hidden_squared) << name;
+    EXPECT_TRUE(z3.communication.dp_bucket_buffer_hidden_squared) << name;
   }
   EXPECT_TRUE(load_stack("optimum-habana-ddp").memory.loss_freed_before_recompute);
   const Stack megatron = load_stack("megatron-lm");
@@ -270,24 +272,91 @@ TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
   EXPECT_FALSE(load_stack("megatron-deepspeed").memory.loss_freed_before_recompute);  // the pipe engine keeps the output
 }
 
-// The optional per-ZeRO-stage behaviours (stacks/README.md): a stage outside
-// 0..3, a word other than hidden-squared or an implausible size names its path.
-TEST(StackLoad, PerZeroStageFieldsNameTheBadStage) {
+// optimum-habana's CI runs one DeepSpeed config per ZeRO stage (tests/configs/
+// deepspeed_zero_{1,2,3_gaudi1}.json), stated in one file's by_zero_stage: ZeRO-2
+// all-reduces each bucket (reduce_scatter false) without overlap (overlap_comm
+// false); ZeRO-3 reduce-scatters on its own stream during backward (overlap_comm
+// true) while stage3_max_live_parameters 1e5 leaves no parameter prefetch;
+// ZeRO-1 keeps the file's fields (DeepSpeed's defaults: no overlap, reduce-scatter).
+TEST(StackLoad, OptimumHabanaStatesEachZeroStagesConfig) {
+  const Stack s = load_stack("optimum-habana");
+  EXPECT_TRUE(s.by_zero_stage[0].keys.empty());
+  EXPECT_TRUE(s.by_zero_stage[1].keys.empty());
+  const Stack z1 = at_zero_stage(s, 1), z2 = at_zero_stage(s, 2), z3 = at_zero_stage(s, 3);
+  EXPECT_FALSE(z1.communication.zero_grad_reduce_all_reduce);
+  EXPECT_FALSE(z1.communication.overlap_dp_grad_reduce);
+  EXPECT_TRUE(z2.communication.zero_grad_reduce_all_reduce);
+  EXPECT_FALSE(z2.communication.overlap_dp_grad_reduce);
+  EXPECT_FALSE(z3.communication.zero_grad_reduce_all_reduce);
+  // What no entry states is the file's at every stage.
+  for (const Stack* view : {&z1, &z2, &z3}) {
+    EXPECT_EQ(view->name, "optimum-habana");
+    EXPECT_DOUBLE_EQ(view->communication.dp_bucket_bytes, s.communication.dp_bucket_bytes);
+    EXPECT_DOUBLE_EQ(view->memory.loss_bytes_per_logit, 12);
+  }
+  // The variant that extends it inherits the entries.
+  EXPECT_TRUE(at_zero_stage(load_stack("optimum-habana-1.10"), 2).communication.zero_grad_reduce_all_reduce);
+  // A stage outside 0..3 is the stack itself.
+  EXPECT_FALSE(at_zero_stage(s, 7).communication.zero_grad_reduce_all_reduce);
+}
+
+// An entry's field is resolved from the stack it is applied to, so an edit to a
+// loaded stack reaches every stage but the fields the entry states.
+TEST(StackLoad, AtZeroStageTakesOnlyTheEntrysFields) {
+  Stack s = load_stack("optimum-habana");
+  s.memory.master_weight_bytes = 2;
+  s.communication.dp_bucket_buffer_bytes = 7e6;
+  const Stack z2 = at_zero_stage(s, 2);
+  EXPECT_DOUBLE_EQ(z2.memory.master_weight_bytes, 2);
+  EXPECT_DOUBLE_EQ(z2.communication.dp_bucket_buffer_bytes, 0);  // the entry's
+  EXPECT_DOUBLE_EQ(at_zero_stage(s, 1).communication.dp_bucket_buffer_bytes, 7e6);
+}
+
+// by_zero_stage (stacks/README.md): a stage outside 0..3 or not offered, a
+// field that describes the stack at every stage, an empty or non-object
+// entry, or a bad value inside one each names its place in the entry.
+TEST(StackLoad, ByZeroStageRefusesWhatCannotVaryByStage) {
   json j = shipped_stack("megatron-lm");
   j["gradients_freed_at_step"] = {{"value", json::array({1, 4})}, {"source", "test"}};
   expect_stack_error([&] { from(j); }, "$.gradients_freed_at_step.value[1]", "ZeRO stage 0..3");
   j["gradients_freed_at_step"]["value"] = json::array();
   EXPECT_NO_THROW(from(j));  // none freed
-  j["dp_bucket_buffer_by_zero_stage"] = {{"value", {{"3", "hidden"}}}, {"source", "test"}};
-  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage.value", "hidden-squared");
-  j["dp_bucket_buffer_by_zero_stage"]["value"] = {{"4", 10}};
-  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage.value", "4");
-  j["dp_bucket_buffer_by_zero_stage"]["value"] = {{"1", 2e5}};
-  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage.value.1", "MB");
-  j["dp_bucket_buffer_by_zero_stage"]["value"] = {{"1", 12.5}, {"3", "hidden-squared"}};
+  const json overlap = {{"value", false}, {"source", "a test"}};
+  j["by_zero_stage"] = {{"4", {{"overlap_dp_grad_reduce", overlap}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.4", "a ZeRO stage \"0\" to \"3\"");
+  j["by_zero_stage"] = {{"two", {{"overlap_dp_grad_reduce", overlap}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.two", "a ZeRO stage");
+  j["by_zero_stage"] = json::object();
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage", "expected an object of ZeRO stage");
+  j["by_zero_stage"] = {{"2", true}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.2", "expected an object of stack fields");
+  j["by_zero_stage"] = {{"2", {{"note", "nothing stated"}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.2", "at least one field");
+  j["by_zero_stage"] = {{"2", {{"recompute_modes", {{"value", {"full"}}, {"source", "a test"}}}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.2.recompute_modes", "a field that may differ by ZeRO stage");
+  j["by_zero_stage"] = {{"2", {{"overlap_dp_grad_reduce", {{"value", false}}}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.2.overlap_dp_grad_reduce.source", "missing field");
+  j["by_zero_stage"] = {{"2", {{"zero_grad_reduce", {{"value", "reduce"}, {"source", "a test"}}}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.2.zero_grad_reduce.value", "reduce-scatter, all-reduce");
+  j["by_zero_stage"] = {{"1", {{"dp_bucket_buffer_mb", {{"value", 2e5}, {"source", "a test"}}}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.1.dp_bucket_buffer_mb.value", "MB");
+  j["by_zero_stage"] = {{"3", {{"dp_bucket_buffer_mb", {{"value", "hidden"}, {"source", "a test"}}}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.3.dp_bucket_buffer_mb.value", "hidden-squared");
+  // Stage 3 is offered by megatron-lm only where zero_stages lists it.
+  j["zero_stages"]["value"] = json::array({0, 1});
+  j["by_zero_stage"] = {{"3", {{"overlap_dp_grad_reduce", overlap}}}};
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.3", "a ZeRO stage the stack offers (zero_stages: 0, 1)");
+  // The field this replaces tells a file written before where it went.
+  j.erase("by_zero_stage");
+  j["dp_bucket_buffer_by_zero_stage"] = {{"value", {{"3", "hidden-squared"}}}, {"source", "test"}};
+  expect_stack_error([&] { from(j); }, "$.dp_bucket_buffer_by_zero_stage", "by_zero_stage");
+  j.erase("dp_bucket_buffer_by_zero_stage");
+  j["by_zero_stage"] = {{"note", "a test"},
+                        {"1", {{"dp_bucket_buffer_mb", {{"value", 12.5}, {"source", "a test"}}}, {"note", "kept"}}}};
   const Stack s = from(j);
-  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes_by_stage[1], 12.5e6);
-  EXPECT_TRUE(s.communication.dp_bucket_buffer_hidden_squared[3]);
+  ASSERT_EQ(s.by_zero_stage[1].keys, std::vector<std::string>{"dp_bucket_buffer_mb"});
+  EXPECT_DOUBLE_EQ(at_zero_stage(s, 1).communication.dp_bucket_buffer_bytes, 12.5e6);
+  EXPECT_DOUBLE_EQ(at_zero_stage(s, 0).communication.dp_bucket_buffer_bytes, s.communication.dp_bucket_buffer_bytes);
 }
 
 // torchtitan keeps an FSDP stage gathered through a pipeline step
@@ -516,9 +585,9 @@ TEST(StackLoad, GateUpProjectionIsOptionalAndOneOfTwoWords) {
 }
 
 // optimum-habana's CI ZeRO-2 config turns DeepSpeed's reduce_scatter off
-// (stacks/optimum-habana-zero2.json zero_grad_reduce); absent: reduce-scatter.
+// (stacks/optimum-habana.json by_zero_stage "2" zero_grad_reduce); absent: reduce-scatter.
 TEST(StackLoad, ZeroGradReduceIsOptionalAndOneOfTwoWords) {
-  EXPECT_TRUE(load_stack("optimum-habana-zero2").communication.zero_grad_reduce_all_reduce);
+  EXPECT_TRUE(at_zero_stage(load_stack("optimum-habana"), 2).communication.zero_grad_reduce_all_reduce);
   EXPECT_FALSE(load_stack("optimum-habana").communication.zero_grad_reduce_all_reduce);  // absent
   json j = shipped_stack("megatron-lm");
   j["zero_grad_reduce"] = {{"value", "reduce"}, {"source", "a test"}};

@@ -10,11 +10,10 @@ double reduction_buffers_bytes(const spec::ModelSpec& m, const spec::Stack& stac
                                const spec::Plan& p) {
   if (p.dp <= 1) return 0;
   const spec::StackCommunication& c = stack.communication;
-  const int stage = std::clamp(p.zero, 0, 3);
   // The Hugging Face integration's "auto" reduce_bucket_size: hidden^2
   // elements of the 16-bit model dtype the bucket is allocated in.
-  if (c.dp_bucket_buffer_hidden_squared[stage]) return double(m.hidden) * m.hidden * s.weights;
-  return c.dp_bucket_buffer_bytes_by_stage[stage] >= 0 ? c.dp_bucket_buffer_bytes_by_stage[stage] : c.dp_bucket_buffer_bytes;
+  if (c.dp_bucket_buffer_hidden_squared) return double(m.hidden) * m.hidden * s.weights;
+  return c.dp_bucket_buffer_bytes;
 }
 
 double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const StateBytes& s, double params,
