@@ -52,7 +52,12 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
       t.exposed_s = t.total_s;
     } else {
       const double first = overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather;
-      const double back = overlap_gather ? hidden_behind(gather + reduce, rank_backward_s, last_share) : gather + reduce;
+      // Without prefetch each module's backward gather blocks, while its
+      // gradients reduce-scatter on a side stream behind the backward that
+      // follows, the last bucket excepted (DeepSpeed's overlap_comm).
+      const double back = overlap_gather   ? hidden_behind(gather + reduce, rank_backward_s, last_share)
+                          : overlap_reduce ? gather + hidden_behind(reduce, rank_backward_s, last_share)
+                                           : gather + reduce;
       t.exposed_s = mb * (first + back);
     }
     return t;

@@ -97,6 +97,26 @@ TEST(PlanSpace, FlagsNarrowTheSpace) {
   EXPECT_EQ(p.instances, 128);
 }
 
+// DP overlap is the stack's at each plan's ZeRO stage (spec::at_zero_stage):
+// optimum-habana's CI overlaps the reduction only in its ZeRO-3 config
+// (stacks/optimum-habana.json by_zero_stage), unless the user fixes it.
+TEST(PlanSpace, DpOverlapFollowsTheStacksZeroStage) {
+  const auto model = spec::load_model("llama2-7b");
+  const auto hw = spec::load_hardware("hls-gaudi2");
+  const spec::Stack stack = spec::load_stack("optimum-habana");
+  SpaceConstraints c;
+  c.instances = {1};
+  c.micro_batch = 1;
+  c.recompute = spec::Recompute::full;
+  std::set<std::pair<int, bool>> seen;
+  const PlanSpace space(model, hw, stack, workload(), c);
+  for (std::uint64_t i = 0; i < space.size(); ++i) seen.insert({space.at(i).zero, space.at(i).overlap_dp_comm});
+  EXPECT_EQ(seen, (std::set<std::pair<int, bool>>{{0, false}, {1, false}, {2, false}, {3, true}}));
+  c.overlap_dp = true;
+  const PlanSpace fixed(model, hw, stack, workload(), c);
+  for (std::uint64_t i = 0; i < fixed.size(); ++i) EXPECT_TRUE(fixed.at(i).overlap_dp_comm);
+}
+
 // No fixed cap on micro-batches or interleaving (issue 39): every divisor of
 // the global batch is a micro-batch, every divisor of a stage's layers a
 // virtual-stage count. 1024 sequences: 1, 2, ..., 1024 (11); Llama 2 7B's 32

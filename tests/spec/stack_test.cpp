@@ -288,6 +288,9 @@ TEST(StackLoad, OptimumHabanaStatesEachZeroStagesConfig) {
   EXPECT_TRUE(z2.communication.zero_grad_reduce_all_reduce);
   EXPECT_FALSE(z2.communication.overlap_dp_grad_reduce);
   EXPECT_FALSE(z3.communication.zero_grad_reduce_all_reduce);
+  EXPECT_TRUE(z3.communication.overlap_dp_grad_reduce);
+  EXPECT_FALSE(z3.communication.overlap_dp_param_gather);
+  EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);  // the file's field: deepspeed-habana's ZeRO-1/2 default
   // What no entry states is the file's at every stage.
   for (const Stack* view : {&z1, &z2, &z3}) {
     EXPECT_EQ(view->name, "optimum-habana");
