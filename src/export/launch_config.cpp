@@ -70,6 +70,24 @@ ReadLaunch read_launch_config(const std::string& path) {
     if (const auto written = script.written_files.find(config); written != script.written_files.end())
       return {LaunchFormat::deepspeed,
               read_deepspeed(text, path, written->second, path + " (the here-document written to " + config + ")")};
+    // A script that fills a template with sed (Microsoft's Megatron-DeepSpeed examples): the
+    // template beside the script, with the script's edits applied, as the run would write it.
+    if (const auto made = script.templated_files.find(config); made != script.templated_files.end()) {
+      const SedTemplate& t = made->second;
+      if (!t.unsupported.empty())
+        throw spec::SpecError(path, "sed '" + t.unsupported + "'",
+                              "plain s/WORD/TEXT/ edits of the ds_config template (trainplan applies no regular "
+                              "expressions or & references)");
+      const fs::path input = fs::path(t.input).is_absolute() ? fs::path(t.input) : fs::path(path).parent_path() / t.input;
+      return {LaunchFormat::deepspeed,
+              read_deepspeed(text, path, apply_sed(t, spec::read_text_file(input.string())),
+                             input.string() + " (edited by " + path + "'s sed into " + config + ")")};
+    }
+    // A name the script computes by running a command (the examples' GPU count from ds_ssh)
+    // cannot be found without running it.
+    if (config.find("$(") != std::string::npos)
+      throw spec::SpecError(path, "--deepspeed_config",
+                            "a ds_config name the script states without running a command; found '" + config + "'");
     const fs::path config_path = fs::path(config).is_absolute() ? fs::path(config) : fs::path(path).parent_path() / config;
     return {LaunchFormat::deepspeed, read_deepspeed(text, path, spec::read_text_file(config_path.string()), config_path.string())};
   }

@@ -288,7 +288,71 @@ bool test_holds(std::vector<std::string> w) {
   return negate ? !*holds : *holds;
 }
 
+// One sed expression as `s<d>PATTERN<d>REPLACEMENT<d>[g]`, kept where the pattern is a literal
+// word and the replacement plain text: else `unsupported` names the expression.
+void read_sed_expression(const std::string& expr, SedTemplate& t) {
+  auto refuse = [&] {
+    if (t.unsupported.empty()) t.unsupported = expr;
+  };
+  if (expr.size() < 4 || expr[0] != 's') return refuse();
+  const char d = expr[1];
+  const std::size_t mid = expr.find(d, 2), end = mid == std::string::npos ? mid : expr.find(d, mid + 1);
+  if (end == std::string::npos) return refuse();
+  SedEdit e{expr.substr(2, mid - 2), expr.substr(mid + 1, end - mid - 1), false};
+  const std::string flags = expr.substr(end + 1);
+  if (flags == "g") e.global = true;
+  else if (!flags.empty()) return refuse();
+  // A pattern of letters, digits and _ matches itself; anything else is a regular expression.
+  const bool literal = !e.pattern.empty() && std::all_of(e.pattern.begin(), e.pattern.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!literal || e.replacement.find_first_of("&\\\n") != std::string::npos) return refuse();
+  t.edits.push_back(e);
+}
+
+// `sed EXPR TEMPLATE | sed EXPR ... > FILE` among the expanded words: the file and its template.
+void collect_sed_pipelines(const std::vector<std::string>& w, std::map<std::string, SedTemplate>& out) {
+  for (std::size_t i = 0; i + 2 < w.size(); ++i) {
+    if (w[i] != "sed") continue;
+    SedTemplate t;
+    std::size_t k = i + 1;
+    read_sed_expression(w[k++], t);
+    if (k >= w.size() || w[k] == "|" || w[k].rfind('>', 0) == 0) continue;  // no template: not a file edit
+    t.input = w[k++];
+    while (k + 2 < w.size() && w[k] == "|" && w[k + 1] == "sed") {
+      read_sed_expression(w[k + 2], t);
+      k += 3;
+    }
+    if (k >= w.size() || w[k].rfind('>', 0) != 0 || w[k].rfind(">>", 0) == 0) continue;
+    const std::string target = w[k].size() > 1 ? w[k].substr(1) : (k + 1 < w.size() ? w[k + 1] : "");
+    if (!target.empty()) out[target] = t;
+    i = k;
+  }
+}
+
 }  // namespace
+
+std::string apply_sed(const SedTemplate& t, const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t eol = text.find('\n', start);
+    std::string line = text.substr(start, eol == std::string::npos ? std::string::npos : eol - start);
+    // Each sed in the pipeline reads what the previous one wrote: the edits apply in order.
+    for (const SedEdit& e : t.edits) {
+      for (std::size_t at = line.find(e.pattern); at != std::string::npos; at = line.find(e.pattern, at)) {
+        line.replace(at, e.pattern.size(), e.replacement);
+        if (!e.global) break;
+        at += e.replacement.size();
+      }
+    }
+    out += line;
+    if (eol == std::string::npos) break;
+    out += '\n';
+    start = eol + 1;
+  }
+  return out;
+}
 
 ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   ShellArgs out;
@@ -401,6 +465,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     word_environment.push_back(environment);
   }
   emit_heredocs_before(words.size());
+  collect_sed_pipelines(out.words, out.templated_files);
   out.words = split_option_items(out.words, word_environment);
   for (std::size_t w = 0; w < out.words.size(); ++w) {
     const std::string& s = out.words[w];

@@ -3,8 +3,9 @@
 // ${VAR:-default} expanded from the script's own assignments where they stand,
 // $(( integer arithmetic )) evaluated, others left as written; words in an
 // if/elif/else branch whose [ test ] is false dropped; quoted "--option value"
-// array items split; here-documents kept by the file they are written to) and
-// every `--name value`, `--name=value` or bare `--flag` among them. A name given
+// array items split; here-documents kept by the file they are written to; a
+// template edited through a `sed "s/A/B/" TEMPLATE | sed ... > FILE` pipeline
+// kept as the template's name and its edits) and every `--name value`, `--name=value` or bare `--flag` among them. A name given
 // twice keeps its last value, as argparse does.
 #pragma once
 #include <map>
@@ -15,12 +16,32 @@
 
 namespace trainplan::exporting {
 
+// One `s/PATTERN/REPLACEMENT/[g]` of sed on a literal word (no regular expression; no & or backslash
+// in the replacement): Microsoft's Megatron-DeepSpeed examples fill their ds_config
+// templates so (examples_deepspeed/rebase/ds_pretrain_gpt_1.3B.sh:290-295 at f4157bea).
+struct SedEdit {
+  std::string pattern, replacement;
+  bool global = false;  // the g flag: every occurrence on a line, not the first
+};
+// A file a script writes by running sed over a template: the template's name as the
+// script gives it, and the edits in pipeline order. `unsupported` names the first sed
+// expression trainplan does not apply (then no edit is to be trusted).
+struct SedTemplate {
+  std::string input;
+  std::vector<SedEdit> edits;
+  std::string unsupported;
+};
+// The template's text with the edits applied line by line, as sed does.
+std::string apply_sed(const SedTemplate& t, const std::string& text);
+
 struct ShellArgs {
   std::map<std::string, std::string> options;  // "--seq-length" -> "4096"; a bare flag -> ""
   std::vector<std::string> comments;           // each "# ..." line, without the '#'
   std::vector<std::string> words;
   // Here-documents the script writes to a file (`cat <<EOF > $DS_CONFIG`), by that file's expanded name.
   std::map<std::string, std::string> written_files;
+  // Files written by a sed pipeline over a template (`sed "s/GBSIZE/512/" T | sed ... > F`), by F's expanded name.
+  std::map<std::string, SedTemplate> templated_files;
   // Options whose value came from the caller's environment (${SLURM_NNODES:-1},
   // directly or through the script's variables): a default the job overrides.
   std::set<std::string> from_environment;

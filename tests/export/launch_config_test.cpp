@@ -838,6 +838,28 @@ TEST(ShellArgs, ArithmeticBranchesAndHereDocumentsAsTheShellRunsThem) {
   EXPECT_THROW(parse_shell_args("cat <<EOF > x\nnever closed\n", "f"), spec::SpecError);
 }
 
+// Microsoft's Megatron-DeepSpeed examples fill a ds_config template with a pipeline of seds
+// (examples_deepspeed/rebase/ds_pretrain_gpt_1.3B.sh:290-295 at f4157bea): the file it writes is
+// kept as the template's name and the edits, applied as sed applies them: in pipeline order, the
+// first match on each line unless g, each sed reading what the one before wrote.
+TEST(ShellArgs, SedPipelinesOverATemplateAreKeptAndAppliedAsSedDoes) {
+  const ShellArgs a = parse_shell_args(
+      "GBS=512\nout=\"cfg_${GBS}.json\"\nsed \"s/GBSIZE/${GBS}/\" tmpl.json \\\n    | sed \"s/Q/R/\" \\\n"
+      "    | sed \"s/R/S/g\" \\\n      > ${out}\nsed \"s/X.Y/z/\" other.json > odd.json\nsed -n p log.txt\n",
+      "f");
+  ASSERT_EQ(a.templated_files.count("cfg_512.json"), 1u);
+  const SedTemplate& t = a.templated_files.at("cfg_512.json");
+  EXPECT_EQ(t.input, "tmpl.json");
+  ASSERT_EQ(t.edits.size(), 3u);
+  EXPECT_TRUE(t.unsupported.empty());
+  EXPECT_EQ(apply_sed(t, "{\"train_batch_size\": GBSIZE, \"y\": GBSIZE}\nQ Q R\n"),
+            "{\"train_batch_size\": 512, \"y\": GBSIZE}\nS Q S\n");
+  // A regular expression is not applied as if literal: the file names the expression.
+  ASSERT_EQ(a.templated_files.count("odd.json"), 1u);
+  EXPECT_EQ(a.templated_files.at("odd.json").unsupported, "s/X.Y/z/");
+  EXPECT_EQ(a.templated_files.size(), 2u);  // `sed -n p log.txt` writes no file
+}
+
 TEST(ShellArgs, VariablesExpandAsTheShellDoes) {
   const ShellArgs a = parse_shell_args(
       "TP=4\nNODES=${SLURM_NNODES:-\"2\"}\nSEQ=${1:-4096}\nARGS=(\n  \"--seq-length $SEQ\"\n)\n"
