@@ -18,6 +18,8 @@ struct StateBytes {
   bool sharded_16bit_copy = true;  // at ZeRO-3: a persistent 16-bit shard beside the master (DeepSpeed), or none (FSDP)
   double fp8_weight_cache = 0;  // FP8 copies of the weights kept across micro-batches; not updated or checkpointed
   double step_grad_shard_copy = 0;  // bytes per element of the rank's gradient shard copied at the step (flat 16-bit + FP32)
+  // Bytes per gradient element FP16_Optimizer allocates at the step: its FP32 cast and that cast's flat copy.
+  double step_grad_casts = 0;
 };
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 

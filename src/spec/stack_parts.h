@@ -29,10 +29,12 @@ enum class SelectiveRecompute { attention_core, per_op, core_attention_module, c
 // saved before it runs, and the TP collective and residual add after it.
 enum class FullRecompute { whole_layer, until_last_saved };
 // What the optimizer step allocates beside the states: nothing (a fused Adam),
-// a tensor-list Adam's parameter-sized intermediate, or DeepSpeed ZeRO-1/2's
+// a tensor-list Adam's parameter-sized intermediate, DeepSpeed ZeRO-1/2's
 // FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)
-// after the gradients outside the shard are freed.
-enum class StepTemporaries { none, foreach, fp32_grad_shard };
+// after the gradients outside the shard are freed, or DeepSpeed's FP16_Optimizer
+// (ZeRO off): every 16-bit gradient cast to FP32 into a list, then the list
+// flattened into one FP32 gradient, while the 16-bit gradients are still held.
+enum class StepTemporaries { none, foreach, fp32_grad_shard, fp32_grad_casts };
 // How a stack exchanges K and V under context parallelism: none offered, a
 // ring of CP-1 point-to-point steps overlapped with attention (Megatron-Core /
 // Transformer Engine "p2p"), or one all-gather of K and V (torchtitan's default).
@@ -119,6 +121,16 @@ struct StackMemory {
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
   StepTemporaries step_temporaries = StepTemporaries::none;
+  // The same per ZeRO stage (index 0..3) where the stack's optimizer differs by
+  // stage (DeepSpeed: FP16_Optimizer with ZeRO off, the ZeRO optimizer from
+  // stage 1); false in `step_temporaries_set`: step_temporaries. Optional in
+  // files ("optimizer_step_temporaries_by_zero_stage").
+  std::array<StepTemporaries, 4> step_temporaries_by_stage{};
+  std::array<bool, 4> step_temporaries_set{};
+  StepTemporaries step_temporaries_at(int zero) const {
+    const int stage = zero < 0 ? 0 : zero > 3 ? 3 : zero;
+    return step_temporaries_set[stage] ? step_temporaries_by_stage[stage] : step_temporaries;
+  }
   // DeepSpeed ZeRO-3 steps the optimizer one sub-group of the rank's shard at
   // a time (sub_group_size), so fp32-grad-shard temporaries cover at most this
   // many parameters; 0: the whole shard at once (ZeRO-1/2). Optional in files.

@@ -166,6 +166,22 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline)
   EXPECT_NE(stack_refusal(s, p).find("ZeRO stage 1 is not offered by megatron-deepspeed-ms-zero3"), std::string::npos);
 }
 
+// optimizer_step_temporaries_by_zero_stage: one of the four words per stage "0".."3"; a stage
+// it names overrides optimizer_step_temporaries there, the others keep it.
+TEST(StackLoad, StepTemporariesPerZeroStageNameTheBadStage) {
+  json j = shipped_stack("megatron-lm");
+  j["optimizer_step_temporaries_by_zero_stage"] = {{"value", {{"0", "fp32-grad-casts"}}}, {"source", "test"}};
+  const Stack s = from(j);
+  EXPECT_EQ(s.memory.step_temporaries_at(0), StepTemporaries::fp32_grad_casts);
+  EXPECT_EQ(s.memory.step_temporaries_at(1), s.memory.step_temporaries);
+  j["optimizer_step_temporaries_by_zero_stage"]["value"] = {{"4", "none"}};
+  expect_stack_error([&] { from(j); }, "$.optimizer_step_temporaries_by_zero_stage.value", "4");
+  j["optimizer_step_temporaries_by_zero_stage"]["value"] = {{"0", "casts"}};
+  expect_stack_error([&] { from(j); }, "$.optimizer_step_temporaries_by_zero_stage.value.0", "fp32-grad-casts");
+  j["optimizer_step_temporaries_by_zero_stage"]["value"] = "fp32-grad-casts";
+  expect_stack_error([&] { from(j); }, "$.optimizer_step_temporaries_by_zero_stage.value", "ZeRO stage");
+}
+
 // NeMo 2.0.0's model.fsdp (stacks/nemo-fsdp.json): O2 off, so FSDP keeps FP32
 // parameter and gradient shards and no BF16 shard; no pipeline, FP8, EP or
 // TP-communication overlap, and no fused accumulation.

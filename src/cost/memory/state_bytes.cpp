@@ -12,12 +12,18 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
     case spec::Precision::mixed_bf16:
     // DeepSpeed ZeRO in FP16 or BF16: at the step the shard (ZeRO-3: one
     // sub-group of it at a time) is flattened (2 bytes) and cast to FP32 (4
-    // bytes) for the wrapped Adam.
+    // bytes) for the wrapped Adam. DeepSpeed's FP16_Optimizer (ZeRO off) casts
+    // each gradient to FP32 (4 bytes) in a list and flattens the list (4 bytes):
+    // microsoft/DeepSpeed@v0.16.2 deepspeed/runtime/fp16/fused_optimizer.py:285-288.
     {
       const spec::StackMemory& kept = stack.memory;
       StateBytes b{2, kept.master_weight_bytes, kept.main_grad_bytes,
                    kept.keeps_16bit_grads ? 2.0 : 0.0, kept.optimizer_state_bytes, kept.zero3_keeps_16bit_shard};
-      if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
+      // Where the stack copies so at some ZeRO stage; the component asks the plan's stage.
+      for (int stage = 0; stage <= 3; ++stage) {
+        if (kept.step_temporaries_at(stage) == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
+        if (kept.step_temporaries_at(stage) == spec::StepTemporaries::fp32_grad_casts) b.step_grad_casts = 4 + 4;
+      }
       return b;
     }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
