@@ -1059,6 +1059,49 @@ TEST(Memory, MicrosoftDeepSpeedZeroThreeKeepsFp16AndFp32PartitionsAndOneBucket) 
   EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(z3, w.precision), 2);
 }
 
+// microsoft Megatron-DeepSpeed with --no-pipeline-parallel in FP16 (stacks/megatron-deepspeed-ms-nopipe.json,
+// DeepSpeed 0.16.2), Llama 2 7B (P = 6,738,415,616), micro-batch 1 at 128 tokens, full recompute.
+// ZeRO 0 is FP16_Optimizer (fp16/fused_optimizer.py:283-310): FP16 weights (2), a whole FP32 master (4),
+// FP32 moments (8) and FP16 gradients (2) on every rank; at the step each gradient is cast to FP32 in a
+// list (4) and the list flattened (4) before the FP16 ones go: 2 + 4 + 8 + 2 + 4 + 4 = 24 bytes per
+// parameter, above backward's 16; at DP 8 the all-reduce's flat 5e8-element bucket (1e9 bytes) after
+// backward, 16 P + 1e9, stays below it. ZeRO 1 is the stage-1 optimizer: alone on one A100 its step
+// flattens the partition (2) and casts it (4), 2 + 4 + 8 + 2 + 6 = 22 bytes, 2 P less than ZeRO 0's
+// casts; at DP 8 it holds 2 + (4 + 8) / 8 with the 5e8-element FP16 bucket (1e9 bytes) it allocates at
+// each backward, and after the last backward all 2-byte gradients plus the bucket's flat copy (1e9):
+// 5.5 P + 2e9, above the step's 2 + (4 + 8 + 2 + 6) / 8 = 4.5 P + 1e9.
+TEST(Memory, MicrosoftDeepSpeedWithoutPipelineCastsEveryGradientAtZeroZero) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack ds = spec::load_stack("megatron-deepspeed-ms-nopipe");
+  const double P = 6738415616.0;
+  const spec::Workload w = workload(128, 8);
+  const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1"), p4d = spec::load_hardware("p4d.24xlarge");
+
+  const auto z0 = cost::memory_per_device(m, one, ds, w, llama7b_on_one_instance(one, 0));
+  EXPECT_TRUE(z0.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(z0.master_weights_bytes, 4 * P);
+  EXPECT_DOUBLE_EQ(z0.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(z0.optimizer_temporaries_bytes, (4 + 4) * P);
+  EXPECT_DOUBLE_EQ(z0.tensors_bytes, 24 * P);
+  const auto z1 = cost::memory_per_device(m, one, ds, w, llama7b_on_one_instance(one, 1));
+  EXPECT_DOUBLE_EQ(z1.optimizer_temporaries_bytes, (2 + 4) * P);
+  EXPECT_DOUBLE_EQ(z1.tensors_bytes, 22 * P);
+  EXPECT_DOUBLE_EQ(z0.tensors_bytes - z1.tensors_bytes, 2 * P);
+
+  const spec::Plan dp8_z1 = llama7b_on_one_instance(p4d, 1);
+  ASSERT_EQ(dp8_z1.dp, 8);
+  const auto reduce = cost::memory_per_device(m, p4d, ds, w, dp8_z1);
+  EXPECT_TRUE(reduce.peak_at_optimizer_step);  // after backward: the reduction's flat copy
+  EXPECT_DOUBLE_EQ(reduce.gradients_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(reduce.reduction_buffers_bytes, 1e9 + 1e9);
+  EXPECT_DOUBLE_EQ(reduce.tensors_bytes, 5.5 * P + 2e9);
+  const auto z0_dp8 = cost::memory_per_device(m, p4d, ds, w, llama7b_on_one_instance(p4d, 0));
+  EXPECT_DOUBLE_EQ(z0_dp8.reduction_buffers_bytes, 0);  // FP16_Optimizer keeps no bucket
+  EXPECT_DOUBLE_EQ(z0_dp8.tensors_bytes, 24 * P);
+  // The reduction moves FP16 gradients: 2 bytes an element.
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(ds, w.precision), 2);
+}
+
 // NeMo 2.0.0's FSDP (stacks/nemo-fsdp.json): megatron_amp_O2 is off, so the
 // FP32 FSDP shard is the master (4), gradients are FP32 shards (4) reduce-
 // scattered in FP32, Adam's moments FP32 (8), and no BF16 shard is kept: 16

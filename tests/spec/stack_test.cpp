@@ -166,6 +166,57 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline)
   EXPECT_NE(stack_refusal(s, p).find("ZeRO stage 1 is not offered by megatron-deepspeed-ms-zero3"), std::string::npos);
 }
 
+// The fork with --no-pipeline-parallel at ZeRO 0-1 (stacks/megatron-deepspeed-ms-nopipe.json):
+// GPTModel under DeepSpeed 0.16.2's plain engine in FP16. ZeRO 0 is FP16_Optimizer (each gradient
+// cast to FP32 and flattened at the step), ZeRO 1 the stage-1 optimizer (its 5e8-element FP16
+// bucket kept from backward to the step, the rank's partition flattened and cast); gradients are
+// the model's FP16 .grad, reduced after the last backward, unoverlapped, in 1000 MB buckets whose
+// flat copy is made then; no pipe buffers, no pipeline.
+TEST(StackLoad, MicrosoftMegatronDeepSpeedWithoutPipelineRunsDeepSpeedsFp16Optimizers) {
+  const Stack s = load_stack("megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(s.bases, (std::vector<std::string>{"megatron-deepspeed-ms"}));
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(s.offers_pipeline(2, 1));
+  EXPECT_TRUE(s.capabilities.half_is_fp16);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);
+  EXPECT_FALSE(s.memory.keeps_16bit_grads);
+  EXPECT_FALSE(s.memory.pipeline_keeps_stage_outputs);
+  EXPECT_TRUE(s.memory.gradients_freed_at_step[0]);
+  EXPECT_TRUE(s.memory.gradients_freed_at_step[1]);
+  EXPECT_EQ(s.memory.step_temporaries_at(0), StepTemporaries::fp32_grad_casts);
+  EXPECT_EQ(s.memory.step_temporaries_at(1), StepTemporaries::fp32_grad_shard);
+  EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 4 + 4);
+  EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
+  EXPECT_FALSE(s.communication.overlap_dp_param_gather);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 5e8 * 2);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 0);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes_by_stage[1], 5e8 * 2);
+  EXPECT_DOUBLE_EQ(s.communication.dp_reduction_copy_bytes, 5e8 * 2);
+  EXPECT_EQ(s.compute.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);  // inherited: the fork's local layers
+  Plan p;
+  p.zero = 3;
+  EXPECT_NE(stack_refusal(s, p).find("ZeRO stage 3 is not offered by megatron-deepspeed-ms-nopipe"), std::string::npos);
+  p.zero = 1;
+  p.pp = 2;
+  EXPECT_FALSE(stack_refusal(s, p).empty());
+
+  // In BF16, DeepSpeed's BF16 optimizer as stack megatron-deepspeed-ms prices it, less GPTModelPipe's
+  // pipe buffers (the previous micro-batch's 16-bit logits); the all-reduce's 2000 MB flat copy said.
+  const Stack bf16 = load_stack("megatron-deepspeed-ms-nopipe-bf16-optimizer"), pipe = load_stack("megatron-deepspeed-ms");
+  EXPECT_EQ(bf16.capabilities.zero_stages, (std::vector<int>{1}));
+  EXPECT_FALSE(bf16.capabilities.half_is_fp16);
+  EXPECT_FALSE(bf16.offers_pipeline(2, 1));
+  EXPECT_FALSE(bf16.memory.pipeline_keeps_stage_outputs);
+  EXPECT_TRUE(pipe.memory.pipeline_keeps_stage_outputs);
+  EXPECT_DOUBLE_EQ(bf16.memory.loss_bytes_per_logit, pipe.memory.loss_bytes_per_logit - 2);
+  EXPECT_DOUBLE_EQ(bf16.memory.main_grad_bytes, pipe.memory.main_grad_bytes);
+  EXPECT_EQ(bf16.memory.keeps_16bit_grads, pipe.memory.keeps_16bit_grads);
+  EXPECT_DOUBLE_EQ(bf16.communication.dp_bucket_bytes, pipe.communication.dp_bucket_bytes);
+  EXPECT_DOUBLE_EQ(bf16.communication.dp_reduction_copy_bytes, 5e8 * 4);
+  EXPECT_EQ(bf16.memory.step_temporaries_at(1), StepTemporaries::none);
+}
+
 // optimizer_step_temporaries_by_zero_stage: one of the four words per stage "0".."3"; a stage
 // it names overrides optimizer_step_temporaries there, the others keep it.
 TEST(StackLoad, StepTemporariesPerZeroStageNameTheBadStage) {
