@@ -10,9 +10,9 @@
 namespace trainplan::app {
 namespace {
 
-// DeepSpeed ZeRO-3's gradient bucket and optimizer sub-group in elements, as the
-// stack prices them (0: the stack names no bucket or sub-group).
-long long zero3_bucket_elements(const spec::Stack& stack) {
+// DeepSpeed ZeRO's gradient bucket and ZeRO-3's optimizer sub-group in elements, as
+// the stack prices them (0: the stack names no bucket or sub-group).
+long long zero_bucket_elements(const spec::Stack& stack) {
   const double element = stack.memory.main_grad_bytes;
   return element > 0 ? std::llround(stack.communication.dp_bucket_bytes / element) : 0;
 }
@@ -70,7 +70,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
                           s.workload.precision == spec::Precision::fp8);
   job.fsdp_fp32_shards = fsdp_fp32_shards(stack);
   if (plan.zero == 3) {  // what format deepspeed writes as reduce_bucket_size and sub_group_size
-    job.zero3_reduce_bucket_elements = zero3_bucket_elements(stack);
+    job.zero_reduce_bucket_elements = zero_bucket_elements(stack);
     job.zero3_sub_group_elements = zero3_sub_group_elements(stack);
   }
   return job;
@@ -146,15 +146,16 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                           " gradient-accumulation fusion; stack " + stack.name + " prices " +
                           (fused ? "the fused accumulation" : "a separate accumulation pass"));
   }
-  // A DeepSpeed ZeRO-3 bucket or sub-group other than the stack prices: said, priced as the stack's.
-  if (read.format == exporting::LaunchFormat::deepspeed && job.plan.zero == 3) {
-    const spec::Stack stack = spec::load_stack(s.stack);
+  // A DeepSpeed ZeRO bucket (ZeRO-3; ZeRO-1 without the pipeline engine) or ZeRO-3 sub-group other
+  // than the stack prices: said, priced as the stack's.
+  if (read.format == exporting::LaunchFormat::deepspeed && job.zero_reduce_bucket_elements > 0) {
+    const spec::Stack stack = spec::at_zero_stage(spec::load_stack(s.stack), job.plan.zero);
     auto differs = [&](const char* key, long long file_value, long long priced, const char* what) {
       if (priced > 0 && file_value > 0 && file_value != priced)
         job.notes.push_back(std::string("zero_optimization.") + key + ": the file's " + std::to_string(file_value) +
                             " elements; stack " + stack.name + " prices " + what + " of " + std::to_string(priced));
     };
-    differs("reduce_bucket_size", job.zero3_reduce_bucket_elements, zero3_bucket_elements(stack), "gradient buckets");
+    differs("reduce_bucket_size", job.zero_reduce_bucket_elements, zero_bucket_elements(stack), "gradient buckets");
     differs("sub_group_size", job.zero3_sub_group_elements, zero3_sub_group_elements(stack), "optimizer sub-groups");
   }
   // Model: --model, else the header's name, else the file's architecture. A

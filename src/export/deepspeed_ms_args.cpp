@@ -34,7 +34,8 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
     refuse_deepspeed("bf16.enabled", "mixed-bf16 or fp32; matmuls auto-cast to BF16 are a Neuron compiler mode");
   if (job.workload.precision == spec::Precision::fp8)
     refuse_deepspeed("--fp8-hybrid", "mixed-bf16 or fp32; FP8 needs --transformer-impl transformer_engine, which DeepSpeed's "
-                           "pipeline model (ParallelTransformerLayerPipe) does not use");
+                           "pipeline model (ParallelTransformerLayerPipe) does not use and no microsoft Megatron-DeepSpeed "
+                           "stack prices without it");
   if (p.virtual_stages > 1)
     refuse_deepspeed("--num-layers-per-virtual-pipeline-stage", "1 virtual stage: DeepSpeed's pipeline engine does not interleave");
   if (p.overlap_tp_comm) refuse_deepspeed("--tp-comm-overlap", "no async TP: Megatron-DeepSpeed has no such option");
@@ -49,16 +50,37 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   if (m.mla()) refuse_deepspeed("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");
   if (p.sp && p.tp == 1) refuse_deepspeed("--sequence-parallel", "TP > 1 (Megatron-DeepSpeed switches sequence parallelism off at TP 1)");
   if (p.pp > 1 && p.zero >= 2) refuse_deepspeed("zero_optimization.stage", "0 or 1 with pipeline parallelism (DeepSpeed rejects ZeRO-2 and -3 there)");
+  // megatron/arguments.py:94-96 asserts PP 1 under --no-pipeline-parallel.
+  if (p.pp > 1 && microsoft_deepspeed_without_pipeline(job.stack_name))
+    refuse_deepspeed("--pipeline-model-parallel-size", "1: stack " + job.stack_name +
+                                                           " runs --no-pipeline-parallel, which Megatron-DeepSpeed "
+                                                           "asserts at PP 1 (megatron/arguments.py:94-96)");
   if (job.stack_name == kMicrosoftDeepSpeedZero3Stack) {
     // The stack describes DeepSpeed 0.16.2's stage-3 optimizer under FP16 and nothing else.
     if (p.zero != 3)
       refuse_deepspeed("zero_optimization.stage", "3: stack megatron-deepspeed-ms-zero3 describes DeepSpeed 0.16.2's stage-3 "
-                                                  "optimizer only (ZeRO 1 is stack megatron-deepspeed-ms)");
+                                                  "optimizer only (ZeRO 0-1: stack megatron-deepspeed-ms, or without "
+                                                  "the pipeline engine megatron-deepspeed-ms-nopipe)");
     // microsoft/DeepSpeed@v0.16.2 deepspeed/runtime/zero/stage3.py:903-905 clones the partition to FP32
     // even when it already is: FP32 training keeps two FP32 partitions, which the stack does not price.
     if (job.workload.precision != spec::Precision::mixed_bf16)
       refuse_deepspeed("fp16.enabled", "mixed precision (FP16): at ZeRO-3 DeepSpeed 0.16.2 keeps a second FP32 partition "
                                        "in FP32 training, which stack megatron-deepspeed-ms-zero3 does not price");
+  } else if (job.stack_name == kMicrosoftDeepSpeedNoPipeStack) {
+    // FP16_Optimizer (ZeRO 0) and the stage-1 optimizer with 16-bit gradients, nothing else.
+    if (p.zero > 1)
+      refuse_deepspeed("zero_optimization.stage", "0 or 1: stack megatron-deepspeed-ms-nopipe describes DeepSpeed 0.16.2's "
+                                                  "FP16_Optimizer and stage-1 optimizer only (ZeRO 3 is stack "
+                                                  "megatron-deepspeed-ms-zero3; ZeRO 2 no stack)");
+    // Without fp16 DeepSpeed 0.16.2 steps the bare optimizer over FP32 gradients (engine.py:1229-1281),
+    // all-reduced in 5e8 FP32 elements: other buckets and states than the stack's.
+    if (job.workload.precision != spec::Precision::mixed_bf16)
+      refuse_deepspeed("fp16.enabled", "mixed precision (FP16): stack megatron-deepspeed-ms-nopipe prices DeepSpeed 0.16.2's "
+                                       "16-bit gradients and buckets, not FP32 training");
+  } else if (job.stack_name == kMicrosoftDeepSpeedNoPipeBf16Stack) {
+    if (p.zero != 1 || !bf16)
+      refuse_deepspeed("bf16.enabled", "BF16 at ZeRO 1: stack megatron-deepspeed-ms-nopipe-bf16-optimizer describes DeepSpeed "
+                                       "0.16.2's BF16 optimizer only");
   } else if (p.zero >= 2) {
     refuse_deepspeed("zero_optimization.stage", "ZeRO 1: DeepSpeed 0.16.2's ZeRO-3 needs --no-pipeline-parallel and its "
                                                 "stage-3 optimizer (use --stack megatron-deepspeed-ms-zero3); its ZeRO-2 "
@@ -98,8 +120,9 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   num("--tensor-model-parallel-size", p.tp);
   num("--pipeline-model-parallel-size", p.pp);
   // Without it pretrain_gpt.py builds GPTModelPipe even at PP 1 (microsoft/Megatron-DeepSpeed@f4157bea
-  // pretrain_gpt.py:51), whose DeepSpeed pipeline engine rejects ZeRO-3 (deepspeed/runtime/pipe/engine.py:77-78).
-  if (job.stack_name == kMicrosoftDeepSpeedZero3Stack) arg("--no-pipeline-parallel");
+  // pretrain_gpt.py:51), whose DeepSpeed pipeline engine rejects ZeRO-3 (deepspeed/runtime/pipe/engine.py:77-78)
+  // and keeps pipe buffers the no-pipeline stacks do not price.
+  if (microsoft_deepspeed_without_pipeline(job.stack_name)) arg("--no-pipeline-parallel");
   if (p.sp) arg("--sequence-parallel");
   write_batch_and_sequence(a, job);
   write_layer_shape(a, m);
@@ -143,6 +166,11 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
   if (args.has("--num-layers-per-virtual-pipeline-stage"))
     throw spec::SpecError(file, "--num-layers-per-virtual-pipeline-stage",
                           "no virtual stages: DeepSpeed's pipeline engine does not interleave");
+  // DeepSpeed-Ulysses (arguments.py:974): an all-to-all of heads that no stack prices, not Megatron's SP.
+  if (whole("--ds-sequence-parallel-size", 1, kBig, 1) > 1)
+    throw spec::SpecError(file, "--ds-sequence-parallel-size",
+                          "1: DeepSpeed-Ulysses sequence parallelism (an all-to-all of attention heads) is priced by no "
+                          "trainplan stack");
   p.sp = args.has("--sequence-parallel") && p.tp > 1;  // the fork switches it off at TP 1
   // As the pipeline model reads them (gpt_model.py:446-452): --checkpoint-activations first, then the granularity.
   const std::string granularity =

@@ -1,7 +1,9 @@
 // The pretrain_gpt.py arguments of microsoft's Megatron-DeepSpeed fork
 // (microsoft/Megatron-DeepSpeed@f4157bea megatron/arguments.py), the fork that
-// stacks megatron-deepspeed-ms (DeepSpeed's pipeline engine, BF16 optimizer)
-// and megatron-deepspeed-ms-zero3 (--no-pipeline-parallel, ZeRO-3) run:
+// stacks megatron-deepspeed-ms (DeepSpeed's pipeline engine, BF16 optimizer),
+// megatron-deepspeed-ms-zero3 (--no-pipeline-parallel, ZeRO-3) and, without the
+// pipeline engine at ZeRO 0-1, megatron-deepspeed-ms-nopipe (FP16_Optimizer or
+// the stage-1 optimizer) and megatron-deepspeed-ms-nopipe-bf16-optimizer run:
 // Megatron SP, RMSNorm, SwiGLU, rotary, GQA, untied embeddings, no linear bias,
 // selective or full recompute. Writing refuses what the fork cannot express
 // (SpecError naming "deepspeed format" and the option); reading fills the
@@ -20,9 +22,21 @@ inline constexpr const char* kMicrosoftDeepSpeedStack = "megatron-deepspeed-ms";
 // examples_deepspeed/azure/run-175b.sh runs (stacks/megatron-deepspeed-ms-zero3.json).
 inline constexpr const char* kMicrosoftDeepSpeedZero3Stack = "megatron-deepspeed-ms-zero3";
 
-// Whether `stack` names one of the fork's stacks (either of the two above).
+// The fork with --no-pipeline-parallel at ZeRO 0-1 (GPTModel under DeepSpeed's plain engine):
+// FP16 through FP16_Optimizer (ZeRO 0) or the stage-1 optimizer (stacks/megatron-deepspeed-ms-nopipe.json),
+// BF16 through DeepSpeed's BF16 optimizer (stacks/megatron-deepspeed-ms-nopipe-bf16-optimizer.json).
+inline constexpr const char* kMicrosoftDeepSpeedNoPipeStack = "megatron-deepspeed-ms-nopipe";
+inline constexpr const char* kMicrosoftDeepSpeedNoPipeBf16Stack = "megatron-deepspeed-ms-nopipe-bf16-optimizer";
+
+// Whether the stack runs the fork without DeepSpeed's pipeline engine: written with --no-pipeline-parallel.
+inline bool microsoft_deepspeed_without_pipeline(const std::string& stack) {
+  return stack == kMicrosoftDeepSpeedZero3Stack || stack == kMicrosoftDeepSpeedNoPipeStack ||
+         stack == kMicrosoftDeepSpeedNoPipeBf16Stack;
+}
+
+// Whether `stack` names one of the fork's stacks (any of the four above).
 inline bool is_microsoft_deepspeed_stack(const std::string& stack) {
-  return stack == kMicrosoftDeepSpeedStack || stack == kMicrosoftDeepSpeedZero3Stack;
+  return stack == kMicrosoftDeepSpeedStack || microsoft_deepspeed_without_pipeline(stack);
 }
 
 // The release and source named in the header of a file written for this fork.

@@ -89,11 +89,12 @@ struct LaunchJob {
   // the master, FP32 gradient shards reduce-scattered in FP32, no kept 16-bit shard (stacks/nemo-fsdp.json:
   // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp). On reading a NeMo file: model.fsdp.
   bool fsdp_fp32_shards = false;
-  // DeepSpeed ZeRO-3's gradient bucket and optimizer sub-group, in elements, as the stack
-  // priced them (spec::StackCommunication::dp_bucket_bytes over the gradient element,
-  // spec::StackMemory::optimizer_sub_group_parameters): ds_config's reduce_bucket_size and
-  // sub_group_size. On reading, what the ds_config states (0: silent, DeepSpeed's default).
-  long long zero3_reduce_bucket_elements = 0;
+  // DeepSpeed ZeRO's gradient bucket (ZeRO-3; on reading, ZeRO-1 too) and ZeRO-3's optimizer
+  // sub-group, in elements, as the stack priced them (spec::StackCommunication::dp_bucket_bytes
+  // over the gradient element, spec::StackMemory::optimizer_sub_group_parameters): ds_config's
+  // reduce_bucket_size and sub_group_size. On reading, what the ds_config states, or DeepSpeed's
+  // default where it is silent (0: a stage that reads neither).
+  long long zero_reduce_bucket_elements = 0;
   long long zero3_sub_group_elements = 0;
   // NxD Training's HF model path (model_source: hf, export/nxd_hf_config.h): on reading, its
   // distributed_strategy.kv_replicator as stated (0: silent, the client's 1), checked against the KV heads.

@@ -233,6 +233,13 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
   const std::string mixtral_cf2 =
       model_file("mixtral-8x7b", "mixtral-8x7b-cf2-kv32", {{"kv_heads", 32}, {"moe", {{"capacity_factor", 2.0}}}});
   const std::string llama405_g16 = model_file("llama3.1-405b", "llama3.1-405b-16-groups", {{"kv_heads", 16}});
+  // Microsoft's GPT-3 1.3B examples train 16 heads of 128 (the paper's XL has 24), GPT-2's vocabulary
+  // and learned positions (no --vocab-size: the tokenizer's), and the example's 512-wide toy.
+  const std::string gpt_1_3b = model_file("gpt2-xl", "gpt-1.3b-16-heads",
+                                          {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 16},
+                                           {"ffn_hidden", 8192}, {"max_positions", 2048}});
+  const std::string gpt_toy = model_file("gpt2-xl", "gpt-24l-512h",
+                                         {{"layers", 24}, {"hidden", 512}, {"heads", 16}, {"kv_heads", 16}, {"ffn_hidden", 2048}});
   struct Case {
     std::string file, flags;
     int code;
@@ -287,6 +294,25 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 1, PP 1, DP 8, SP off, virtual stages 1, micro-batch 4, gradient accumulation 1, ZeRO 3, recompute full",
         "stack: megatron-deepspeed-ms-zero3\n", "fp16.enabled priced as mixed BF16", "does not fit in HBM by",
         "largest component: optimizer states"}},
+      // --no-pipeline-parallel at ZeRO 0 in FP16, the ds_config its seds fill from the template beside it:
+      // GPTModel under DeepSpeed's FP16_Optimizer (stack megatron-deepspeed-ms-nopipe). No node count in the
+      // script (its GPUs come from ds_ssh): one DGX, DP 4 at TP 2.
+      {"megatron-deepspeed_rebase/ds_pretrain_gpt_1.3B.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 0,
+       {"plan: TP 2, PP 1, DP 4, SP off, virtual stages 1, micro-batch 2, gradient accumulation 64, ZeRO 0, recompute full",
+        "stack: megatron-deepspeed-ms-nopipe\n", "fp16.enabled priced as mixed BF16"}},
+      {"megatron-deepspeed_deepspeed4science/pretrain_gpt_1.3B_seq_parallel.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 0,
+       {"plan: TP 8, PP 1, DP 1, SP on", "ZeRO 0, recompute full", "stack: megatron-deepspeed-ms-nopipe\n"}},
+      {"megatron-deepspeed_MoE/ds_pretrain_gpt_1.3B_dense_cl.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 0,
+       {"plan: TP 2, PP 1, DP 4", "ZeRO 0", "stack: megatron-deepspeed-ms-nopipe\n"}},
+      // FP16 at ZeRO 1 under the pipeline engine (PP 8): DeepSpeed's stage-1 optimizer beside pipe buffers.
+      {"megatron-deepspeed_rebase/ds_pretrain_gpt_1.3B_rope.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 2,
+       {"zero_optimization.stage: 0 with bf16", "fp16 gradients beside GPTModelPipe's pipe buffers"}},
+      {"megatron-deepspeed_universal_checkpointing_llama_run_llama_bf16.sh", "--hardware dgx-a100-80gb --model " + mds_llama, 2,
+       {"zero_optimization.stage: 0 with bf16", "bf16 gradients beside GPTModelPipe's pipe buffers"}},
+      {"megatron-deepspeed_sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 2,
+       {"--ds-sequence-parallel-size: 1: DeepSpeed-Ulysses"}},
+      {"megatron-deepspeed_run_deepspeed_example.sh", "--hardware dgx-a100-80gb --model " + gpt_toy, 2,
+       {"zero_optimization.stage: 0, 1 or 3 with microsoft Megatron-DeepSpeed and DeepSpeed 0.16.2"}},
   };
   std::set<std::string> files;
   for (const Case& c : cases) {
@@ -412,6 +438,13 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       // microsoft's fork at ZeRO-3 (--no-pipeline-parallel, FP16, the stack's bucket and sub-group in ds_config).
       {"deepspeed", "--model gpt3-175b --hardware dgx-a100-80gb --instances 16 --tp 1 --pp 1 --micro-batch 4 --seq-len 1024 "
                     "--global-batch 512 --recompute full --zero 3 --stack megatron-deepspeed-ms-zero3"},
+      // microsoft's fork without the pipeline engine at ZeRO 0 and 1 in FP16 (--no-pipeline-parallel,
+      // FP16_Optimizer or the stage-1 optimizer), and in BF16 through DeepSpeed's BF16 optimizer.
+      {"deepspeed", "--model gpt2-xl --hardware dgx-a100-80gb --instances 1 --tp 1 --pp 1 --micro-batch 2 --seq-len 1024 "
+                    "--global-batch 512 --recompute full --zero 0 --stack megatron-deepspeed-ms-nopipe"},
+      {"deepspeed", "--model llama2-7b --hardware dgx-a100-80gb --instances 2 --tp 2 --pp 1 --sp --micro-batch 1 --seq-len 4096 "
+                    "--global-batch 256 --recompute selective --zero 1 --stack megatron-deepspeed-ms-nopipe"},
+      {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms-nopipe-bf16-optimizer"},
   };
   int n = 0;
   for (const auto& [format, plan] : plans) {

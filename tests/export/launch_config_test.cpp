@@ -1353,7 +1353,7 @@ TEST(LaunchConfig, MicrosoftDeepSpeedZeroThreeIsWrittenAsRun175bRunsIt) {
   job.plan.zero = 3;
   job.plan.recompute = spec::Recompute::full;
   job.fp16 = true;
-  job.zero3_reduce_bucket_elements = 90000000;
+  job.zero_reduce_bucket_elements = 90000000;
   job.zero3_sub_group_elements = 1000000000;
   const auto files = launch_files(LaunchFormat::deepspeed, job, scratch("z3.sh").string());
   ASSERT_EQ(files.size(), 2u);
@@ -1375,7 +1375,7 @@ TEST(LaunchConfig, MicrosoftDeepSpeedZeroThreeIsWrittenAsRun175bRunsIt) {
   const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, "z3.sh");
   expect_same_job(job, back.job);
   EXPECT_TRUE(back.job.fp16);
-  EXPECT_EQ(back.job.zero3_reduce_bucket_elements, 90000000);
+  EXPECT_EQ(back.job.zero_reduce_bucket_elements, 90000000);
   EXPECT_EQ(back.job.zero3_sub_group_elements, 1000000000);
 
   // What the stack does not describe is refused, naming the option and DeepSpeed 0.16.2.
@@ -1407,7 +1407,7 @@ TEST(LaunchConfig, Run175bIsReadAtZeroThreeAndItsVariantsAreRefusedOrSaid) {
   EXPECT_TRUE(azure.job.plan.overlap_dp_comm);  // "overlap_comm": true, applied at stage 3
   EXPECT_TRUE(azure.job.fp16);
   EXPECT_EQ(azure.job.plan.recompute, spec::Recompute::full);
-  EXPECT_EQ(azure.job.zero3_reduce_bucket_elements, 90000000);
+  EXPECT_EQ(azure.job.zero_reduce_bucket_elements, 90000000);
   EXPECT_EQ(azure.job.zero3_sub_group_elements, 1000000000);
 
   // ZeRO-2: DeepSpeed's stage_1_and_2.py optimizer, described by no stack.
@@ -1432,7 +1432,7 @@ TEST(LaunchConfig, Run175bIsReadAtZeroThreeAndItsVariantsAreRefusedOrSaid) {
   // DeepSpeed's defaults where the ds_config is silent (zero/config.py:108, :167).
   f = azure_script_with("z3-defaults.sh", "    \"reduce_bucket_size\": 90000000,\n    \"sub_group_size\": 1e9,\n", "");
   const ReadLaunch defaults = read_launch_config(f.string());
-  EXPECT_EQ(defaults.job.zero3_reduce_bucket_elements, 500000000);
+  EXPECT_EQ(defaults.job.zero_reduce_bucket_elements, 500000000);
   EXPECT_EQ(defaults.job.zero3_sub_group_elements, 1000000000);
   // A fractional element count is not one.
   f = azure_script_with("z3-frac.sh", "\"reduce_bucket_size\": 90000000", "\"reduce_bucket_size\": 9.5");
@@ -1440,4 +1440,171 @@ TEST(LaunchConfig, Run175bIsReadAtZeroThreeAndItsVariantsAreRefusedOrSaid) {
 }
 
 }  // namespace microsoft_zero3
+}  // namespace trainplan::exporting
+
+namespace trainplan::exporting {
+namespace microsoft_nopipe {
+
+// microsoft/Megatron-DeepSpeed@f4157bea's examples_deepspeed/rebase/ds_pretrain_gpt_1.3B.sh beside its
+// ds_config_gpt_TEMPLATE.json, as the repository holds them, each with the edits given (every `from`
+// must occur), copied to a folder of their own: the script fills the template with sed.
+fs::path rebase_with(const std::string& name, const std::vector<std::pair<std::string, std::string>>& script_edits,
+                     const std::vector<std::pair<std::string, std::string>>& template_edits = {}) {
+  const fs::path dir = scratch(name);
+  fs::create_directories(dir);
+  auto copy = [&](const std::string& file, const std::vector<std::pair<std::string, std::string>>& edits) {
+    std::string text = spec::read_text_file(fixture("clients/megatron-deepspeed_rebase/" + file));
+    for (const auto& [from, to] : edits) {
+      const std::size_t at = text.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) text.replace(at, from.size(), to);
+    }
+    std::ofstream(dir / file) << text;
+  };
+  copy("ds_pretrain_gpt_1.3B.sh", script_edits);
+  copy("ds_config_gpt_TEMPLATE.json", template_edits);
+  return dir / "ds_pretrain_gpt_1.3B.sh";
+}
+
+// Stack megatron-deepspeed-ms-nopipe written as the rebase script runs it: --no-pipeline-parallel,
+// --fp16, ds_config stage 0 (FP16_Optimizer) or 1 (the stage-1 optimizer) with overlap_comm off;
+// read back the same job under the same stack. Every option and key exists at the pinned commits:
+// --no-pipeline-parallel (arguments.py:954), --fp16 (:1111), --zero-stage (:1487); DeepSpeed v0.16.2
+// zero/config.py stage, overlap_comm (:133), fp16.enabled (constants.py:151, 153).
+TEST(LaunchConfig, MicrosoftDeepSpeedWithoutPipelineIsWrittenAsTheRebaseScriptRunsIt) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "megatron-deepspeed-ms-nopipe";
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  job.plan.zero = 0;
+  job.plan.recompute = spec::Recompute::full;
+  job.plan.overlap_dp_comm = false;
+  job.fp16 = true;
+  for (int zero : {0, 1}) {
+    job.plan.zero = zero;
+    const std::string name = "nopipe-z" + std::to_string(zero) + ".sh";
+    const auto files = launch_files(LaunchFormat::deepspeed, job, scratch(name).string());
+    ASSERT_EQ(files.size(), 2u);
+    const ShellArgs args = parse_shell_args(files[0].text, name);
+    EXPECT_TRUE(args.has("--no-pipeline-parallel"));
+    EXPECT_TRUE(args.has("--fp16"));
+    EXPECT_FALSE(args.has("--bf16"));
+    EXPECT_EQ(args.value("--zero-stage"), std::to_string(zero));
+    const auto ds = nlohmann::json::parse(files[1].text);
+    EXPECT_EQ(ds["zero_optimization"]["stage"], zero);
+    EXPECT_EQ(ds["zero_optimization"]["overlap_comm"], false);
+    EXPECT_FALSE(ds["zero_optimization"].contains("reduce_bucket_size"));  // DeepSpeed's 5e8, as priced
+    EXPECT_EQ(ds["fp16"]["enabled"], true);
+    const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, name);
+    expect_same_job(job, back.job);
+    EXPECT_TRUE(back.job.fp16);
+    EXPECT_EQ(back.job.zero_reduce_bucket_elements, zero == 1 ? 500000000 : 0);
+  }
+
+  // BF16 under the BF16 optimizer, written as stack megatron-deepspeed-ms writes it (stage 0) but
+  // without the pipeline engine; read back, with or without trainplan's header, under that stack.
+  LaunchJob bf16 = job;
+  bf16.stack_name = "megatron-deepspeed-ms-nopipe-bf16-optimizer";
+  bf16.fp16 = false;
+  bf16.plan.zero = 1;
+  const auto files = launch_files(LaunchFormat::deepspeed, bf16, scratch("nopipe-bf16.sh").string());
+  EXPECT_NE(files[0].text.find("--no-pipeline-parallel"), std::string::npos);
+  EXPECT_NE(files[0].text.find("--bf16"), std::string::npos);
+  EXPECT_NE(files[1].text.find("\"stage\": 0"), std::string::npos);
+  expect_same_job(bf16, round_trip(LaunchFormat::deepspeed, bf16, "nopipe-bf16.sh").job);
+  std::string script = read_text(scratch("nopipe-bf16.sh"));
+  script.erase(script.find("# trainplan:"), script.find('\n', script.find("# trainplan:")) + 1 - script.find("# trainplan:"));
+  std::ofstream(scratch("nopipe-bf16-bare.sh")) << script;
+  std::ofstream(scratch("nopipe-bf16-bare.ds_config.json")) << read_text(scratch("nopipe-bf16.ds_config.json"));
+  std::string bare_text = read_text(scratch("nopipe-bf16-bare.sh"));
+  bare_text.replace(bare_text.find("nopipe-bf16.ds_config.json"), std::string("nopipe-bf16.ds_config.json").size(),
+                    "nopipe-bf16-bare.ds_config.json");
+  std::ofstream(scratch("nopipe-bf16-bare.sh")) << bare_text;
+  EXPECT_EQ(read_launch_config(scratch("nopipe-bf16-bare.sh").string()).job.stack_name,
+            "megatron-deepspeed-ms-nopipe-bf16-optimizer");
+
+  // What the stacks do not describe is refused, naming the option and DeepSpeed 0.16.2.
+  auto emit = [](const LaunchJob& j) { launch_files(LaunchFormat::deepspeed, j, "x.sh"); };
+  LaunchJob other = job;
+  other.plan.zero = 3;
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "FP16_Optimizer and stage-1 optimizer only",
+                    "deepspeed format");
+  other = job;
+  other.workload.precision = spec::Precision::fp32;
+  other.fp16 = false;
+  expect_spec_error([&] { emit(other); }, "fp16.enabled", "not FP32 training", "deepspeed format");
+  other = job;
+  other.plan.pp = 2;
+  expect_spec_error([&] { emit(other); }, "--pipeline-model-parallel-size", "arguments.py:94-96", "deepspeed format");
+  other = bf16;
+  other.plan.zero = 0;
+  expect_spec_error([&] { emit(other); }, "bf16.enabled", "BF16 optimizer only", "deepspeed format");
+}
+
+// The rebase script as its repository holds it (ZeRO 0, FP16, TP 2, --no-pipeline-parallel, full
+// recompute through --checkpoint-activations) reads under stack megatron-deepspeed-ms-nopipe, its
+// ds_config filled from the template as the script's seds write it; the variants a user makes are
+// read as DeepSpeed 0.16.2 runs them, or refused naming the key where no stack prices the run.
+TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRefusedOrSaid) {
+  const ReadLaunch rebase = read_launch_config(fixture("clients/megatron-deepspeed_rebase/ds_pretrain_gpt_1.3B.sh"));
+  EXPECT_EQ(rebase.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(rebase.job.plan.zero, 0);
+  EXPECT_EQ(rebase.job.plan.tp, 2);
+  EXPECT_EQ(rebase.job.plan.pp, 1);
+  EXPECT_EQ(rebase.job.plan.micro_batch, 2);
+  EXPECT_EQ(rebase.job.workload.global_batch_seqs, 512);  // GBSIZE from global_batch_size=512
+  EXPECT_EQ(rebase.job.plan.recompute, spec::Recompute::full);
+  EXPECT_FALSE(rebase.job.plan.overlap_dp_comm);
+  EXPECT_TRUE(rebase.job.fp16);
+
+  // zero_stage=1: the stage-1 optimizer, its bucket DeepSpeed's default 5e8 elements.
+  fs::path f = rebase_with("rebase-z1", {{"zero_stage=0", "zero_stage=1"}});
+  ReadLaunch read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(read.job.plan.zero, 1);
+  EXPECT_EQ(read.job.zero_reduce_bucket_elements, 500000000);
+  // overlap_comm at stage 1 reduces from hooks into two buckets; contiguous_gradients off keeps none.
+  f = rebase_with("rebase-z1-overlap", {{"zero_stage=0", "zero_stage=1"}}, {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"overlap_comm\": true"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.overlap_comm", "two buckets");
+  f = rebase_with("rebase-z1-scattered", {{"zero_stage=0", "zero_stage=1"}},
+                  {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"contiguous_gradients\": false"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.contiguous_gradients", "no bucket buffer");
+  // BF16: at stage 0 DeepSpeed's BF16 optimizer (FP32 accumulation by default); at stage 1 the stage-1
+  // optimizer with BF16 gradients, said; BF16 accumulation at stage 0 raises without the pipeline engine.
+  const std::vector<std::pair<std::string, std::string>> to_bf16 = {{"\"fp16\": {\n    \"enabled\": true", "\"bf16\": {\"enabled\": true}, \"fp16\": {\n    \"enabled\": false"}};
+  f = rebase_with("rebase-bf16", {{"    --fp16 \\", "    --bf16 \\"}}, to_bf16);
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe-bf16-optimizer");
+  EXPECT_EQ(read.job.plan.zero, 1);
+  EXPECT_FALSE(read.job.fp16);
+  f = rebase_with("rebase-bf16-z1", {{"    --fp16 \\", "    --bf16 \\"}, {"zero_stage=0", "zero_stage=1"}}, to_bf16);
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(read.job.plan.zero, 1);
+  EXPECT_TRUE(std::any_of(read.job.notes.begin(), read.job.notes.end(),
+                          [](const std::string& n) { return n.find("bf16.enabled at ZeRO stage 1 priced as") == 0; }));
+  std::vector<std::pair<std::string, std::string>> bf16_accum = to_bf16;
+  bf16_accum.push_back({"\"gradient_clipping\"", "\"data_types\": {\"grad_accum_dtype\": \"bf16\"},\n  \"gradient_clipping\""});
+  f = rebase_with("rebase-bf16-accum", {{"    --fp16 \\", "    --bf16 \\"}}, bf16_accum);
+  expect_spec_error([&] { read_launch_config(f.string()); }, "data_types.grad_accum_dtype", "Bfloat16 wrapper must use");
+  // FP16 with FP32 accumulation at stage 0: DeepSpeed raises; at stage 1 a second buffer.
+  const std::vector<std::pair<std::string, std::string>> fp32_accum = {
+      {"\"gradient_clipping\"", "\"data_types\": {\"grad_accum_dtype\": \"float32\"},\n  \"gradient_clipping\""}};
+  f = rebase_with("rebase-fp32-accum", {}, fp32_accum);
+  expect_spec_error([&] { read_launch_config(f.string()); }, "data_types.grad_accum_dtype", "unsupported mix");
+  f = rebase_with("rebase-fp32-accum-z1", {{"zero_stage=0", "zero_stage=1"}}, fp32_accum);
+  expect_spec_error([&] { read_launch_config(f.string()); }, "data_types.grad_accum_dtype", "second, fp32 gradient buffer");
+  // FP32 without the pipeline engine; PP 2 with --no-pipeline-parallel; FP16 under the pipeline engine.
+  f = rebase_with("rebase-fp32", {{"    --fp16 \\\n", ""}}, {{"\"fp16\": {\n    \"enabled\": true", "\"fp16\": {\n    \"enabled\": false"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "fp16.enabled", "FP32 gradients");
+  f = rebase_with("rebase-pp2", {{"pp_size=1", "pp_size=2"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "--pipeline-model-parallel-size", "arguments.py:94-96", f.string());
+  f = rebase_with("rebase-pipe", {{"no_pp=\"true\"", "no_pp=\"false\""}, {"    --no-async-tensor-model-parallel-allreduce \\\n", "    --no-async-tensor-model-parallel-allreduce \\\n    --normalization layernorm \\\n"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "fp16.enabled", "FP16_Optimizer beside GPTModelPipe's pipe buffers");
+  // A template edited by a regular expression is not guessed at.
+  f = rebase_with("rebase-regex", {{"sed \"s/MBSIZE/", "sed \"s/MB.IZE/"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "sed 's/MB.IZE/2/'", "plain s/WORD/TEXT/", f.string());
+}
+
+}  // namespace microsoft_nopipe
 }  // namespace trainplan::exporting
