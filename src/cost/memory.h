@@ -2,7 +2,8 @@
 // MemoryBreakdown names it and reading the dtypes, sharding and recompute as
 // the Stack implements them. memory_per_device composes them for the heavier
 // of the first pipeline stage (embedding, most micro-batches in flight) and
-// the last (head, logits). Plans must be completed (dp set).
+// the last (head, logits). Plans must be completed (dp set), and the stack is
+// the one the plan's ZeRO stage sees (spec::at_zero_stage; cost::Evaluator passes it).
 #pragma once
 #include "cost/estimate.h"
 #include "spec/hardware_spec.h"

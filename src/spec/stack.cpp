@@ -55,6 +55,8 @@ constexpr StageField kStageFields[] = {
      [](Stack& to, const Stack& from) {
        to.communication.dp_reduction_copy_bytes = from.communication.dp_reduction_copy_bytes;
      }},
+    {"optimizer_step_temporaries",
+     [](Stack& to, const Stack& from) { to.memory.step_temporaries = from.memory.step_temporaries; }},
     {"optimizer_sub_group_parameters",
      [](Stack& to, const Stack& from) {
        to.memory.optimizer_sub_group_parameters = from.memory.optimizer_sub_group_parameters;

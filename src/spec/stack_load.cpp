@@ -138,7 +138,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
                       "gradients_freed_at_step", "loss_freed_before_recompute",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
-                      "optimizer_step_temporaries", "optimizer_step_temporaries_by_zero_stage", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
+                      "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
   s.description = r.string(j, "$", "description");
@@ -286,18 +286,6 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
                                        : StepTemporaries::none;
   };
   s.memory.step_temporaries = temporaries_of(word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard", "fp32-grad-casts"}));
-  if (r.has(j, "optimizer_step_temporaries_by_zero_stage")) {
-    const auto& by_stage = behaviour(r, j, "optimizer_step_temporaries_by_zero_stage");
-    const std::string path = "$.optimizer_step_temporaries_by_zero_stage.value";
-    if (!by_stage.is_object())
-      r.fail(path, "expected an object of ZeRO stage (\"0\" to \"3\"): none, foreach, fp32-grad-shard or fp32-grad-casts");
-    r.only_keys(by_stage, path, {"0", "1", "2", "3"});
-    for (const auto& [key, value] : by_stage.items()) {
-      const int stage = key[0] - '0';
-      s.memory.step_temporaries_by_stage[stage] = temporaries_of(r.choice(by_stage, path, key, {"none", "foreach", "fp32-grad-shard", "fp32-grad-casts"}));
-      s.memory.step_temporaries_set[stage] = true;
-    }
-  }
   if (r.has(j, "optimizer_sub_group_parameters")) {
     if (s.memory.step_temporaries != StepTemporaries::fp32_grad_shard)
       r.fail("$.optimizer_sub_group_parameters", "only with optimizer_step_temporaries fp32-grad-shard, which it bounds");

@@ -121,16 +121,6 @@ struct StackMemory {
   double optimizer_state_bytes = 8;     // Adam's two moments per parameter (FP32: 8, BF16: 4)
   bool zero3_keeps_16bit_shard = true;  // DeepSpeed ZeRO-3: yes; FSDP: only the FP32 shard
   StepTemporaries step_temporaries = StepTemporaries::none;
-  // The same per ZeRO stage (index 0..3) where the stack's optimizer differs by
-  // stage (DeepSpeed: FP16_Optimizer with ZeRO off, the ZeRO optimizer from
-  // stage 1); false in `step_temporaries_set`: step_temporaries. Optional in
-  // files ("optimizer_step_temporaries_by_zero_stage").
-  std::array<StepTemporaries, 4> step_temporaries_by_stage{};
-  std::array<bool, 4> step_temporaries_set{};
-  StepTemporaries step_temporaries_at(int zero) const {
-    const int stage = zero < 0 ? 0 : zero > 3 ? 3 : zero;
-    return step_temporaries_set[stage] ? step_temporaries_by_stage[stage] : step_temporaries;
-  }
   // DeepSpeed ZeRO-3 steps the optimizer one sub-group of the rank's shard at
   // a time (sub_group_size), so fp32-grad-shard temporaries cover at most this
   // many parameters; 0: the whole shard at once (ZeRO-1/2). Optional in files.

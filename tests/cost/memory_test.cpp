@@ -1077,25 +1077,25 @@ TEST(Memory, MicrosoftDeepSpeedWithoutPipelineCastsEveryGradientAtZeroZero) {
   const spec::Workload w = workload(128, 8);
   const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1"), p4d = spec::load_hardware("p4d.24xlarge");
 
-  const auto z0 = cost::memory_per_device(m, one, ds, w, llama7b_on_one_instance(one, 0));
+  const auto z0 = cost::memory_per_device(m, one, spec::at_zero_stage(ds, 0), w, llama7b_on_one_instance(one, 0));
   EXPECT_TRUE(z0.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(z0.master_weights_bytes, 4 * P);
   EXPECT_DOUBLE_EQ(z0.gradients_bytes, 2 * P);
   EXPECT_DOUBLE_EQ(z0.optimizer_temporaries_bytes, (4 + 4) * P);
   EXPECT_DOUBLE_EQ(z0.tensors_bytes, 24 * P);
-  const auto z1 = cost::memory_per_device(m, one, ds, w, llama7b_on_one_instance(one, 1));
+  const auto z1 = cost::memory_per_device(m, one, spec::at_zero_stage(ds, 1), w, llama7b_on_one_instance(one, 1));
   EXPECT_DOUBLE_EQ(z1.optimizer_temporaries_bytes, (2 + 4) * P);
   EXPECT_DOUBLE_EQ(z1.tensors_bytes, 22 * P);
   EXPECT_DOUBLE_EQ(z0.tensors_bytes - z1.tensors_bytes, 2 * P);
 
   const spec::Plan dp8_z1 = llama7b_on_one_instance(p4d, 1);
   ASSERT_EQ(dp8_z1.dp, 8);
-  const auto reduce = cost::memory_per_device(m, p4d, ds, w, dp8_z1);
+  const auto reduce = cost::memory_per_device(m, p4d, spec::at_zero_stage(ds, 1), w, dp8_z1);
   EXPECT_TRUE(reduce.peak_at_optimizer_step);  // after backward: the reduction's flat copy
   EXPECT_DOUBLE_EQ(reduce.gradients_bytes, 2 * P);
   EXPECT_DOUBLE_EQ(reduce.reduction_buffers_bytes, 1e9 + 1e9);
   EXPECT_DOUBLE_EQ(reduce.tensors_bytes, 5.5 * P + 2e9);
-  const auto z0_dp8 = cost::memory_per_device(m, p4d, ds, w, llama7b_on_one_instance(p4d, 0));
+  const auto z0_dp8 = cost::memory_per_device(m, p4d, spec::at_zero_stage(ds, 0), w, llama7b_on_one_instance(p4d, 0));
   EXPECT_DOUBLE_EQ(z0_dp8.reduction_buffers_bytes, 0);  // FP16_Optimizer keeps no bucket
   EXPECT_DOUBLE_EQ(z0_dp8.tensors_bytes, 24 * P);
   // The reduction moves FP16 gradients: 2 bytes an element.

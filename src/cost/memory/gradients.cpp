@@ -11,7 +11,7 @@ double gradients_bytes(const StateBytes& s, double params, const spec::Plan& p) 
 
 double step_gradients_bytes(const spec::Stack& stack, const StateBytes& s, double params, const spec::Plan& p) {
   // FP16_Optimizer (fp32-grad-casts) frees a 16-bit gradient only after its FP32 cast is flattened.
-  if (stack.memory.step_temporaries_at(p.zero) != spec::StepTemporaries::fp32_grad_shard) return gradients_bytes(s, params, p);
+  if (stack.memory.step_temporaries != spec::StepTemporaries::fp32_grad_shard) return gradients_bytes(s, params, p);
   return params * s.gradients / (p.zero >= 1 ? p.dp : 1);
 }
 

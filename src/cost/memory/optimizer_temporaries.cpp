@@ -10,7 +10,7 @@ namespace trainplan::cost {
 double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s, double params,
                                    const spec::Plan& p) {
   const double shards = p.zero >= 1 ? p.dp : 1;
-  switch (stack.memory.step_temporaries_at(p.zero)) {
+  switch (stack.memory.step_temporaries) {
     case spec::StepTemporaries::none: return 0;
     case spec::StepTemporaries::foreach: return params * (s.master_weights > 0 ? s.master_weights : s.weights) / shards;
     case spec::StepTemporaries::fp32_grad_shard: {

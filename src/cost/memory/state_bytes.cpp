@@ -19,11 +19,9 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
       const spec::StackMemory& kept = stack.memory;
       StateBytes b{2, kept.master_weight_bytes, kept.main_grad_bytes,
                    kept.keeps_16bit_grads ? 2.0 : 0.0, kept.optimizer_state_bytes, kept.zero3_keeps_16bit_shard};
-      // Where the stack copies so at some ZeRO stage; the component asks the plan's stage.
-      for (int stage = 0; stage <= 3; ++stage) {
-        if (kept.step_temporaries_at(stage) == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
-        if (kept.step_temporaries_at(stage) == spec::StepTemporaries::fp32_grad_casts) b.step_grad_casts = 4 + 4;
-      }
+      // The stack as the plan's ZeRO stage sees it (spec::at_zero_stage) says which copy the step makes.
+      if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
+      if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_casts) b.step_grad_casts = 4 + 4;
       return b;
     }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
