@@ -25,7 +25,8 @@ namespace {
 // The fields a by_zero_stage entry may state, each with the members its file
 // key sets: what a DeepSpeed config's zero_optimization block sets per stage
 // (overlap_comm, reduce_scatter, reduce_bucket_size, contiguous_gradients,
-// allgather_bucket_size, sub_group_size). A field joins by a line here.
+// allgather_bucket_size, sub_group_size), the optimizer DeepSpeed picks by stage,
+// and Megatron's FP8 parameters, which need a sharded optimizer. A field joins by a line here.
 struct StageField {
   const char* key;
   void (*take)(Stack& to, const Stack& from);
@@ -55,6 +56,8 @@ constexpr StageField kStageFields[] = {
      [](Stack& to, const Stack& from) {
        to.communication.dp_reduction_copy_bytes = from.communication.dp_reduction_copy_bytes;
      }},
+    {"fp8_param_gather",
+     [](Stack& to, const Stack& from) { to.memory.fp8_param_gather = from.memory.fp8_param_gather; }},
     {"optimizer_step_temporaries",
      [](Stack& to, const Stack& from) { to.memory.step_temporaries = from.memory.step_temporaries; }},
     {"optimizer_sub_group_parameters",

@@ -61,6 +61,29 @@ TEST(Launch, FileStatedFp8ParametersArePricedOverTheStacks) {
   EXPECT_NE(script.find("--fp8-param-gather"), std::string::npos);
 }
 
+// The same file's job at ZeRO 0, as `search --like` offers it: Megatron-LM refuses
+// --fp8-param-gather without the distributed optimizer or FSDP (NVIDIA/Megatron-LM@73a28a10
+// megatron/training/arguments.py:642-644; stacks/megatron-lm.json by_zero_stage "0"), so it is
+// priced with BF16 weights and their cached FP8 copies, the weights line of the stack's own
+// pricing, and the job written back has no --fp8-param-gather.
+TEST(Launch, FileStatedFp8ParametersNeedTheShardedOptimizer) {
+  ScenarioOptions s;
+  s.hardware = "p5.48xlarge";
+  PlanOptions p;
+  apply_launch_config(kNvidiaLlama3, {"--hardware"}, s, p);
+  ASSERT_TRUE(s.fp8_param_gather.value_or(false));
+  p.zero = 0;
+  ScenarioOptions stack_only = s;
+  stack_only.fp8_param_gather.reset();
+  const EstimateOutcome with = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  const EstimateOutcome without = estimate_plan(stack_only, p, cost::PipelineMethod::dag, "");
+  ASSERT_EQ(with.evaluation.plan.zero, 0);
+  EXPECT_DOUBLE_EQ(with.evaluation.estimate.memory.weights_bytes, without.evaluation.estimate.memory.weights_bytes);
+  EXPECT_DOUBLE_EQ(with.evaluation.estimate.seqs_per_s, without.evaluation.estimate.seqs_per_s);
+  const exporting::LaunchJob job = launch_job(with.scenario, with.evaluation.plan);
+  EXPECT_FALSE(job.fp8_param_gather);
+}
+
 // A stack keeping Apex's FP32 remainders (nemo-24.07) keeps whole FP32 masters under FP8
 // parameters (NeMo@e938df32 megatron_base_model.py:804-805): 2 bytes per parameter more,
 // over the data-parallel shards; the stack's own FP8 parameters are switched off the same way.
