@@ -48,18 +48,17 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
     const double gather = seconds(Collective::all_gather, e);
     const double reduce = seconds(Collective::reduce_scatter, element);
     t.total_s = mb * (2 * gather + reduce);
-    if (!overlap_gather && !overlap_reduce) {
-      t.exposed_s = t.total_s;
-    } else {
-      const double first = overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather;
-      // Without prefetch each module's backward gather blocks, while its
-      // gradients reduce-scatter on a side stream behind the backward that
-      // follows, the last bucket excepted (DeepSpeed's overlap_comm).
-      const double back = overlap_gather   ? hidden_behind(gather + reduce, rank_backward_s, last_share)
-                          : overlap_reduce ? gather + hidden_behind(reduce, rank_backward_s, last_share)
-                                           : gather + reduce;
-      t.exposed_s = mb * (first + back);
-    }
+    // What overlaps hides behind the pass it runs beside, the last bucket
+    // excepted; what does not blocks. Without prefetch each module's backward
+    // gather blocks while its gradients reduce-scatter on a side stream behind
+    // the backward that follows (DeepSpeed's overlap_comm); a blocking
+    // reduction waits even where the gathers are prefetched.
+    const double first = overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather;
+    const double back = overlap_gather && overlap_reduce ? hidden_behind(gather + reduce, rank_backward_s, last_share)
+                        : overlap_gather                 ? hidden_behind(gather, rank_backward_s, last_share) + reduce
+                        : overlap_reduce                 ? gather + hidden_behind(reduce, rank_backward_s, last_share)
+                                                         : gather + reduce;
+    t.exposed_s = mb * (first + back);
     return t;
   }
   const bool all_reduce = p.zero == 0 || ctx.stack.communication.zero_grad_reduce_all_reduce;

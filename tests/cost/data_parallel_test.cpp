@@ -77,6 +77,11 @@ TEST(DataParallel, ZeroThreeHidesItsReductionWithoutPrefetch) {
   // Without overlap_comm the reduction waits for nothing: all exposed.
   z3.stack.communication.overlap_dp_grad_reduce = false;
   EXPECT_DOUBLE_EQ(data_parallel(z3.context(), 100.0, 100.0, 32).exposed_s, t.total_s);
+  // Prefetched gathers with a blocking reduction: the gathers hide (all but the
+  // last bucket's share, forward and backward), the reduction does not.
+  z3.stack.communication.overlap_dp_param_gather = true;
+  EXPECT_NEAR(data_parallel(z3.context(), 100.0, 100.0, 32).exposed_s, mb * (2 * gather / 10 + reduce),
+              1e-9 * t.total_s);
 }
 
 // DeepSpeed ZeRO-1/2 with "reduce_scatter": false all-reduce each bucket and keep
