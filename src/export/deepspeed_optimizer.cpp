@@ -1,0 +1,118 @@
+#include "export/deepspeed_optimizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "export/deepspeed_ms_args.h"
+#include "spec/error.h"
+
+namespace trainplan::exporting {
+
+// An element count of zero_optimization as DeepSpeed's pydantic config takes it: an integer, or a
+// JSON number with no fraction (run-175b.sh writes "sub_group_size": 1e9); `fallback`, DeepSpeed's
+// default, where absent.
+long long zero_element_count(const nlohmann::json& zero, const std::string& key, long long fallback,
+                             const std::string& config_file) {
+  if (!zero.contains(key)) return fallback;
+  const nlohmann::json& v = zero[key];
+  const double x = v.is_number() ? v.get<double>() : -1;
+  if (!v.is_number() || x < 1 || x > 1e15 || x != double(static_cast<long long>(x)))
+    throw spec::SpecError(config_file, "zero_optimization." + key, "a whole number of elements from 1 to 1e15, found " + v.dump());
+  return static_cast<long long>(x);
+}
+
+// The optimizer wrapper DeepSpeed 0.16.2 builds for a ds_config at ZeRO stage 0-1 and the dtype it
+// accumulates gradients in, as microsoft/DeepSpeed@b344c04d deepspeed/runtime/engine.py:939-954
+// (get_data_types) and :1229-1281 (_do_optimizer_sanity_check) decide them; `raises` names what
+// DeepSpeed refuses at start-up.
+DeepSpeedOptimizer deepspeed_optimizer(bool fp16, bool bf16, int stage, const std::string& grad_accum_dtype,
+                                       bool pipeline_engine) {
+  DeepSpeedOptimizer o;
+  o.model_dtype = fp16 ? "fp16" : bf16 ? "bf16" : "fp32";
+  // Without data_types.grad_accum_dtype: FP32 for BF16 without ZeRO, else the model's dtype (:946-950).
+  o.accumulation = !grad_accum_dtype.empty() ? grad_accum_dtype : bf16 && stage == 0 ? "fp32" : o.model_dtype;
+  if (stage >= 1) {  // :1245-1248: BF16 with FP32 accumulation at stage 1 keeps the BF16 wrapper
+    o.wrapper = bf16 && o.accumulation == "fp32" && stage == 1 ? DeepSpeedOptimizer::bf16_optimizer
+                                                               : DeepSpeedOptimizer::zero_optimizer;
+  } else if (o.accumulation == o.model_dtype) {  // :1262-1275
+    if (bf16 && !pipeline_engine) o.raises = "Bfloat16 wrapper must use a gradient accumulation type of fp32";
+    o.wrapper = bf16 ? DeepSpeedOptimizer::bf16_optimizer : fp16 ? DeepSpeedOptimizer::fp16_optimizer : DeepSpeedOptimizer::none;
+  } else if (bf16 && o.accumulation == "fp32") {  // :1276-1277
+    o.wrapper = DeepSpeedOptimizer::bf16_optimizer;
+  } else {  // :1278-1279
+    o.raises = "unsupported mix of model dtype and gradient accumulation type";
+  }
+  return o;
+}
+
+// microsoft's fork at ds_config stage 0-1: the stack that prices the optimizer DeepSpeed builds
+// (set where the file's header names none), or a refusal naming the key where no stack does.
+void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline, bool overlap_comm,
+                              const std::string& config_file, const nlohmann::json& zero, LaunchJob& job) {
+  using W = DeepSpeedOptimizer;
+  const std::string where = std::string(no_pipeline ? "without" : "under") + " the pipeline engine";
+  if (!o.raises.empty())
+    throw spec::SpecError(config_file, "data_types.grad_accum_dtype",
+                          "a gradient accumulation dtype DeepSpeed 0.16.2 takes for " + o.model_dtype + " at ZeRO stage " +
+                              std::to_string(stage) + " " + where + "; it raises '" + o.raises +
+                              "' (deepspeed/runtime/engine.py:1229-1281)");
+  const bool half = o.model_dtype != "fp32";
+  if (o.wrapper == W::zero_optimizer && half && o.accumulation != o.model_dtype)
+    throw spec::SpecError(config_file, "data_types.grad_accum_dtype",
+                          o.model_dtype + " (the model's dtype) or absent at ZeRO stage 1: otherwise DeepSpeed 0.16.2's "
+                          "stage-1 optimizer keeps a second, " + o.accumulation + " gradient buffer beside the model's "
+                          "(deepspeed/runtime/zero/stage_1_and_2.py:287-294), which no trainplan stack prices");
+  std::string stack;
+  if (!no_pipeline) {
+    // Stack megatron-deepspeed-ms prices DeepSpeed's BF16 optimizer with FP32 accumulation under the
+    // pipeline engine (and FP32 training, as before); 16-bit gradients there it does not.
+    if (o.wrapper == W::bf16_optimizer && o.accumulation != "fp32")
+      throw spec::SpecError(config_file, "data_types.grad_accum_dtype",
+                            "fp32 or absent with bf16 under the pipeline engine: DeepSpeed 0.16.2's BF16 optimizer then "
+                            "accumulates in BF16 (deepspeed/runtime/engine.py:1262-1268), which stack megatron-deepspeed-ms "
+                            "(FP32 accumulation) does not price");
+    if (o.wrapper == W::fp16_optimizer)
+      throw spec::SpecError(config_file, "fp16.enabled",
+                            "false (bf16, DeepSpeed's BF16 optimizer) under the pipeline engine: there DeepSpeed 0.16.2 runs "
+                            "FP16 through FP16_Optimizer beside GPTModelPipe's pipe buffers, which no trainplan stack prices "
+                            "(at PP 1 with --no-pipeline-parallel it is stack megatron-deepspeed-ms-nopipe)");
+    if (o.wrapper == W::zero_optimizer && half)
+      throw spec::SpecError(config_file, "zero_optimization.stage",
+                            "0 with bf16 (DeepSpeed's BF16 optimizer) under the pipeline engine: at stage 1 DeepSpeed 0.16.2 "
+                            "runs its stage-1 optimizer with " + o.model_dtype + " gradients beside GPTModelPipe's pipe "
+                            "buffers (deepspeed/runtime/engine.py:1245-1248), which no trainplan stack prices (at PP 1 with "
+                            "--no-pipeline-parallel it is stack megatron-deepspeed-ms-nopipe)");
+    stack = kMicrosoftDeepSpeedStack;
+  } else if (o.wrapper == W::bf16_optimizer) {
+    stack = kMicrosoftDeepSpeedNoPipeBf16Stack;
+  } else if (o.wrapper == W::fp16_optimizer || (o.wrapper == W::zero_optimizer && half)) {
+    stack = kMicrosoftDeepSpeedNoPipeStack;
+    if (stage == 1) {
+      // Stage 1 reduces from backward hooks into two buckets with overlap_comm (stage_1_and_2.py:521-522,
+      // 2046-2051), without it after backward through one; the stack prices the latter, DeepSpeed's default.
+      if (overlap_comm)
+        throw spec::SpecError(config_file, "zero_optimization.overlap_comm",
+                              "false at ZeRO stage 1 with --no-pipeline-parallel: DeepSpeed 0.16.2's stage-1 optimizer "
+                              "then reduces from backward hooks into two buckets (deepspeed/runtime/zero/stage_1_and_2.py:"
+                              "521-522, 2046-2051), which stack megatron-deepspeed-ms-nopipe does not price");
+      if (zero.contains("contiguous_gradients") && zero["contiguous_gradients"] == false)
+        throw spec::SpecError(config_file, "zero_optimization.contiguous_gradients",
+                              "true (DeepSpeed 0.16.2's default) at ZeRO stage 1 with --no-pipeline-parallel: without it "
+                              "the stage-1 optimizer keeps no bucket buffer (deepspeed/runtime/zero/stage_1_and_2.py:2039), "
+                              "which stack megatron-deepspeed-ms-nopipe prices");
+      // zero/config.py@b344c04d:108: 5e8 elements where the file is silent.
+      job.zero_reduce_bucket_elements = zero_element_count(zero, "reduce_bucket_size", 500000000, config_file);
+      if (o.model_dtype == "bf16")
+        job.notes.push_back("bf16.enabled at ZeRO stage 1 priced as stack megatron-deepspeed-ms-nopipe's FP16: DeepSpeed "
+                            "0.16.2's stage-1 optimizer keeps the same 2-byte gradients, bucket and partitions "
+                            "(deepspeed/runtime/engine.py:946-950)");
+    }
+  } else {
+    throw spec::SpecError(config_file, "fp16.enabled",
+                          "true (or bf16.enabled) with --no-pipeline-parallel at ZeRO stage 0-1: in FP32 DeepSpeed 0.16.2 "
+                          "steps the bare optimizer or its stage-1 optimizer over FP32 gradients, which no trainplan stack "
+                          "prices");
+  }
+  if (job.stack_name.empty()) job.stack_name = stack;
+}
+
+}  // namespace trainplan::exporting
