@@ -129,6 +129,8 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
   EXPECT_TRUE(s.memory.keeps_16bit_grads);
   EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
   EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
+  // The buffered all-reduce flattens each such bucket first (engine.py@b344c04d:2418-2419).
+  EXPECT_DOUBLE_EQ(s.communication.dp_reduction_copy_bytes, 2000e6);
   // Forward peak: two kept 16-bit logit buffers and the out-of-place FP32 subtraction
   // beside its FP32 input (microsoft/Megatron-DeepSpeed@f4157bea cross_entropy.py:25).
   EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 2 + 4 + 4);
@@ -157,6 +159,8 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline)
   EXPECT_TRUE(s.communication.overlap_dp_param_gather);
   EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 90e6 * 2);
   EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 90e6 * 2);
+  // reduce_scatter_coalesced's padded concatenation of one bucket, not the base's 2000 MB all-reduce copy.
+  EXPECT_DOUBLE_EQ(s.communication.dp_reduction_copy_bytes, 90e6 * 2);
   // Inherited from the fork's stack: the unfused attention path, SP, no FP8.
   EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);
   EXPECT_TRUE(s.capabilities.sequence_parallel);
