@@ -56,6 +56,8 @@ constexpr StageField kStageFields[] = {
      [](Stack& to, const Stack& from) {
        to.communication.dp_reduction_copy_bytes = from.communication.dp_reduction_copy_bytes;
      }},
+    {"gradients_freed_at_step",
+     [](Stack& to, const Stack& from) { to.memory.gradients_freed_at_step = from.memory.gradients_freed_at_step; }},
     {"fp8_param_gather",
      [](Stack& to, const Stack& from) { to.memory.fp8_param_gather = from.memory.fp8_param_gather; }},
     {"optimizer_step_temporaries",

@@ -59,12 +59,11 @@ std::vector<std::string> words(const JsonReader& r, const nlohmann::json& j, con
   return out;
 }
 
-// An array of ZeRO stages 0..3 (non-empty unless `may_be_empty`).
-std::vector<int> zero_stage_list(const JsonReader& r, const nlohmann::json& j, const std::string& key, bool may_be_empty) {
+// A non-empty array of ZeRO stages 0..3.
+std::vector<int> zero_stage_list(const JsonReader& r, const nlohmann::json& j, const std::string& key) {
   const auto& value = behaviour(r, j, key);
   const std::string where = "$." + key + ".value";
-  if (!value.is_array() || (value.empty() && !may_be_empty))
-    r.fail(where, std::string(may_be_empty ? "expected an array" : "expected a non-empty array") + " of ZeRO stages 0..3");
+  if (!value.is_array() || value.empty()) r.fail(where, "expected a non-empty array of ZeRO stages 0..3");
   std::vector<int> out;
   for (size_t i = 0; i < value.size(); ++i) {
     if (!value[i].is_number_integer() || value[i].get<long long>() < 0 || value[i].get<long long>() > 3)
@@ -157,8 +156,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   // Optional: absent where the stack's pipeline frees or never keeps them.
   if (r.has(j, "pipeline_keeps_stage_outputs")) s.memory.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
   if (r.has(j, "fsdp_gathered_under_pipeline")) s.memory.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
-  if (r.has(j, "gradients_freed_at_step"))
-    for (const int stage : zero_stage_list(r, j, "gradients_freed_at_step", true)) s.memory.gradients_freed_at_step[stage] = true;
+  if (r.has(j, "gradients_freed_at_step")) s.memory.gradients_freed_at_step = flag(r, j, "gradients_freed_at_step");
   if (r.has(j, "loss_freed_before_recompute"))
     s.memory.loss_freed_before_recompute = flag(r, j, "loss_freed_before_recompute");
   s.communication.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");
@@ -178,7 +176,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   s.communication.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
   s.capabilities.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
 
-  s.capabilities.zero_stages = zero_stage_list(r, j, "zero_stages", false);
+  s.capabilities.zero_stages = zero_stage_list(r, j, "zero_stages");
   const auto schedules = words(r, j, "pipeline_schedules", {"1f1b", "interleaved"});
   s.capabilities.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
   s.capabilities.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();

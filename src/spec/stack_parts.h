@@ -158,13 +158,13 @@ struct StackMemory {
   // the last backward, so the stage's 16-bit weights stay gathered and its
   // gradients accumulate unsharded in the main-gradient dtype.
   bool fsdp_gathered_under_pipeline = false;
-  // ZeRO stages (index 0..3) at which the stack's gradients exist only from a
-  // step's backward to its optimizer step, which frees them (DeepSpeed's
-  // ZeRO-1/2 optimizer), so with one micro-batch per step none are held while
-  // the forward runs; false: a gradient buffer held across steps (Megatron's
-  // main_grad, DDP's buckets, DeepSpeed ZeRO-3's partition buffer). Optional
-  // in files ("gradients_freed_at_step": the stages).
-  std::array<bool, 4> gradients_freed_at_step{};
+  // The stack's gradients exist only from a step's backward to its optimizer
+  // step, which frees them (DeepSpeed's ZeRO-1/2 optimizer), so with one
+  // micro-batch per step none are held while the forward runs; false: a
+  // gradient buffer held across steps (Megatron's main_grad, DDP's buckets,
+  // DeepSpeed ZeRO-3's partition buffer). Optional in files
+  // ("gradients_freed_at_step"); by ZeRO stage through by_zero_stage.
+  bool gradients_freed_at_step = false;
   // Nothing keeps the logits past the loss's backward (the trainer takes the
   // loss alone from the model's output), so under full recompute the loss and
   // the replayed layer, which backward re-runs only after the LM head's

@@ -185,8 +185,8 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedWithoutPipelineRunsDeepSpeedsFp16Optim
   EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);
   EXPECT_FALSE(s.memory.keeps_16bit_grads);
   EXPECT_FALSE(s.memory.pipeline_keeps_stage_outputs);
-  EXPECT_TRUE(s.memory.gradients_freed_at_step[0]);
-  EXPECT_TRUE(s.memory.gradients_freed_at_step[1]);
+  EXPECT_TRUE(at_zero_stage(s, 0).memory.gradients_freed_at_step);
+  EXPECT_TRUE(at_zero_stage(s, 1).memory.gradients_freed_at_step);
   EXPECT_EQ(at_zero_stage(s, 0).memory.step_temporaries, StepTemporaries::fp32_grad_casts);
   EXPECT_EQ(at_zero_stage(s, 1).memory.step_temporaries, StepTemporaries::fp32_grad_shard);
   EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 4 + 4);
@@ -320,10 +320,10 @@ TEST(StackLoad, OptimumHabanaLossFollowsTheModelCodeOfEachRelease) {
 TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
   for (const char* name : {"optimum-habana", "optimum-habana-1.10"}) {
     const Stack s = load_stack(name);
-    EXPECT_FALSE(s.memory.gradients_freed_at_step[0]) << name;
-    EXPECT_TRUE(s.memory.gradients_freed_at_step[1]) << name;
-    EXPECT_TRUE(s.memory.gradients_freed_at_step[2]) << name;
-    EXPECT_FALSE(s.memory.gradients_freed_at_step[3]) << name;
+    EXPECT_FALSE(at_zero_stage(s, 0).memory.gradients_freed_at_step) << name;
+    EXPECT_TRUE(at_zero_stage(s, 1).memory.gradients_freed_at_step) << name;
+    EXPECT_TRUE(at_zero_stage(s, 2).memory.gradients_freed_at_step) << name;
+    EXPECT_FALSE(at_zero_stage(s, 3).memory.gradients_freed_at_step) << name;
     EXPECT_TRUE(s.memory.loss_freed_before_recompute) << name;
     EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 1000e6) << name;
     const Stack z1 = at_zero_stage(s, 1), z2 = at_zero_stage(s, 2), z3 = at_zero_stage(s, 3);
@@ -335,7 +335,7 @@ TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
   }
   EXPECT_TRUE(load_stack("optimum-habana-ddp").memory.loss_freed_before_recompute);
   const Stack megatron = load_stack("megatron-lm");
-  for (int stage = 0; stage < 4; ++stage) EXPECT_FALSE(megatron.memory.gradients_freed_at_step[stage]);
+  for (int stage = 0; stage < 4; ++stage) EXPECT_FALSE(at_zero_stage(megatron, stage).memory.gradients_freed_at_step);
   EXPECT_FALSE(megatron.memory.loss_freed_before_recompute);
   EXPECT_FALSE(load_stack("megatron-deepspeed").memory.loss_freed_before_recompute);  // the pipe engine keeps the output
 }
@@ -349,7 +349,7 @@ TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
 TEST(StackLoad, OptimumHabanaStatesEachZeroStagesConfig) {
   const Stack s = load_stack("optimum-habana");
   EXPECT_TRUE(s.by_zero_stage[0].keys.empty());
-  EXPECT_TRUE(s.by_zero_stage[1].keys.empty());
+  EXPECT_EQ(s.by_zero_stage[1].keys, (std::vector<std::string>{"gradients_freed_at_step"}));
   const Stack z1 = at_zero_stage(s, 1), z2 = at_zero_stage(s, 2), z3 = at_zero_stage(s, 3);
   EXPECT_FALSE(z1.communication.zero_grad_reduce_all_reduce);
   EXPECT_FALSE(z1.communication.overlap_dp_grad_reduce);
@@ -388,9 +388,10 @@ TEST(StackLoad, AtZeroStageTakesOnlyTheEntrysFields) {
 // entry, or a bad value inside one each names its place in the entry.
 TEST(StackLoad, ByZeroStageRefusesWhatCannotVaryByStage) {
   json j = shipped_stack("megatron-lm");
+  // Stated per stage through by_zero_stage, so the field itself is true or false.
   j["gradients_freed_at_step"] = {{"value", json::array({1, 4})}, {"source", "test"}};
-  expect_stack_error([&] { from(j); }, "$.gradients_freed_at_step.value[1]", "ZeRO stage 0..3");
-  j["gradients_freed_at_step"]["value"] = json::array();
+  expect_stack_error([&] { from(j); }, "$.gradients_freed_at_step.value", "true or false");
+  j["gradients_freed_at_step"]["value"] = false;
   EXPECT_NO_THROW(from(j));  // none freed
   const json overlap = {{"value", false}, {"source", "a test"}};
   j["by_zero_stage"] = {{"4", {{"overlap_dp_grad_reduce", overlap}}}};

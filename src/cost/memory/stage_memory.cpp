@@ -47,7 +47,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   // the first layer's activations (under full recompute its replay and its
   // checkpoint). Where nothing keeps the logits past the loss's backward, the
   // loss and the replayed layer are apart.
-  const bool gradients_from_backward = stack.memory.gradients_freed_at_step[std::clamp(p.zero, 0, 3)] &&
+  const bool gradients_from_backward = stack.memory.gradients_freed_at_step &&
                                        p.grad_accum <= 1 && !gathered_through_step(stack, p);
   const double forward_gradients = gradients_from_backward ? 0.0 : gradients;
   spec::Plan stored_plan = p;  // a layer with nothing recomputed: what a replay re-creates
