@@ -52,8 +52,10 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   const double forward_gradients = gradients_from_backward ? 0.0 : gradients;
   spec::Plan stored_plan = p;  // a layer with nothing recomputed: what a replay re-creates
   stored_plan.recompute = spec::Recompute::none;
-  const double replay =
-      p.recompute == spec::Recompute::full ? layer_activation_bytes(m, stack, w, stored_plan) : 0.0;
+  const bool full_recompute = p.recompute == spec::Recompute::full;
+  const double stored_layer =
+      full_recompute || gradients_from_backward ? layer_activation_bytes(m, stack, w, stored_plan) : 0.0;
+  const double replay = full_recompute ? stored_layer : 0.0;
   struct Moment {
     double gradients, activations, logits;
   };
@@ -67,8 +69,7 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
     moments[count++] = {forward_gradients, mem.activations_bytes, mem.logits_bytes};
   }
   if (gradients_from_backward) {
-    const double first_layer =
-        layer_activation_bytes(m, stack, w, stored_plan) + (replay > 0 ? layer_activation_bytes(m, stack, w, p) : 0.0);
+    const double first_layer = stored_layer + (replay > 0 ? layer_activation_bytes(m, stack, w, p) : 0.0);
     moments[count++] = {gradients, first_layer, 0.0};  // backward's end
   }
   mem.tensors_bytes = -1;
