@@ -275,7 +275,12 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   p.overlap_dp_comm = overlap_requested;
   if (p.overlap_dp_comm && stage <= 1) {
     p.overlap_dp_comm = false;
-    job.notes.push_back("zero_optimization.overlap_comm read as off: DeepSpeed applies it at ZeRO-2 and -3 only");
+    // Stage 0 builds no ZeRO optimizer; stage 1 builds one whose overlap DeepSpeed turns off for a
+    // pipeline model (microsoft/DeepSpeed@b344c04d engine.py:1569-1572; the fork's no-pipeline stage 1
+    // with overlap_comm is refused where its optimizer is read).
+    job.notes.push_back(stage == 0 ? "zero_optimization.overlap_comm read as off: DeepSpeed applies it in its ZeRO optimizers only"
+                                   : "zero_optimization.overlap_comm read as off: DeepSpeed turns it off for a pipeline model "
+                                     "(deepspeed/runtime/engine.py:1569-1572)");
   }
   p.overlap_tp_comm = false;
   if (is_microsoft_deepspeed_script(args, script_file)) {

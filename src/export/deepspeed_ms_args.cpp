@@ -66,16 +66,16 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
     if (job.workload.precision != spec::Precision::mixed_bf16)
       refuse_deepspeed("fp16.enabled", "mixed precision (FP16): at ZeRO-3 DeepSpeed 0.16.2 keeps a second FP32 partition "
                                        "in FP32 training, which stack megatron-deepspeed-ms-zero3 does not price");
-  } else if (job.stack_name == kMicrosoftDeepSpeedNoPipeStack) {
+  } else if (microsoft_deepspeed_16bit_gradients(job.stack_name)) {
     // FP16_Optimizer (ZeRO 0) and the stage-1 optimizer with 16-bit gradients, nothing else.
     if (p.zero > 1)
-      refuse_deepspeed("zero_optimization.stage", "0 or 1: stack megatron-deepspeed-ms-nopipe describes DeepSpeed 0.16.2's "
+      refuse_deepspeed("zero_optimization.stage", "0 or 1: stack " + job.stack_name + " describes DeepSpeed 0.16.2's "
                                                   "FP16_Optimizer and stage-1 optimizer only (ZeRO 3 is stack "
                                                   "megatron-deepspeed-ms-zero3; ZeRO 2 no stack)");
     // Without fp16 DeepSpeed 0.16.2 steps the bare optimizer over FP32 gradients (engine.py:1229-1281),
     // all-reduced in 5e8 FP32 elements: other buckets and states than the stack's.
     if (job.workload.precision != spec::Precision::mixed_bf16)
-      refuse_deepspeed("fp16.enabled", "mixed precision (FP16): stack megatron-deepspeed-ms-nopipe prices DeepSpeed 0.16.2's "
+      refuse_deepspeed("fp16.enabled", "mixed precision (FP16): stack " + job.stack_name + " prices DeepSpeed 0.16.2's "
                                        "16-bit gradients and buckets, not FP32 training");
   } else if (job.stack_name == kMicrosoftDeepSpeedNoPipeBf16Stack) {
     if (p.zero != 1 || !bf16)

@@ -3,7 +3,8 @@
 // stacks megatron-deepspeed-ms (DeepSpeed's pipeline engine, BF16 optimizer),
 // megatron-deepspeed-ms-zero3 (--no-pipeline-parallel, ZeRO-3) and, without the
 // pipeline engine at ZeRO 0-1, megatron-deepspeed-ms-nopipe (FP16_Optimizer or
-// the stage-1 optimizer) and megatron-deepspeed-ms-nopipe-bf16-optimizer run:
+// the stage-1 optimizer) and megatron-deepspeed-ms-nopipe-bf16-optimizer, and the
+// same 16-bit-gradient optimizers under the pipeline engine, megatron-deepspeed-ms-fp16, run:
 // Megatron SP, RMSNorm, SwiGLU, rotary, GQA, untied embeddings, no linear bias,
 // selective or full recompute. Writing refuses what the fork cannot express
 // (SpecError naming "deepspeed format" and the option); reading fills the
@@ -27,6 +28,14 @@ inline constexpr const char* kMicrosoftDeepSpeedZero3Stack = "megatron-deepspeed
 // BF16 through DeepSpeed's BF16 optimizer (stacks/megatron-deepspeed-ms-nopipe-bf16-optimizer.json).
 inline constexpr const char* kMicrosoftDeepSpeedNoPipeStack = "megatron-deepspeed-ms-nopipe";
 inline constexpr const char* kMicrosoftDeepSpeedNoPipeBf16Stack = "megatron-deepspeed-ms-nopipe-bf16-optimizer";
+// The optimizers of megatron-deepspeed-ms-nopipe under DeepSpeed's pipeline engine (GPTModelPipe):
+// FP16 at ZeRO 0-1, or BF16 at ZeRO 1 with 16-bit gradients (stacks/megatron-deepspeed-ms-fp16.json).
+inline constexpr const char* kMicrosoftDeepSpeedFp16Stack = "megatron-deepspeed-ms-fp16";
+
+// Whether the stack prices DeepSpeed's FP16_Optimizer or stage-1 optimizer with 16-bit gradients.
+inline bool microsoft_deepspeed_16bit_gradients(const std::string& stack) {
+  return stack == kMicrosoftDeepSpeedNoPipeStack || stack == kMicrosoftDeepSpeedFp16Stack;
+}
 
 // Whether the stack runs the fork without DeepSpeed's pipeline engine: written with --no-pipeline-parallel.
 inline bool microsoft_deepspeed_without_pipeline(const std::string& stack) {
@@ -34,9 +43,10 @@ inline bool microsoft_deepspeed_without_pipeline(const std::string& stack) {
          stack == kMicrosoftDeepSpeedNoPipeBf16Stack;
 }
 
-// Whether `stack` names one of the fork's stacks (any of the four above).
+// Whether `stack` names one of the fork's stacks (any of the five above).
 inline bool is_microsoft_deepspeed_stack(const std::string& stack) {
-  return stack == kMicrosoftDeepSpeedStack || microsoft_deepspeed_without_pipeline(stack);
+  return stack == kMicrosoftDeepSpeedStack || stack == kMicrosoftDeepSpeedFp16Stack ||
+         microsoft_deepspeed_without_pipeline(stack);
 }
 
 // The release and source named in the header of a file written for this fork.

@@ -61,8 +61,37 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
                           o.model_dtype + " (the model's dtype) or absent at ZeRO stage 1: otherwise DeepSpeed 0.16.2's "
                           "stage-1 optimizer keeps a second, " + o.accumulation + " gradient buffer beside the model's "
                           "(deepspeed/runtime/zero/stage_1_and_2.py:287-294), which no trainplan stack prices");
+  // The optimizer with 16-bit gradients (FP16_Optimizer, or the stage-1 optimizer in FP16 or BF16) runs
+  // the same with or without the pipeline engine: only who calls its reduction differs
+  // (pipe/engine.py:293-301 against engine.py:1975-1989).
+  const bool sixteen_bit_gradients = o.wrapper == W::fp16_optimizer || (o.wrapper == W::zero_optimizer && half);
+  const std::string sixteen_bit_stack = no_pipeline ? kMicrosoftDeepSpeedNoPipeStack : kMicrosoftDeepSpeedFp16Stack;
   std::string stack;
-  if (!no_pipeline) {
+  if (sixteen_bit_gradients) {
+    stack = sixteen_bit_stack;
+    if (stage == 1) {
+      // Stage 1 reduces from backward hooks into two buckets with overlap_comm (stage_1_and_2.py:521-522,
+      // 2046-2051), without it after backward through one (under the pipeline engine: reduce_gradients,
+      // :704-720); the stack prices the latter, DeepSpeed's default, and the only one under the pipeline
+      // engine, which turns overlap_comm off for a PipelineModule (engine.py:1569-1572).
+      if (overlap_comm && no_pipeline)
+        throw spec::SpecError(config_file, "zero_optimization.overlap_comm",
+                              "false at ZeRO stage 1 " + where + ": DeepSpeed 0.16.2's stage-1 optimizer then reduces "
+                              "from backward hooks into two buckets (deepspeed/runtime/zero/stage_1_and_2.py:521-522, "
+                              "2046-2051), which stack " + stack + " does not price");
+      if (zero.contains("contiguous_gradients") && zero["contiguous_gradients"] == false)
+        throw spec::SpecError(config_file, "zero_optimization.contiguous_gradients",
+                              "true (DeepSpeed 0.16.2's default) at ZeRO stage 1 " + where + ": without it the stage-1 "
+                              "optimizer keeps no bucket buffer (deepspeed/runtime/zero/stage_1_and_2.py:705, 2039), "
+                              "which stack " + stack + " prices");
+      // zero/config.py@b344c04d:108: 5e8 elements where the file is silent.
+      job.zero_reduce_bucket_elements = zero_element_count(zero, "reduce_bucket_size", 500000000, config_file);
+      if (o.model_dtype == "bf16")
+        job.notes.push_back("bf16.enabled at ZeRO stage 1 priced as stack " + stack + "'s FP16: DeepSpeed "
+                            "0.16.2's stage-1 optimizer keeps the same 2-byte gradients, bucket and partitions "
+                            "(deepspeed/runtime/engine.py:946-950)");
+    }
+  } else if (!no_pipeline) {
     // Stack megatron-deepspeed-ms prices DeepSpeed's BF16 optimizer with FP32 accumulation under the
     // pipeline engine (and FP32 training, as before); 16-bit gradients there it does not.
     if (o.wrapper == W::bf16_optimizer && o.accumulation != "fp32")
@@ -70,42 +99,9 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
                             "fp32 or absent with bf16 under the pipeline engine: DeepSpeed 0.16.2's BF16 optimizer then "
                             "accumulates in BF16 (deepspeed/runtime/engine.py:1262-1268), which stack megatron-deepspeed-ms "
                             "(FP32 accumulation) does not price");
-    if (o.wrapper == W::fp16_optimizer)
-      throw spec::SpecError(config_file, "fp16.enabled",
-                            "false (bf16, DeepSpeed's BF16 optimizer) under the pipeline engine: there DeepSpeed 0.16.2 runs "
-                            "FP16 through FP16_Optimizer beside GPTModelPipe's pipe buffers, which no trainplan stack prices "
-                            "(at PP 1 with --no-pipeline-parallel it is stack megatron-deepspeed-ms-nopipe)");
-    if (o.wrapper == W::zero_optimizer && half)
-      throw spec::SpecError(config_file, "zero_optimization.stage",
-                            "0 with bf16 (DeepSpeed's BF16 optimizer) under the pipeline engine: at stage 1 DeepSpeed 0.16.2 "
-                            "runs its stage-1 optimizer with " + o.model_dtype + " gradients beside GPTModelPipe's pipe "
-                            "buffers (deepspeed/runtime/engine.py:1245-1248), which no trainplan stack prices (at PP 1 with "
-                            "--no-pipeline-parallel it is stack megatron-deepspeed-ms-nopipe)");
     stack = kMicrosoftDeepSpeedStack;
   } else if (o.wrapper == W::bf16_optimizer) {
     stack = kMicrosoftDeepSpeedNoPipeBf16Stack;
-  } else if (o.wrapper == W::fp16_optimizer || (o.wrapper == W::zero_optimizer && half)) {
-    stack = kMicrosoftDeepSpeedNoPipeStack;
-    if (stage == 1) {
-      // Stage 1 reduces from backward hooks into two buckets with overlap_comm (stage_1_and_2.py:521-522,
-      // 2046-2051), without it after backward through one; the stack prices the latter, DeepSpeed's default.
-      if (overlap_comm)
-        throw spec::SpecError(config_file, "zero_optimization.overlap_comm",
-                              "false at ZeRO stage 1 with --no-pipeline-parallel: DeepSpeed 0.16.2's stage-1 optimizer "
-                              "then reduces from backward hooks into two buckets (deepspeed/runtime/zero/stage_1_and_2.py:"
-                              "521-522, 2046-2051), which stack megatron-deepspeed-ms-nopipe does not price");
-      if (zero.contains("contiguous_gradients") && zero["contiguous_gradients"] == false)
-        throw spec::SpecError(config_file, "zero_optimization.contiguous_gradients",
-                              "true (DeepSpeed 0.16.2's default) at ZeRO stage 1 with --no-pipeline-parallel: without it "
-                              "the stage-1 optimizer keeps no bucket buffer (deepspeed/runtime/zero/stage_1_and_2.py:2039), "
-                              "which stack megatron-deepspeed-ms-nopipe prices");
-      // zero/config.py@b344c04d:108: 5e8 elements where the file is silent.
-      job.zero_reduce_bucket_elements = zero_element_count(zero, "reduce_bucket_size", 500000000, config_file);
-      if (o.model_dtype == "bf16")
-        job.notes.push_back("bf16.enabled at ZeRO stage 1 priced as stack megatron-deepspeed-ms-nopipe's FP16: DeepSpeed "
-                            "0.16.2's stage-1 optimizer keeps the same 2-byte gradients, bucket and partitions "
-                            "(deepspeed/runtime/engine.py:946-950)");
-    }
   } else {
     throw spec::SpecError(config_file, "fp16.enabled",
                           "true (or bf16.enabled) with --no-pipeline-parallel at ZeRO stage 0-1: in FP32 DeepSpeed 0.16.2 "

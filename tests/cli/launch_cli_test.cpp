@@ -304,11 +304,17 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 8, PP 1, DP 1, SP on", "ZeRO 0, recompute full", "stack: megatron-deepspeed-ms-nopipe\n"}},
       {"megatron-deepspeed_MoE/ds_pretrain_gpt_1.3B_dense_cl.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 0,
        {"plan: TP 2, PP 1, DP 4", "ZeRO 0", "stack: megatron-deepspeed-ms-nopipe\n"}},
-      // FP16 at ZeRO 1 under the pipeline engine (PP 8): DeepSpeed's stage-1 optimizer beside pipe buffers.
+      // FP16 at ZeRO 1 under the pipeline engine (TP 4 x PP 8 on 32 GPUs): DeepSpeed's stage-1 optimizer
+      // with FP16 gradients, reduced by the pipeline's ReduceGrads (stack megatron-deepspeed-ms-fp16).
+      {"megatron-deepspeed_rebase/ds_pretrain_gpt_1.3B_rope.sh", "--hardware dgx-a100-80gb --instances 4 --model " + gpt_1_3b, 0,
+       {"plan: TP 4, PP 8, DP 1, SP off, virtual stages 1, micro-batch 2, gradient accumulation 256, ZeRO 1, recompute full",
+        "stack: megatron-deepspeed-ms-fp16\n", "fp16.enabled priced as mixed BF16"}},
       {"megatron-deepspeed_rebase/ds_pretrain_gpt_1.3B_rope.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 2,
-       {"zero_optimization.stage: 0 with bf16", "fp16 gradients beside GPTModelPipe's pipe buffers"}},
-      {"megatron-deepspeed_universal_checkpointing_llama_run_llama_bf16.sh", "--hardware dgx-a100-80gb --model " + mds_llama, 2,
-       {"zero_optimization.stage: 0 with bf16", "bf16 gradients beside GPTModelPipe's pipe buffers"}},
+       {"TP 4 x PP 8 does not divide the 8 devices of 1 x dgx-a100-80gb"}},
+      // BF16 at ZeRO 1 without data_types.grad_accum_dtype: the same stage-1 optimizer with BF16 gradients.
+      {"megatron-deepspeed_universal_checkpointing_llama_run_llama_bf16.sh", "--hardware dgx-a100-80gb --model " + mds_llama, 0,
+       {"plan: TP 2, PP 2, DP 2", "ZeRO 1", "stack: megatron-deepspeed-ms-fp16\n",
+        "bf16.enabled at ZeRO stage 1 priced as stack megatron-deepspeed-ms-fp16's FP16"}},
       {"megatron-deepspeed_sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 2,
        {"--ds-sequence-parallel-size: 1: DeepSpeed-Ulysses"}},
       {"megatron-deepspeed_run_deepspeed_example.sh", "--hardware dgx-a100-80gb --model " + gpt_toy, 2,
@@ -445,6 +451,11 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"deepspeed", "--model llama2-7b --hardware dgx-a100-80gb --instances 2 --tp 2 --pp 1 --sp --micro-batch 1 --seq-len 4096 "
                     "--global-batch 256 --recompute selective --zero 1 --stack megatron-deepspeed-ms-nopipe"},
       {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms-nopipe-bf16-optimizer"},
+      // The same FP16 optimizers under DeepSpeed's pipeline engine (GPTModelPipe, PP 2).
+      {"deepspeed", "--model gpt2-xl --hardware dgx-a100-80gb --instances 1 --tp 1 --pp 2 --micro-batch 2 --seq-len 1024 "
+                    "--global-batch 512 --recompute full --zero 0 --stack megatron-deepspeed-ms-fp16"},
+      {"deepspeed", "--model llama2-7b --hardware dgx-a100-80gb --instances 2 --tp 2 --pp 2 --sp --micro-batch 1 --seq-len 4096 "
+                    "--global-batch 256 --recompute selective --zero 1 --stack megatron-deepspeed-ms-fp16"},
   };
   int n = 0;
   for (const auto& [format, plan] : plans) {

@@ -1103,6 +1103,50 @@ TEST(Memory, MicrosoftDeepSpeedWithoutPipelineCastsEveryGradientAtZeroZero) {
   EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(ds, w.precision), 2);
 }
 
+// The fork's FP16 optimizers under DeepSpeed's pipeline engine (stacks/megatron-deepspeed-ms-fp16.json):
+// pipe/engine.py@b344c04d:293-301 calls the same FP16_Optimizer or stage-1 optimizer that
+// --no-pipeline-parallel's engine.backward calls (engine.py:1975-1989), so the states at the step are
+// megatron-deepspeed-ms-nopipe's to the byte (24 P at ZeRO 0, 22 P at ZeRO 1 alone on one A100, as
+// above); what the pipeline adds is megatron-deepspeed-ms's: 1F1B with each in-flight micro-batch's
+// stage output kept, and the loss beside two micro-batches' 16-bit logits, 12 bytes per logit, not 10.
+// At PP 2 on one p4d (DP 4) a stage holds about half the parameters.
+TEST(Memory, MicrosoftDeepSpeedFp16UnderThePipelineKeepsTheNoPipelineOptimizer) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack piped = spec::load_stack("megatron-deepspeed-ms-fp16");
+  const spec::Stack nopipe = spec::load_stack("megatron-deepspeed-ms-nopipe");
+  const spec::Workload w = workload(128, 8);
+  const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1"), p4d = spec::load_hardware("p4d.24xlarge");
+  for (int zero : {0, 1}) {
+    const auto a = cost::memory_per_device(m, one, spec::at_zero_stage(piped, zero), w, llama7b_on_one_instance(one, zero));
+    const auto b = cost::memory_per_device(m, one, spec::at_zero_stage(nopipe, zero), w, llama7b_on_one_instance(one, zero));
+    EXPECT_TRUE(a.peak_at_optimizer_step);
+    EXPECT_DOUBLE_EQ(a.tensors_bytes, b.tensors_bytes) << zero;
+    EXPECT_DOUBLE_EQ(a.optimizer_temporaries_bytes, b.optimizer_temporaries_bytes) << zero;
+  }
+  EXPECT_DOUBLE_EQ(piped.memory.loss_bytes_per_logit, 12);
+  EXPECT_DOUBLE_EQ(nopipe.memory.loss_bytes_per_logit, 10);
+  EXPECT_TRUE(piped.memory.pipeline_keeps_stage_outputs);
+  EXPECT_FALSE(nopipe.memory.pipeline_keeps_stage_outputs);
+  EXPECT_TRUE(piped.offers_pipeline(2, 1));
+  EXPECT_FALSE(piped.offers_pipeline(2, 2));  // the engine does not interleave
+  EXPECT_FALSE(nopipe.offers_pipeline(2, 1));
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(piped, w.precision), 2);
+
+  spec::Plan pp2;
+  pp2.instances = 1;
+  pp2.pp = 2;
+  pp2.zero = 1;
+  pp2.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, p4d, w, pp2), cost::PlanProblem::none);
+  ASSERT_EQ(pp2.dp, 4);
+  const auto staged = cost::memory_per_device(m, p4d, spec::at_zero_stage(piped, 1), w, pp2);
+  const auto whole = cost::memory_per_device(m, p4d, spec::at_zero_stage(piped, 1), w, llama7b_on_one_instance(p4d, 1));
+  // A stage's 16-bit weights are about half the model's (the embedding sits on the first stage); its FP32
+  // master, half the parameters over DP 4, is about the whole model's over DP 8.
+  EXPECT_NEAR(staged.weights_bytes, whole.weights_bytes / 2, 0.05 * whole.weights_bytes);
+  EXPECT_NEAR(staged.master_weights_bytes, whole.master_weights_bytes, 0.1 * whole.master_weights_bytes);
+}
+
 // NeMo 2.0.0's FSDP (stacks/nemo-fsdp.json): megatron_amp_O2 is off, so the
 // FP32 FSDP shard is the master (4), gradients are FP32 shards (4) reduce-
 // scattered in FP32, Adam's moments FP32 (8), and no BF16 shard is kept: 16

@@ -1539,6 +1539,33 @@ TEST(LaunchConfig, MicrosoftDeepSpeedWithoutPipelineIsWrittenAsTheRebaseScriptRu
   other = bf16;
   other.plan.zero = 0;
   expect_spec_error([&] { emit(other); }, "bf16.enabled", "BF16 optimizer only", "deepspeed format");
+
+  // The same FP16 optimizers under DeepSpeed's pipeline engine (stack megatron-deepspeed-ms-fp16): no
+  // --no-pipeline-parallel, so pretrain_gpt.py builds GPTModelPipe (pretrain_gpt.py:51) and PP 2 runs.
+  LaunchJob piped = job;
+  piped.stack_name = "megatron-deepspeed-ms-fp16";
+  piped.plan.pp = 2;
+  for (int zero : {0, 1}) {
+    piped.plan.zero = zero;
+    const std::string name = "pipe-fp16-z" + std::to_string(zero) + ".sh";
+    const auto written = launch_files(LaunchFormat::deepspeed, piped, scratch(name).string());
+    const ShellArgs args = parse_shell_args(written[0].text, name);
+    EXPECT_FALSE(args.has("--no-pipeline-parallel"));
+    EXPECT_EQ(args.value("--pipeline-model-parallel-size"), "2");
+    EXPECT_TRUE(args.has("--fp16"));
+    EXPECT_EQ(nlohmann::json::parse(written[1].text)["fp16"]["enabled"], true);
+    const ReadLaunch back = round_trip(LaunchFormat::deepspeed, piped, name);
+    expect_same_job(piped, back.job);
+    EXPECT_EQ(back.job.stack_name, "megatron-deepspeed-ms-fp16");
+  }
+  other = piped;
+  other.plan.zero = 3;
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "ZeRO-2 and -3", "deepspeed format");
+  other = piped;
+  other.plan.pp = 1;
+  other.plan.zero = 2;
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "stack megatron-deepspeed-ms-fp16 describes",
+                    "deepspeed format");
 }
 
 // The rebase script as its repository holds it (ZeRO 0, FP16, TP 2, --no-pipeline-parallel, full
@@ -1599,8 +1626,32 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   expect_spec_error([&] { read_launch_config(f.string()); }, "fp16.enabled", "FP32 gradients");
   f = rebase_with("rebase-pp2", {{"pp_size=1", "pp_size=2"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "--pipeline-model-parallel-size", "arguments.py:94-96", f.string());
-  f = rebase_with("rebase-pipe", {{"no_pp=\"true\"", "no_pp=\"false\""}, {"    --no-async-tensor-model-parallel-allreduce \\\n", "    --no-async-tensor-model-parallel-allreduce \\\n    --normalization layernorm \\\n"}});
-  expect_spec_error([&] { read_launch_config(f.string()); }, "fp16.enabled", "FP16_Optimizer beside GPTModelPipe's pipe buffers");
+  // Under the pipeline engine (no_pp false) the same FP16 optimizers read under stack megatron-deepspeed-ms-fp16:
+  // FP16_Optimizer at stage 0; at stage 1 the stage-1 optimizer, whose overlap_comm DeepSpeed turns off for a
+  // pipeline model (engine.py:1569-1572, said) and whose bucket contiguous_gradients false would drop (refused).
+  const std::vector<std::pair<std::string, std::string>> to_pipe = {
+      {"no_pp=\"true\"", "no_pp=\"false\""},
+      {"    --no-async-tensor-model-parallel-allreduce \\\n", "    --no-async-tensor-model-parallel-allreduce \\\n    --normalization layernorm \\\n"}};
+  f = rebase_with("rebase-pipe", to_pipe);
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-fp16");
+  EXPECT_EQ(read.job.plan.zero, 0);
+  EXPECT_TRUE(read.job.fp16);
+  std::vector<std::pair<std::string, std::string>> to_pipe_z1 = to_pipe;
+  to_pipe_z1.push_back({"zero_stage=0", "zero_stage=1"});
+  f = rebase_with("rebase-pipe-z1-overlap", to_pipe_z1, {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"overlap_comm\": true"}});
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-fp16");
+  EXPECT_EQ(read.job.plan.zero, 1);
+  EXPECT_FALSE(read.job.plan.overlap_dp_comm);
+  EXPECT_EQ(read.job.zero_reduce_bucket_elements, 500000000);
+  EXPECT_TRUE(std::any_of(read.job.notes.begin(), read.job.notes.end(), [](const std::string& n) {
+    return n.find("overlap_comm read as off: DeepSpeed turns it off for a pipeline model") != std::string::npos;
+  }));
+  f = rebase_with("rebase-pipe-z1-scattered", to_pipe_z1,
+                  {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"contiguous_gradients\": false"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.contiguous_gradients",
+                    "megatron-deepspeed-ms-fp16 prices");
   // A template edited by a regular expression is not guessed at.
   f = rebase_with("rebase-regex", {{"sed \"s/MBSIZE/", "sed \"s/MB.IZE/"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "sed 's/MB.IZE/2/'", "plain s/WORD/TEXT/", f.string());
