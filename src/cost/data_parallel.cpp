@@ -65,11 +65,15 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   const double reduce = all_reduce ? seconds(Collective::all_reduce, element)
                                    : seconds(Collective::reduce_scatter, element);
   const double gather = p.zero == 0 ? 0.0 : seconds(Collective::all_gather, e);
-  t.total_s = reduce + gather;
-  // Gradients of the last micro-batch's backward stream out while it runs; the
+  // Once per step, or after every micro-batch's backward / before every forward
+  // where the stack does it then (DeepSpeed's ZeRO-2, FSDP's SHARD_GRAD_OP).
+  const double reductions = ctx.stack.communication.dp_grad_reduce_every_micro_batch ? mb : 1.0;
+  const double gathers = ctx.stack.communication.dp_param_gather_every_micro_batch ? mb : 1.0;
+  t.total_s = reductions * reduce + gathers * gather;
+  // Gradients of a micro-batch's backward stream out while it runs; the
   // updated parameters are gathered behind the next step's first forward.
-  t.exposed_s = (overlap_reduce ? hidden_behind(reduce, rank_backward_s, last_share) : reduce) +
-                (overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather);
+  t.exposed_s = reductions * (overlap_reduce ? hidden_behind(reduce, rank_backward_s, last_share) : reduce) +
+                gathers * (overlap_gather ? hidden_behind(gather, rank_forward_s, last_share) : gather);
   return t;
 }
 

@@ -25,7 +25,8 @@ namespace {
 // The fields a by_zero_stage entry may state, each with the members its file
 // key sets: what a DeepSpeed config's zero_optimization block sets per stage
 // (overlap_comm, reduce_scatter, reduce_bucket_size, contiguous_gradients,
-// allgather_bucket_size, sub_group_size), the optimizer DeepSpeed picks by stage,
+// allgather_bucket_size, sub_group_size), when it reduces (every micro-batch at
+// ZeRO-2), the optimizer DeepSpeed picks by stage,
 // and Megatron's FP8 parameters, which need a sharded optimizer. A field joins by a line here.
 struct StageField {
   const char* key;
@@ -44,6 +45,14 @@ constexpr StageField kStageFields[] = {
     {"zero_grad_reduce",
      [](Stack& to, const Stack& from) {
        to.communication.zero_grad_reduce_all_reduce = from.communication.zero_grad_reduce_all_reduce;
+     }},
+    {"dp_grad_reduce_every_micro_batch",
+     [](Stack& to, const Stack& from) {
+       to.communication.dp_grad_reduce_every_micro_batch = from.communication.dp_grad_reduce_every_micro_batch;
+     }},
+    {"dp_param_gather_every_micro_batch",
+     [](Stack& to, const Stack& from) {
+       to.communication.dp_param_gather_every_micro_batch = from.communication.dp_param_gather_every_micro_batch;
      }},
     {"dp_bucket_mb",
      [](Stack& to, const Stack& from) { to.communication.dp_bucket_bytes = from.communication.dp_bucket_bytes; }},

@@ -132,6 +132,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
            "no longer a field: state dp_bucket_buffer_mb (MB or \"hidden-squared\") in by_zero_stage's entry for each stage");
   r.only_keys(j, "$", {"by_zero_stage", "name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
+                      "dp_grad_reduce_every_micro_batch", "dp_param_gather_every_micro_batch",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "gradients_freed_at_step", "loss_freed_before_recompute",
@@ -174,6 +175,10 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
     s.communication.zero_grad_reduce_all_reduce =
         word(r, j, "zero_grad_reduce", {"reduce-scatter", "all-reduce"}) == "all-reduce";
   s.communication.overlap_dp_param_gather = flag(r, j, "overlap_dp_param_gather");
+  if (r.has(j, "dp_grad_reduce_every_micro_batch"))
+    s.communication.dp_grad_reduce_every_micro_batch = flag(r, j, "dp_grad_reduce_every_micro_batch");
+  if (r.has(j, "dp_param_gather_every_micro_batch"))
+    s.communication.dp_param_gather_every_micro_batch = flag(r, j, "dp_param_gather_every_micro_batch");
   s.capabilities.overlap_tp_comm = flag(r, j, "overlap_tp_comm");
 
   s.capabilities.zero_stages = zero_stage_list(r, j, "zero_stages");

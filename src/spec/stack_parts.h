@@ -212,6 +212,14 @@ struct StackCommunication {
   // bytes; optional in files ("zero_grad_reduce": "all-reduce" | "reduce-scatter"),
   // absent: reduce-scatter.
   bool zero_grad_reduce_all_reduce = false;
+  // At ZeRO 1-2 the gradients are reduced after every micro-batch's backward,
+  // not once after the last (DeepSpeed's ZeRO-2 partitions them from backward
+  // hooks; FSDP without no_sync reduce-scatters each backward), and with
+  // dp_param_gather_every_micro_batch the parameters are gathered for every
+  // micro-batch's forward, not once after the step (FSDP's SHARD_GRAD_OP
+  // reshards after backward). Optional in files; absent: once per step.
+  bool dp_grad_reduce_every_micro_batch = false;
+  bool dp_param_gather_every_micro_batch = false;
   // The MoE dispatcher sends a token once to each other instance that holds
   // one of its experts and fans it out there (DeepEP / HybridEP), instead of
   // one copy per expert (a plain all-to-all); optional in files.

@@ -109,6 +109,38 @@ TEST(DataParallel, ZeroReducedByAllReduceCostsWhatZeroZeroDoes) {
   EXPECT_LT(ar, 2.2 * reduce_scatter);
 }
 
+// DeepSpeed's ZeRO-2 reduces in every micro-batch's backward and FSDP's SHARD_GRAD_OP
+// also re-gathers for every forward (stacks/*.json by_zero_stage "2",
+// dp_grad_reduce_every_micro_batch, dp_param_gather_every_micro_batch): at DP 4
+// and global batch 64 a step runs 16 micro-batches, so the reduction is paid 16
+// times where the stack does it per micro-batch, and with both the whole ZeRO-2
+// cost is. Overlapped, each micro-batch leaves its last bucket exposed.
+TEST(DataParallel, ZeroTwoReducingEveryMicroBatchPaysItPerMicroBatch) {
+  auto once = dp4(0, false);
+  once.plan.zero = 2;
+  auto every = once;
+  every.stack.communication.dp_grad_reduce_every_micro_batch = true;
+  auto both = every;
+  both.stack.communication.dp_param_gather_every_micro_batch = true;
+  ASSERT_EQ(once.context().micro_batches(), 16);
+  const double a = data_parallel(once.context(), 1, 1, 32).total_s;
+  const double b = data_parallel(every.context(), 1, 1, 32).total_s;
+  const double c = data_parallel(both.context(), 1, 1, 32).total_s;
+  const double reduce = (b - a) / 15, gather = a - reduce;
+  EXPECT_GT(reduce, 0);
+  EXPECT_GT(gather, 0);
+  EXPECT_NEAR(c, 16 * a, 1e-9 * c);
+  EXPECT_DOUBLE_EQ(data_parallel(every.context(), 1, 1, 32).exposed_s, b);  // no overlap asked: all exposed
+
+  auto hidden = dp4(0, true);  // no bucket size: one layer's share (1/32) of each reduction stays out
+  hidden.plan.zero = 2;
+  hidden.stack.communication.dp_grad_reduce_every_micro_batch = true;
+  hidden.stack.communication.dp_param_gather_every_micro_batch = true;
+  const DataParallelTime t = data_parallel(hidden.context(), 100.0, 100.0, 32);
+  EXPECT_NEAR(t.total_s, c, 1e-9 * c);
+  EXPECT_NEAR(t.exposed_s, 16 * (reduce + gather) / 32, 1e-9 * c);
+}
+
 // BF16 gradients (NeMo's benchmark recipes, grad_reduce_in_fp32 false) halve the
 // bytes, and the time where bandwidth dominates.
 TEST(DataParallel, GradientDtypeSetsTheBytes) {

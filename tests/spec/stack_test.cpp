@@ -222,6 +222,27 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedWithoutPipelineRunsDeepSpeedsFp16Optim
   EXPECT_EQ(at_zero_stage(bf16, 1).memory.step_temporaries, StepTemporaries::none);
 }
 
+// When ZeRO-2 reduces: DeepSpeed's stage-2 optimizer in every micro-batch's backward
+// (stage_1_and_2.py's hooks reduce when partition_gradients), FSDP's SHARD_GRAD_OP under
+// Composer in every backward and re-gathered for every forward; stage 1 and FULL_SHARD keep
+// what they had (once per step; ZeRO-3 is priced per micro-batch by its own rule).
+TEST(StackLoad, ZeroTwoReductionsRunEveryMicroBatchWhereTheClientsDoThat) {
+  for (const char* name : {"optimum-habana", "hf-trainer-deepspeed", "deepspeed-habana", "megatron-deepspeed-fp16-2020"}) {
+    const Stack s = load_stack(name);
+    EXPECT_TRUE(at_zero_stage(s, 2).communication.dp_grad_reduce_every_micro_batch) << name;
+    EXPECT_FALSE(at_zero_stage(s, 2).communication.dp_param_gather_every_micro_batch) << name;
+    EXPECT_FALSE(at_zero_stage(s, 1).communication.dp_grad_reduce_every_micro_batch) << name;
+  }
+  const Stack composer = load_stack("composer-fsdp");
+  EXPECT_TRUE(at_zero_stage(composer, 2).communication.dp_grad_reduce_every_micro_batch);
+  EXPECT_TRUE(at_zero_stage(composer, 2).communication.dp_param_gather_every_micro_batch);
+  EXPECT_FALSE(at_zero_stage(composer, 3).communication.dp_param_gather_every_micro_batch);
+  EXPECT_FALSE(at_zero_stage(load_stack("megatron-lm"), 2).communication.dp_grad_reduce_every_micro_batch);
+  json j = shipped_stack("megatron-lm");
+  j["dp_grad_reduce_every_micro_batch"] = {{"value", "yes"}, {"source", "test"}};
+  expect_stack_error([&] { from(j); }, "$.dp_grad_reduce_every_micro_batch.value", "");
+}
+
 // optimizer_step_temporaries varies by ZeRO stage through by_zero_stage (DeepSpeed's
 // FP16_Optimizer with ZeRO off, its ZeRO optimizer from stage 1); a bad word is named where it is.
 TEST(StackLoad, StepTemporariesPerZeroStageNameTheBadStage) {
