@@ -39,6 +39,16 @@ struct TracePrior {
   bool known() const { return sigma_s > 0; }
 };
 
+// The most a collective library's own latency model puts on one step of a
+// ring (per hop, on the slowest transport it drives here): the fit's upper
+// bound on Calibration::collective.step_latency_s, which the fabric's or the
+// network's latency_us is added to. known() is false where none is stated.
+struct StepLatencyBand {
+  double high_s = 0;
+  std::string source;
+  bool known() const { return high_s > 0; }
+};
+
 struct HardwareSpec {
   std::string name;         // "trn1.32xlarge"
   std::string source_file;  // where it was loaded from
@@ -78,6 +88,7 @@ struct HardwareSpec {
   double efa_bytes_per_s() const { return efa_gbps * 1e9 / 8.0; }
 
   TracePrior host_trace_prior;  // the host CPU's per-layer graph recording (lazy-tensor stacks)
+  StepLatencyBand step_latency_band;  // the collective library's per-step latency, at most
 
   // Reliability and checkpoint storage; assumptions unless a source says otherwise.
   double failures_per_instance_hour = 0;

@@ -145,6 +145,19 @@ ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const st
   return b;
 }
 
+// {"high", "source", "note"?}: the collective library's largest per-step ring
+// latency in microseconds, 0 < high <= 5000 (the fit's own range).
+StepLatencyBand step_latency_band(const JsonReader& r, const nlohmann::json& j) {
+  const std::string path = "$.collective_step_latency_us";
+  const auto& band = r.object(j, "$", "collective_step_latency_us");
+  r.only_keys(band, path, {"high", "source", "note"});
+  StepLatencyBand b;
+  b.high_s = r.positive(band, path, "high") * 1e-6;
+  b.source = r.string(band, path, "source");
+  if (b.high_s > 5e-3) r.fail(path, "expected microseconds up to 5000 (the fit's bound)");
+  return b;
+}
+
 // {"trace_ms_per_layer": {"centre", "sigma", "source", "note"?}}: a prior, in
 // milliseconds per transformer layer per micro-batch, 0 <= centre, 0 < sigma, both under 50.
 TracePrior trace_prior(const JsonReader& r, const nlohmann::json& j) {
@@ -171,7 +184,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
                       "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip",
                       "peak_fp8_tflops_per_chip", "matrix_alignment_bytes", "hbm_gib_per_chip",
                       "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
-                      "reliability", "host"});
+                      "reliability", "host", "collective_step_latency_us"});
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
   hw.family = r.string(j, "$", "family");
@@ -244,6 +257,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   }
 
   if (r.has(j, "host")) hw.host_trace_prior = trace_prior(r, j);
+  if (r.has(j, "collective_step_latency_us")) hw.step_latency_band = step_latency_band(r, j);
 
   const auto& rel = r.object(j, "$", "reliability");
   r.only_keys(rel, "$.reliability", {"failures_per_instance_hour", "checkpoint_storage_gb_per_s"});

@@ -192,7 +192,27 @@ std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> paramete
     }
     trace = t;
   }
+  // The collective library's per-step latency: the lowest ceiling where every
+  // descriptor of the family states one (NCCL's tuning model on NVIDIA GPUs),
+  // else none.
+  std::optional<spec::StepLatencyBand> latency;
+  for (const auto& hw : family_hardware) {
+    const spec::StepLatencyBand& b = hw.step_latency_band;
+    if (!b.known()) {
+      latency.reset();
+      break;
+    }
+    if (!latency) latency = b;
+    else if (b.high_s < latency->high_s) latency->high_s = b.high_s, latency->source = b.source;
+  }
   for (auto& p : parameters) {
+    if (p.name == "collective.step_latency_s" && latency) {
+      p.upper = latency->high_s;
+      p.prior_centre = std::min(p.prior_centre, p.upper);
+      p.band_source = latency->source;
+      p.meaning += " (bounded by the collective library's own latency model)";
+      continue;
+    }
     if (p.name == "host_trace_s_per_layer" && trace) {
       p.prior_centre = trace->centre_s;
       p.prior_sigma = trace->sigma_s;

@@ -51,7 +51,9 @@ std::vector<FitParameter> default_fit_parameters();
 // The same set with each collective share bounded by the band that its
 // fabric's published collective measurements give (spec::ShareBand), prior at
 // the band's centre, where every hardware of the family states one (their
-// intersection when several do). Throws spec::SpecError when they do not overlap.
+// intersection when several do), and the per-step collective latency capped by
+// the collective library's own latency model (spec::StepLatencyBand) where every
+// hardware of the family states one. Throws spec::SpecError when the shares' bands do not overlap.
 std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> parameters,
                                               const std::vector<spec::HardwareSpec>& family_hardware);
 

@@ -277,6 +277,28 @@ TEST(LoadHardware, CollectiveShareBandIsCheckedAndKept) {
   expect_spec_error([&] { hardware_from_json(k, "x.json"); }, "$.fabric.collective_share", "extra");
 }
 
+// The collective library's per-step latency ceiling, in microseconds, with a
+// source; dgx-h100 states NCCL's network Ring/Simple step (NVIDIA/nccl@b6475625
+// src/graph/tuning.cc hwLat: 14.0 us).
+TEST(LoadHardware, StepLatencyBandIsCheckedAndKept) {
+  EXPECT_DOUBLE_EQ(load_hardware("dgx-h100").step_latency_band.high_s, 14e-6);
+  EXPECT_FALSE(load_hardware("jean-zay-a100-80gb").step_latency_band.known());
+  json j = trn1();
+  EXPECT_FALSE(hardware_from_json(j, "x.json").step_latency_band.known());
+  j["collective_step_latency_us"] = {{"high", 9.6}, {"source", "nccl tuning.cc"}};
+  const HardwareSpec hw = hardware_from_json(j, "x.json");
+  EXPECT_DOUBLE_EQ(hw.step_latency_band.high_s, 9.6e-6);
+  EXPECT_EQ(hw.step_latency_band.source, "nccl tuning.cc");
+  j["collective_step_latency_us"]["high"] = 6000;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.collective_step_latency_us", "5000");
+  j["collective_step_latency_us"]["high"] = 14;
+  j["collective_step_latency_us"]["low"] = 1;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.collective_step_latency_us", "low");
+  j["collective_step_latency_us"].erase("low");
+  j["collective_step_latency_us"].erase("source");
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.collective_step_latency_us", "missing field");
+}
+
 // A key given twice in one object is refused with its path (issue 41.1):
 // nlohmann's parser keeps the last value silently, Hydra refuses the YAML
 // equivalent, and a descriptor that says two things means neither.

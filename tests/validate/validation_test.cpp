@@ -213,6 +213,31 @@ TEST(Fit, MeasuredBandsBoundTheCollectiveShares) {
   EXPECT_THROW(with_measured_bands(default_fit_parameters(), {a, b}), spec::SpecError);
 }
 
+// The step latency's ceiling comes from the collective library's own model
+// where every descriptor of the family states one (the lowest of them), and
+// the fit's default range where one does not: dgx-h100 and dgx-a100-80gb state
+// NCCL's 14 us (NVIDIA/nccl@b6475625 src/graph/tuning.cc hwLat, network
+// Ring/Simple), Jean Zay's Omni-Path none.
+TEST(Fit, CollectiveLibraryBoundsTheStepLatency) {
+  const size_t latency = index_of(default_fit_parameters(), "collective.step_latency_s");
+  ASSERT_LT(latency, default_fit_parameters().size());
+  spec::HardwareSpec a = spec::load_hardware("dgx-a100-80gb"), b = spec::load_hardware("dgx-h100");
+  const auto banded = with_measured_bands(default_fit_parameters(), {a, b});
+  EXPECT_DOUBLE_EQ(banded[latency].lower, 0.0);
+  EXPECT_DOUBLE_EQ(banded[latency].upper, 14e-6);
+  EXPECT_DOUBLE_EQ(banded[latency].prior_centre, default_fit_parameters()[latency].prior_centre);  // 10 us, inside
+  EXPECT_NE(banded[latency].band_source.find("nccl"), std::string::npos);
+  b.step_latency_band = {9.6e-6, "older"};
+  const auto lowest = with_measured_bands(default_fit_parameters(), {a, b});
+  EXPECT_DOUBLE_EQ(lowest[latency].upper, 9.6e-6);
+  EXPECT_DOUBLE_EQ(lowest[latency].prior_centre, 9.6e-6);  // the prior moves inside the ceiling
+  EXPECT_EQ(lowest[latency].band_source, "older");
+  const auto unbanded =
+      with_measured_bands(default_fit_parameters(), {a, spec::load_hardware("jean-zay-a100-80gb")});
+  EXPECT_TRUE(unbanded[latency].band_source.empty());
+  EXPECT_DOUBLE_EQ(unbanded[latency].upper, default_fit_parameters()[latency].upper);
+}
+
 // The host's recording takes its prior from the descriptors where the whole
 // family states one (trn1 and trn1n: the Gaudi lazy-mode fits), else the
 // assumed 0; its bounds stay the fit's range, not a band.
