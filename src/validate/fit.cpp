@@ -90,7 +90,7 @@ std::vector<PinnedParameter> pinned_parameters(Predictor& predictor, const std::
     if (p.band_source.empty()) continue;
     const double value = to_value(p, u[Eigen::Index(k)]);
     const double width = p.upper - p.lower, slack = 0.02 * width;
-    const bool at_low = value <= p.lower + slack, at_high = value >= p.upper - slack;
+    const bool at_low = p.band_bounds_low && value <= p.lower + slack, at_high = value >= p.upper - slack;
     if (!at_low && !at_high) continue;
     double& ref = parameter_ref(predictor.calibration(), p.name);
     ref = value;
@@ -210,6 +210,7 @@ std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> paramete
       p.upper = latency->high_s;
       p.prior_centre = std::min(p.prior_centre, p.upper);
       p.band_source = latency->source;
+      p.band_bounds_low = false;
       p.meaning += " (bounded by the collective library's own latency model)";
       continue;
     }

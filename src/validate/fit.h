@@ -23,6 +23,10 @@ struct FitParameter {
   // The bounds are a band that collective measurements give (with_measured_bands),
   // not a mere range: a fit pressed against them is reported (FitResult::pinned).
   std::string band_source;
+  // Whether the band's low edge is measured too; false where a measurement
+  // caps the parameter only (the collective library's latency model): a fit
+  // resting on the low bound is then not pressing on any measurement.
+  bool band_bounds_low = true;
   // Where the prior comes from, where evidence outside the runs sets it (the
   // hardware's host.trace_ms_per_layer); empty: the assumed default.
   std::string prior_source;

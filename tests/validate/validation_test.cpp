@@ -227,6 +227,10 @@ TEST(Fit, CollectiveLibraryBoundsTheStepLatency) {
   EXPECT_DOUBLE_EQ(banded[latency].upper, 14e-6);
   EXPECT_DOUBLE_EQ(banded[latency].prior_centre, default_fit_parameters()[latency].prior_centre);  // 10 us, inside
   EXPECT_NE(banded[latency].band_source.find("nccl"), std::string::npos);
+  // Only the ceiling is measured: a fit resting at 0 presses on no measurement.
+  EXPECT_FALSE(banded[latency].band_bounds_low);
+  EXPECT_TRUE(with_measured_bands(default_fit_parameters(), {spec::load_hardware("trn1.32xlarge")})
+                  [index_of(default_fit_parameters(), "collective.inter_node")].band_bounds_low);
   b.step_latency_band = {9.6e-6, "older"};
   const auto lowest = with_measured_bands(default_fit_parameters(), {a, b});
   EXPECT_DOUBLE_EQ(lowest[latency].upper, 9.6e-6);
