@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "spec/closest_name.h"
@@ -14,6 +15,10 @@ namespace {
 bool is_annotation(const std::string& key) { return key.ends_with("note") || key.ends_with("notes"); }
 
 }  // namespace
+
+bool JsonReader::has(const nlohmann::json& object, const std::string& key) const {
+  return object.is_object() && object.contains(key);
+}
 
 void check_known_keys(const nlohmann::json& object, const std::string& file, const std::string& path,
                       std::initializer_list<const char*> known) {

@@ -3,9 +3,9 @@
 // descriptor gives one precise line. Published figures may be written as
 // {"value": x, "source": "..."}; sourced() insists on the source.
 #pragma once
+#include <initializer_list>
 #include <limits>
-#include <nlohmann/json.hpp>
-#include <optional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace trainplan::spec {
@@ -25,9 +25,7 @@ class JsonReader {
 
   const nlohmann::json& field(const nlohmann::json& object, const std::string& path,
                               const std::string& key) const;
-  bool has(const nlohmann::json& object, const std::string& key) const {
-    return object.is_object() && object.contains(key);
-  }
+  bool has(const nlohmann::json& object, const std::string& key) const;
   const nlohmann::json& object(const nlohmann::json& object, const std::string& path,
                                const std::string& key) const;
   std::string string(const nlohmann::json& object, const std::string& path, const std::string& key) const;

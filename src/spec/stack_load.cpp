@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 #include "spec/json_reader.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 #include "spec/json_reader.h"
