@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 namespace trainplan::cli {
 namespace {
@@ -62,7 +63,7 @@ report::JsonDocument json_document(const CLI::App& command, int version) {
   std::string name = command.get_name();
   for (const CLI::App* parent = command.get_parent(); parent && parent->get_parent(); parent = parent->get_parent())
     name = parent->get_name() + "_" + name;
-  return {name, version, query_of(command)};
+  return {name, version, query_of(command).dump()};
 }
 
 }  // namespace trainplan::cli

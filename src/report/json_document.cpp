@@ -1,5 +1,6 @@
 #include "report/json_document.h"
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,7 +15,7 @@ std::string schema_id(const JsonDocument& document) {
 nlohmann::ordered_json document_head(const JsonDocument& document) {
   nlohmann::ordered_json head = nlohmann::ordered_json::object();
   head["schema"] = schema_id(document);
-  head["query"] = document.query;
+  head["query"] = nlohmann::ordered_json::parse(document.query_json);
   return head;
 }
 

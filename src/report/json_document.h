@@ -4,7 +4,7 @@
 // an object {"key", "title", "scope", "rows", "notes"} whose key is fixed per
 // command. Schemas of each command's document live in data/schema/.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,7 +16,7 @@ namespace trainplan::report {
 struct JsonDocument {
   std::string command;  // "search"
   int version = 1;      // bumped when a key changes meaning or goes away
-  nlohmann::ordered_json query = nlohmann::ordered_json::object();
+  std::string query_json = "{}";  // the query object, serialized in its key order
 };
 
 // "trainplan/search/1"
