@@ -37,6 +37,8 @@ double stage_layer_parameters_per_device(const spec::ModelSpec& model, const spe
 // `params` of one parameter group, `layer_params` of them in the layers' GEMMs.
 double weights_bytes(const StateBytes& state, double params, double layer_params, const spec::Plan& plan);
 double master_weights_bytes(const StateBytes& state, double params, const spec::Plan& plan);
+// Gradients as accumulated (ZeRO-2 on: the rank's partition, two of them under accumulation where
+// StateBytes::gradient_partition_per_micro_batch) and the 16-bit copies beside them.
 double gradients_bytes(const StateBytes& state, double params, const spec::Plan& plan);
 double optimizer_states_bytes(const StateBytes& state, double params, const spec::Plan& plan);
 // One layer's stored activations for one micro-batch (the recompute mode and

@@ -20,6 +20,9 @@ struct StateBytes {
   double step_grad_shard_copy = 0;  // bytes per element of the rank's gradient shard copied at the step (flat 16-bit + FP32)
   // Bytes per gradient element FP16_Optimizer allocates at the step: its FP32 cast and that cast's flat copy.
   double step_grad_casts = 0;
+  // At ZeRO-2 with accumulation, a fresh 16-bit partition per micro-batch beside the accumulated one
+  // (spec::StackMemory::gradient_partition_per_micro_batch).
+  bool gradient_partition_per_micro_batch = false;
 };
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 

@@ -67,6 +67,10 @@ constexpr StageField kStageFields[] = {
      }},
     {"gradients_freed_at_step",
      [](Stack& to, const Stack& from) { to.memory.gradients_freed_at_step = from.memory.gradients_freed_at_step; }},
+    {"gradient_partition_per_micro_batch",
+     [](Stack& to, const Stack& from) {
+       to.memory.gradient_partition_per_micro_batch = from.memory.gradient_partition_per_micro_batch;
+     }},
     {"fp8_param_gather",
      [](Stack& to, const Stack& from) { to.memory.fp8_param_gather = from.memory.fp8_param_gather; }},
     {"optimizer_step_temporaries",

@@ -136,7 +136,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
                       "dp_grad_reduce_every_micro_batch", "dp_param_gather_every_micro_batch",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
-                      "gradients_freed_at_step", "loss_freed_before_recompute",
+                      "gradients_freed_at_step", "gradient_partition_per_micro_batch", "loss_freed_before_recompute",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
@@ -159,6 +159,8 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   if (r.has(j, "pipeline_keeps_stage_outputs")) s.memory.pipeline_keeps_stage_outputs = flag(r, j, "pipeline_keeps_stage_outputs");
   if (r.has(j, "fsdp_gathered_under_pipeline")) s.memory.fsdp_gathered_under_pipeline = flag(r, j, "fsdp_gathered_under_pipeline");
   if (r.has(j, "gradients_freed_at_step")) s.memory.gradients_freed_at_step = flag(r, j, "gradients_freed_at_step");
+  if (r.has(j, "gradient_partition_per_micro_batch"))
+    s.memory.gradient_partition_per_micro_batch = flag(r, j, "gradient_partition_per_micro_batch");
   if (r.has(j, "loss_freed_before_recompute"))
     s.memory.loss_freed_before_recompute = flag(r, j, "loss_freed_before_recompute");
   s.communication.overlap_dp_grad_reduce = flag(r, j, "overlap_dp_grad_reduce");

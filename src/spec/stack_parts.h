@@ -165,6 +165,13 @@ struct StackMemory {
   // DeepSpeed ZeRO-3's partition buffer). Optional in files
   // ("gradients_freed_at_step"); by ZeRO stage through by_zero_stage.
   bool gradients_freed_at_step = false;
+  // At ZeRO-2 each micro-batch's reduced gradients are copied into a fresh
+  // 16-bit partition buffer, added into the accumulated partition only at the
+  // backward's end (DeepSpeed's stage_1_and_2.py grads_in_partition and
+  // averaged_gradients): with more than one micro-batch per step two
+  // partitions are held through backward. Optional in files
+  // ("gradient_partition_per_micro_batch"); by ZeRO stage through by_zero_stage.
+  bool gradient_partition_per_micro_batch = false;
   // Nothing keeps the logits past the loss's backward (the trainer takes the
   // loss alone from the model's output), so under full recompute the loss and
   // the replayed layer, which backward re-runs only after the LM head's

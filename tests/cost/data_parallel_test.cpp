@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "spec/load.h"
 #include "step_fixture.h"
 
 namespace trainplan::cost {
@@ -139,6 +140,29 @@ TEST(DataParallel, ZeroTwoReducingEveryMicroBatchPaysItPerMicroBatch) {
   const DataParallelTime t = data_parallel(hidden.context(), 100.0, 100.0, 32);
   EXPECT_NEAR(t.total_s, c, 1e-9 * c);
   EXPECT_NEAR(t.exposed_s, 16 * (reduce + gather) / 32, 1e-9 * c);
+}
+
+// microsoft Megatron-DeepSpeed without the pipeline engine at ZeRO 2 (stacks/megatron-deepspeed-ms-nopipe.json
+// by_zero_stage "2", DeepSpeed 0.16.2's stage_1_and_2.py): each of the 16 micro-batches all-reduces its
+// FP16 gradients (allreduce_and_scatter), the same collective as the stack's ZeRO 0 once a step, and the
+// step all-gathers the updated partitions once; on the compute stream, so all of it is exposed even
+// where the plan asks for overlap.
+TEST(DataParallel, MicrosoftDeepSpeedZeroTwoAllReducesEveryMicroBatchUnhidden) {
+  const spec::Stack nopipe = spec::load_stack("megatron-deepspeed-ms-nopipe");
+  auto z0 = dp4(0, true);
+  z0.stack = spec::at_zero_stage(nopipe, 0);
+  auto z2 = dp4(0, true);
+  z2.plan.zero = 2;
+  z2.stack = spec::at_zero_stage(nopipe, 2);
+  auto z2_once = z2;  // the same, reducing once a step: the all-reduce and the gather
+  z2_once.stack.communication.dp_grad_reduce_every_micro_batch = false;
+  ASSERT_EQ(z2.context().micro_batches(), 16);
+  const double all_reduce = data_parallel(z0.context(), 100, 100, 32).total_s;
+  const double gather = data_parallel(z2_once.context(), 100, 100, 32).total_s - all_reduce;
+  EXPECT_GT(gather, 0);
+  const DataParallelTime t = data_parallel(z2.context(), 100, 100, 32);
+  EXPECT_NEAR(t.total_s, 16 * all_reduce + gather, 1e-9 * t.total_s);
+  EXPECT_DOUBLE_EQ(t.exposed_s, t.total_s);
 }
 
 // BF16 gradients (NeMo's benchmark recipes, grad_reduce_in_fp32 false) halve the

@@ -1103,6 +1103,50 @@ TEST(Memory, MicrosoftDeepSpeedWithoutPipelineCastsEveryGradientAtZeroZero) {
   EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(ds, w.precision), 2);
 }
 
+// The same stack at ZeRO 2 (DeepSpeed 0.16.2's stage_1_and_2.py partitioning gradients), Llama 2 7B
+// (P = 6,738,415,616) on one p4d (DP 8), micro-batch 1 at 128 tokens, full recompute, global batch 16:
+// two micro-batches a step. Held: the whole FP16 weights (2), the FP32 master and moments sharded
+// ((4 + 8) / 8 = 1.5) and the one 5e8-element FP16 bucket (1e9 bytes), 3.5 P + 1e9. The gradients
+// are the rank's FP16 partition, 2 / 8 = 0.25 P; with the second micro-batch a fresh partition beside
+// the accumulated one, 0.5 P (one micro-batch a step: 0.25 P; at ZeRO 1 all 2 P). After backward the
+// last bucket's flat copy (1e9): 3.5 P + 1e9 + 0.5 P + 1e9 = 4 P + 2e9; the step flattens and casts
+// the one partition left ((2 + 4) / 8 = 0.75 P) beside it (0.25 P): 3.5 P + 1e9 + P = 4.5 P + 1e9,
+// the peak (4.5 x 6,738,415,616 + 1e9 = 31,322,870,272 bytes).
+TEST(Memory, MicrosoftDeepSpeedWithoutPipelineKeepsTwoGradientPartitionsAtZeroTwo) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack z2 = spec::at_zero_stage(spec::load_stack("megatron-deepspeed-ms-nopipe"), 2);
+  const double P = 6738415616.0;
+  const spec::Workload w = workload(128, 16);
+  const spec::HardwareSpec p4d = spec::load_hardware("p4d.24xlarge");
+  spec::Plan p;
+  p.instances = 1;
+  p.zero = 2;
+  p.recompute = spec::Recompute::full;
+  ASSERT_EQ(cost::complete_plan(m, p4d, w, p), cost::PlanProblem::none);
+  ASSERT_EQ(p.dp, 8);
+  ASSERT_EQ(p.grad_accum, 2);
+  const cost::StateBytes s = cost::state_bytes_per_parameter(z2, w.precision);
+  EXPECT_DOUBLE_EQ(cost::gradients_bytes(s, P, p), 0.5 * P);
+  spec::Plan one = p;
+  one.grad_accum = 1;
+  EXPECT_DOUBLE_EQ(cost::gradients_bytes(s, P, one), 0.25 * P);
+  spec::Plan z1 = p;
+  z1.zero = 1;
+  EXPECT_DOUBLE_EQ(cost::gradients_bytes(s, P, z1), 2 * P);
+  const auto mem = cost::memory_per_device(m, p4d, z2, w, p);
+  EXPECT_TRUE(mem.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(mem.weights_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(mem.master_weights_bytes + mem.optimizer_states_bytes, 1.5 * P);
+  EXPECT_DOUBLE_EQ(mem.reduction_buffers_bytes, 1e9);
+  EXPECT_DOUBLE_EQ(mem.gradients_bytes, 0.25 * P);
+  EXPECT_DOUBLE_EQ(mem.optimizer_temporaries_bytes, 0.75 * P);
+  EXPECT_DOUBLE_EQ(mem.tensors_bytes, 4.5 * P + 1e9);
+  EXPECT_DOUBLE_EQ(mem.tensors_bytes, 31322870272.0);
+  // Only this stack's ZeRO-2 keeps the fresh partition: stacks of other ZeRO-2 clients price one.
+  EXPECT_FALSE(cost::state_bytes_per_parameter(spec::at_zero_stage(spec::load_stack("hf-trainer-deepspeed"), 2), w.precision)
+                   .gradient_partition_per_micro_batch);
+}
+
 // The fork's FP16 optimizers under DeepSpeed's pipeline engine (stacks/megatron-deepspeed-ms-fp16.json):
 // pipe/engine.py@b344c04d:293-301 calls the same FP16_Optimizer or stage-1 optimizer that
 // --no-pipeline-parallel's engine.backward calls (engine.py:1975-1989), so the states at the step are

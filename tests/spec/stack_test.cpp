@@ -170,16 +170,46 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline)
   EXPECT_NE(stack_refusal(s, p).find("ZeRO stage 1 is not offered by megatron-deepspeed-ms-zero3"), std::string::npos);
 }
 
-// The fork with --no-pipeline-parallel at ZeRO 0-1 (stacks/megatron-deepspeed-ms-nopipe.json):
+// The fork with --no-pipeline-parallel at ZeRO 0-2 (stacks/megatron-deepspeed-ms-nopipe.json):
 // GPTModel under DeepSpeed 0.16.2's plain engine in FP16. ZeRO 0 is FP16_Optimizer (each gradient
 // cast to FP32 and flattened at the step), ZeRO 1 the stage-1 optimizer (its 5e8-element FP16
 // bucket kept from backward to the step, the rank's partition flattened and cast); gradients are
 // the model's FP16 .grad, reduced after the last backward, unoverlapped, in 1000 MB buckets whose
-// flat copy is made then; no pipe buffers, no pipeline.
+// flat copy is made then; no pipe buffers, no pipeline. ZeRO 2 is the same optimizer partitioning
+// gradients (stage_1_and_2.py@b344c04d): hooks reduce in every micro-batch's backward, on the
+// compute stream (overlap_comm off by default below stage 3), each bucket flattened and all-reduced
+// (allreduce_and_scatter), one 5e8-element bucket kept, and a fresh partition per micro-batch.
+TEST(StackLoad, MicrosoftMegatronDeepSpeedWithoutPipelinePartitionsGradientsAtZeroTwo) {
+  const Stack s = load_stack("megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 1, 2}));
+  const Stack z2 = at_zero_stage(s, 2);
+  EXPECT_TRUE(z2.communication.dp_grad_reduce_every_micro_batch);
+  EXPECT_FALSE(z2.communication.overlap_dp_grad_reduce);
+  EXPECT_TRUE(z2.communication.zero_grad_reduce_all_reduce);
+  EXPECT_DOUBLE_EQ(z2.communication.dp_bucket_bytes, 5e8 * 2);
+  EXPECT_DOUBLE_EQ(z2.communication.dp_bucket_buffer_bytes, 5e8 * 2);
+  EXPECT_DOUBLE_EQ(z2.communication.dp_reduction_copy_bytes, 5e8 * 2);
+  EXPECT_TRUE(z2.memory.gradient_partition_per_micro_batch);
+  EXPECT_TRUE(z2.memory.gradients_freed_at_step);
+  EXPECT_EQ(z2.memory.step_temporaries, StepTemporaries::fp32_grad_shard);
+  EXPECT_DOUBLE_EQ(z2.memory.main_grad_bytes, 2);
+  // Only stage 2 partitions: stages 0 and 1 keep their single gradient buffer and one reduction per step.
+  for (int zero : {0, 1}) {
+    EXPECT_FALSE(at_zero_stage(s, zero).memory.gradient_partition_per_micro_batch) << zero;
+    EXPECT_FALSE(at_zero_stage(s, zero).communication.dp_grad_reduce_every_micro_batch) << zero;
+  }
+  Plan p;
+  p.zero = 2;
+  EXPECT_TRUE(stack_refusal(s, p).empty());
+  // Under the pipeline engine DeepSpeed rejects ZeRO-2 (pipe/engine.py:77-78): the pipeline stacks do not offer it.
+  for (const char* piped : {"megatron-deepspeed-ms", "megatron-deepspeed-ms-fp16"})
+    EXPECT_FALSE(load_stack(piped).offers_zero(2)) << piped;
+}
+
+// The same stack at ZeRO 0-1.
 TEST(StackLoad, MicrosoftMegatronDeepSpeedWithoutPipelineRunsDeepSpeedsFp16Optimizers) {
   const Stack s = load_stack("megatron-deepspeed-ms-nopipe");
   EXPECT_EQ(s.bases, (std::vector<std::string>{"megatron-deepspeed-ms"}));
-  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 1}));
   EXPECT_FALSE(s.offers_pipeline(2, 1));
   EXPECT_TRUE(s.capabilities.half_is_fp16);
   EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);

@@ -6,7 +6,11 @@
 namespace trainplan::cost {
 
 double gradients_bytes(const StateBytes& s, double params, const spec::Plan& p) {
-  return params * s.gradients / (p.zero >= 2 ? p.dp : 1) + params * s.gradients_16bit;
+  // DeepSpeed's ZeRO-2 copies a later micro-batch's partition into a fresh buffer and adds it into
+  // the accumulated one at the backward's end: two partitions, priced as held through the step's
+  // backward (the fresh one is allocated at its first bucket's reduction).
+  const double partitions = p.zero == 2 && p.grad_accum > 1 && s.gradient_partition_per_micro_batch ? 2 : 1;
+  return params * s.gradients / (p.zero >= 2 ? p.dp : 1) * partitions + params * s.gradients_16bit;
 }
 
 double step_gradients_bytes(const spec::Stack& stack, const StateBytes& s, double params, const spec::Plan& p) {

@@ -22,6 +22,7 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
       // The stack as the plan's ZeRO stage sees it (spec::at_zero_stage) says which copy the step makes.
       if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
       if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_casts) b.step_grad_casts = 4 + 4;
+      b.gradient_partition_per_micro_batch = kept.gradient_partition_per_micro_batch;
       return b;
     }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
