@@ -145,8 +145,11 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
   ds["gradient_accumulation_steps"] = dp > 0 ? job.workload.global_batch_seqs / (long(p.micro_batch) * dp) : 1;
   // overlap_comm is read by the ZeRO-2/3 optimizer alone: stage 0 builds none, and stage 1
-  // turns it off (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5 :1364-1375).
-  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && ds_stage(job) >= 2}};
+  // turns it off (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5 :1364-1375). Stack
+  // megatron-deepspeed-ms-nopipe prices ZeRO-2 without it, one bucket reduced on the compute
+  // stream (zero/config.py@b344c04d:345-347, its default below stage 3), whatever the plan asks.
+  const bool overlap_priced = ds_stage(job) == 3 || (ds_stage(job) == 2 && job.stack_name != kMicrosoftDeepSpeedNoPipeStack);
+  ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && overlap_priced}};
   // ZeRO-3 as its stack priced it: one kept bucket of reduce_bucket_size elements, its last
   // reduce-scatter unhidden (contiguous_gradients: deepspeed/runtime/zero/stage3.py@b344c04d:531-534),
   // and the optimizer's FP32 gradient copies one sub_group_size sub-group at a time (:942-963).
@@ -172,7 +175,7 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
 }
 
 LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
-                         const std::string& config_file) {
+                         const std::string& config_file, const std::string& stack) {
   LaunchJob job;
   // As every loader parses JSON: nesting past spec::kMaxJsonDepth is refused, where a
   // value 300000 deep echoed in a message below (dump()) would overflow the stack.
@@ -283,30 +286,66 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
                                      "(deepspeed/runtime/engine.py:1569-1572)");
   }
   p.overlap_tp_comm = false;
-  if (is_microsoft_deepspeed_script(args, script_file)) {
+  // The fork the script's options name; where they name none, both forks run it: the stack decides
+  // (the header's, else the caller's --stack), said in a note. A bare ds_config keeps bigscience's reading.
+  const MegatronDeepSpeedFork fork = megatron_deepspeed_fork(args, script_file);
+  bool microsoft = fork == MegatronDeepSpeedFork::microsoft;
+  if (fork == MegatronDeepSpeedFork::unknown && !script_text.empty()) {
+    const std::string chosen = !job.stack_name.empty() ? job.stack_name : stack;
+    microsoft = is_microsoft_deepspeed_stack(chosen);
+    job.notes.push_back(
+        "the script passes no option only one Megatron-DeepSpeed fork's megatron/arguments.py defines, so both run it: " +
+        (microsoft ? "read as microsoft's fork (DeepSpeed 0.16.2), as stack " + chosen + " names; give --stack "
+                     "megatron-deepspeed to read it as bigscience's (DeepSpeed 0.6.5, always the pipeline engine)"
+                   : std::string("read as bigscience's fork (DeepSpeed 0.6.5, always the pipeline engine)") +
+                         (chosen.empty() ? "" : ", as stack " + chosen + " names") +
+                         "; give --stack megatron-deepspeed-ms (or another of the microsoft fork's stacks) to read it "
+                         "as microsoft's (DeepSpeed 0.16.2)"));
+  }
+  if (microsoft) {
     read_microsoft_deepspeed_arguments(args, script_file, job);
     // pretrain_gpt.py@f4157bea:51: GPTModelPipe under DeepSpeed's pipeline engine unless --no-pipeline-parallel,
     // which megatron/arguments.py:94-96 allows at PP 1 alone.
     const bool no_pipeline = args.has("--no-pipeline-parallel");
+    // Without the pipeline engine Megatron's own loop runs the step (megatron/training.py@f4157bea:674-686 calls
+    // train_batch only under the pipeline engine, else :709-713 forward_backward_func with get_num_microbatches()),
+    // forcing DeepSpeed's accumulation boundary at its last micro-batch (core/pipeline_parallel/schedules.py:340-354):
+    // a step is --global-batch-size sequences of --micro-batch-size (microbatches.py:69-70; absent, one micro-batch
+    // per replica, arguments.py:166-167), whatever ds_config's batch sizes say.
+    if (no_pipeline) {
+      const long micro = whole("--micro-batch-size", 1, kBig, 0), global = whole("--global-batch-size", 1, kBig, 0);
+      if (micro > 0 && micro != p.micro_batch) {
+        job.notes.push_back("train_micro_batch_size_per_gpu " + std::to_string(p.micro_batch) + " in " + config_file +
+                            "; with --no-pipeline-parallel Megatron's loop runs --micro-batch-size " + std::to_string(micro) +
+                            " (megatron/training.py:709-713): priced at " + std::to_string(micro));
+        p.micro_batch = int(micro);
+      }
+      if (global != job.workload.global_batch_seqs && ds.contains("train_batch_size"))
+        job.notes.push_back("train_batch_size " + std::to_string(job.workload.global_batch_seqs) + " in " + config_file +
+                            "; with --no-pipeline-parallel Megatron's loop runs a step of " +
+                            (global > 0 ? "--global-batch-size " + std::to_string(global)
+                                        : std::string("one micro-batch per replica (no --global-batch-size)")) +
+                            " sequences (megatron/training.py:709-713, microbatches.py:69-70) and forces DeepSpeed's "
+                            "accumulation boundary at its last micro-batch (core/pipeline_parallel/schedules.py:340-354): "
+                            "priced so");
+      job.workload.global_batch_seqs = global;  // 0: one micro-batch per replica, filled in with the cluster
+    }
     if (no_pipeline && p.pp > 1)
       throw spec::SpecError(script_file, "--pipeline-model-parallel-size",
                             "1 with --no-pipeline-parallel (microsoft Megatron-DeepSpeed's megatron/arguments.py:94-96 "
                             "asserts it), found " + std::to_string(p.pp));
-    if (stage <= 1) read_microsoft_optimizer(deepspeed_optimizer(fp16, bf16, stage, grad_accum_dtype, !no_pipeline),
+    // pretrain_gpt.py@f4157bea:51 builds GPTModelPipe unless --no-pipeline-parallel, and
+    // DeepSpeed's pipeline engine asserts a stage below 2 (deepspeed/runtime/pipe/engine.py:77-78).
+    if (stage >= 2 && !no_pipeline)
+      throw spec::SpecError(script_file, "--no-pipeline-parallel",
+                            "given with ZeRO stage " + std::to_string(stage) + ": without it pretrain_gpt.py builds "
+                            "GPTModelPipe, whose DeepSpeed 0.16.2 pipeline engine rejects ZeRO-2 and -3 "
+                            "(deepspeed/runtime/pipe/engine.py:77-78)");
+    // Stages 0-2 (microsoft/DeepSpeed@v0.16.2 engine.py:1560-1600: stages 1-2 run stage_1_and_2.py's optimizer,
+    // partitioning gradients at 2, :1595): stack megatron-deepspeed-ms-nopipe prices ZeRO-2 in 16 bits.
+    if (stage <= 2) read_microsoft_optimizer(deepspeed_optimizer(fp16, bf16, stage, grad_accum_dtype, !no_pipeline),
                                              stage, no_pipeline, overlap_requested, config_file, zero, job);
-    // microsoft/DeepSpeed@v0.16.2 engine.py:1560-1572 runs stages 1-2 through stage_1_and_2.py's
-    // optimizer, whose FP16/BF16 gradient partitions and two ipg buffers no stack file describes.
-    if (stage == 2)
-      throw spec::SpecError(config_file, "zero_optimization.stage",
-                            "0, 1 or 3 with microsoft Megatron-DeepSpeed and DeepSpeed 0.16.2: its ZeRO-2 optimizer "
-                            "(deepspeed/runtime/zero/stage_1_and_2.py) is described by no trainplan stack");
     if (stage == 3) {
-      // pretrain_gpt.py@f4157bea:51 builds GPTModelPipe unless --no-pipeline-parallel, and
-      // DeepSpeed's pipeline engine asserts a stage below 2 (deepspeed/runtime/pipe/engine.py:77-78).
-      if (!args.has("--no-pipeline-parallel"))
-        throw spec::SpecError(script_file, "--no-pipeline-parallel",
-                              "given with ZeRO stage 3: without it pretrain_gpt.py builds GPTModelPipe, whose DeepSpeed "
-                              "0.16.2 pipeline engine rejects ZeRO-2 and -3 (deepspeed/runtime/pipe/engine.py:77-78)");
       // deepspeed/runtime/zero/stage3.py@b344c04d:903-905 clones the partition to FP32 even in FP32 training.
       if (!fp16 && !bf16)
         throw spec::SpecError(config_file, "fp16.enabled",

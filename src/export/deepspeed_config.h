@@ -24,8 +24,11 @@ struct DeepSpeedFiles {
 DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name);
 
 // `script_text` may be empty when only a ds_config is given; `read_config(name)`
-// returns the text of the ds_config the script names.
+// returns the text of the ds_config the script names. A script passing no option only
+// one Megatron-DeepSpeed fork defines is read as the fork of its trainplan header's stack,
+// else of `stack` (the caller's --stack), else as bigscience's; a note says which and how
+// to choose the other.
 LaunchJob read_deepspeed(const std::string& script_text, const std::string& script_file, const std::string& config_text,
-                         const std::string& config_file);
+                         const std::string& config_file, const std::string& stack = "");
 
 }  // namespace trainplan::exporting

@@ -7,21 +7,63 @@
 namespace trainplan::exporting {
 namespace {
 
-// Options only one fork defines (each fork's megatron/arguments.py at the commit named).
-const char* const kBigscienceOnly[] = {"--pad-vocab-size-to", "--position-embedding-type", "--glu-activation"};
-const char* const kMicrosoftOnly[] = {"--vocab-size",
-                                      "--normalization",
-                                      "--swiglu",
-                                      "--num-key-value-heads",
-                                      "--use-rotary-position-embeddings",
-                                      "--no-position-embedding",
-                                      "--untie-embeddings-and-output-weights",
-                                      "--disable-bias-linear",
-                                      "--sequence-parallel",
-                                      "--recompute-granularity",
-                                      "--recompute-activations",
-                                      // microsoft@f4157bea megatron/arguments.py:954; bigscience@8387ae17 has none
-                                      "--no-pipeline-parallel"};
+// Options one fork's megatron/arguments.py defines and the other's does not: every add_argument of
+// microsoft/Megatron-DeepSpeed@f4157bea and of bigscience-workshop/Megatron-DeepSpeed@8387ae17 (neither
+// pretrain_gpt.py adds any; DeepSpeed's add_config_arguments is common to both). Each fork parses strictly
+// (parser.parse_args with allow_abbrev=False: microsoft arguments.py:21-24, 57-60; bigscience :32-36, 64-67),
+// so a script passing one of these runs on that fork alone: the other exits on an unrecognized argument.
+const char* const kBigscienceOnly[] = {
+    "--abort-on-unmet-fused-kernel-constraints", "--codecarbon-dir", "--embed-layernorm", "--eval-only",
+    "--glu-activation", "--img-dim", "--kill-switch-path", "--log-level", "--log-level-replica", "--log-path",
+    "--loss-on-targets-only", "--mean-noise-span-length", "--noise-density", "--override-lr-scheduler",
+    "--pad-vocab-size-to", "--position-embedding-type", "--pp-partition-method",
+    "--reweight-loss-based-on-position-frequency", "--skip-train-iteration-range", "--sync-tp-duplicated-parameters",
+    "--test-weighted-split-paths", "--test-weighted-split-paths-path", "--tokenizer-name-or-path",
+    "--train-weighted-split-paths", "--train-weighted-split-paths-path", "--use-bnb-optimizer",
+    "--use-checkpoint-lr-scheduler", "--use-contiguous-buffers-in-ddp", "--valid-num-workers",
+    "--valid-weighted-split-paths", "--valid-weighted-split-paths-path"};
+const char* const kMicrosoftOnly[] = {
+    "--aml-data-download-path", "--apply-layernorm-1p", "--bert-embedder-type", "--classes-fraction",
+    "--create-moe-param-group", "--data-cache-path", "--data-efficiency-curriculum-learning",
+    "--data-parallel-random-init", "--data-per-class-fraction", "--decoder-num-layers", "--dino-bottleneck-size",
+    "--dino-freeze-last-layer", "--dino-head-hidden-size", "--dino-local-crops-number", "--dino-local-img-size",
+    "--dino-norm-last-layer", "--dino-teacher-temp", "--dino-warmup-teacher-temp",
+    "--dino-warmup-teacher-temp-epochs", "--disable-bias-linear", "--disable-mem-efficient-ln",
+    "--disable-moe-token-dropping", "--disable-moe-top2-2nd-expert-sampling", "--distribute-saved-activations",
+    "--distributed-timeout-minutes", "--ds-inference", "--ds-sequence-parallel-fpdt",
+    "--ds-sequence-parallel-fpdt-chunk-size", "--ds-sequence-parallel-fpdt-offloading",
+    "--ds-sequence-parallel-size", "--ds_fused_adam", "--embedding-weights-in-fp32", "--empty-unused-memory-level",
+    "--enable-expert-tensor-parallelism", "--enable-zbh1-exact-semantics", "--enable-zbh1-pipeline",
+    "--encoder-num-layers", "--end-weight-decay", "--exit-on-missing-checkpoint", "--exit-signal-handler",
+    "--expert-interval", "--force-ds-sequence-parallel", "--fp8-amax-compute-algo", "--fp8-amax-history-len",
+    "--fp8-e4m3", "--fp8-hybrid", "--fp8-interval", "--fp8-margin", "--head-lr-mult", "--hidden-size-teacher",
+    "--img-h", "--img-w", "--inference-batch-times-seqlen-threshold", "--iter-per-epoch", "--kd", "--kd-alpha-ce",
+    "--kd-beta-ce", "--kd-temp", "--kill-switch-file", "--load-tag", "--load-teacher", "--local-rank",
+    "--log-memory-to-tensorboard", "--log-optimizer-states-to-tensorboard", "--log-world-size-to-tensorboard",
+    "--lr-warmup-tokens", "--mask-factor", "--mask-type", "--max-tokens-to-oom", "--mlp-type",
+    "--moe-eval-capacity-factor", "--moe-expert-parallel-size", "--moe-loss-coeff", "--moe-min-capacity",
+    "--moe-train-capacity-factor", "--mos", "--no-async-tensor-model-parallel-allreduce",
+    "--no-barrier-with-level-1-timing", "--no-contiguous-buffers-in-local-ddp", "--no-data-sharding",
+    "--no-fp8-wgrad", "--no-gradient-accumulation-fusion", "--no-initialization", "--no-load-lr-state",
+    "--no-persist-layer-norm", "--no-pipeline-parallel", "--no-position-embedding", "--normalization",
+    "--num-attention-heads-teacher", "--num-experts", "--num-experts-switch", "--num-experts-teacher",
+    "--num-key-value-heads", "--num-layers-teacher", "--output-bert-embeddings", "--overlap-p2p-communication",
+    "--override-opt_param-scheduler", "--pipeline-model-parallel-split-rank", "--profile", "--profile-ranks",
+    "--profile_steps", "--random-ltd", "--recompute-activations", "--recompute-granularity", "--recompute-method",
+    "--recompute-num-layers", "--repeated-dataloader", "--reset-iteration", "--retro-add-retriever",
+    "--retro-cyclic-train-iters", "--retro-encoder-attention-dropout", "--retro-encoder-hidden-dropout",
+    "--retro-encoder-layers", "--retro-num-neighbors", "--retro-num-retrieved-chunks", "--retro-return-doc-ids",
+    "--retro-workdir", "--return-data-index", "--rotary-percent", "--rotary-position-embeddings-theta",
+    "--sequence-parallel", "--skip-train", "--squared-relu", "--standalone-embedding-stage", "--start-weight-decay",
+    "--swiglu", "--swin-backbone-type", "--test-data-path", "--timing-log-level", "--timing-log-option",
+    "--tokenizer-model", "--topk", "--train-data-exact-num-epochs", "--train-data-path", "--train-desc-path",
+    "--train-doc-idx-path", "--train-idx-path", "--train-sample-idx-path", "--train-shuffle-idx-path",
+    "--transformer-impl", "--trust-remote-code", "--untie-embeddings-and-output-weights", "--use-checkpoint-args",
+    "--use-checkpoint-opt_param-scheduler", "--use-dataset-only", "--use-distributed-optimizer", "--use-flash-attn",
+    "--use-flash-attn-builder", "--use-flash-attn-triton", "--use-flash-attn-v1", "--use-flash-attn-v2",
+    "--use-ring-exchange-p2p", "--use-rotary-position-embeddings", "--use-tutel", "--valid-data-path",
+    "--vision-backbone-type", "--vision-pretraining", "--vision-pretraining-type", "--vocab-size",
+    "--wandb-exp-name", "--wandb-project", "--wandb-save-dir", "--weight-decay-incr-style"};
 
 void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
@@ -67,11 +109,16 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
       refuse_deepspeed("fp16.enabled", "mixed precision (FP16): at ZeRO-3 DeepSpeed 0.16.2 keeps a second FP32 partition "
                                        "in FP32 training, which stack megatron-deepspeed-ms-zero3 does not price");
   } else if (microsoft_deepspeed_16bit_gradients(job.stack_name)) {
-    // FP16_Optimizer (ZeRO 0) and the stage-1 optimizer with 16-bit gradients, nothing else.
-    if (p.zero > 1)
-      refuse_deepspeed("zero_optimization.stage", "0 or 1: stack " + job.stack_name + " describes DeepSpeed 0.16.2's "
-                                                  "FP16_Optimizer and stage-1 optimizer only (ZeRO 3 is stack "
-                                                  "megatron-deepspeed-ms-zero3; ZeRO 2 no stack)");
+    // FP16_Optimizer (ZeRO 0) and the stage-1 optimizer with 16-bit gradients; without the pipeline
+    // engine also that optimizer at stage 2 (stacks/megatron-deepspeed-ms-nopipe.json's by_zero_stage "2").
+    const int highest = job.stack_name == kMicrosoftDeepSpeedNoPipeStack ? 2 : 1;
+    if (p.zero > highest)
+      refuse_deepspeed("zero_optimization.stage",
+                       highest == 2 ? "0, 1 or 2: stack " + job.stack_name + " describes DeepSpeed 0.16.2's FP16_Optimizer "
+                                      "and ZeRO-1/2 optimizer only (ZeRO 3 is stack megatron-deepspeed-ms-zero3)"
+                                    : "0 or 1: stack " + job.stack_name + " describes DeepSpeed 0.16.2's FP16_Optimizer "
+                                      "and stage-1 optimizer only (ZeRO 3 is stack megatron-deepspeed-ms-zero3; ZeRO 2 "
+                                      "without the pipeline engine stack megatron-deepspeed-ms-nopipe)");
     // Without fp16 DeepSpeed 0.16.2 steps the bare optimizer over FP32 gradients (engine.py:1229-1281),
     // all-reduced in 5e8 FP32 elements: other buckets and states than the stack's.
     if (job.workload.precision != spec::Precision::mixed_bf16)
@@ -82,9 +129,10 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
       refuse_deepspeed("bf16.enabled", "BF16 at ZeRO 1: stack megatron-deepspeed-ms-nopipe-bf16-optimizer describes DeepSpeed "
                                        "0.16.2's BF16 optimizer only");
   } else if (p.zero >= 2) {
-    refuse_deepspeed("zero_optimization.stage", "ZeRO 1: DeepSpeed 0.16.2's ZeRO-3 needs --no-pipeline-parallel and its "
-                                                "stage-3 optimizer (use --stack megatron-deepspeed-ms-zero3); its ZeRO-2 "
-                                                "optimizer (stage_1_and_2.py) is described by no trainplan stack");
+    refuse_deepspeed("zero_optimization.stage", "ZeRO 1: DeepSpeed 0.16.2's ZeRO-2 and -3 need --no-pipeline-parallel "
+                                                "(deepspeed/runtime/pipe/engine.py:77-78): ZeRO 3 under --stack "
+                                                "megatron-deepspeed-ms-zero3, ZeRO 2 in FP16 under --stack "
+                                                "megatron-deepspeed-ms-nopipe");
   }
   if (bf16 && p.zero == 0)
     refuse_deepspeed("zero_optimization.stage", "ZeRO 1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
@@ -146,7 +194,7 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   return a;
 }
 
-bool is_microsoft_deepspeed_script(const ShellArgs& args, const std::string& file) {
+MegatronDeepSpeedFork megatron_deepspeed_fork(const ShellArgs& args, const std::string& file) {
   std::string bigscience, microsoft;
   for (const char* o : kBigscienceOnly)
     if (args.has(o) && bigscience.empty()) bigscience = o;
@@ -156,7 +204,9 @@ bool is_microsoft_deepspeed_script(const ShellArgs& args, const std::string& fil
     throw spec::SpecError(file, microsoft,
                           "the options of one Megatron-DeepSpeed fork; " + microsoft + " is microsoft's, " + bigscience +
                               " bigscience's");
-  return !microsoft.empty();
+  return !microsoft.empty() ? MegatronDeepSpeedFork::microsoft
+         : !bigscience.empty() ? MegatronDeepSpeedFork::bigscience
+                               : MegatronDeepSpeedFork::unknown;
 }
 
 void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string& file, LaunchJob& job) {

@@ -2,8 +2,8 @@
 // (microsoft/Megatron-DeepSpeed@f4157bea megatron/arguments.py), the fork that
 // stacks megatron-deepspeed-ms (DeepSpeed's pipeline engine, BF16 optimizer),
 // megatron-deepspeed-ms-zero3 (--no-pipeline-parallel, ZeRO-3) and, without the
-// pipeline engine at ZeRO 0-1, megatron-deepspeed-ms-nopipe (FP16_Optimizer or
-// the stage-1 optimizer) and megatron-deepspeed-ms-nopipe-bf16-optimizer, and the
+// pipeline engine at ZeRO 0-2, megatron-deepspeed-ms-nopipe (FP16_Optimizer or
+// the ZeRO-1/2 optimizer) and megatron-deepspeed-ms-nopipe-bf16-optimizer, and the
 // same 16-bit-gradient optimizers under the pipeline engine, megatron-deepspeed-ms-fp16, run:
 // Megatron SP, RMSNorm, SwiGLU, rotary, GQA, untied embeddings, no linear bias,
 // selective or full recompute. Writing refuses what the fork cannot express
@@ -23,8 +23,8 @@ inline constexpr const char* kMicrosoftDeepSpeedStack = "megatron-deepspeed-ms";
 // examples_deepspeed/azure/run-175b.sh runs (stacks/megatron-deepspeed-ms-zero3.json).
 inline constexpr const char* kMicrosoftDeepSpeedZero3Stack = "megatron-deepspeed-ms-zero3";
 
-// The fork with --no-pipeline-parallel at ZeRO 0-1 (GPTModel under DeepSpeed's plain engine):
-// FP16 through FP16_Optimizer (ZeRO 0) or the stage-1 optimizer (stacks/megatron-deepspeed-ms-nopipe.json),
+// The fork with --no-pipeline-parallel at ZeRO 0-2 (GPTModel under DeepSpeed's plain engine):
+// FP16 through FP16_Optimizer (ZeRO 0) or the ZeRO-1/2 optimizer (stacks/megatron-deepspeed-ms-nopipe.json),
 // BF16 through DeepSpeed's BF16 optimizer (stacks/megatron-deepspeed-ms-nopipe-bf16-optimizer.json).
 inline constexpr const char* kMicrosoftDeepSpeedNoPipeStack = "megatron-deepspeed-ms-nopipe";
 inline constexpr const char* kMicrosoftDeepSpeedNoPipeBf16Stack = "megatron-deepspeed-ms-nopipe-bf16-optimizer";
@@ -32,7 +32,7 @@ inline constexpr const char* kMicrosoftDeepSpeedNoPipeBf16Stack = "megatron-deep
 // FP16 at ZeRO 0-1, or BF16 at ZeRO 1 with 16-bit gradients (stacks/megatron-deepspeed-ms-fp16.json).
 inline constexpr const char* kMicrosoftDeepSpeedFp16Stack = "megatron-deepspeed-ms-fp16";
 
-// Whether the stack prices DeepSpeed's FP16_Optimizer or stage-1 optimizer with 16-bit gradients.
+// Whether the stack prices DeepSpeed's FP16_Optimizer or ZeRO optimizer with 16-bit gradients.
 inline bool microsoft_deepspeed_16bit_gradients(const std::string& stack) {
   return stack == kMicrosoftDeepSpeedNoPipeStack || stack == kMicrosoftDeepSpeedFp16Stack;
 }
@@ -55,10 +55,14 @@ const FormatInfo& microsoft_deepspeed_info();
 // `ds_stage`: the ZeRO stage the ds_config states (written as --zero-stage too).
 ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage);
 
-// True when `args` use this fork's own options (--vocab-size, --normalization,
-// --swiglu, ...); refused naming `file` when they mix in bigscience's
-// (--pad-vocab-size-to, --position-embedding-type, --glu-activation).
-bool is_microsoft_deepspeed_script(const ShellArgs& args, const std::string& file);
+// Which Megatron-DeepSpeed fork a pretrain_gpt.py script is for, told by the options only one
+// fork's megatron/arguments.py defines (microsoft's --vocab-size, --normalization,
+// --no-pipeline-parallel, --lr-warmup-tokens, ...; bigscience's --pad-vocab-size-to,
+// --position-embedding-type, --glu-activation, ...): each parses strictly, so the other fork
+// would exit on them. `unknown` where the script passes none (both forks run it; the caller
+// decides by the stack and says so); refused naming `file` where it mixes both.
+enum class MegatronDeepSpeedFork { microsoft, bigscience, unknown };
+MegatronDeepSpeedFork megatron_deepspeed_fork(const ShellArgs& args, const std::string& file);
 
 // Reads SP, recompute and (with --num-layers, --hidden-size,
 // --num-attention-heads and --vocab-size) the architecture into `job`.

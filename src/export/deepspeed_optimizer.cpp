@@ -44,7 +44,7 @@ DeepSpeedOptimizer deepspeed_optimizer(bool fp16, bool bf16, int stage, const st
   return o;
 }
 
-// microsoft's fork at ds_config stage 0-1: the stack that prices the optimizer DeepSpeed builds
+// microsoft's fork at ds_config stage 0-2: the stack that prices the optimizer DeepSpeed builds
 // (set where the file's header names none), or a refusal naming the key where no stack does.
 void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline, bool overlap_comm,
                               const std::string& config_file, const nlohmann::json& zero, LaunchJob& job) {
@@ -56,11 +56,15 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
                               std::to_string(stage) + " " + where + "; it raises '" + o.raises +
                               "' (deepspeed/runtime/engine.py:1229-1281)");
   const bool half = o.model_dtype != "fp32";
+  const std::string at_stage = "at ZeRO stage " + std::to_string(stage);
   if (o.wrapper == W::zero_optimizer && half && o.accumulation != o.model_dtype)
     throw spec::SpecError(config_file, "data_types.grad_accum_dtype",
-                          o.model_dtype + " (the model's dtype) or absent at ZeRO stage 1: otherwise DeepSpeed 0.16.2's "
-                          "stage-1 optimizer keeps a second, " + o.accumulation + " gradient buffer beside the model's "
-                          "(deepspeed/runtime/zero/stage_1_and_2.py:287-294), which no trainplan stack prices");
+                          o.model_dtype + " (the model's dtype) or absent " + at_stage + ": otherwise DeepSpeed 0.16.2's " +
+                              (stage == 1 ? "stage-1 optimizer keeps a second, " + o.accumulation +
+                                                " gradient buffer beside the model's"
+                                          : "ZeRO-2 optimizer takes a separate " + o.accumulation +
+                                                " accumulation dtype beside its " + o.model_dtype + " partitions") +
+                              " (deepspeed/runtime/zero/stage_1_and_2.py:284-294), which no trainplan stack prices");
   // The optimizer with 16-bit gradients (FP16_Optimizer, or the stage-1 optimizer in FP16 or BF16) runs
   // the same with or without the pipeline engine: only who calls its reduction differs
   // (pipe/engine.py:293-301 against engine.py:1975-1989).
@@ -69,27 +73,45 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
   std::string stack;
   if (sixteen_bit_gradients) {
     stack = sixteen_bit_stack;
-    if (stage == 1) {
+    if (stage >= 1) {
       // Stage 1 reduces from backward hooks into two buckets with overlap_comm (stage_1_and_2.py:521-522,
       // 2046-2051), without it after backward through one (under the pipeline engine: reduce_gradients,
       // :704-720); the stack prices the latter, DeepSpeed's default, and the only one under the pipeline
-      // engine, which turns overlap_comm off for a PipelineModule (engine.py:1569-1572).
+      // engine, which turns overlap_comm off for a PipelineModule (engine.py:1569-1572). Stage 2 reduces
+      // from the hooks either way (:521-522), with overlap_comm into two buckets on a side stream
+      // (:1045-1050, 2046-2051), without it through one on the compute stream, which the stack prices
+      // (overlap_comm's default below stage 3, zero/config.py:345-347).
       if (overlap_comm && no_pipeline)
         throw spec::SpecError(config_file, "zero_optimization.overlap_comm",
-                              "false at ZeRO stage 1 " + where + ": DeepSpeed 0.16.2's stage-1 optimizer then reduces "
-                              "from backward hooks into two buckets (deepspeed/runtime/zero/stage_1_and_2.py:521-522, "
-                              "2046-2051), which stack " + stack + " does not price");
+                              "false " + at_stage + " " + where + ": DeepSpeed 0.16.2's " +
+                                  (stage == 1 ? "stage-1 optimizer then reduces from backward hooks into two buckets "
+                                                "(deepspeed/runtime/zero/stage_1_and_2.py:521-522, 2046-2051)"
+                                              : "ZeRO-2 optimizer then reduces into two buckets on a side stream "
+                                                "(deepspeed/runtime/zero/stage_1_and_2.py:1045-1050, 2046-2051)") +
+                                  ", which stack " + stack + " does not price");
       if (zero.contains("contiguous_gradients") && zero["contiguous_gradients"] == false)
         throw spec::SpecError(config_file, "zero_optimization.contiguous_gradients",
-                              "true (DeepSpeed 0.16.2's default) at ZeRO stage 1 " + where + ": without it the stage-1 "
-                              "optimizer keeps no bucket buffer (deepspeed/runtime/zero/stage_1_and_2.py:705, 2039), "
-                              "which stack " + stack + " prices");
+                              "true (DeepSpeed 0.16.2's default) " + at_stage + " " + where + ": without it the " +
+                                  (stage == 1 ? "stage-1" : "ZeRO-2") +
+                                  " optimizer keeps no bucket buffer (deepspeed/runtime/zero/stage_1_and_2.py:705, 2039), "
+                                  "which stack " + stack + " prices");
+      // Stage 2's bucket goes through allreduce_and_scatter, an all-reduce of the flattened bucket
+      // (stage_1_and_2.py:1118-1134, 1005-1015, 1482-1502), as the stack prices it; without reduce_scatter it
+      // is all-reduced in place, no flat copy (:1055-1057), and without use_multi_rank_bucket_allreduce
+      // reduced to each slice's owner (allreduce_no_retain, :1135-1140).
+      if (stage == 2)
+        for (const char* key : {"reduce_scatter", "use_multi_rank_bucket_allreduce"})
+          if (zero.contains(key) && zero[key] == false)
+            throw spec::SpecError(config_file, std::string("zero_optimization.") + key,
+                                  "true (DeepSpeed 0.16.2's default) at ZeRO stage 2: stack " + stack +
+                                      " prices each bucket flattened and all-reduced (deepspeed/runtime/zero/"
+                                      "stage_1_and_2.py:1118-1134, 1482-1502), which " + key + " false does not run");
       // zero/config.py@b344c04d:108: 5e8 elements where the file is silent.
       job.zero_reduce_bucket_elements = zero_element_count(zero, "reduce_bucket_size", 500000000, config_file);
       if (o.model_dtype == "bf16")
-        job.notes.push_back("bf16.enabled at ZeRO stage 1 priced as stack " + stack + "'s FP16: DeepSpeed "
-                            "0.16.2's stage-1 optimizer keeps the same 2-byte gradients, bucket and partitions "
-                            "(deepspeed/runtime/engine.py:946-950)");
+        job.notes.push_back("bf16.enabled " + at_stage + " priced as stack " + stack + "'s FP16: DeepSpeed "
+                            "0.16.2's " + (stage == 1 ? "stage-1" : "ZeRO-2") + " optimizer keeps the same 2-byte "
+                            "gradients, bucket and partitions (deepspeed/runtime/engine.py:946-950)");
     }
   } else if (!no_pipeline) {
     // Stack megatron-deepspeed-ms prices DeepSpeed's BF16 optimizer with FP32 accumulation under the
@@ -104,8 +126,8 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
     stack = kMicrosoftDeepSpeedNoPipeBf16Stack;
   } else {
     throw spec::SpecError(config_file, "fp16.enabled",
-                          "true (or bf16.enabled) with --no-pipeline-parallel at ZeRO stage 0-1: in FP32 DeepSpeed 0.16.2 "
-                          "steps the bare optimizer or its stage-1 optimizer over FP32 gradients, which no trainplan stack "
+                          "true (or bf16.enabled) with --no-pipeline-parallel at ZeRO stage 0-2: in FP32 DeepSpeed 0.16.2 "
+                          "steps the bare optimizer or its ZeRO optimizer over FP32 gradients, which no trainplan stack "
                           "prices");
   }
   if (job.stack_name.empty()) job.stack_name = stack;

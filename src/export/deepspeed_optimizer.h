@@ -1,4 +1,4 @@
-// What DeepSpeed 0.16.2 builds from a ds_config at ZeRO stage 0-1: the optimizer
+// What DeepSpeed 0.16.2 builds from a ds_config at ZeRO stage 0-2: the optimizer
 // wrapper and the dtype it accumulates gradients in (deepspeed/runtime/engine.py@b344c04d
 // :939-954, :1229-1281), the trainplan stack that prices it for microsoft's
 // Megatron-DeepSpeed fork, or a refusal naming the ds_config key; and
@@ -26,9 +26,10 @@ struct DeepSpeedOptimizer {
 DeepSpeedOptimizer deepspeed_optimizer(bool fp16, bool bf16, int stage, const std::string& grad_accum_dtype,
                                        bool pipeline_engine);
 
-// microsoft's fork at ds_config stage 0-1: sets job.stack_name (where the file's
-// header names none) to the stack that prices the optimizer DeepSpeed builds, and
-// the stage-1 bucket; throws naming the key where no stack does.
+// microsoft's fork at ds_config stage 0-2 (stage 2 without the pipeline engine,
+// which the caller checks): sets job.stack_name (where the file's header names
+// none) to the stack that prices the optimizer DeepSpeed builds, and the stage-1
+// or -2 bucket; throws naming the key where no stack does.
 void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline, bool overlap_comm,
                               const std::string& config_file, const nlohmann::json& zero, LaunchJob& job);
 

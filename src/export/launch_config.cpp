@@ -54,7 +54,7 @@ std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, 
   return {};
 }
 
-ReadLaunch read_launch_config(const std::string& path) {
+ReadLaunch read_launch_config(const std::string& path, const std::string& stack) {
   const std::string text = spec::read_text_file(path);
   const std::string ext = fs::path(path).extension().string();
   if (ext == ".yaml" || ext == ".yml") {
@@ -69,7 +69,7 @@ ReadLaunch read_launch_config(const std::string& path) {
     // A script that writes its ds_config itself (cat <<EOT > $DS_CONFIG) is read with that text.
     if (const auto written = script.written_files.find(config); written != script.written_files.end())
       return {LaunchFormat::deepspeed,
-              read_deepspeed(text, path, written->second, path + " (the here-document written to " + config + ")")};
+              read_deepspeed(text, path, written->second, path + " (the here-document written to " + config + ")", stack)};
     // A script that fills a template with sed (Microsoft's Megatron-DeepSpeed examples): the
     // template beside the script, with the script's edits applied, as the run would write it.
     if (const auto made = script.templated_files.find(config); made != script.templated_files.end()) {
@@ -81,7 +81,7 @@ ReadLaunch read_launch_config(const std::string& path) {
       const fs::path input = fs::path(t.input).is_absolute() ? fs::path(t.input) : fs::path(path).parent_path() / t.input;
       return {LaunchFormat::deepspeed,
               read_deepspeed(text, path, apply_sed(t, spec::read_text_file(input.string())),
-                             input.string() + " (edited by " + path + "'s sed into " + config + ")")};
+                             input.string() + " (edited by " + path + "'s sed into " + config + ")", stack)};
     }
     // A name the script computes by running a command (the examples' GPU count from ds_ssh)
     // cannot be found without running it.
@@ -89,7 +89,7 @@ ReadLaunch read_launch_config(const std::string& path) {
       throw spec::SpecError(path, "--deepspeed_config",
                             "a ds_config name the script states without running a command; found '" + config + "'");
     const fs::path config_path = fs::path(config).is_absolute() ? fs::path(config) : fs::path(path).parent_path() / config;
-    return {LaunchFormat::deepspeed, read_deepspeed(text, path, spec::read_text_file(config_path.string()), config_path.string())};
+    return {LaunchFormat::deepspeed, read_deepspeed(text, path, spec::read_text_file(config_path.string()), config_path.string(), stack)};
   }
   if (text.find("--tensor-model-parallel-size") != std::string::npos || text.find("pretrain_gpt.py") != std::string::npos)
     return {LaunchFormat::megatron, read_megatron(text, path)};

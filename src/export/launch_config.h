@@ -27,7 +27,9 @@ struct ReadLaunch {
 };
 
 // A Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML, or a ds_config JSON.
-ReadLaunch read_launch_config(const std::string& path);
+// `stack`: the stack the caller prices the file under (--stack), or empty; it decides which
+// Megatron-DeepSpeed fork a script that passes no fork's own options is read as (read_deepspeed).
+ReadLaunch read_launch_config(const std::string& path, const std::string& stack = "");
 
 // A file that states part of an architecture (no vocabulary: LaunchJob::has_architecture
 // false) against the model named for it: throws spec::SpecError naming `file` and the

@@ -317,8 +317,14 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
         "bf16.enabled at ZeRO stage 1 priced as stack megatron-deepspeed-ms-fp16's FP16"}},
       {"megatron-deepspeed_sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 2,
        {"--ds-sequence-parallel-size: 1: DeepSpeed-Ulysses"}},
-      {"megatron-deepspeed_run_deepspeed_example.sh", "--hardware dgx-a100-80gb --model " + gpt_toy, 2,
-       {"zero_optimization.stage: 0, 1 or 3 with microsoft Megatron-DeepSpeed and DeepSpeed 0.16.2"}},
+      // ZeRO 2 without the pipeline engine in FP16 (DeepSpeed 0.16.2's stage_1_and_2.py partitioning gradients,
+      // overlap_comm at its default, off): stack megatron-deepspeed-ms-nopipe at ZeRO 2. Megatron's own loop runs
+      // the step (--no-pipeline-parallel), so its --global-batch-size 1024 sets it, not ds_config's
+      // train_batch_size 64 (said): 1024 / (4 x DP 8) = 32 micro-batches, each reducing its gradients.
+      {"megatron-deepspeed_run_deepspeed_example.sh", "--hardware dgx-a100-80gb --model " + gpt_toy, 0,
+       {"plan: TP 1, PP 1, DP 8, SP off, virtual stages 1, micro-batch 4, gradient accumulation 32, ZeRO 2, recompute full",
+        "stack: megatron-deepspeed-ms-nopipe\n", "fp16.enabled priced as mixed BF16",
+        "assumption: train_batch_size 64 in", "--global-batch-size 1024 sequences"}},
   };
   std::set<std::string> files;
   for (const Case& c : cases) {
@@ -347,7 +353,9 @@ std::string read_file(const std::string& path) {
 
 // Variants of microsoft's run-175b.sh a user makes: DeepSpeed's default bucket (no
 // reduce_bucket_size) is read, and priced as the stack's 9e7 elements, which the
-// estimate says; ZeRO-2 is refused naming the ds_config field and DeepSpeed 0.16.2.
+// estimate says; ZeRO-2 with the file's overlap_comm true is refused naming that key
+// and DeepSpeed 0.16.2 (two buckets on a side stream, which stack
+// megatron-deepspeed-ms-nopipe does not price), and priced at ZeRO 2 without it.
 TEST(LaunchCli, Run175bVariantsAreSaidOrRefused) {
   std::string text = read_file(std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/megatron-deepspeed_azure_run-175b.sh");
   const std::string bucket = "    \"reduce_bucket_size\": 90000000,\n";
@@ -367,10 +375,23 @@ TEST(LaunchCli, Run175bVariantsAreSaidOrRefused) {
   std::ofstream(script) << variant;
   r = run_cli("estimate --from-config " + script + " --hardware dgx-a100-80gb --model gpt3-175b");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("zero_optimization.stage: 0, 1 or 3 with microsoft Megatron-DeepSpeed and DeepSpeed 0.16.2"),
+  EXPECT_NE(r.out.find("zero_optimization.overlap_comm: false at ZeRO stage 2 without the pipeline engine: DeepSpeed "
+                       "0.16.2's ZeRO-2 optimizer then reduces into two buckets on a side stream"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // one line
+  const std::string overlap = "\"overlap_comm\": true,";
+  ASSERT_NE(variant.find(overlap), std::string::npos);
+  variant.replace(variant.find(overlap), overlap.size(), "\"overlap_comm\": false,");
+  std::ofstream(script) << variant;
+  r = run_cli("estimate --from-config " + script + " --hardware dgx-a100-80gb --model gpt3-175b --format json");
+  EXPECT_NE(r.out.find("\"stack\": \"megatron-deepspeed-ms-nopipe\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"zero\": 2"), std::string::npos) << r.out;
+  // The file's 9e7-element bucket, priced as the stack's DeepSpeed default of 5e8: said.
+  EXPECT_NE(r.out.find("zero_optimization.reduce_bucket_size: the file's 90000000 elements; stack "
+                       "megatron-deepspeed-ms-nopipe prices gradient buckets of 500000000"),
+            std::string::npos)
+      << r.out;
 }
 
 // NeMo's own megatron_gpt_config.yaml with model.fsdp=True, as a user turns FSDP on: NeMo

@@ -1241,6 +1241,45 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRefusesWhatItCannotExpress) {
   std::ofstream(script) << "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json --swiglu "
                            "--recompute-granularity full\n";
   expect_spec_error([&] { read_launch_config(script.string()); }, "--recompute-method", "uniform", script.string());
+
+  // Any option only one fork's megatron/arguments.py defines tells the fork, read or not by trainplan
+  // (each fork's strict parse_args would exit on the other's): microsoft's --lr-warmup-tokens
+  // (microsoft/Megatron-DeepSpeed@f4157bea arguments.py:1042), bigscience's --codecarbon-dir
+  // (bigscience-workshop/Megatron-DeepSpeed@8387ae17 arguments.py:566). A script with neither runs on both:
+  // read as the fork its stack names (none: bigscience's, as before), and said, with how to choose the other.
+  const std::string common = "pretrain_gpt.py --deepspeed --deepspeed_config mixed-fork.ds_config.json "
+                             "--tensor-model-parallel-size 1 --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+                             "--seq-length 128";
+  auto fork_note = [](const ReadLaunch& r) {
+    for (const std::string& n : r.job.notes)
+      if (n.find("no option only one Megatron-DeepSpeed fork") != std::string::npos) return n;
+    return std::string();
+  };
+  std::ofstream(script) << common << " --lr-warmup-tokens 1000\n";
+  ReadLaunch read = read_launch_config(script.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms");
+  EXPECT_EQ(fork_note(read), "");
+  std::ofstream(script) << common << " --codecarbon-dir /tmp/cc\n";
+  read = read_launch_config(script.string());
+  EXPECT_EQ(read.job.stack_name, "");  // bigscience's: the format's own stack
+  EXPECT_EQ(fork_note(read), "");
+  std::ofstream(script) << common << " --lr-warmup-tokens 1000 --codecarbon-dir /tmp/cc\n";
+  expect_spec_error([&] { read_launch_config(script.string()); }, "--lr-warmup-tokens", "--codecarbon-dir bigscience's");
+  std::ofstream(script) << common << "\n";
+  read = read_launch_config(script.string());
+  EXPECT_EQ(read.job.stack_name, "");
+  EXPECT_NE(fork_note(read).find("read as bigscience's fork (DeepSpeed 0.6.5, always the pipeline engine); give --stack "
+                                 "megatron-deepspeed-ms"),
+            std::string::npos)
+      << fork_note(read);
+  read = read_launch_config(script.string(), "megatron-deepspeed-ms");
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms");
+  EXPECT_NE(fork_note(read).find("read as microsoft's fork (DeepSpeed 0.16.2), as stack megatron-deepspeed-ms names; give "
+                                 "--stack megatron-deepspeed to read it as bigscience's"),
+            std::string::npos)
+      << fork_note(read);
+  read = read_launch_config(script.string(), "megatron-deepspeed");
+  EXPECT_NE(fork_note(read).find("as stack megatron-deepspeed names"), std::string::npos) << fork_note(read);
 }
 
 }  // namespace
@@ -1410,9 +1449,10 @@ TEST(LaunchConfig, Run175bIsReadAtZeroThreeAndItsVariantsAreRefusedOrSaid) {
   EXPECT_EQ(azure.job.zero_reduce_bucket_elements, 90000000);
   EXPECT_EQ(azure.job.zero3_sub_group_elements, 1000000000);
 
-  // ZeRO-2: DeepSpeed's stage_1_and_2.py optimizer, described by no stack.
+  // ZeRO-2 with the file's overlap_comm: DeepSpeed's stage_1_and_2.py optimizer reducing into two buckets
+  // on a side stream, which stack megatron-deepspeed-ms-nopipe (one bucket, the default) does not price.
   fs::path f = azure_script_with("z2.sh", "\"stage\": 3", "\"stage\": 2");
-  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.stage", "DeepSpeed 0.16.2");
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.overlap_comm", "DeepSpeed 0.16.2's ZeRO-2 optimizer");
   // Without --no-pipeline-parallel the fork builds GPTModelPipe, whose engine rejects ZeRO-3; with
   // --sequence-parallel still telling microsoft's fork, the option is named, else the stage.
   f = azure_script_with("z3-pipe.sh", "ds_args=\" --no-pipeline-parallel ${ds_args}\"", "ds_args=\" --sequence-parallel ${ds_args}\"");
@@ -1467,7 +1507,8 @@ fs::path rebase_with(const std::string& name, const std::vector<std::pair<std::s
 }
 
 // Stack megatron-deepspeed-ms-nopipe written as the rebase script runs it: --no-pipeline-parallel,
-// --fp16, ds_config stage 0 (FP16_Optimizer) or 1 (the stage-1 optimizer) with overlap_comm off;
+// --fp16, ds_config stage 0 (FP16_Optimizer), 1 (the stage-1 optimizer) or 2 (the same optimizer
+// partitioning gradients, as run_deepspeed_example.sh) with overlap_comm off;
 // read back the same job under the same stack. Every option and key exists at the pinned commits:
 // --no-pipeline-parallel (arguments.py:954), --fp16 (:1111), --zero-stage (:1487); DeepSpeed v0.16.2
 // zero/config.py stage, overlap_comm (:133), fp16.enabled (constants.py:151, 153).
@@ -1480,7 +1521,7 @@ TEST(LaunchConfig, MicrosoftDeepSpeedWithoutPipelineIsWrittenAsTheRebaseScriptRu
   job.plan.recompute = spec::Recompute::full;
   job.plan.overlap_dp_comm = false;
   job.fp16 = true;
-  for (int zero : {0, 1}) {
+  for (int zero : {0, 1, 2}) {
     job.plan.zero = zero;
     const std::string name = "nopipe-z" + std::to_string(zero) + ".sh";
     const auto files = launch_files(LaunchFormat::deepspeed, job, scratch(name).string());
@@ -1498,8 +1539,15 @@ TEST(LaunchConfig, MicrosoftDeepSpeedWithoutPipelineIsWrittenAsTheRebaseScriptRu
     const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, name);
     expect_same_job(job, back.job);
     EXPECT_TRUE(back.job.fp16);
-    EXPECT_EQ(back.job.zero_reduce_bucket_elements, zero == 1 ? 500000000 : 0);
+    EXPECT_EQ(back.job.zero_reduce_bucket_elements, zero >= 1 ? 500000000 : 0);
   }
+  // A ZeRO-2 plan that asks for DP overlap is written as the stack prices it: overlap_comm false, one
+  // bucket reduced on the compute stream (DeepSpeed 0.16.2's default below stage 3, zero/config.py:345-347).
+  LaunchJob overlapped = job;
+  overlapped.plan.zero = 2;
+  overlapped.plan.overlap_dp_comm = true;
+  const auto z2_files = launch_files(LaunchFormat::deepspeed, overlapped, scratch("nopipe-z2-overlap.sh").string());
+  EXPECT_EQ(nlohmann::json::parse(z2_files[1].text)["zero_optimization"]["overlap_comm"], false);
 
   // BF16 under the BF16 optimizer, written as stack megatron-deepspeed-ms writes it (stage 0) but
   // without the pipeline engine; read back, with or without trainplan's header, under that stack.
@@ -1527,13 +1575,14 @@ TEST(LaunchConfig, MicrosoftDeepSpeedWithoutPipelineIsWrittenAsTheRebaseScriptRu
   auto emit = [](const LaunchJob& j) { launch_files(LaunchFormat::deepspeed, j, "x.sh"); };
   LaunchJob other = job;
   other.plan.zero = 3;
-  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "FP16_Optimizer and stage-1 optimizer only",
+  expect_spec_error([&] { emit(other); }, "zero_optimization.stage", "FP16_Optimizer and ZeRO-1/2 optimizer only",
                     "deepspeed format");
   other = job;
   other.workload.precision = spec::Precision::fp32;
   other.fp16 = false;
   expect_spec_error([&] { emit(other); }, "fp16.enabled", "not FP32 training", "deepspeed format");
   other = job;
+  other.plan.zero = 1;
   other.plan.pp = 2;
   expect_spec_error([&] { emit(other); }, "--pipeline-model-parallel-size", "arguments.py:94-96", "deepspeed format");
   other = bf16;
@@ -1652,6 +1701,39 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
                   {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"contiguous_gradients\": false"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.contiguous_gradients",
                     "megatron-deepspeed-ms-fp16 prices");
+  // zero_stage=2: the optimizer partitioning gradients, priced under the same stack at ZeRO 2 with its
+  // default bucket. DeepSpeed 0.16.2 runs otherwise than priced with overlap_comm (two buckets on a side
+  // stream), without contiguous_gradients (no bucket), reduce_scatter (no flat copy) or the multi-rank
+  // all-reduce (a reduce per owner): each refused naming the key; FP32 accumulation too. Under the
+  // pipeline engine the stage is DeepSpeed's own refusal (pipe/engine.py:77-78).
+  const std::vector<std::pair<std::string, std::string>> z2 = {{"zero_stage=0", "zero_stage=2"}};
+  f = rebase_with("rebase-z2", z2);
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(read.job.plan.zero, 2);
+  EXPECT_FALSE(read.job.plan.overlap_dp_comm);
+  EXPECT_EQ(read.job.zero_reduce_bucket_elements, 500000000);
+  for (const auto& [key, edit] : std::vector<std::pair<std::string, std::string>>{
+           {"overlap_comm", "\"overlap_comm\": true"},
+           {"contiguous_gradients", "\"contiguous_gradients\": false"},
+           {"reduce_scatter", "\"reduce_scatter\": false"},
+           {"use_multi_rank_bucket_allreduce", "\"use_multi_rank_bucket_allreduce\": false"}}) {
+    f = rebase_with("rebase-z2-" + key, z2, {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, " + edit}});
+    expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization." + key, "at ZeRO stage 2");
+  }
+  f = rebase_with("rebase-z2-fp32-accum", z2, fp32_accum);
+  expect_spec_error([&] { read_launch_config(f.string()); }, "data_types.grad_accum_dtype", "separate fp32 accumulation dtype");
+  f = rebase_with("rebase-z2-bf16", {{"    --fp16 \\", "    --bf16 \\"}, {"zero_stage=0", "zero_stage=2"}}, to_bf16);
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(read.job.plan.zero, 2);
+  EXPECT_TRUE(std::any_of(read.job.notes.begin(), read.job.notes.end(),
+                          [](const std::string& n) { return n.find("bf16.enabled at ZeRO stage 2 priced as") == 0; }));
+  std::vector<std::pair<std::string, std::string>> to_pipe_z2 = to_pipe;
+  to_pipe_z2.push_back({"zero_stage=0", "zero_stage=2"});
+  f = rebase_with("rebase-pipe-z2", to_pipe_z2);
+  expect_spec_error([&] { read_launch_config(f.string()); }, "--no-pipeline-parallel",
+                    "given with ZeRO stage 2: without it pretrain_gpt.py builds GPTModelPipe", f.string());
   // A template edited by a regular expression is not guessed at.
   f = rebase_with("rebase-regex", {{"sed \"s/MBSIZE/", "sed \"s/MB.IZE/"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "sed 's/MB.IZE/2/'", "plain s/WORD/TEXT/", f.string());
