@@ -273,6 +273,16 @@ TEST(StackLoad, ZeroTwoReductionsRunEveryMicroBatchWhereTheClientsDoThat) {
   expect_stack_error([&] { from(j); }, "$.dp_grad_reduce_every_micro_batch.value", "");
 }
 
+// DeepSpeed from v0.12.4 (and HabanaAI's 1.21 fork) all-reduces each ZeRO-1/2 bucket by default
+// (reduce_scatter and use_multi_rank_bucket_allreduce both true: allreduce_and_scatter ->
+// dist.all_reduce); the HF Trainer stack's 2023 DeepSpeed predates it and reduces to each slice's owner.
+TEST(StackLoad, DeepSpeedZeroOneAllReducesItsBucketsFromV0124) {
+  for (const char* name : {"optimum-habana", "megatron-deepspeed-ms-nopipe", "megatron-deepspeed-ms-fp16"})
+    EXPECT_TRUE(at_zero_stage(load_stack(name), 1).communication.zero_grad_reduce_all_reduce) << name;
+  EXPECT_FALSE(at_zero_stage(load_stack("hf-trainer-deepspeed"), 1).communication.zero_grad_reduce_all_reduce);
+  EXPECT_FALSE(at_zero_stage(load_stack("optimum-habana"), 0).communication.zero_grad_reduce_all_reduce);
+}
+
 // optimizer_step_temporaries varies by ZeRO stage through by_zero_stage (DeepSpeed's
 // FP16_Optimizer with ZeRO off, its ZeRO optimizer from stage 1); a bad word is named where it is.
 TEST(StackLoad, StepTemporariesPerZeroStageNameTheBadStage) {
@@ -396,13 +406,14 @@ TEST(StackLoad, OptimumHabanaGradientsLossAndBucketsByZeroStage) {
 // all-reduces each bucket (reduce_scatter false) without overlap (overlap_comm
 // false); ZeRO-3 reduce-scatters on its own stream during backward (overlap_comm
 // true) while stage3_max_live_parameters 1e5 leaves no parameter prefetch;
-// ZeRO-1 keeps the file's fields (DeepSpeed's defaults: no overlap, reduce-scatter).
+// ZeRO-1 keeps DeepSpeed's defaults: no overlap, and since v0.12.4 (HabanaAI's
+// 1.21 fork too) each bucket all-reduced (use_multi_rank_bucket_allreduce).
 TEST(StackLoad, OptimumHabanaStatesEachZeroStagesConfig) {
   const Stack s = load_stack("optimum-habana");
   EXPECT_TRUE(s.by_zero_stage[0].keys.empty());
-  EXPECT_EQ(s.by_zero_stage[1].keys, (std::vector<std::string>{"gradients_freed_at_step"}));
+  EXPECT_EQ(s.by_zero_stage[1].keys, (std::vector<std::string>{"gradients_freed_at_step", "zero_grad_reduce"}));
   const Stack z1 = at_zero_stage(s, 1), z2 = at_zero_stage(s, 2), z3 = at_zero_stage(s, 3);
-  EXPECT_FALSE(z1.communication.zero_grad_reduce_all_reduce);
+  EXPECT_TRUE(z1.communication.zero_grad_reduce_all_reduce);
   EXPECT_FALSE(z1.communication.overlap_dp_grad_reduce);
   EXPECT_TRUE(z2.communication.zero_grad_reduce_all_reduce);
   EXPECT_FALSE(z2.communication.overlap_dp_grad_reduce);
