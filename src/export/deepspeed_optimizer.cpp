@@ -95,17 +95,16 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
                                   (stage == 1 ? "stage-1" : "ZeRO-2") +
                                   " optimizer keeps no bucket buffer (deepspeed/runtime/zero/stage_1_and_2.py:705, 2039), "
                                   "which stack " + stack + " prices");
-      // Stage 2's bucket goes through allreduce_and_scatter, an all-reduce of the flattened bucket
-      // (stage_1_and_2.py:1118-1134, 1005-1015, 1482-1502), as the stack prices it; without reduce_scatter it
-      // is all-reduced in place, no flat copy (:1055-1057), and without use_multi_rank_bucket_allreduce
-      // reduced to each slice's owner (allreduce_no_retain, :1135-1140).
-      if (stage == 2)
-        for (const char* key : {"reduce_scatter", "use_multi_rank_bucket_allreduce"})
-          if (zero.contains(key) && zero[key] == false)
-            throw spec::SpecError(config_file, std::string("zero_optimization.") + key,
-                                  "true (DeepSpeed 0.16.2's default) at ZeRO stage 2: stack " + stack +
-                                      " prices each bucket flattened and all-reduced (deepspeed/runtime/zero/"
-                                      "stage_1_and_2.py:1118-1134, 1482-1502), which " + key + " false does not run");
+      // At stages 1 and 2 the bucket goes through allreduce_and_scatter, an all-reduce of the flattened
+      // bucket (stage_1_and_2.py:1118-1134, 1005-1015, 1482-1502), as the stack prices it; without
+      // reduce_scatter it is all-reduced in place, no flat copy (:1055-1057), and without
+      // use_multi_rank_bucket_allreduce reduced to each slice's owner (allreduce_no_retain, :1135-1140).
+      for (const char* key : {"reduce_scatter", "use_multi_rank_bucket_allreduce"})
+        if (zero.contains(key) && zero[key] == false)
+          throw spec::SpecError(config_file, std::string("zero_optimization.") + key,
+                                "true (DeepSpeed 0.16.2's default) " + at_stage + ": stack " + stack +
+                                    " prices each bucket flattened and all-reduced (deepspeed/runtime/zero/"
+                                    "stage_1_and_2.py:1118-1134, 1482-1502), which " + key + " false does not run");
       // zero/config.py@b344c04d:108: 5e8 elements where the file is silent.
       job.zero_reduce_bucket_elements = zero_element_count(zero, "reduce_bucket_size", 500000000, config_file);
       if (o.model_dtype == "bf16")

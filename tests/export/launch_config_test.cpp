@@ -1645,6 +1645,11 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   f = rebase_with("rebase-z1-scattered", {{"zero_stage=0", "zero_stage=1"}},
                   {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"contiguous_gradients\": false"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.contiguous_gradients", "no bucket buffer");
+  // Each ZeRO-1 bucket is all-reduced (allreduce_and_scatter) unless the file switches that path off.
+  f = rebase_with("rebase-z1-owner-reduce", {{"zero_stage=0", "zero_stage=1"}},
+                  {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"use_multi_rank_bucket_allreduce\": false"}});
+  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.use_multi_rank_bucket_allreduce",
+                    "at ZeRO stage 1");
   // BF16: at stage 0 DeepSpeed's BF16 optimizer (FP32 accumulation by default); at stage 1 the stage-1
   // optimizer with BF16 gradients, said; BF16 accumulation at stage 0 raises without the pipeline engine.
   const std::vector<std::pair<std::string, std::string>> to_bf16 = {{"\"fp16\": {\n    \"enabled\": true", "\"bf16\": {\"enabled\": true}, \"fp16\": {\n    \"enabled\": false"}};
