@@ -147,8 +147,8 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                           " gradient-accumulation fusion; stack " + stack.name + " prices " +
                           (fused ? "the fused accumulation" : "a separate accumulation pass"));
   }
-  // A DeepSpeed ZeRO bucket (ZeRO-3; ZeRO-1 without the pipeline engine) or ZeRO-3 sub-group other
-  // than the stack prices: said, priced as the stack's.
+  // A DeepSpeed ZeRO bucket (stages 1-3 where the file's optimizer keeps one) or ZeRO-3 sub-group
+  // other than the stack prices: said, priced as the stack's.
   if (read.format == exporting::LaunchFormat::deepspeed && job.zero_reduce_bucket_elements > 0) {
     const spec::Stack stack = spec::at_zero_stage(spec::load_stack(s.stack), job.plan.zero);
     auto differs = [&](const char* key, long long file_value, long long priced, const char* what) {

@@ -69,10 +69,9 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
   // the same with or without the pipeline engine: only who calls its reduction differs
   // (pipe/engine.py:293-301 against engine.py:1975-1989).
   const bool sixteen_bit_gradients = o.wrapper == W::fp16_optimizer || (o.wrapper == W::zero_optimizer && half);
-  const std::string sixteen_bit_stack = no_pipeline ? kMicrosoftDeepSpeedNoPipeStack : kMicrosoftDeepSpeedFp16Stack;
   std::string stack;
   if (sixteen_bit_gradients) {
-    stack = sixteen_bit_stack;
+    stack = no_pipeline ? kMicrosoftDeepSpeedNoPipeStack : kMicrosoftDeepSpeedFp16Stack;
     if (stage >= 1) {
       // Stage 1 reduces from backward hooks into two buckets with overlap_comm (stage_1_and_2.py:521-522,
       // 2046-2051), without it after backward through one (under the pipeline engine: reduce_gradients,

@@ -26,8 +26,8 @@ namespace {
 // key sets: what a DeepSpeed config's zero_optimization block sets per stage
 // (overlap_comm, reduce_scatter, reduce_bucket_size, contiguous_gradients,
 // allgather_bucket_size, sub_group_size), when it reduces (every micro-batch at
-// ZeRO-2), the optimizer DeepSpeed picks by stage,
-// and Megatron's FP8 parameters, which need a sharded optimizer. A field joins by a line here.
+// ZeRO-2), the optimizer DeepSpeed picks by stage, and Megatron's FP8
+// parameters, which need a sharded optimizer. A field joins by a line here.
 struct StageField {
   const char* key;
   void (*take)(Stack& to, const Stack& from);

@@ -285,13 +285,12 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   s.memory.master_weight_bytes = master == "fp32" ? 4.0 : master == "fp32-remainders" ? 2.0 : 0.0;
   s.memory.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
   s.memory.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
-  auto temporaries_of = [](const std::string& kind) {
-    return kind == "foreach"           ? StepTemporaries::foreach
-           : kind == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
-           : kind == "fp32-grad-casts" ? StepTemporaries::fp32_grad_casts
-                                       : StepTemporaries::none;
-  };
-  s.memory.step_temporaries = temporaries_of(word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard", "fp32-grad-casts"}));
+  const std::string temporaries =
+      word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard", "fp32-grad-casts"});
+  s.memory.step_temporaries = temporaries == "foreach"           ? StepTemporaries::foreach
+                              : temporaries == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
+                              : temporaries == "fp32-grad-casts" ? StepTemporaries::fp32_grad_casts
+                                                                 : StepTemporaries::none;
   if (r.has(j, "optimizer_sub_group_parameters")) {
     if (s.memory.step_temporaries != StepTemporaries::fp32_grad_shard)
       r.fail("$.optimizer_sub_group_parameters", "only with optimizer_step_temporaries fp32-grad-shard, which it bounds");
