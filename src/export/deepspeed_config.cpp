@@ -130,6 +130,15 @@ void read_bigscience_arguments(const ShellArgs& args, const std::string& file, L
   m.max_positions = int(whole("--max-position-embeddings", 1, kBig, job.workload.seq_len));
 }
 
+// Stage 1 under DeepSpeed's pipeline engine: DeepSpeed turns overlap_comm off for a PipelineModule
+// (microsoft/DeepSpeed@b344c04d engine.py:1569-1572, 0.6.5 the same), so the file's overlap is read as off.
+void turn_off_pipeline_overlap(LaunchJob& job) {
+  if (!job.plan.overlap_dp_comm) return;
+  job.plan.overlap_dp_comm = false;
+  job.notes.push_back("zero_optimization.overlap_comm read as off: DeepSpeed turns it off for a pipeline model "
+                      "(deepspeed/runtime/engine.py:1569-1572)");
+}
+
 }  // namespace
 
 DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name) {
@@ -144,11 +153,11 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   ds["train_batch_size"] = job.workload.global_batch_seqs;
   ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
   ds["gradient_accumulation_steps"] = dp > 0 ? job.workload.global_batch_seqs / (long(p.micro_batch) * dp) : 1;
-  // overlap_comm is read by the ZeRO-2/3 optimizer alone: stage 0 builds none, and stage 1
-  // turns it off (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5 :1364-1375). Stack
-  // megatron-deepspeed-ms-nopipe prices ZeRO-2 without it, one bucket reduced on the compute
-  // stream (zero/config.py@b344c04d:345-347, its default below stage 3), whatever the plan asks.
-  const bool overlap_priced = ds_stage(job) == 3 || (ds_stage(job) == 2 && job.stack_name != kMicrosoftDeepSpeedNoPipeStack);
+  // overlap_comm is read by the ZeRO optimizers alone: stage 0 builds none, and for a pipeline
+  // model DeepSpeed turns it off at stage 1 (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5
+  // :1364-1375); without the pipeline engine the stage-1 optimizer reduces from hooks with it
+  // (stacks/megatron-deepspeed-ms-nopipe.json's by_zero_stage "1").
+  const bool overlap_priced = ds_stage(job) >= 2 || (ds_stage(job) == 1 && job.stack_name == kMicrosoftDeepSpeedNoPipeStack);
   ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && overlap_priced}};
   // ZeRO-3 as its stack priced it: one kept bucket of reduce_bucket_size elements, its last
   // reduce-scatter unhidden (contiguous_gradients: deepspeed/runtime/zero/stage3.py@b344c04d:531-534),
@@ -276,14 +285,9 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   if (p.pp > 1 && stage >= 2) throw spec::SpecError(config_file, "zero_optimization.stage", "0 or 1 with pipeline parallelism");
   const bool overlap_requested = ds_bool(zero, "overlap_comm", "zero_optimization.overlap_comm");
   p.overlap_dp_comm = overlap_requested;
-  if (p.overlap_dp_comm && stage <= 1) {
+  if (p.overlap_dp_comm && stage == 0) {
     p.overlap_dp_comm = false;
-    // Stage 0 builds no ZeRO optimizer; stage 1 builds one whose overlap DeepSpeed turns off for a
-    // pipeline model (microsoft/DeepSpeed@b344c04d engine.py:1569-1572; the fork's no-pipeline stage 1
-    // with overlap_comm is refused where its optimizer is read).
-    job.notes.push_back(stage == 0 ? "zero_optimization.overlap_comm read as off: DeepSpeed applies it in its ZeRO optimizers only"
-                                   : "zero_optimization.overlap_comm read as off: DeepSpeed turns it off for a pipeline model "
-                                     "(deepspeed/runtime/engine.py:1569-1572)");
+    job.notes.push_back("zero_optimization.overlap_comm read as off: DeepSpeed applies it in its ZeRO optimizers only");
   }
   p.overlap_tp_comm = false;
   // The fork the script's options name; where they name none, both forks run it: the stack decides
@@ -343,8 +347,9 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
                             "(deepspeed/runtime/pipe/engine.py:77-78)");
     // Stages 0-2 (microsoft/DeepSpeed@v0.16.2 engine.py:1560-1600: stages 1-2 run stage_1_and_2.py's optimizer,
     // partitioning gradients at 2, :1595): stack megatron-deepspeed-ms-nopipe prices ZeRO-2 in 16 bits.
+    if (stage == 1 && !no_pipeline) turn_off_pipeline_overlap(job);
     if (stage <= 2) read_microsoft_optimizer(deepspeed_optimizer(fp16, bf16, stage, grad_accum_dtype, !no_pipeline),
-                                             stage, no_pipeline, overlap_requested, config_file, zero, job);
+                                             stage, no_pipeline, config_file, zero, job);
     if (stage == 3) {
       // deepspeed/runtime/zero/stage3.py@b344c04d:903-905 clones the partition to FP32 even in FP32 training.
       if (!fp16 && !bf16)
@@ -370,6 +375,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
       throw spec::SpecError(config_file, "zero_optimization.stage",
                             "0 or 1 for a bigscience Megatron-DeepSpeed script: it always runs DeepSpeed's pipeline engine, "
                             "which rejects ZeRO-2 and -3 (microsoft's fork runs ZeRO-3 with --no-pipeline-parallel)");
+    if (stage == 1) turn_off_pipeline_overlap(job);
     read_bigscience_arguments(args, script_file, job);
   }
   if (const std::string note = unread_options_note(args.unconsulted()); !note.empty()) job.notes.push_back(note);

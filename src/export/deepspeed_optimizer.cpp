@@ -46,7 +46,7 @@ DeepSpeedOptimizer deepspeed_optimizer(bool fp16, bool bf16, int stage, const st
 
 // microsoft's fork at ds_config stage 0-2: the stack that prices the optimizer DeepSpeed builds
 // (set where the file's header names none), or a refusal naming the key where no stack does.
-void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline, bool overlap_comm,
+void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline,
                               const std::string& config_file, const nlohmann::json& zero, LaunchJob& job) {
   using W = DeepSpeedOptimizer;
   const std::string where = std::string(no_pipeline ? "without" : "under") + " the pipeline engine";
@@ -73,21 +73,10 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
   if (sixteen_bit_gradients) {
     stack = no_pipeline ? kMicrosoftDeepSpeedNoPipeStack : kMicrosoftDeepSpeedFp16Stack;
     if (stage >= 1) {
-      // Stage 1 reduces from backward hooks into two buckets with overlap_comm (stage_1_and_2.py:521-522,
-      // 2046-2051), without it after backward through one (under the pipeline engine: reduce_gradients,
-      // :704-720); the stack prices the latter, DeepSpeed's default, and the only one under the pipeline
-      // engine, which turns overlap_comm off for a PipelineModule (engine.py:1569-1572). Stage 2 reduces
-      // from the hooks either way (:521-522), with overlap_comm into two buckets on a side stream
-      // (:1045-1050, 2046-2051), without it through one on the compute stream, which the stack prices
-      // (overlap_comm's default below stage 3, zero/config.py:345-347).
-      if (overlap_comm && no_pipeline)
-        throw spec::SpecError(config_file, "zero_optimization.overlap_comm",
-                              "false " + at_stage + " " + where + ": DeepSpeed 0.16.2's " +
-                                  (stage == 1 ? "stage-1 optimizer then reduces from backward hooks into two buckets "
-                                                "(deepspeed/runtime/zero/stage_1_and_2.py:521-522, 2046-2051)"
-                                              : "ZeRO-2 optimizer then reduces into two buckets on a side stream "
-                                                "(deepspeed/runtime/zero/stage_1_and_2.py:1045-1050, 2046-2051)") +
-                                  ", which stack " + stack + " does not price");
+      // With overlap_comm stages 1-2 reduce from backward hooks into two buckets on a side stream, the
+      // plan's DP overlap; without it stage 1 reduces after backward through one bucket and stage 2 from
+      // the hooks on the compute stream (stacks/megatron-deepspeed-ms-nopipe.json's by_zero_stage, with
+      // stage_1_and_2.py lines); under the pipeline engine DeepSpeed turns it off (engine.py:1569-1572).
       if (zero.contains("contiguous_gradients") && zero["contiguous_gradients"] == false)
         throw spec::SpecError(config_file, "zero_optimization.contiguous_gradients",
                               "true (DeepSpeed 0.16.2's default) " + at_stage + " " + where + ": without it the " +

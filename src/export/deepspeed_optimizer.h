@@ -30,7 +30,7 @@ DeepSpeedOptimizer deepspeed_optimizer(bool fp16, bool bf16, int stage, const st
 // which the caller checks): sets job.stack_name (where the file's header names
 // none) to the stack that prices the optimizer DeepSpeed builds, and the stage-1
 // or -2 bucket; throws naming the key where no stack does.
-void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline, bool overlap_comm,
+void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pipeline,
                               const std::string& config_file, const nlohmann::json& zero, LaunchJob& job);
 
 }  // namespace trainplan::exporting

@@ -61,6 +61,10 @@ constexpr StageField kStageFields[] = {
        to.communication.dp_bucket_buffer_bytes = from.communication.dp_bucket_buffer_bytes;
        to.communication.dp_bucket_buffer_hidden_squared = from.communication.dp_bucket_buffer_hidden_squared;
      }},
+    {"dp_bucket_buffers_overlapped",
+     [](Stack& to, const Stack& from) {
+       to.communication.dp_bucket_buffers_overlapped = from.communication.dp_bucket_buffers_overlapped;
+     }},
     {"dp_reduction_copy_mb",
      [](Stack& to, const Stack& from) {
        to.communication.dp_reduction_copy_bytes = from.communication.dp_reduction_copy_bytes;

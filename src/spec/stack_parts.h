@@ -210,6 +210,10 @@ struct StackCommunication {
   // (dp_bucket_buffer_mb "hidden-squared": the Hugging Face DeepSpeed
   // integration fills reduce_bucket_size "auto" with hidden_size * hidden_size).
   bool dp_bucket_buffer_hidden_squared = false;
+  // Buffers of that size held when the plan overlaps the reduction (DeepSpeed's
+  // ZeRO-1/2 optimizer double-buffers its bucket under overlap_comm); optional
+  // in files ("dp_bucket_buffers_overlapped"), absent: 1.
+  int dp_bucket_buffers_overlapped = 1;
   // A flat copy of one reduction bucket, made after backward and freed before the
   // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
   // copied whole); 0: none. Optional in files.

@@ -1025,6 +1025,28 @@ TEST(Memory, LossAndReplayedLayerApartWhereTheTrainerDropsTheLogits) {
   EXPECT_DOUBLE_EQ(evaluator.evaluate(z1).estimate.memory.reduction_buffers_bytes, 1e9);
 }
 
+// The fork without the pipeline engine at ZeRO 1-2 (stacks/megatron-deepspeed-ms-nopipe.json): with
+// overlap_comm, the plan's DP overlap, DeepSpeed 0.16.2's optimizer holds a second bucket of
+// reduce_bucket_size (5e8 FP16 elements, 1e9 bytes) to fill while the first is reduced
+// (zero/stage_1_and_2.py@b344c04d:2046-2051); without it one; FP16_Optimizer at ZeRO 0 none.
+TEST(Memory, OverlappedDeepSpeedReductionHoldsTwoBuckets) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack file = spec::load_stack("megatron-deepspeed-ms-nopipe");
+  const cost::StateBytes s = cost::state_bytes_per_parameter(file, spec::Precision::mixed_bf16);
+  spec::Plan p;
+  p.dp = 8;
+  for (int zero : {0, 1, 2}) {
+    p.zero = zero;
+    const spec::Stack at = spec::at_zero_stage(file, zero);
+    p.overlap_dp_comm = false;
+    EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, at, s, p), zero >= 1 ? 1e9 : 0) << zero;
+    p.overlap_dp_comm = true;
+    EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, at, s, p), zero >= 1 ? 2e9 : 0) << zero;
+  }
+  p.dp = 1;  // no reduction, no bucket
+  EXPECT_DOUBLE_EQ(cost::reduction_buffers_bytes(m, spec::at_zero_stage(file, 2), s, p), 0);
+}
+
 // microsoft Megatron-DeepSpeed at ZeRO-3 (stacks/megatron-deepspeed-ms-zero3.json,
 // DeepSpeed 0.16.2 stage3.py), GPT-3 175B on 16 DGX A100 at DP 128: per
 // parameter over the 128 shards the FP16 partition (2), its FP32 copy (4), the
@@ -1089,7 +1111,8 @@ TEST(Memory, MicrosoftDeepSpeedWithoutPipelineCastsEveryGradientAtZeroZero) {
   EXPECT_DOUBLE_EQ(z1.tensors_bytes, 22 * P);
   EXPECT_DOUBLE_EQ(z0.tensors_bytes - z1.tensors_bytes, 2 * P);
 
-  const spec::Plan dp8_z1 = llama7b_on_one_instance(p4d, 1);
+  spec::Plan dp8_z1 = llama7b_on_one_instance(p4d, 1);
+  dp8_z1.overlap_dp_comm = false;  // overlap_comm off, DeepSpeed's default below stage 3: one bucket
   ASSERT_EQ(dp8_z1.dp, 8);
   const auto reduce = cost::memory_per_device(m, p4d, spec::at_zero_stage(ds, 1), w, dp8_z1);
   EXPECT_TRUE(reduce.peak_at_optimizer_step);  // after backward: the reduction's flat copy
@@ -1122,6 +1145,7 @@ TEST(Memory, MicrosoftDeepSpeedWithoutPipelineKeepsTwoGradientPartitionsAtZeroTw
   p.instances = 1;
   p.zero = 2;
   p.recompute = spec::Recompute::full;
+  p.overlap_dp_comm = false;  // overlap_comm off, DeepSpeed's default below stage 3: one bucket
   ASSERT_EQ(cost::complete_plan(m, p4d, w, p), cost::PlanProblem::none);
   ASSERT_EQ(p.dp, 8);
   ASSERT_EQ(p.grad_accum, 2);

@@ -1450,9 +1450,12 @@ TEST(LaunchConfig, Run175bIsReadAtZeroThreeAndItsVariantsAreRefusedOrSaid) {
   EXPECT_EQ(azure.job.zero3_sub_group_elements, 1000000000);
 
   // ZeRO-2 with the file's overlap_comm: DeepSpeed's stage_1_and_2.py optimizer reducing into two buckets
-  // on a side stream, which stack megatron-deepspeed-ms-nopipe (one bucket, the default) does not price.
+  // on a side stream (stage_1_and_2.py:1046-1047, 2046-2051), stack megatron-deepspeed-ms-nopipe with DP overlap.
   fs::path f = azure_script_with("z2.sh", "\"stage\": 3", "\"stage\": 2");
-  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.overlap_comm", "DeepSpeed 0.16.2's ZeRO-2 optimizer");
+  const ReadLaunch z2 = read_launch_config(f.string());
+  EXPECT_EQ(z2.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(z2.job.plan.zero, 2);
+  EXPECT_TRUE(z2.job.plan.overlap_dp_comm);
   // Without --no-pipeline-parallel the fork builds GPTModelPipe, whose engine rejects ZeRO-3; with
   // --sequence-parallel still telling microsoft's fork, the option is named, else the stage.
   f = azure_script_with("z3-pipe.sh", "ds_args=\" --no-pipeline-parallel ${ds_args}\"", "ds_args=\" --sequence-parallel ${ds_args}\"");
@@ -1541,13 +1544,20 @@ TEST(LaunchConfig, MicrosoftDeepSpeedWithoutPipelineIsWrittenAsTheRebaseScriptRu
     EXPECT_TRUE(back.job.fp16);
     EXPECT_EQ(back.job.zero_reduce_bucket_elements, zero >= 1 ? 500000000 : 0);
   }
-  // A ZeRO-2 plan that asks for DP overlap is written as the stack prices it: overlap_comm false, one
-  // bucket reduced on the compute stream (DeepSpeed 0.16.2's default below stage 3, zero/config.py:345-347).
-  LaunchJob overlapped = job;
-  overlapped.plan.zero = 2;
-  overlapped.plan.overlap_dp_comm = true;
-  const auto z2_files = launch_files(LaunchFormat::deepspeed, overlapped, scratch("nopipe-z2-overlap.sh").string());
-  EXPECT_EQ(nlohmann::json::parse(z2_files[1].text)["zero_optimization"]["overlap_comm"], false);
+  // A ZeRO-1 or -2 plan that overlaps DP is written with overlap_comm, which the stage-1/2 optimizer
+  // takes without the pipeline engine (engine.py:1560-1571), and read back the same; at ZeRO 0
+  // FP16_Optimizer takes none, so the plan's overlap is not written there.
+  for (int zero : {0, 1, 2}) {
+    LaunchJob overlapped = job;
+    overlapped.plan.zero = zero;
+    overlapped.plan.overlap_dp_comm = true;
+    const std::string name = "nopipe-z" + std::to_string(zero) + "-overlap.sh";
+    const auto written = launch_files(LaunchFormat::deepspeed, overlapped, scratch(name).string());
+    EXPECT_EQ(nlohmann::json::parse(written[1].text)["zero_optimization"]["overlap_comm"], zero >= 1) << zero;
+    const ReadLaunch back = round_trip(LaunchFormat::deepspeed, overlapped, name);
+    EXPECT_EQ(back.job.plan.overlap_dp_comm, zero >= 1) << zero;
+    EXPECT_EQ(back.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  }
 
   // BF16 under the BF16 optimizer, written as stack megatron-deepspeed-ms writes it (stage 0) but
   // without the pipeline engine; read back, with or without trainplan's header, under that stack.
@@ -1639,9 +1649,25 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
   EXPECT_EQ(read.job.plan.zero, 1);
   EXPECT_EQ(read.job.zero_reduce_bucket_elements, 500000000);
-  // overlap_comm at stage 1 reduces from hooks into two buckets; contiguous_gradients off keeps none.
+  // overlap_comm at stage 1 reduces from hooks into two buckets on a side stream: the plan's DP overlap;
+  // contiguous_gradients off keeps no bucket (refused).
   f = rebase_with("rebase-z1-overlap", {{"zero_stage=0", "zero_stage=1"}}, {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"overlap_comm\": true"}});
-  expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.overlap_comm", "two buckets");
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_TRUE(read.job.plan.overlap_dp_comm);
+  EXPECT_TRUE(read.job.notes.empty() || std::none_of(read.job.notes.begin(), read.job.notes.end(), [](const std::string& n) {
+    return n.find("overlap_comm read as off") != std::string::npos;
+  }));
+  // BF16 at stage 0 builds the BF16 optimizer, which takes no overlap_comm (engine.py:1521-1540): read as off, said.
+  f = rebase_with("rebase-bf16-overlap", {{"    --fp16 \\", "    --bf16 \\"}},
+                  {{"\"fp16\": {\n    \"enabled\": true", "\"bf16\": {\"enabled\": true}, \"fp16\": {\n    \"enabled\": false"},
+                   {"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"overlap_comm\": true"}});
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe-bf16-optimizer");
+  EXPECT_FALSE(read.job.plan.overlap_dp_comm);
+  EXPECT_TRUE(std::any_of(read.job.notes.begin(), read.job.notes.end(), [](const std::string& n) {
+    return n.find("zero_optimization.overlap_comm read as off: DeepSpeed applies it in its ZeRO optimizers only") == 0;
+  }));
   f = rebase_with("rebase-z1-scattered", {{"zero_stage=0", "zero_stage=1"}},
                   {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"contiguous_gradients\": false"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.contiguous_gradients", "no bucket buffer");
@@ -1707,10 +1733,10 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   expect_spec_error([&] { read_launch_config(f.string()); }, "zero_optimization.contiguous_gradients",
                     "megatron-deepspeed-ms-fp16 prices");
   // zero_stage=2: the optimizer partitioning gradients, priced under the same stack at ZeRO 2 with its
-  // default bucket. DeepSpeed 0.16.2 runs otherwise than priced with overlap_comm (two buckets on a side
-  // stream), without contiguous_gradients (no bucket), reduce_scatter (no flat copy) or the multi-rank
-  // all-reduce (a reduce per owner): each refused naming the key; FP32 accumulation too. Under the
-  // pipeline engine the stage is DeepSpeed's own refusal (pipe/engine.py:77-78).
+  // default bucket; with overlap_comm two buckets on a side stream, the plan's DP overlap. DeepSpeed 0.16.2
+  // runs otherwise than priced without contiguous_gradients (no bucket), reduce_scatter (no flat copy) or
+  // the multi-rank all-reduce (a reduce per owner): each refused naming the key; FP32 accumulation too.
+  // Under the pipeline engine the stage is DeepSpeed's own refusal (pipe/engine.py:77-78).
   const std::vector<std::pair<std::string, std::string>> z2 = {{"zero_stage=0", "zero_stage=2"}};
   f = rebase_with("rebase-z2", z2);
   read = read_launch_config(f.string());
@@ -1718,8 +1744,11 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   EXPECT_EQ(read.job.plan.zero, 2);
   EXPECT_FALSE(read.job.plan.overlap_dp_comm);
   EXPECT_EQ(read.job.zero_reduce_bucket_elements, 500000000);
+  f = rebase_with("rebase-z2-overlap_comm", z2, {{"\"stage\": ZERO_STAGE", "\"stage\": ZERO_STAGE, \"overlap_comm\": true"}});
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe");
+  EXPECT_TRUE(read.job.plan.overlap_dp_comm);
   for (const auto& [key, edit] : std::vector<std::pair<std::string, std::string>>{
-           {"overlap_comm", "\"overlap_comm\": true"},
            {"contiguous_gradients", "\"contiguous_gradients\": false"},
            {"reduce_scatter", "\"reduce_scatter\": false"},
            {"use_multi_rank_bucket_allreduce", "\"use_multi_rank_bucket_allreduce\": false"}}) {

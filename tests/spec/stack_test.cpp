@@ -176,15 +176,23 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedZeroThreeIsStageThreeWithoutAPipeline)
 // bucket kept from backward to the step, the rank's partition flattened and cast); gradients are
 // the model's FP16 .grad, reduced after the last backward, unoverlapped, in 1000 MB buckets whose
 // flat copy is made then; no pipe buffers, no pipeline. ZeRO 2 is the same optimizer partitioning
-// gradients (stage_1_and_2.py@b344c04d): hooks reduce in every micro-batch's backward, on the
-// compute stream (overlap_comm off by default below stage 3), each bucket flattened and all-reduced
-// (allreduce_and_scatter), one 5e8-element bucket kept, and a fresh partition per micro-batch.
+// gradients (stage_1_and_2.py@b344c04d): hooks reduce in every micro-batch's backward, each bucket
+// flattened and all-reduced (allreduce_and_scatter), one 5e8-element bucket kept, and a fresh
+// partition per micro-batch. With overlap_comm (the plan's DP overlap) stages 1 and 2 reduce on a
+// side stream into two buckets (:1046-1047, 2046-2051); stage 0's FP16_Optimizer takes none.
 TEST(StackLoad, MicrosoftMegatronDeepSpeedWithoutPipelinePartitionsGradientsAtZeroTwo) {
   const Stack s = load_stack("megatron-deepspeed-ms-nopipe");
   EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{0, 1, 2}));
   const Stack z2 = at_zero_stage(s, 2);
   EXPECT_TRUE(z2.communication.dp_grad_reduce_every_micro_batch);
-  EXPECT_FALSE(z2.communication.overlap_dp_grad_reduce);
+  EXPECT_TRUE(z2.communication.overlap_dp_grad_reduce);
+  EXPECT_EQ(z2.communication.dp_bucket_buffers_overlapped, 2);
+  EXPECT_TRUE(at_zero_stage(s, 1).communication.overlap_dp_grad_reduce);
+  EXPECT_EQ(at_zero_stage(s, 1).communication.dp_bucket_buffers_overlapped, 2);
+  EXPECT_FALSE(at_zero_stage(s, 0).communication.overlap_dp_grad_reduce);
+  EXPECT_EQ(at_zero_stage(s, 0).communication.dp_bucket_buffers_overlapped, 1);
+  // Under the pipeline engine DeepSpeed turns overlap_comm off (engine.py:1569-1572).
+  EXPECT_FALSE(at_zero_stage(load_stack("megatron-deepspeed-ms-fp16"), 1).communication.overlap_dp_grad_reduce);
   EXPECT_TRUE(z2.communication.zero_grad_reduce_all_reduce);
   EXPECT_DOUBLE_EQ(z2.communication.dp_bucket_bytes, 5e8 * 2);
   EXPECT_DOUBLE_EQ(z2.communication.dp_bucket_buffer_bytes, 5e8 * 2);

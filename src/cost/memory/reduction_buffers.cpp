@@ -1,5 +1,6 @@
-// The reduction buffers component: a DP bucket buffer kept across steps, and
-// the flat bucket copy a buffered all-reduce makes after backward.
+// The reduction buffers component: a DP bucket buffer kept across steps (two
+// where the stack double-buffers an overlapped reduction), and the flat bucket
+// copy a buffered all-reduce makes after backward.
 #include <algorithm>
 
 #include "cost/memory.h"
@@ -12,8 +13,8 @@ double reduction_buffers_bytes(const spec::ModelSpec& m, const spec::Stack& stac
   const spec::StackCommunication& c = stack.communication;
   // The Hugging Face integration's "auto" reduce_bucket_size: hidden^2
   // elements of the 16-bit model dtype the bucket is allocated in.
-  if (c.dp_bucket_buffer_hidden_squared) return double(m.hidden) * m.hidden * s.weights;
-  return c.dp_bucket_buffer_bytes;
+  const double one = c.dp_bucket_buffer_hidden_squared ? double(m.hidden) * m.hidden * s.weights : c.dp_bucket_buffer_bytes;
+  return one * (p.overlap_dp_comm && c.overlap_dp_grad_reduce ? c.dp_bucket_buffers_overlapped : 1);
 }
 
 double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const StateBytes& s, double params,
