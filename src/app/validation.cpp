@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "spec/error.h"
 #include "spec/load.h"
@@ -89,7 +90,7 @@ FitOutcome fit_calibration(const FitQuery& o) {
                                  (o.stack.empty() ? std::string(" (all stacks)") : " under " + o.stack) + " (" +
                                  (o.measured.empty() ? std::string("data/measured") : o.measured) +
                                  "); GEMM, memory and intra-instance shapes are the assumed defaults";
-  file.extra["fitted_on"] = fit.fitted_on;
+  (*file.extra)["fitted_on"] = fit.fitted_on;
   nlohmann::json params = nlohmann::json::array();
   for (size_t k = 0; k < parameters.size(); ++k) {
     const bool fitted = std::find(fit.unfitted.begin(), fit.unfitted.end(), parameters[k].name) == fit.unfitted.end();
@@ -99,7 +100,7 @@ FitOutcome fit_calibration(const FitQuery& o) {
                       {"meaning", parameters[k].meaning}});
     if (!parameters[k].prior_source.empty()) params.back()["prior_source"] = parameters[k].prior_source;
   }
-  file.extra["fit"] = {{"method", std::string("Levenberg-Marquardt on log(predicted/measured seq/s), numeric derivatives, logistic bounds, ") +
+  (*file.extra)["fit"] = {{"method", std::string("Levenberg-Marquardt on log(predicted/measured seq/s), numeric derivatives, logistic bounds, ") +
                                   "Gaussian prior per parameter (MAP) with runs weighted by an assumed " +
                                   std::to_string(int(validate::kRunNoiseLog * 100)) + "% scatter"},
                        {"parameters", params},

@@ -5,6 +5,7 @@
 // Target (issue 41.4): the whole import under a second. Prints medians of 5.
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

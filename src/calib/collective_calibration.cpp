@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "calib/host_fabric.h"
 #include "spec/calibration_origins.h"
@@ -27,6 +28,15 @@ json tier_json(const TierFit& t) {
   return {{"fitted", t.fitted}, {"runs", t.runs},        {"points", t.points},
           {"share", t.share},   {"uncapped_share", t.uncapped_share}, {"capped", t.capped},
           {"latency_free", t.latency_free}};
+}
+
+json hardware_json(const CollectiveHardware& h) {
+  json out = {{"name", h.name}};
+  if (h.ranks_per_host > 0) {
+    out["ranks_per_host"] = h.ranks_per_host;
+    out["copy_bytes_per_s"] = h.copy_bytes_per_s;
+  }
+  return out;
 }
 
 json efficiency_json(const spec::CollectiveEfficiency& e) {
@@ -83,20 +93,19 @@ spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, 
   c.name = name;
   c.origin = "measured";
   c.collective = fit.efficiency;
-  const std::string hw = p.hardware.value("name", std::string("?"));
   std::string tiers;
   if (fit.intra.fitted) tiers += "intra_node " + percent(fit.intra.share) + (fit.intra.capped ? " (capped)" : "");
   if (fit.inter.fitted) tiers += std::string(tiers.empty() ? "" : ", ") + "inter_node " + percent(fit.inter.share) + (fit.inter.capped ? " (capped)" : "");
-  c.description = "collective part " + p.how + " on " + hw + " (" + std::to_string(runs.size()) + " runs, " +
+  c.description = "collective part " + p.how + " on " + p.hardware.name + " (" + std::to_string(runs.size()) + " runs, " +
                   std::to_string(fit.points) + " sizes; " + tiers + " of link bandwidth, step latency " +
                   std::to_string(fit.efficiency.step_latency_s * 1e6) + " us); GEMM, memory and overhead from " +
                   p.base + " (" + base_origin + ")";
   json runs_json = json::array();
   for (const auto& r : runs) runs_json.push_back(to_json(r));
-  out.extra["collectives"] = {
+  (*out.extra)["collectives"] = {
       {"how", p.how},
       {"date", p.date},
-      {"hardware", p.hardware},
+      {"hardware", hardware_json(p.hardware)},
       {"base", p.base},
       {"method", "net::Cluster alpha-beta model: each tier's share by least squares on log(model / measured time) over "
                  "each run's large messages (>= 1/4 of its largest, weighted by size), the step latency over every "
@@ -105,7 +114,7 @@ spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, 
       {"start", efficiency_json(base.calibration.collective)},
       {"fit", {{"intra_node", tier_json(fit.intra)}, {"inter_node", tier_json(fit.inter)}, {"points", fit.points}}},
       {"runs", runs_json}};
-  if (c.origins.empty()) c.origins = spec::inferred_origins(base.calibration, base.extra);
+  if (c.origins.empty()) c.origins = spec::inferred_origins(base.calibration, *base.extra);
   c.origins["collective"] = "measured";
   return out;
 }
@@ -119,11 +128,11 @@ spec::HardwareSpec collectives_hardware(const json& hw, const std::string& file)
                               r.number(hw, path, "copy_bytes_per_s", 0));
 }
 
-bool has_collectives(const spec::CalibrationFile& file) { return file.extra.contains("collectives"); }
+bool has_collectives(const spec::CalibrationFile& file) { return file.extra->contains("collectives"); }
 
 StoredCollectives stored_collectives(const spec::CalibrationFile& file, const std::string& path) {
   const spec::JsonReader r(path);
-  const json& c = r.field(file.extra, "$", "collectives");
+  const json& c = r.field(*file.extra, "$", "collectives");
   StoredCollectives s;
   s.hardware = collectives_hardware(r.field(c, "$.collectives", "hardware"), path);
   const json& start = r.field(c, "$.collectives", "start");

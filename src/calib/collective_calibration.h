@@ -5,7 +5,7 @@
 // back for `calibrate check`; a bad section throws SpecError naming the file
 // and JSON path.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -16,12 +16,20 @@
 
 namespace trainplan::calib {
 
+// The hardware the runs were on, stored as "hardware" to find it again: a descriptor's
+// name ({"name": "p5.48xlarge"}), or this host's fabric as `calibrate collectives`
+// measured it ({"name": "host", "ranks_per_host": n, "copy_bytes_per_s": x}).
+struct CollectiveHardware {
+  std::string name;
+  int ranks_per_host = 0;       // host fabric only: stored, with copy_bytes_per_s, when > 0
+  double copy_bytes_per_s = 0;  // memcpy bandwidth per rank, all copying at once
+};
+
 struct CollectiveProvenance {
   std::string how;    // "measured by `trainplan calibrate collectives` (Open MPI v4.1.4)", "imported from nccl-tests logs"
   std::string date;   // YYYY-MM-DD
   std::string base;   // the file the other parts came from, or "built-in default"
-  // {"name": "p5.48xlarge"}, or {"name": "host", "ranks_per_host": n, "copy_bytes_per_s": x}
-  nlohmann::json hardware;
+  CollectiveHardware hardware;
 };
 
 spec::CalibrationFile collective_calibration(const spec::CalibrationFile& base, const std::vector<CollectiveRun>& runs,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "calib/kernel_model.h"
 #include "calib/levenberg_marquardt.h"
@@ -148,7 +149,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
       }(),
       sw.host.l2_bytes, sw.host.l3_bytes);
 
-  nlohmann::json& x = file.extra;
+  nlohmann::json& x = *file.extra;
   x["model"] = to_json(model);
   const HostProbe& h = sw.host;
   x["host"] = {{"cpu", h.cpu},
@@ -186,7 +187,7 @@ CalibrationFile fit_calibration(const Sweep& sw, const std::string& name, const 
 
 std::vector<CheckRow> check_calibration(const CalibrationFile& file, bool include_fitted) {
   const std::string where = "calibration " + file.calibration.name;
-  const auto& x = file.extra;
+  const auto& x = *file.extra;
   if (!x.contains("measurements") || !x["measurements"].is_array())
     throw spec::SpecError(where, "$.measurements", "measurements to check against (a measured calibration)");
   if (!x.contains("host") || !x["host"].is_object())

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "spec/calibration_origins.h"
 #include "spec/json_reader.h"
@@ -32,13 +33,13 @@ spec::CalibrationFile gemm_calibration(const spec::CalibrationFile& base, const 
   spec::CalibrationFile out = base;
   spec::Calibration& c = out.calibration;
   const std::string base_origin = base.calibration.origin.empty() ? "assumed" : base.calibration.origin;
-  if (base.extra.contains("measurements"))
-    for (const char* key : kKernelSweepKeys) out.extra.erase(key);
+  if (base.extra->contains("measurements"))
+    for (const char* key : kKernelSweepKeys) out.extra->erase(key);
   c.name = name;
   c.accelerator = p.accelerator;
   c.origin = "measured";
   c.gemm = fit.efficiency;
-  if (c.origins.empty()) c.origins = spec::inferred_origins(base.calibration, base.extra);
+  if (c.origins.empty()) c.origins = spec::inferred_origins(base.calibration, *base.extra);
   c.origins["gemm_ceiling"] = "measured";
   c.origins["gemm_shape"] = "measured";
   char figures[160];
@@ -52,7 +53,7 @@ spec::CalibrationFile gemm_calibration(const spec::CalibrationFile& base, const 
   for (const GemmTiming& t : rows)
     rows_json.push_back({{"m", t.m}, {"n", t.n}, {"k", t.k}, {"seconds", t.seconds}, {"spread", t.spread},
                          {"label", t.label}, {"line", t.line}});
-  out.extra["gemm_timings"] = {
+  (*out.extra)["gemm_timings"] = {
       {"how", p.how},
       {"date", p.date},
       {"file", csv.file},
@@ -72,16 +73,24 @@ spec::CalibrationFile gemm_calibration(const spec::CalibrationFile& base, const 
                {"max_rel_error_held_out", fit.max_held_out},
                {"median_rel_error_in_fit", fit.median_in_fit}}},
       {"rows", rows_json}};
-  if (!p.host.is_null()) out.extra["host"] = p.host;
+  if (p.host) {
+    const HostPeaks& h = *p.host;
+    (*out.extra)["host"] = {{"cpu", h.cpu},
+                            {"isa", h.isa},
+                            {"threads", h.threads},
+                            {"fma_peak_flops_per_s", h.peak.flops_per_s},
+                            {"stream_bytes_per_s", h.stream_bytes_per_s},
+                            {"memory_bytes", h.memory_bytes}};
+  }
   return out;
 }
 
-bool has_gemm_timings(const spec::CalibrationFile& file) { return file.extra.contains("gemm_timings"); }
+bool has_gemm_timings(const spec::CalibrationFile& file) { return file.extra->contains("gemm_timings"); }
 
 StoredGemm stored_gemm_timings(const spec::CalibrationFile& file, const std::string& path) {
   const spec::JsonReader r(path);
   const std::string at = "$.gemm_timings";
-  const json& g = r.field(file.extra, "$", "gemm_timings");
+  const json& g = r.field(*file.extra, "$", "gemm_timings");
   StoredGemm s;
   s.peak_flops_per_s = r.number(g, at, "peak_flops_per_s", 0);
   s.peak_source = r.string(g, at, "peak_source");

@@ -6,7 +6,7 @@
 // host` reads. A base's kernel sweep (measurements, model, host) is dropped:
 // it described the curve and peak being replaced. Bad sections throw SpecError.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +25,7 @@ struct GemmProvenance {
   std::string accelerator;  // what the file describes ("NVIDIA H100-SXM5-80GB", "host CPU (...)")
   std::string dtype;
   GemmPeak peak;
-  nlohmann::json host;  // the host section for --hardware host; null otherwise
+  std::optional<HostPeaks> host;  // this CPU, written as the host section --hardware host reads; none for a descriptor
 };
 
 spec::CalibrationFile gemm_calibration(const spec::CalibrationFile& base, const GemmCsv& csv,

@@ -1,11 +1,13 @@
 #include "calib/host_hardware.h"
 
+#include <nlohmann/json.hpp>
+
 #include "spec/error.h"
 
 namespace trainplan::calib {
 
 spec::HardwareSpec host_hardware(const CalibrationFile& file) {
-  const auto& extra = file.extra;
+  const auto& extra = *file.extra;
   const std::string where = "calibration " + file.calibration.name;
   if (!extra.contains("host") || !extra["host"].is_object())
     throw spec::SpecError(where, "$.host", "a host section (only measured calibrations describe a host)");

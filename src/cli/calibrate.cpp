@@ -3,6 +3,7 @@
 // but did not fit.
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "calib/collective_calibration.h"
 #include "calib/fit.h"
@@ -48,7 +49,7 @@ void add_calibrate_command(CLI::App& app) {
     for (const std::string& file : *files) {
       const spec::CalibrationFile calibration = spec::load_calibration(file);
       const bool collectives = calib::has_collectives(calibration), gemm = calib::has_gemm_timings(calibration);
-      const nlohmann::json& x = calibration.extra;
+      const nlohmann::json& x = *calibration.extra;
       if (x.contains("measurements") && x.contains("host") && x["host"].is_object()) {
         const auto& host = x["host"];
         const std::string backend = host.contains("gemm_backend") && host["gemm_backend"].is_string()

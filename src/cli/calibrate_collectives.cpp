@@ -80,13 +80,12 @@ int run_collectives(const CollectiveOptions& o) {
             << " (" << t.library << "); memcpy " << sweep.copy_bytes_per_s / 1e9 << " GB/s per rank\n";
   const spec::HardwareSpec hardware =
       named ? *named : calib::host_fabric_hardware(t.ranks_per_host, sweep.copy_bytes_per_s);
-  nlohmann::json hardware_json = {{"name", o.hardware}};
-  if (!named) hardware_json = {{"name", "host"}, {"ranks_per_host", t.ranks_per_host},
-                               {"copy_bytes_per_s", sweep.copy_bytes_per_s}};
+  const calib::CollectiveHardware stored =
+      named ? calib::CollectiveHardware{o.hardware} : calib::CollectiveHardware{"host", t.ranks_per_host, sweep.copy_bytes_per_s};
   const std::string how = "measured by `trainplan calibrate collectives" + std::string(o.quick ? " --quick" : "") +
                           "` (" + t.library + ", " + std::to_string(t.ranks) + " ranks on " +
                           std::to_string(t.hosts) + (t.hosts == 1 ? " host" : " hosts") + ")";
-  fit_and_write(sweep.runs, hardware, hardware_json, how, o.output);
+  fit_and_write(sweep.runs, hardware, stored, how, o.output);
   return 0;
 }
 

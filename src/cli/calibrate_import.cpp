@@ -48,7 +48,7 @@ void import_collectives(const ImportOptions& o) {
   std::string how = "imported by `trainplan calibrate import` from ";
   for (auto it = tools.begin(); it != tools.end(); ++it) how += (it == tools.begin() ? "" : " and ") + *it;
   how += " output (" + std::to_string(o.collectives.size()) + (o.collectives.size() == 1 ? " log)" : " logs)");
-  fit_and_write(runs, hardware, {{"name", o.hardware}}, how, o.output);
+  fit_and_write(runs, hardware, {o.hardware}, how, o.output);
 }
 
 int run_import(const ImportOptions& o) {

@@ -43,12 +43,12 @@ std::pair<spec::CalibrationFile, std::string> base_calibration(const std::string
 }
 
 void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::HardwareSpec& hardware,
-                   const nlohmann::json& hardware_json, const std::string& how, const CollectiveOutput& o) {
+                   const calib::CollectiveHardware& stored, const std::string& how, const CollectiveOutput& o) {
   const auto [base, base_name] = base_calibration(o.base, hardware);
   const net::Cluster cluster(hardware);
   const calib::CollectiveFit fit = calib::fit_collectives(runs, cluster, base.calibration.collective);
   const std::string date = today_iso();
-  const calib::CollectiveProvenance provenance{how, date, base_name, hardware_json};
+  const calib::CollectiveProvenance provenance{how, date, base_name, stored};
   const std::string name = o.name.empty() ? hardware.name + "-collectives-" + date : o.name;
   const spec::CalibrationFile file = calib::collective_calibration(base, runs, fit, provenance, name);
   spec::save_calibration(file, o.out);

@@ -4,10 +4,10 @@
 // under fixed keys: collective_runs, collective_fit, collective_check.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "calib/collective_calibration.h"
 #include "calib/collective_fit.h"
 #include "calib/collective_run.h"
 #include "net/cluster.h"
@@ -35,9 +35,9 @@ void add_output_options(CLI::App* command, CollectiveOutput& output, const std::
 // built-in default; the second member names it.
 std::pair<spec::CalibrationFile, std::string> base_calibration(const std::string& base, const spec::HardwareSpec& hw);
 
-// Fits, writes the calibration, prints the tables. `hardware_json` is stored to find the hardware again.
+// Fits, writes the calibration, prints the tables. `stored` is written to find the hardware again.
 void fit_and_write(const std::vector<calib::CollectiveRun>& runs, const spec::HardwareSpec& hardware,
-                   const nlohmann::json& hardware_json, const std::string& how, const CollectiveOutput& output);
+                   const calib::CollectiveHardware& stored, const std::string& how, const CollectiveOutput& output);
 
 std::string today_iso();
 

@@ -87,12 +87,7 @@ void import_gemm(const GemmImportOptions& o) {
                                 ": the timings cannot have used them here");
     p.peak = h.peak;
     p.accelerator = "host CPU (" + h.cpu + ")";
-    p.host = {{"cpu", h.cpu},
-              {"isa", h.isa},
-              {"threads", h.threads},
-              {"fma_peak_flops_per_s", h.peak.flops_per_s},
-              {"stream_bytes_per_s", h.stream_bytes_per_s},
-              {"memory_bytes", h.memory_bytes}};
+    p.host = h;
     hardware.name = "host";
   } else {
     hardware = spec::load_hardware(o.hardware);

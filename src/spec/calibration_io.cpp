@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "spec/calibration_origins.h"
@@ -69,9 +70,9 @@ CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   if (r.has(j, "host_trace_s_per_layer"))  // optional: files before it had none
     c.host_trace_s_per_layer = r.number(j, "$", "host_trace_s_per_layer", 0, 10, true);
   for (const auto& [key, v] : j.items())
-    if (!kKnownKeys.count(key)) out.extra[key] = v;
-  c.origins = j.contains("origins") ? origins_from_json(j["origins"], c, out.extra, file)
-                                    : inferred_origins(c, out.extra);
+    if (!kKnownKeys.count(key)) (*out.extra)[key] = v;
+  c.origins = j.contains("origins") ? origins_from_json(j["origins"], c, *out.extra, file)
+                                    : inferred_origins(c, *out.extra);
   return out;
 }
 
@@ -94,8 +95,8 @@ json calibration_to_json(const CalibrationFile& file) {
             {"host_trace_s_per_layer", c.host_trace_s_per_layer}};
   for (const auto& [op, m] : c.memory_by_op) j["memory_by_op"][op] = memory_to(m);
   // Origins left empty by a writer are what the file's origin and fit section say.
-  j["origins"] = c.origins.empty() ? inferred_origins(c, file.extra) : c.origins;
-  for (const auto& [key, v] : file.extra.items())
+  j["origins"] = c.origins.empty() ? inferred_origins(c, *file.extra) : c.origins;
+  for (const auto& [key, v] : file.extra->items())
     if (key != "origins") j[key] = v;
   return j;
 }

@@ -3,16 +3,17 @@
 // in CalibrationFile::extra so a round trip loses nothing.
 // Throws SpecError naming the file and JSON path of a bad field.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "spec/calibration.h"
+#include "spec/json_value.h"
 
 namespace trainplan::spec {
 
 struct CalibrationFile {
   Calibration calibration;
-  nlohmann::json extra = nlohmann::json::object();  // measurements, fit, host, date, fitted_on
+  JsonValue extra;  // an object: measurements, fit, host, date, fitted_on
 };
 
 CalibrationFile calibration_from_json(const nlohmann::json& j, const std::string& file);

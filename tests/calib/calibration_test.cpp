@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "spec/calibration_io.h"
 #include "calib/fit.h"
@@ -26,7 +27,7 @@ TEST(CalibrationIo, RoundTripKeepsExtraSections) {
   EXPECT_EQ(f.calibration.gemm.n_half, 20);
   EXPECT_EQ(f.calibration.memory_for("softmax").ceiling, 0.4);
   EXPECT_EQ(f.calibration.memory_for("gelu").ceiling, 0.8);
-  EXPECT_EQ(f.extra["fitted_on"], "published runs");
+  EXPECT_EQ((*f.extra)["fitted_on"], "published runs");
   // Written back, the file also says where each part came from: a fitted file that names no fit
   // parameters fitted every part (spec/calibration_origins.h).
   nlohmann::json expected = valid();
@@ -105,7 +106,7 @@ TEST(Fit, MemoryLineGivesCeilingAndHalfSize) {
 TEST(HostHardware, UsesMeasuredPeakAndBandwidth) {
   CalibrationFile f = calibration_from_json(valid(), "mem");
   EXPECT_THROW(host_hardware(f), trainplan::spec::SpecError);  // a fitted file describes no host
-  f.extra["host"] = {{"cpu", "Test CPU"}, {"fma_peak_flops_per_s", 7e11}, {"stream_bytes_per_s", 3.8e10}};
+  (*f.extra)["host"] = {{"cpu", "Test CPU"}, {"fma_peak_flops_per_s", 7e11}, {"stream_bytes_per_s", 3.8e10}};
   const auto hw = host_hardware(f);
   EXPECT_EQ(hw.name, "host");
   EXPECT_EQ(hw.devices_per_instance(), 1);

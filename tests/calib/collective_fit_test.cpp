@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "calib/bus_bandwidth.h"
 #include "calib/collective_calibration.h"
@@ -127,7 +128,7 @@ TEST(CollectiveFit, CalibrationKeepsTheBaseAndStoresTheRuns) {
   base.calibration.gemm.ceiling = 0.61;
   const CollectiveFit fit = fit_collectives(runs, cluster, base.calibration.collective);
   const CollectiveProvenance p{"measured in a test", "2026-01-01", "base.json",
-                               {{"name", "host"}, {"ranks_per_host", 8}, {"copy_bytes_per_s", 100e9}}};
+                               {"host", 8, 100e9}};
   const trainplan::spec::CalibrationFile file = collective_calibration(base, runs, fit, p, "c");
   EXPECT_EQ(file.calibration.gemm.ceiling, 0.61);
   EXPECT_EQ(file.calibration.origin, "measured");

@@ -3,6 +3,8 @@
 // `calibrate check`.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "calib/gemm_calibration.h"
 #include "spec/error.h"
 
@@ -34,10 +36,10 @@ trainplan::spec::CalibrationFile kernel_base() {
   base.calibration.origins = {{"gemm_ceiling", "measured"}, {"gemm_shape", "measured"}, {"attention_factor", "measured"},
                               {"memory", "measured"},       {"collective", "fitted"},       {"step_overhead_s", "assumed"},
                               {"pipeline_microbatch_overhead_s", "assumed"}, {"host_trace_s_per_layer", "assumed"}};
-  base.extra["measurements"] = nlohmann::json::array();
-  base.extra["host"] = {{"fma_peak_flops_per_s", 1e11}};
-  base.extra["model"] = nlohmann::json::object();
-  base.extra["collectives"] = {{"runs", nlohmann::json::array()}};
+  (*base.extra)["measurements"] = nlohmann::json::array();
+  (*base.extra)["host"] = {{"fma_peak_flops_per_s", 1e11}};
+  (*base.extra)["model"] = nlohmann::json::object();
+  (*base.extra)["collectives"] = {{"runs", nlohmann::json::array()}};
   return base;
 }
 
@@ -68,10 +70,10 @@ TEST(GemmCalibration, ReplacesTheGemmCurveKeepsTheRestAndSaysWhereItCameFrom) {
   EXPECT_EQ(c.origins.at("gemm_shape"), "measured");
   EXPECT_EQ(c.origins.at("collective"), "fitted");
   // The base's kernel sweep described the replaced curve and peak; its collective runs stay.
-  EXPECT_FALSE(file.extra.contains("measurements"));
-  EXPECT_FALSE(file.extra.contains("host"));
-  EXPECT_FALSE(file.extra.contains("model"));
-  EXPECT_TRUE(file.extra.contains("collectives"));
+  EXPECT_FALSE(file.extra->contains("measurements"));
+  EXPECT_FALSE(file.extra->contains("host"));
+  EXPECT_FALSE(file.extra->contains("model"));
+  EXPECT_TRUE(file.extra->contains("collectives"));
   EXPECT_NE(c.description.find("hardware descriptor hardware/p5.48xlarge.json"), std::string::npos) << c.description;
 
   // Through JSON and back, as `calibrate check` reads it.
@@ -92,17 +94,19 @@ TEST(GemmCalibration, AHostSectionIsWrittenForTheCpu) {
   GemmProvenance p;
   p.dtype = "bf16";
   p.peak = {1e15, "measured", true};
-  p.host = {{"fma_peak_flops_per_s", 1e15}, {"stream_bytes_per_s", 1e10}};
+  p.host = HostPeaks{};
+  p.host->peak.flops_per_s = 1e15;
+  p.host->stream_bytes_per_s = 1e10;
   trainplan::spec::CalibrationFile base;
   base.calibration.origin = "assumed";
   const auto file = gemm_calibration(base, csv, csv.rows, fit_gemm_timings(csv.rows, 1e15, "t.csv"), p, "h");
-  EXPECT_EQ(file.extra["host"]["stream_bytes_per_s"], 1e10);
+  EXPECT_EQ((*file.extra)["host"]["stream_bytes_per_s"], 1e10);
   EXPECT_EQ(file.calibration.origins.at("memory"), "assumed");
 }
 
 TEST(GemmCalibration, ABadStoredSectionNamesItsPath) {
   trainplan::spec::CalibrationFile file;
-  file.extra["gemm_timings"] = {{"peak_flops_per_s", -1}};
+  (*file.extra)["gemm_timings"] = {{"peak_flops_per_s", -1}};
   try {
     stored_gemm_timings(file, "g.json");
     FAIL();

@@ -80,8 +80,8 @@ TEST(GemmImport, CpuTimingsOnThisHostAreNormalisedAgainstItsMeasuredPeakAndServe
   EXPECT_NE(o.out.find("from this host's FP32 FMA peak"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("1 thread)"), std::string::npos) << o.out;
   const auto file = trainplan::spec::load_calibration(dir + "/h.json");
-  EXPECT_GT(file.extra["host"]["fma_peak_flops_per_s"].get<double>(), 0);
-  EXPECT_EQ(file.extra["gemm_timings"]["peak_flops_per_s"], file.extra["host"]["fma_peak_flops_per_s"]);
+  EXPECT_GT((*file.extra)["host"]["fma_peak_flops_per_s"].get<double>(), 0);
+  EXPECT_EQ((*file.extra)["gemm_timings"]["peak_flops_per_s"], (*file.extra)["host"]["fma_peak_flops_per_s"]);
   EXPECT_NEAR(file.calibration.gemm.m_half, 32, 0.5);
   const Outcome estimate = shell(kBinary + " estimate --hardware host --model megatron-ci-gpt-12l-512h --seq-len 256 "
                                  "--global-batch 4 --precision fp32 --calibration " + dir + "/h.json");

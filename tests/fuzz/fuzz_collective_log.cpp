@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& c : trainplan::calib::check_collectives(runs, cluster, at.base.calibration.collective))
       FUZZ_EXPECT(c.points >= 0 && !(c.median_rel_error < 0) && !std::isinf(c.max_rel_error) &&
                   std::isfinite(c.median_rel_error_fitted));
-    written = trainplan::calib::collective_calibration(at.base, runs, fit, {"fuzz", "2000-01-01", "base", {{"name", at.hardware.name}}},
+    written = trainplan::calib::collective_calibration(at.base, runs, fit, {"fuzz", "2000-01-01", "base", {at.hardware.name}},
                                                 "fuzz");
   } catch (const trainplan::spec::SpecError&) {
     return 0;
