@@ -597,11 +597,13 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
 namespace {
 
 // A stack or model file may name another as "extends": its keys, with this
-// file's keys replacing them (a variant states only what differs). `resolve_base`
-// finds the named file; `bases` gathers the names extended, nearest first.
-template <class Resolve, class Rename>
+// file's keys replacing them (a variant states only what differs), each put in
+// by `merge_key`. `resolve_base` finds the named file; `bases` gathers the
+// names extended, nearest first.
+template <class Resolve, class Rename, class Merge>
 nlohmann::json json_with_base(const std::string& path, const char* noun, const Resolve& resolve_base,
-                              const Rename& rename_keys, int depth, std::vector<std::string>& bases) {
+                              const Rename& rename_keys, const Merge& merge_key, int depth,
+                              std::vector<std::string>& bases) {
   nlohmann::json j = read_json_file(path);
   rename_keys(j, path);
   if (!j.is_object() || !j.contains("extends")) return j;
@@ -609,11 +611,36 @@ nlohmann::json json_with_base(const std::string& path, const char* noun, const R
   if (depth >= 4) throw SpecError(path, "$.extends", std::string("a chain of at most 4 ") + noun + " files, not a cycle");
   const std::string base_path = resolve_base(j["extends"].get<std::string>());
   bases.push_back(std::filesystem::path(base_path).stem().string());
-  nlohmann::json merged = json_with_base(base_path, noun, resolve_base, rename_keys, depth + 1, bases);
+  nlohmann::json merged = json_with_base(base_path, noun, resolve_base, rename_keys, merge_key, depth + 1, bases);
   merged.erase("releases");  // a base stack's release range names the base's file alone
   for (const auto& [key, value] : j.items())
-    if (key != "extends") merged[key] = value;
+    if (key != "extends") merge_key(merged, key, value);
   return merged;
+}
+
+void replace_key(nlohmann::json& merged, const std::string& key, const nlohmann::json& value) { merged[key] = value; }
+
+// A variant stack's key replaces its base's, but by_zero_stage merges stage by
+// stage: the variant's entry for a stage replaces the base's entry for it
+// (whole), an entry set to null drops the base's (the stage is then the file's
+// top-level fields), and the stages it does not name keep the base's entries.
+// An empty or non-object by_zero_stage replaces, for the reader to refuse.
+void merge_stack_key(nlohmann::json& merged, const std::string& key, const nlohmann::json& value) {
+  if (key != "by_zero_stage" || !value.is_object() || value.empty()) {
+    merged[key] = value;
+    return;
+  }
+  nlohmann::json by_stage = merged.contains(key) && merged[key].is_object() ? merged[key] : nlohmann::json::object();
+  for (const auto& [stage, entry] : value.items()) {
+    if (entry.is_null())
+      by_stage.erase(stage);
+    else
+      by_stage[stage] = entry;
+  }
+  if (by_stage.empty())
+    merged.erase(key);  // every inherited stage dropped
+  else
+    merged[key] = std::move(by_stage);
 }
 
 // Stack keys renamed so that one idea has one spelling (Plan::overlap_dp_comm,
@@ -636,7 +663,7 @@ void rename_old_stack_keys(nlohmann::json& j, const std::string& path) {
 nlohmann::json stack_json_with_base(const std::string& path, int depth, std::vector<std::string>& bases) {
   return json_with_base(path, "stack",
                         [](const std::string& name) { return resolve(name, "stacks", "stack", list_stack_names()); },
-                        rename_old_stack_keys, depth, bases);
+                        rename_old_stack_keys, merge_stack_key, depth, bases);
 }
 
 }  // namespace
@@ -695,7 +722,7 @@ ModelSpec load_model(const std::string& name_or_path) {
   const std::string path = resolve_model(name_or_path);
   std::vector<std::string> bases;
   const auto keep_keys = [](nlohmann::json&, const std::string&) {};
-  return model_from_json(json_with_base(path, "model", resolve_model, keep_keys, 0, bases), path);
+  return model_from_json(json_with_base(path, "model", resolve_model, keep_keys, replace_key, 0, bases), path);
 }
 
 }  // namespace trainplan::spec

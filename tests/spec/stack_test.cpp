@@ -453,6 +453,56 @@ TEST(StackLoad, AtZeroStageTakesOnlyTheEntrysFields) {
   EXPECT_DOUBLE_EQ(at_zero_stage(s, 1).communication.dp_bucket_buffer_bytes, 7e6);
 }
 
+// A variant's by_zero_stage merges into its base's stage by stage (stacks/README.md):
+// its entry for a stage replaces the base's entry for that stage whole, and the
+// stages it does not name keep the base's entries.
+TEST(StackLoad, ExtendsMergesByZeroStageStageByStage) {
+  const Stack base = load_stack("megatron-deepspeed-ms-nopipe");  // entries for stages 0, 1 and 2
+  const std::string path = ::testing::TempDir() + "/merged-stages-stack.json";
+  std::ofstream(path) << R"({"extends": "megatron-deepspeed-ms-nopipe", "name": "merged-stages-stack",
+      "by_zero_stage": {"1": {"dp_bucket_buffer_mb": {"value": 500, "source": "assumption: test"}}}})";
+  const Stack s = load_stack(path);
+  EXPECT_EQ(s.by_zero_stage[1].keys, std::vector<std::string>{"dp_bucket_buffer_mb"});
+  const Stack z1 = at_zero_stage(s, 1);
+  EXPECT_DOUBLE_EQ(z1.communication.dp_bucket_buffer_bytes, 500e6);
+  // The base's stage-1 entry also stated zero_grad_reduce; replaced whole, the stage takes the file's.
+  ASSERT_TRUE(at_zero_stage(base, 1).communication.zero_grad_reduce_all_reduce);
+  EXPECT_FALSE(z1.communication.zero_grad_reduce_all_reduce);
+  for (const int stage : {0, 2}) EXPECT_EQ(s.by_zero_stage[stage].keys, base.by_zero_stage[stage].keys) << stage;
+  EXPECT_EQ(at_zero_stage(s, 0).memory.step_temporaries, StepTemporaries::fp32_grad_casts);
+  EXPECT_DOUBLE_EQ(at_zero_stage(s, 2).communication.dp_reduction_copy_bytes, 1000e6);
+  // The shipped variant that ran its pipeline engine at stages 0 and 1 states neither: both are the base's.
+  const Stack fp16 = load_stack("megatron-deepspeed-ms-fp16");
+  for (const int stage : {0, 1}) EXPECT_EQ(fp16.by_zero_stage[stage].keys, base.by_zero_stage[stage].keys) << stage;
+  EXPECT_DOUBLE_EQ(at_zero_stage(fp16, 1).communication.dp_bucket_buffer_bytes, 1000e6);
+}
+
+// A variant's by_zero_stage entry set to null drops the base's entry for that
+// stage (the stage is then the file's top-level fields); in a file that extends
+// nothing there is no entry to drop, and null is refused as any non-object entry.
+TEST(StackLoad, ExtendsDropsAByZeroStageEntrySetToNull) {
+  const std::string path = ::testing::TempDir() + "/dropped-stage-stack.json";
+  std::ofstream(path) << R"({"extends": "megatron-deepspeed-ms-nopipe", "name": "dropped-stage-stack",
+      "by_zero_stage": {"note": "stage 2 as the file's fields", "2": null}})";
+  const Stack s = load_stack(path);
+  EXPECT_TRUE(s.by_zero_stage[2].keys.empty());
+  EXPECT_DOUBLE_EQ(at_zero_stage(s, 2).communication.dp_reduction_copy_bytes, s.communication.dp_reduction_copy_bytes);
+  EXPECT_FALSE(s.by_zero_stage[0].keys.empty());  // the stages not named keep the base's
+  EXPECT_FALSE(s.by_zero_stage[1].keys.empty());
+  // Every stage dropped: no entry is left, and the file loads.
+  std::ofstream(path) << R"({"extends": "megatron-deepspeed-ms-nopipe", "name": "dropped-stage-stack",
+      "by_zero_stage": {"0": null, "1": null, "2": null}})";
+  const Stack none = load_stack(path);
+  for (const ZeroStageFields& entry : none.by_zero_stage) EXPECT_TRUE(entry.keys.empty());
+  // The shipped plain-DDP variant drops deepspeed-habana's stage-2 entry: it offers ZeRO 0 alone.
+  ASSERT_FALSE(load_stack("deepspeed-habana").by_zero_stage[2].keys.empty());
+  for (const ZeroStageFields& entry : load_stack("optimum-habana-ddp").by_zero_stage) EXPECT_TRUE(entry.keys.empty());
+
+  json j = shipped_stack("megatron-lm");
+  j["by_zero_stage"]["0"] = nullptr;
+  expect_stack_error([&] { from(j); }, "$.by_zero_stage.0", "expected an object of stack fields");
+}
+
 // by_zero_stage (stacks/README.md): a stage outside 0..3 or not offered, a
 // field that describes the stack at every stage, an empty or non-object
 // entry, or a bad value inside one each names its place in the entry.
