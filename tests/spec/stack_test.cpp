@@ -471,10 +471,13 @@ TEST(StackLoad, ExtendsMergesByZeroStageStageByStage) {
   for (const int stage : {0, 2}) EXPECT_EQ(s.by_zero_stage[stage].keys, base.by_zero_stage[stage].keys) << stage;
   EXPECT_EQ(at_zero_stage(s, 0).memory.step_temporaries, StepTemporaries::fp32_grad_casts);
   EXPECT_DOUBLE_EQ(at_zero_stage(s, 2).communication.dp_reduction_copy_bytes, 1000e6);
-  // The shipped variant that ran its pipeline engine at stages 0 and 1 states neither: both are the base's.
+  // The shipped variant under the pipeline engine states no stage 0 (the base's) and restates stage 1
+  // with the engine's overlap off (engine.py:1569-1572).
   const Stack fp16 = load_stack("megatron-deepspeed-ms-fp16");
-  for (const int stage : {0, 1}) EXPECT_EQ(fp16.by_zero_stage[stage].keys, base.by_zero_stage[stage].keys) << stage;
+  EXPECT_EQ(fp16.by_zero_stage[0].keys, base.by_zero_stage[0].keys);
+  EXPECT_EQ(fp16.by_zero_stage[1].keys, (std::vector<std::string>{"dp_bucket_buffer_mb", "overlap_dp_grad_reduce", "zero_grad_reduce"}));
   EXPECT_DOUBLE_EQ(at_zero_stage(fp16, 1).communication.dp_bucket_buffer_bytes, 1000e6);
+  EXPECT_FALSE(at_zero_stage(fp16, 1).communication.overlap_dp_grad_reduce);
 }
 
 // A variant's by_zero_stage entry set to null drops the base's entry for that
