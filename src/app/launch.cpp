@@ -228,6 +228,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     agree(c, "--zero", p.zero, plan.zero, file, "ZeRO stage");
     agree(c, "--recompute", p.recompute, recompute, file, "recompute");
     agree(c, "--sp", p.sp, plan.sp, file, "sequence parallelism");
+    agree(c, "--no-sp", p.no_sp, !plan.sp, file, "sequence parallelism off");
     agree(c, "--edge-layer-slots", p.edge_layer_slots, plan.edge_layer_slots, file, "edge layer slots");
     if (plan.uneven_stages) agree(c, "--uneven-stages", p.uneven_stages, plan.uneven_stages, file, "uneven stages");
   }
@@ -238,6 +239,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   p.ep = plan.ep;
   p.etp = plan.etp;
   p.sp = plan.sp;
+  p.no_sp = !plan.sp;
   p.edge_layer_slots = p.edge_layer_slots || plan.edge_layer_slots;
   p.uneven_stages = p.uneven_stages || plan.uneven_stages;
   p.micro_batch = plan.micro_batch;

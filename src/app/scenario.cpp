@@ -183,7 +183,10 @@ spec::Plan to_plan(const PlanOptions& o, const spec::Stack& stack, std::vector<s
   p.virtual_stages = o.virtual_stages;
   p.uneven_stages = o.uneven_stages;
   p.edge_layer_slots = o.edge_layer_slots;
-  p.sp = o.sp;
+  p.sp = o.sp || (!o.no_sp && o.tp > 1 && stack.capabilities.sequence_parallel && stack.capabilities.sequence_parallel_default);
+  if (assumptions && p.sp && !o.sp)
+    assumptions->push_back("SP on: stack " + stack.name + "'s client runs sequence parallelism with TP > 1 by default "
+                           "(stacks/" + stack.name + ".json sequence_parallel_default); --no-sp turns it off");
   p.cp = o.cp;
   p.ep = o.ep;
   p.etp = o.etp;

@@ -63,11 +63,12 @@ struct PlanOptions {
   int tp = 1, pp = 1, virtual_stages = 1, micro_batch = 1, zero = 1;
   int cp = 1, ep = 1, etp = 0;  // etp 0: TP's degree
   bool sp = false, no_overlap_dp = false, overlap_tp = false, uneven_stages = false, edge_layer_slots = false;
+  bool no_sp = false;  // neither sp nor no_sp: the stack's default (sequence_parallel_default) at TP > 1
   std::string recompute;  // empty: default_recompute(stack)
 };
 // Selective recompute where the stack offers it, else none, else its first mode.
 spec::Recompute default_recompute(const spec::Stack& stack);
-// The plan the options name, recompute defaulted from the stack (and said in `assumptions`).
+// The plan the options name, recompute and SP defaulted from the stack (and said in `assumptions`).
 spec::Plan to_plan(const PlanOptions& options, const spec::Stack& stack, std::vector<std::string>* assumptions = nullptr);
 
 }  // namespace trainplan::app

@@ -82,7 +82,7 @@ int run_estimate(const EstimateOptions& o) {
 void run_command(EstimateOptions& o, const CLI::App& command) {
   check_emit_options(o.emit);
   o.plan_given = !o.from_config.empty();
-  for (const char* flag : {"--instances", "--tp", "--pp", "--virtual-stages", "--sp", "--cp", "--ep", "--etp",
+  for (const char* flag : {"--instances", "--tp", "--pp", "--virtual-stages", "--sp", "--no-sp", "--cp", "--ep", "--etp",
                            "--micro-batch", "--zero", "--recompute", "--no-overlap-dp", "--overlap-tp",
                            "--uneven-stages", "--edge-layer-slots"})
     if (const CLI::Option* option = command.get_option_no_throw(flag); option && option->count() > 0)

@@ -66,7 +66,10 @@ void add_plan_options(CLI::App* c, app::PlanOptions& o) {
               "(Megatron-Core --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split,\n"
               "DeepSpeed partition_method 'type:transformer|embedding'); interleaved, PP x virtual stages divides\n"
               "layers + 2 and the first rank's first chunk and the last rank's last chunk hold one layer fewer");
-  c->add_flag("--sp", o.sp, "Sequence parallel inside the TP group");
+  auto* sp = c->add_flag("--sp", o.sp,
+                         "Sequence parallel inside the TP group; default: on at TP > 1 where the stack's client turns it\n"
+                         "on by default (NxD, NxD Training, torchtitan), else off");
+  c->add_flag("--no-sp", o.no_sp, "No sequence parallelism, whatever the stack's default")->excludes(sp);
   c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's K/V exchange)")
       ->capture_default_str()
       ->check(positive_whole());

@@ -94,7 +94,10 @@ void add_search_command(CLI::App& app) {
   c->add_option("--top", o->flags.top, "How many plans to show")->capture_default_str()->check(whole_in(1, 1000));
   auto* rtp = c->add_option("--reference-tp", o->reference.tp, "Reference plan whose rank to report: TP");
   c->add_option("--reference-pp", o->reference.pp, "Reference plan: PP")->needs(rtp);
-  c->add_flag("--reference-sp", o->reference.sp, "Reference plan: sequence parallel")->needs(rtp);
+  auto* rsp = c->add_flag("--reference-sp", o->reference.sp, "Reference plan: sequence parallel")->needs(rtp);
+  c->add_flag("--reference-no-sp", o->reference.no_sp, "Reference plan: no sequence parallel, whatever the stack's default")
+      ->needs(rtp)
+      ->excludes(rsp);
   c->add_option("--reference-instances", o->reference.instances, "Reference plan: instances (default: the largest count)")
       ->needs(rtp);
   c->add_option("--reference-micro-batch", o->reference.micro_batch, "Reference plan: micro-batch")->capture_default_str()->needs(rtp);

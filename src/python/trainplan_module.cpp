@@ -183,7 +183,11 @@ std::vector<std::string> arguments_of(const py::module_& module, const CLI::App&
       if (option && option->get_expected_max() != 0)
         raise_argument_error(module, key + ": " + name + " takes a value (" + value_text(*option) +
                                          "), not True or False");
+      // False is the flag's "no" twin where the command has one (sp=False is --no-sp, as the stack's
+      // default may turn SP on), else no token.
+      const std::string negated = "--no-" + name.substr(2);
       if (value.cast<bool>()) tokens.push_back(name);
+      else if (command.get_option_no_throw(negated)) tokens.push_back(negated);
       continue;
     }
     std::string text;
@@ -291,8 +295,9 @@ std::string docstring_of(const CLI::App& command) {
   std::string doc = command.get_description() + ".\n\n" +
                     "Runs `trainplan " + name + "` and returns its --format json document\n"
                     "(schema trainplan/" + name + "/1, data/schema/" + name + ".schema.json) as a dict.\n"
-                    "Keywords are the long options in snake_case: True gives a bare flag, False or None\n"
-                    "leaves it out, a list is joined with commas. `trainplan " + name + " --help` says the\n"
+                    "Keywords are the long options in snake_case: True gives a bare flag, False its --no-\n"
+                    "twin where there is one (sp=False is --no-sp) else leaves it out, None leaves it out,\n"
+                    "a list is joined with commas. `trainplan " + name + " --help` says the\n"
                     "same in command-line terms. Raises SpecError, PlanRefused or ArgumentError.\n\n"
                     "Keywords (default in brackets):\n";
   for (const CLI::Option* option : command.get_options()) {

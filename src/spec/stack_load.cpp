@@ -134,7 +134,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   r.only_keys(j, "$", {"by_zero_stage", "name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_bucket_buffers_overlapped", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
                       "dp_grad_reduce_every_micro_batch", "dp_param_gather_every_micro_batch",
-                      "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "fp8",
+                      "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "sequence_parallel_default", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "gradients_freed_at_step", "gradient_partition_per_micro_batch", "loss_freed_before_recompute",
                       "context_parallel", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "expert_dispatch", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
@@ -194,6 +194,8 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   s.capabilities.pipeline_1f1b = std::find(schedules.begin(), schedules.end(), "1f1b") != schedules.end();
   s.capabilities.pipeline_interleaved = std::find(schedules.begin(), schedules.end(), "interleaved") != schedules.end();
   s.capabilities.sequence_parallel = flag(r, j, "sequence_parallel");
+  if (r.has(j, "sequence_parallel_default"))
+    s.capabilities.sequence_parallel_default = flag(r, j, "sequence_parallel_default");
   if (r.has(j, "edge_layer_slots")) s.capabilities.edge_layer_slots = flag(r, j, "edge_layer_slots");
   s.capabilities.fp8 = flag(r, j, "fp8");
   if (r.has(j, "fp8_saved_gemm_inputs"))

@@ -60,6 +60,10 @@ struct StackCapabilities {
   // split (Plan::edge_layer_slots); optional in files ("edge_layer_slots").
   bool edge_layer_slots = false;
   bool sequence_parallel = true;
+  // Its client runs SP whenever TP > 1 unless told otherwise, so a plan that
+  // states neither --sp nor --no-sp takes it where the stack offers SP; optional
+  // in files ("sequence_parallel_default", absent: off, as Megatron-LM's --sequence-parallel).
+  bool sequence_parallel_default = false;
   bool overlap_tp_comm = false;  // offers async TP
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
   bool fp8 = false;              // offers FP8 GEMMs (Precision::fp8)

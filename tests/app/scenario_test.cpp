@@ -6,6 +6,7 @@
 
 #include "app/scenario.h"
 #include "spec/error.h"
+#include "spec/load.h"
 
 namespace trainplan::app {
 namespace {
@@ -68,6 +69,33 @@ TEST(Scenario, PlanRecomputeDefaultsFromTheStack) {
   PlanOptions named;
   named.recompute = "full";
   EXPECT_EQ(to_plan(named, habana, nullptr).recompute, spec::Recompute::full);
+}
+
+// SP where the stack's client runs it at TP > 1 by default (NxD's run_llama_nxd.py:470
+// --use_sequence_parallel default=1; torchtitan's TP plan always shards the norms),
+// said; off in Megatron-LM, whose --sequence-parallel is opt-in; --sp and --no-sp win.
+TEST(Scenario, PlanSequenceParallelDefaultsFromTheStack) {
+  const spec::Stack nxd = load_scenario(ScenarioOptions{}, "trn1.32xlarge").stack;
+  ASSERT_TRUE(nxd.capabilities.sequence_parallel_default);
+  PlanOptions tp8;
+  tp8.tp = 8;
+  std::vector<std::string> assumptions;
+  EXPECT_TRUE(to_plan(tp8, nxd, &assumptions).sp);
+  ASSERT_EQ(assumptions.size(), 1u);
+  EXPECT_EQ(assumptions[0].rfind("SP on: stack neuronx-distributed's client", 0), 0u) << assumptions[0];
+  EXPECT_FALSE(to_plan(PlanOptions{}, nxd, nullptr).sp);  // TP 1: nothing to split
+  PlanOptions off = tp8;
+  off.no_sp = true;
+  assumptions.clear();
+  EXPECT_FALSE(to_plan(off, nxd, &assumptions).sp);
+  EXPECT_TRUE(assumptions.empty());
+  EXPECT_TRUE(spec::load_stack("torchtitan").capabilities.sequence_parallel_default);
+  const spec::Stack megatron = spec::load_stack("megatron-lm");
+  EXPECT_FALSE(megatron.capabilities.sequence_parallel_default);
+  EXPECT_FALSE(to_plan(tp8, megatron, nullptr).sp);
+  PlanOptions on = tp8;
+  on.sp = true;
+  EXPECT_TRUE(to_plan(on, megatron, nullptr).sp);
 }
 
 }  // namespace

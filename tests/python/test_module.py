@@ -49,10 +49,21 @@ class SameAsTheProgram(unittest.TestCase):
                                   "--tp", 8, "--pp", 1, "--sp", "--seq-len", 4096, "--global-batch", 1024, "--quiet"))
 
     def test_false_and_none_leave_an_option_out(self):
-        doc = trainplan.estimate(model="llama2-7b", instances=16, tp=8, sp=False, stack=None)
-        self.assertFalse(doc["query"]["sp"])
+        doc = trainplan.estimate(model="llama2-7b", instances=16, tp=8, overlap_tp=False, stack=None)
+        self.assertFalse(doc["query"]["overlap_tp"])
         self.assertIsNone(doc["query"]["stack"])
         self.assertEqual(doc, cli("estimate", "--model", "llama2-7b", "--instances", 16, "--tp", 8, "--quiet"))
+
+    def test_false_is_the_flags_no_twin_where_there_is_one(self):
+        # trn1's NxD stack runs SP at TP > 1 by default: sp=False must turn it off, as --no-sp does.
+        doc = trainplan.estimate(model="llama2-7b", hardware="trn1.32xlarge", instances=16, tp=8, sp=False)
+        self.assertFalse(doc["query"]["sp"])
+        self.assertTrue(doc["query"]["no_sp"])
+        self.assertFalse(doc["plan"]["sp"])
+        self.assertEqual(doc, cli("estimate", "--model", "llama2-7b", "--hardware", "trn1.32xlarge", "--instances", 16,
+                                  "--tp", 8, "--no-sp", "--quiet"))
+        default = trainplan.estimate(model="llama2-7b", hardware="trn1.32xlarge", instances=16, tp=8)
+        self.assertTrue(default["plan"]["sp"])
 
     def test_calls_do_not_leak_into_each_other(self):
         first = trainplan.estimate(**SEED_002)
