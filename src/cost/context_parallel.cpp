@@ -9,6 +9,13 @@ double kv_chunk_bytes(const StepContext& ctx) {
   return ctx.tokens() * ctx.kv_heads_local() * (m.qk_head_dim() + m.value_head_dim()) * ctx.element_bytes();
 }
 
+HeadExchangeBytes head_exchange_bytes(const StepContext& ctx) {
+  const spec::ModelSpec& m = ctx.model;
+  const double per_head = ctx.tokens() * ctx.element_bytes();
+  return {per_head * ctx.heads_local() * m.qk_head_dim(), per_head * ctx.kv_heads_local() * m.qk_head_dim(),
+          per_head * ctx.kv_heads_local() * m.value_head_dim(), per_head * ctx.heads_local() * m.value_head_dim()};
+}
+
 ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute& layer) {
   ContextParallelTime t;
   const spec::Plan& p = ctx.plan;
@@ -17,7 +24,16 @@ ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute&
   const net::GroupLayout group{p.cp, p.tp};  // CP next to TP in the rank order
   const spec::CollectiveEfficiency& eff = ctx.calibration.collective;
   const int steps = p.cp - 1;
-  if (ctx.stack.communication.context_parallel == spec::ContextParallel::all_gather) {
+  if (ctx.stack.communication.context_parallel == spec::ContextParallel::all_to_all) {
+    // DeepSpeed 0.16.2 deepspeed/sequence/layer.py:375-384, 405: one _SeqAllToAll each for Q, K, V
+    // and the output, on the compute stream (async_op False without an sp_stream, :265-266); its
+    // backward (:293-297) runs the same exchange on the gradients.
+    const HeadExchangeBytes x = head_exchange_bytes(ctx);
+    double pass = 0;
+    for (double b : {x.q, x.k, x.v, x.out}) pass += ctx.cluster.all_to_all_seconds(b, group, p.instances, eff);
+    t.forward_s = pass;
+    t.backward_s = pass;
+  } else if (ctx.stack.communication.context_parallel == spec::ContextParallel::all_gather) {
     const double gather = ctx.cluster.seconds(net::Collective::all_gather, bytes * p.cp, group, p.instances, eff);
     t.forward_s = gather;
     t.backward_s = gather + ctx.cluster.seconds(net::Collective::reduce_scatter, bytes * p.cp, group, p.instances, eff);

@@ -76,9 +76,12 @@ LayerCompute layer_compute(const StepContext& ctx) {
   // it back for P V, and is bound by those bytes when they outweigh its FLOPs.
   // Under CP a rank holds two of 2 x CP chunks (one early, one late: Megatron's
   // load balancing of the causal mask), so it does 1/CP of the work, at the
-  // shapes of one chunk pair.
+  // shapes of one chunk pair. Under an all-to-all exchange (Ulysses) a rank
+  // runs the whole sequence for heads / CP of the heads: the same 1/CP of the
+  // work with no causal imbalance, at the shapes of the whole sequence.
   const double score_fraction = attention_score_fraction(m, ctx.workload, ctx.stack.compute.attention);
-  const double qk = m.qk_head_dim(), v = m.value_head_dim(), s_local = s / cp;
+  const bool head_split = ctx.stack.communication.context_parallel == spec::ContextParallel::all_to_all;
+  const double qk = m.qk_head_dim(), v = m.value_head_dim(), s_local = head_split ? s : s / cp;
   const double score_flops = b * heads * 2 * s * s * qk * score_fraction / cp;
   const double context_flops = b * heads * 2 * s * s * v * score_fraction / cp;
   // The attention factor measures FA2-class fused (flash) kernels, which a

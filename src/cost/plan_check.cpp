@@ -41,6 +41,13 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   return PlanProblem::none;
 }
 
+PlanProblem check_context_parallel(const spec::ModelSpec& m, spec::ContextParallel exchange, const spec::Plan& p) {
+  if (p.cp <= 1 || exchange != spec::ContextParallel::all_to_all) return PlanProblem::none;
+  const long heads = m.heads / p.tp, kv_heads = long(m.kv_heads_per_rank(p.tp));
+  if (heads % p.cp != 0 || kv_heads % p.cp != 0) return PlanProblem::cp_not_dividing_heads;
+  return PlanProblem::none;
+}
+
 const char* to_string(PlanProblem problem) {
   switch (problem) {
     case PlanProblem::none: return "ok";
@@ -58,6 +65,7 @@ const char* to_string(PlanProblem problem) {
     case PlanProblem::ep_not_dividing_experts: return "EP does not divide the experts";
     case PlanProblem::expert_grid_not_dividing: return "expert TP x EP does not divide TP x CP x DP";
     case PlanProblem::moe_tp_needs_sp: return "MoE with TP needs sequence parallelism";
+    case PlanProblem::cp_not_dividing_heads: return "CP does not divide the heads per TP rank (all-to-all CP)";
     case PlanProblem::beyond_limits: return "more devices or micro-batches than trainplan models";
     case PlanProblem::out_of_memory: return "does not fit in HBM";
     case PlanProblem::count_: break;
@@ -102,6 +110,11 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
     case PlanProblem::moe_tp_needs_sp:
       return "a MoE model with TP " + to_string(p.tp) + " runs with sequence parallelism (--sp; Megatron-Core "
              "moe_layer.py refuses MoE with TP and no SP)";
+    case PlanProblem::cp_not_dividing_heads:
+      return "CP " + to_string(p.cp) + " exchanges attention heads by all-to-all (DeepSpeed-Ulysses), so it must divide the " +
+             to_string(m.heads / p.tp) + " heads and " + to_string(long(m.kv_heads_per_rank(p.tp))) + " kv heads on each TP rank (" +
+             m.name + ", TP " + to_string(p.tp) + "; DeepSpeed 0.16.2 deepspeed/sequence/layer.py:207, 219 asserts the heads "
+             "divisible by the sequence-parallel size, microsoft/Megatron-DeepSpeed@f4157bea megatron/model/transformer.py:618)";
     case PlanProblem::batch_not_dividing:
       return "the global batch of " + to_string(w.global_batch_seqs) + " sequences does not divide into DP " +
              to_string(p.dp) + " x micro-batch " + to_string(p.micro_batch);

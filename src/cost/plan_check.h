@@ -8,6 +8,7 @@
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
 #include "spec/plan.h"
+#include "spec/stack_parts.h"
 #include "spec/workload.h"
 
 namespace trainplan::cost {
@@ -28,6 +29,7 @@ enum class PlanProblem {
   ep_not_dividing_experts,    // experts % ep (ep > 1 or etp != tp on a dense model too)
   expert_grid_not_dividing,   // tp * cp * dp % (etp * ep); etp divides an instance
   moe_tp_needs_sp,            // MoE with TP > 1 runs with sequence parallelism
+  cp_not_dividing_heads,      // an all-to-all CP exchange splits each TP rank's heads and kv heads over CP
   beyond_limits,              // more devices or micro-batches than the model is built for (see limits below)
   out_of_memory,
   count_
@@ -44,6 +46,11 @@ inline constexpr long kMaxMicroBatches = 1L << 20;
 // Fills plan.dp and plan.grad_accum from the others; returns the first problem found.
 PlanProblem complete_plan(const spec::ModelSpec& model, const spec::HardwareSpec& hardware,
                           const spec::Workload& workload, spec::Plan& plan);
+
+// What the stack's context-parallel exchange needs beyond complete_plan: an
+// all-to-all of heads (DeepSpeed-Ulysses, TE "a2a") gives each CP rank
+// heads / CP of its TP rank's heads and kv heads, which CP must divide.
+PlanProblem check_context_parallel(const spec::ModelSpec& model, spec::ContextParallel exchange, const spec::Plan& plan);
 
 // A short phrase for tables ("TP does not divide the heads").
 const char* to_string(PlanProblem problem);

@@ -145,6 +145,7 @@ const char* to_string(ContextParallel mode) {
     case ContextParallel::none: return "none";
     case ContextParallel::ring: return "p2p-ring";
     case ContextParallel::all_gather: return "all-gather-kv";
+    case ContextParallel::all_to_all: return "all-to-all";
   }
   return "?";
 }

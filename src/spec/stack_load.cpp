@@ -202,9 +202,10 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
     s.memory.fp8_saves_gemm_inputs_in_fp8 = word(r, j, "fp8_saved_gemm_inputs", {"fp8", "bf16"}) == "fp8";
   // Optional (files written before CP and EP say nothing): absent means not offered.
   if (r.has(j, "context_parallel")) {
-    const std::string cp = word(r, j, "context_parallel", {"none", "p2p-ring", "all-gather-kv"});
+    const std::string cp = word(r, j, "context_parallel", {"none", "p2p-ring", "all-gather-kv", "all-to-all"});
     s.communication.context_parallel = cp == "p2p-ring" ? ContextParallel::ring
                          : cp == "all-gather-kv" ? ContextParallel::all_gather
+                         : cp == "all-to-all"    ? ContextParallel::all_to_all
                                                  : ContextParallel::none;
   }
   if (r.has(j, "expert_parallel")) s.capabilities.expert_parallel = flag(r, j, "expert_parallel");

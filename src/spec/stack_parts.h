@@ -37,8 +37,10 @@ enum class FullRecompute { whole_layer, until_last_saved };
 enum class StepTemporaries { none, foreach, fp32_grad_shard, fp32_grad_casts };
 // How a stack exchanges K and V under context parallelism: none offered, a
 // ring of CP-1 point-to-point steps overlapped with attention (Megatron-Core /
-// Transformer Engine "p2p"), or one all-gather of K and V (torchtitan's default).
-enum class ContextParallel { none, ring, all_gather };
+// Transformer Engine "p2p"), one all-gather of K and V (torchtitan's default),
+// or all-to-alls that trade the sequence split for a head split around
+// attention (DeepSpeed-Ulysses; Transformer Engine's cp_comm_type "a2a").
+enum class ContextParallel { none, ring, all_gather, all_to_all };
 // Which TP collectives a column-parallel layer's backward launches
 // asynchronously beside its own GEMMs (Megatron's
 // LinearWithGradAccumulationAndAsyncCommunication, Transformer Engine's
