@@ -1167,3 +1167,24 @@ TEST(StackLoad, OlderOverlapKeysStillLoad) {
     EXPECT_NE(std::string(e.what()).find("not both"), std::string::npos) << e.what();
   }
 }
+
+// DeepSpeed-Ulysses in the microsoft fork: the all-to-all exchange, flash attention (the fork's unfused
+// path does not run under it), no selective recompute; the pipeline-engine stack offers no CP.
+TEST(StackLoad, MicrosoftForkUlyssesIsAllToAllContextParallel) {
+  const Stack s = load_stack("megatron-deepspeed-ms-nopipe-ulysses"), nopipe = load_stack("megatron-deepspeed-ms-nopipe");
+  EXPECT_EQ(s.communication.context_parallel, ContextParallel::all_to_all);
+  EXPECT_STREQ(to_string(s.communication.context_parallel), "all-to-all");
+  EXPECT_EQ(s.compute.attention, AttentionKernel::flash);
+  EXPECT_FALSE(s.offers_recompute(Recompute::selective));
+  EXPECT_TRUE(s.offers_recompute(Recompute::full));
+  // The optimizer and DP reduction are megatron-deepspeed-ms-nopipe's.
+  EXPECT_EQ(s.capabilities.zero_stages, nopipe.capabilities.zero_stages);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, nopipe.communication.dp_bucket_bytes);
+  EXPECT_EQ(nopipe.communication.context_parallel, ContextParallel::none);
+  EXPECT_EQ(load_stack("megatron-deepspeed-ms").communication.context_parallel, ContextParallel::none);
+  Plan p;
+  p.zero = 1;
+  p.cp = 4;
+  EXPECT_EQ(stack_refusal(s, p), "");
+  EXPECT_NE(stack_refusal(nopipe, p).find("context parallelism (CP 4) is not offered"), std::string::npos);
+}
