@@ -5,6 +5,7 @@
 #include "cost/context_parallel.h"
 #include "cost/evaluate.h"
 #include "cost/layer_compute.h"
+#include "net/instance_graph.h"
 #include "step_fixture.h"
 
 namespace trainplan::cost {
