@@ -49,7 +49,7 @@ EstimateOutcome estimate_plan(const ScenarioOptions& scenario_options, const Pla
   out.evaluation = evaluator.evaluate(plan, method);
   const cost::Evaluation& ev = out.evaluation;
   if (!ev.ok() && ev.problem != cost::PlanProblem::out_of_memory) {
-    out.refusal = cost::explain(ev.problem, s.model, s.hardware, s.workload, ev.plan);
+    out.refusal = cost::explain(ev.problem, s.model, s.hardware, s.workload, ev.plan, s.stack.communication.context_parallel);
     return out;
   }
   out.view = report::EstimateView{s.model.name, s.hardware.name, s.stack.name, s.calibration_file, s.calibration.origin,

@@ -124,7 +124,7 @@ ScenarioSearch search_scenario(const SearchQuery& q, const Scenario& s, const st
     else
       out.reference_refusal = r.reference->ok() ? "over the budget or past the deadline"
                                                 : cost::explain(r.reference->problem, s.model, s.hardware, s.workload,
-                                                                r.reference->plan);
+                                                                r.reference->plan, s.stack.communication.context_parallel);
   }
   return out;
 }

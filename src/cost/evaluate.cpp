@@ -52,9 +52,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   Evaluation result;
   result.plan = input;
   const spec::Plan& p = result.plan;
-  result.problem = complete_plan(model_, hardware_, workload_, result.plan);
-  if (result.problem == PlanProblem::none)
-    result.problem = check_context_parallel(model_, stack_at(p.zero).communication.context_parallel, p);
+  result.problem = complete_plan(model_, hardware_, workload_, result.plan, stack_at(p.zero).communication.context_parallel);
+  if (result.problem == PlanProblem::none) result.problem = check_context_parallel(model_, stack_at(p.zero), p);
   if (result.problem != PlanProblem::none) return result;
   // Read per call: a fit moves the calibration's memory efficiencies between calls.
   const spec::Calibration& c = calibration_;

@@ -2,8 +2,12 @@
 
 namespace trainplan::cost {
 
+long cp_sequence_multiple(spec::ContextParallel exchange, int cp) {
+  return exchange == spec::ContextParallel::all_to_all ? long(cp) : 2L * cp;
+}
+
 PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Workload& w,
-                          spec::Plan& p) {
+                          spec::Plan& p, spec::ContextParallel exchange) {
   if (p.instances < 1 || p.tp < 1 || p.pp < 1 || p.virtual_stages < 1 || p.micro_batch < 1 || p.zero < 0 ||
       p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1 || p.cp < 1 || p.ep < 1 || p.etp < 0)
     return PlanProblem::non_positive;
@@ -18,7 +22,7 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (devices > kMaxDevices) return PlanProblem::beyond_limits;
   if (devices % (long(p.tp) * p.pp * p.cp) != 0) return PlanProblem::devices_not_dividing;
   p.dp = int(devices / (long(p.tp) * p.pp * p.cp));
-  if (p.cp > 1 && w.seq_len % (2L * p.cp) != 0) return PlanProblem::cp_not_dividing_seq;
+  if (p.cp > 1 && w.seq_len % cp_sequence_multiple(exchange, p.cp) != 0) return PlanProblem::cp_not_dividing_seq;
   // A CP group (TP x CP devices) tiles instances as every other group does.
   const long per_instance = hw.devices_per_instance();
   auto tiles = [per_instance](long span) { return span % per_instance == 0 || per_instance % span == 0; };
@@ -41,8 +45,11 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   return PlanProblem::none;
 }
 
-PlanProblem check_context_parallel(const spec::ModelSpec& m, spec::ContextParallel exchange, const spec::Plan& p) {
-  if (p.cp <= 1 || exchange != spec::ContextParallel::all_to_all) return PlanProblem::none;
+PlanProblem check_context_parallel(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Plan& p) {
+  if (p.cp <= 1) return PlanProblem::none;
+  if (stack.capabilities.context_parallel_without_tp_pp && (p.tp > 1 || p.pp > 1)) return PlanProblem::cp_beside_tp_or_pp;
+  if (stack.capabilities.context_parallel_needs_all_kv_heads && m.kv_heads != m.heads) return PlanProblem::cp_needs_all_kv_heads;
+  if (stack.communication.context_parallel != spec::ContextParallel::all_to_all) return PlanProblem::none;
   const long heads = m.heads / p.tp, kv_heads = long(m.kv_heads_per_rank(p.tp));
   if (heads % p.cp != 0 || kv_heads % p.cp != 0) return PlanProblem::cp_not_dividing_heads;
   return PlanProblem::none;
@@ -61,11 +68,13 @@ const char* to_string(PlanProblem problem) {
     case PlanProblem::interleave_needs_pp: return "interleaving needs PP > 1 and micro-batches divisible by PP";
     case PlanProblem::sp_without_tp: return "sequence parallel needs TP > 1";
     case PlanProblem::seq_exceeds_positions: return "sequence longer than the learned positions";
-    case PlanProblem::cp_not_dividing_seq: return "2 x CP does not divide the sequence";
+    case PlanProblem::cp_not_dividing_seq: return "2 x CP (all-to-all: CP) does not divide the sequence";
     case PlanProblem::ep_not_dividing_experts: return "EP does not divide the experts";
     case PlanProblem::expert_grid_not_dividing: return "expert TP x EP does not divide TP x CP x DP";
     case PlanProblem::moe_tp_needs_sp: return "MoE with TP needs sequence parallelism";
     case PlanProblem::cp_not_dividing_heads: return "CP does not divide the heads per TP rank (all-to-all CP)";
+    case PlanProblem::cp_beside_tp_or_pp: return "the stack runs CP only at TP 1 and PP 1";
+    case PlanProblem::cp_needs_all_kv_heads: return "the stack runs CP only with as many kv heads as heads";
     case PlanProblem::beyond_limits: return "more devices or micro-batches than trainplan models";
     case PlanProblem::out_of_memory: return "does not fit in HBM";
     case PlanProblem::count_: break;
@@ -74,7 +83,7 @@ const char* to_string(PlanProblem problem) {
 }
 
 std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::HardwareSpec& hw,
-                    const spec::Workload& w, const spec::Plan& p) {
+                    const spec::Workload& w, const spec::Plan& p, spec::ContextParallel exchange) {
   using std::to_string;
   const long devices = long(p.instances) * hw.devices_per_instance();
   switch (problem) {
@@ -98,6 +107,10 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
       return "TP " + to_string(p.tp) + " x PP " + to_string(p.pp) + (p.cp > 1 ? " x CP " + to_string(p.cp) : "") +
              " does not divide the " + to_string(devices) + " devices of " + to_string(p.instances) + " x " + hw.name;
     case PlanProblem::cp_not_dividing_seq:
+      if (exchange == spec::ContextParallel::all_to_all)
+        return "CP " + to_string(p.cp) + " needs a sequence length divisible by CP (each rank's s / CP tokens, "
+               "exchanged by all-to-all; microsoft/Megatron-DeepSpeed@f4157bea pretrain_gpt.py:138 asserts it); " +
+               to_string(w.seq_len) + " is not";
       return "CP " + to_string(p.cp) + " needs a sequence length divisible by 2 x CP (two load-balanced chunks per "
              "rank, Megatron-LM arguments.py); " + to_string(w.seq_len) + " is not";
     case PlanProblem::ep_not_dividing_experts:
@@ -115,6 +128,14 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
              to_string(m.heads / p.tp) + " heads and " + to_string(long(m.kv_heads_per_rank(p.tp))) + " kv heads on each TP rank (" +
              m.name + ", TP " + to_string(p.tp) + "; DeepSpeed 0.16.2 deepspeed/sequence/layer.py:207, 219 asserts the heads "
              "divisible by the sequence-parallel size, microsoft/Megatron-DeepSpeed@f4157bea megatron/model/transformer.py:618)";
+    case PlanProblem::cp_beside_tp_or_pp:
+      return "CP " + to_string(p.cp) + " runs only at TP 1 and PP 1 under this stack; the plan has TP " + to_string(p.tp) +
+             ", PP " + to_string(p.pp) + " (DeepSpeed-Ulysses in microsoft/Megatron-DeepSpeed@f4157bea: "
+             "megatron/core/parallel_state.py:145-147 asserts TP 1 and PP 1 beside --ds-sequence-parallel-size)";
+    case PlanProblem::cp_needs_all_kv_heads:
+      return "CP " + to_string(p.cp) + " runs only with K and V as wide as Q under this stack; " + m.name + " has " +
+             to_string(m.kv_heads) + " kv heads for " + to_string(m.heads) + " heads (microsoft/Megatron-DeepSpeed@f4157bea "
+             "megatron/model/transformer.py:729 asserts them equal under --ds-sequence-parallel-size)";
     case PlanProblem::batch_not_dividing:
       return "the global batch of " + to_string(w.global_batch_seqs) + " sequences does not divide into DP " +
              to_string(p.dp) + " x micro-batch " + to_string(p.micro_batch);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "cost/plan_check.h"
 #include "spec/error.h"
 
 namespace trainplan::search {
@@ -82,10 +83,14 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   if (c.cp) {
     if (*c.cp == 1 || stack.communication.context_parallel != spec::ContextParallel::none) cps.push_back(*c.cp);
   } else {
-    for (long cp = 1; cp <= workload.seq_len / 2; cp *= 2)
-      if (cp == 1 || (stack.communication.context_parallel != spec::ContextParallel::none && workload.seq_len % (2 * cp) == 0 &&
-                      workload.seq_len / (2 * cp) >= c.min_cp_chunk))
+    // Each rank's chunk: s / (2 CP) for the ring's load-balanced pair, s / CP for an all-to-all.
+    const spec::ContextParallel exchange = stack.communication.context_parallel;
+    for (long cp = 1; cp <= workload.seq_len / 2; cp *= 2) {
+      const long multiple = cost::cp_sequence_multiple(exchange, int(cp));
+      if (cp == 1 || (exchange != spec::ContextParallel::none && workload.seq_len % multiple == 0 &&
+                      workload.seq_len / multiple >= c.min_cp_chunk))
         cps.push_back(int(cp));
+    }
   }
   require(!cps.empty(), "cp");
   for (int ep : model.moe() ? divisors(model.experts) : std::vector<int>{1})

@@ -4,7 +4,7 @@
 // and kv heads; PP over divisors of the layers; the Stack removes what it does
 // not offer (ZeRO stages, schedules, recompute modes, SP, async TP, CP, EP) and
 // fixes DP overlap to its behaviour at each ZeRO stage; constraints narrow any axis. CP runs over
-// powers of two whose chunks (seq / 2 CP) keep at least min_cp_chunk tokens;
+// powers of two whose chunks (seq / 2 CP; seq / CP for an all-to-all) keep at least min_cp_chunk tokens;
 // EP over divisors of a MoE model's experts, expert TP over 1 and TP.
 #pragma once
 #include <array>

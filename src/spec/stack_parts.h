@@ -68,6 +68,12 @@ struct StackCapabilities {
   bool sequence_parallel_default = false;
   bool overlap_tp_comm = false;  // offers async TP
   bool expert_parallel = false;  // offers EP (and expert TP) for MoE models; optional in files
+  // Its CP runs only at TP 1 and PP 1 (DeepSpeed-Ulysses in microsoft's
+  // Megatron-DeepSpeed); optional in files ("context_parallel_without_tp_pp").
+  bool context_parallel_without_tp_pp = false;
+  // Its CP needs K and V as wide as Q: no grouped-query attention; optional in
+  // files ("context_parallel_needs_all_kv_heads").
+  bool context_parallel_needs_all_kv_heads = false;
   bool fp8 = false;              // offers FP8 GEMMs (Precision::fp8)
   // Its compiler casts an FP32 model's matmuls to BF16 (Precision::fp32_bf16_matmul;
   // neuronx-cc --auto-cast matmult); optional in files.

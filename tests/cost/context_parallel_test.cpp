@@ -91,7 +91,9 @@ TEST(ContextParallelAllToAll, AttentionSplitsByHeadsWithoutImbalance) {
 TEST(ContextParallelAllToAll, PlanCheckRefusesHeadsCpDoesNotDivide) {
   const spec::ModelSpec llama3 = spec::load_model("llama3-8b");  // 32 heads, 8 kv heads
   const spec::ModelSpec gpt3 = spec::load_model("gpt3-175b");     // 96 heads
-  const auto a2a = spec::ContextParallel::all_to_all;
+  spec::Stack a2a, ring;
+  a2a.communication.context_parallel = spec::ContextParallel::all_to_all;
+  ring.communication.context_parallel = spec::ContextParallel::ring;
   // CP 16 does not divide 8 kv heads (DeepSpeed 0.16.2 layer.py:219 asserts heads % SP).
   EXPECT_EQ(check_context_parallel(llama3, a2a, ulysses_plan(2, 1, 16)), PlanProblem::cp_not_dividing_heads);
   // TP 2 leaves 4 kv heads per rank: CP 8 does not divide them; CP 4 does.
@@ -100,7 +102,7 @@ TEST(ContextParallelAllToAll, PlanCheckRefusesHeadsCpDoesNotDivide) {
   // GPT-3 175B at TP 8: 12 heads per rank, not divisible by CP 8.
   EXPECT_EQ(check_context_parallel(gpt3, a2a, ulysses_plan(8, 8, 8)), PlanProblem::cp_not_dividing_heads);
   // The ring and the all-gather split the sequence, not the heads.
-  EXPECT_EQ(check_context_parallel(gpt3, spec::ContextParallel::ring, ulysses_plan(8, 8, 8)), PlanProblem::none);
+  EXPECT_EQ(check_context_parallel(gpt3, ring, ulysses_plan(8, 8, 8)), PlanProblem::none);
   const spec::HardwareSpec hw = spec::load_hardware("p5.48xlarge");
   const spec::Workload w{32768, 16, 0, spec::Precision::mixed_bf16};
   const std::string why = explain(PlanProblem::cp_not_dividing_heads, llama3, hw, w, ulysses_plan(2, 2, 8));
@@ -108,12 +110,85 @@ TEST(ContextParallelAllToAll, PlanCheckRefusesHeadsCpDoesNotDivide) {
   EXPECT_NE(why.find("16 heads and 4 kv heads"), std::string::npos) << why;
   // evaluate refuses it with the stack's exchange.
   spec::Stack stack = spec::load_stack("megatron-lm");
-  stack.communication.context_parallel = a2a;
+  stack.communication.context_parallel = spec::ContextParallel::all_to_all;
   const Evaluation ev = evaluate(llama3, hw, stack, spec::Calibration{}, w, ulysses_plan(2, 2, 8));
   EXPECT_EQ(ev.problem, PlanProblem::cp_not_dividing_heads);
   stack.communication.context_parallel = spec::ContextParallel::ring;
   EXPECT_NE(evaluate(llama3, hw, stack, spec::Calibration{}, w, ulysses_plan(2, 2, 8)).problem,
             PlanProblem::cp_not_dividing_heads);
+}
+
+TEST(ContextParallelAllToAll, SequenceNeedsAMultipleOfCpOnly) {
+  // The ring and the all-gather give each rank two of 2 x CP chunks (the causal mask's load
+  // balancing); an all-to-all gives each rank s / CP tokens (microsoft/Megatron-DeepSpeed@f4157bea
+  // pretrain_gpt.py:138 asserts seq_length % sp == 0) and then the whole sequence for heads / CP.
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::HardwareSpec hw = spec::load_hardware("p4d.24xlarge");
+  const spec::Workload w{32772, 16, 0, spec::Precision::mixed_bf16};  // 4 x 8193: a multiple of 4, not of 8
+  EXPECT_EQ(cp_sequence_multiple(spec::ContextParallel::ring, 4), 8);
+  EXPECT_EQ(cp_sequence_multiple(spec::ContextParallel::all_gather, 4), 8);
+  EXPECT_EQ(cp_sequence_multiple(spec::ContextParallel::all_to_all, 4), 4);
+  spec::Plan p = ulysses_plan(2, 1, 4);
+  EXPECT_EQ(complete_plan(m, hw, w, p, spec::ContextParallel::ring), PlanProblem::cp_not_dividing_seq);
+  p = ulysses_plan(2, 1, 4);
+  EXPECT_EQ(complete_plan(m, hw, w, p, spec::ContextParallel::all_gather), PlanProblem::cp_not_dividing_seq);
+  p = ulysses_plan(2, 1, 4);
+  EXPECT_EQ(complete_plan(m, hw, w, p, spec::ContextParallel::all_to_all), PlanProblem::none);
+  p = ulysses_plan(2, 1, 8);  // 32772 is not a multiple of 8
+  EXPECT_EQ(complete_plan(m, hw, w, p, spec::ContextParallel::all_to_all), PlanProblem::cp_not_dividing_seq);
+  const std::string a2a_why = explain(PlanProblem::cp_not_dividing_seq, m, hw, w, p, spec::ContextParallel::all_to_all);
+  EXPECT_NE(a2a_why.find("divisible by CP (each rank's s / CP tokens"), std::string::npos) << a2a_why;
+  EXPECT_NE(a2a_why.find("pretrain_gpt.py:138"), std::string::npos) << a2a_why;
+  const std::string ring_why = explain(PlanProblem::cp_not_dividing_seq, m, hw, w, p);
+  EXPECT_NE(ring_why.find("divisible by 2 x CP"), std::string::npos) << ring_why;
+  // evaluate takes the rule from the stack: the microsoft fork's Ulysses stack prices CP 4 at 32772 tokens.
+  const spec::Stack ulysses = spec::load_stack("megatron-deepspeed-ms-nopipe-ulysses");
+  spec::Plan q = ulysses_plan(2, 1, 4);
+  q.recompute = spec::Recompute::full;
+  EXPECT_NE(evaluate(m, hw, ulysses, spec::Calibration{}, w, q).problem, PlanProblem::cp_not_dividing_seq);
+  spec::Stack as_ring = ulysses;
+  as_ring.communication.context_parallel = spec::ContextParallel::ring;
+  EXPECT_EQ(evaluate(m, hw, as_ring, spec::Calibration{}, w, q).problem, PlanProblem::cp_not_dividing_seq);
+}
+
+TEST(ContextParallelAllToAll, MicrosoftForkRefusesCpBesideTpPpOrGroupedQueryAttention) {
+  // microsoft/Megatron-DeepSpeed@f4157bea asserts TP 1 and PP 1 under --ds-sequence-parallel-size
+  // (megatron/core/parallel_state.py:145-147) and K and V as wide as Q (megatron/model/transformer.py:729):
+  // stack megatron-deepspeed-ms-nopipe-ulysses says so, and evaluate refuses what the fork refuses.
+  const spec::Stack s = spec::load_stack("megatron-deepspeed-ms-nopipe-ulysses");
+  EXPECT_TRUE(s.capabilities.context_parallel_without_tp_pp);
+  EXPECT_TRUE(s.capabilities.context_parallel_needs_all_kv_heads);
+  EXPECT_FALSE(spec::load_stack("megatron-lm").capabilities.context_parallel_without_tp_pp);
+  EXPECT_FALSE(spec::load_stack("megatron-lm").capabilities.context_parallel_needs_all_kv_heads);
+  const spec::ModelSpec llama2 = spec::load_model("llama2-7b");  // 32 heads, 32 kv heads
+  const spec::ModelSpec llama3 = spec::load_model("llama3-8b");  // 32 heads, 8 kv heads
+  const spec::HardwareSpec hw = spec::load_hardware("p4d.24xlarge");
+  const spec::Workload w{32768, 16, 0, spec::Precision::mixed_bf16};
+  auto plan = [](int tp, int cp) {
+    spec::Plan p = ulysses_plan(2, tp, cp);
+    p.recompute = spec::Recompute::full;
+    return p;
+  };
+  EXPECT_EQ(check_context_parallel(llama2, s, plan(2, 4)), PlanProblem::cp_beside_tp_or_pp);
+  spec::Plan pp2 = plan(1, 4);
+  pp2.pp = 2;
+  EXPECT_EQ(check_context_parallel(llama2, s, pp2), PlanProblem::cp_beside_tp_or_pp);
+  EXPECT_EQ(check_context_parallel(llama3, s, plan(1, 4)), PlanProblem::cp_needs_all_kv_heads);
+  EXPECT_EQ(check_context_parallel(llama2, s, plan(1, 4)), PlanProblem::none);
+  // Without CP the stack is megatron-deepspeed-ms-nopipe's: TP and GQA run.
+  EXPECT_EQ(check_context_parallel(llama3, s, plan(2, 1)), PlanProblem::none);
+  // The ring stacks keep TP and GQA beside CP.
+  EXPECT_EQ(check_context_parallel(llama3, spec::load_stack("megatron-lm"), plan(2, 4)), PlanProblem::none);
+  EXPECT_EQ(evaluate(llama2, hw, s, spec::Calibration{}, w, plan(2, 4)).problem, PlanProblem::cp_beside_tp_or_pp);
+  EXPECT_EQ(evaluate(llama3, hw, s, spec::Calibration{}, w, plan(1, 4)).problem, PlanProblem::cp_needs_all_kv_heads);
+  const Evaluation ok = evaluate(llama2, hw, s, spec::Calibration{}, w, plan(1, 4));
+  EXPECT_TRUE(ok.problem == PlanProblem::none || ok.problem == PlanProblem::out_of_memory) << to_string(ok.problem);
+  const std::string tp_why = explain(PlanProblem::cp_beside_tp_or_pp, llama2, hw, w, plan(2, 4));
+  EXPECT_NE(tp_why.find("CP 4 runs only at TP 1 and PP 1 under this stack; the plan has TP 2, PP 1"), std::string::npos) << tp_why;
+  EXPECT_NE(tp_why.find("parallel_state.py:145-147"), std::string::npos) << tp_why;
+  const std::string kv_why = explain(PlanProblem::cp_needs_all_kv_heads, llama3, hw, w, plan(1, 4));
+  EXPECT_NE(kv_why.find("llama3-8b has 8 kv heads for 32 heads"), std::string::npos) << kv_why;
+  EXPECT_NE(kv_why.find("transformer.py:729"), std::string::npos) << kv_why;
 }
 
 }  // namespace trainplan::cost

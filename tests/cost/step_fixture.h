@@ -28,7 +28,7 @@ struct StepFixture {
 
   // Completes the plan (dp, grad_accum) and returns the context; fails the test on a bad plan.
   StepContext context() {
-    const PlanProblem problem = complete_plan(model, hardware, workload, plan);
+    const PlanProblem problem = complete_plan(model, hardware, workload, plan, stack.communication.context_parallel);
     EXPECT_EQ(problem, PlanProblem::none) << to_string(problem);
     return StepContext{model, hardware, stack, calibration, workload, plan, cluster, ops,
                        parameters_per_device(model, plan), expert_parameters_per_device(model, plan),
