@@ -68,9 +68,9 @@ void add_plan_options(CLI::App* c, app::PlanOptions& o) {
               "layers + 2 and the first rank's first chunk and the last rank's last chunk hold one layer fewer");
   auto* sp = c->add_flag("--sp", o.sp,
                          "Sequence parallel inside the TP group; default: on at TP > 1 where the stack's client turns it\n"
-                         "on by default (NxD, NxD Training, torchtitan), else off");
+                         "on by default (NxD, NxD Training, Neuron NeMo, torchtitan), else off");
   c->add_flag("--no-sp", o.no_sp, "No sequence parallelism, whatever the stack's default")->excludes(sp);
-  c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's K/V exchange)")
+  c->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over CP ranks (the stack's exchange around attention)")
       ->capture_default_str()
       ->check(positive_whole());
   c->add_option("--ep", o.ep, "Expert-parallel degree (MoE models): the routed experts split over EP ranks")

@@ -1,4 +1,4 @@
-// Context parallel: the K/V exchange of the attention core when each sequence
+// Context parallel: the exchange around the attention core when each sequence
 // is split over CP ranks, per layer and micro-batch. Ring (Megatron-Core /
 // Transformer Engine "p2p"): CP-1 steps, each sending this rank's K and V
 // chunk to the next rank while attention runs on the chunk in hand; only what

@@ -14,7 +14,7 @@ struct StepBreakdown {
   double recompute_s = 0;         // part of backward_compute_s spent re-running forward
   double memory_bound_s = 0;      // norms, softmax, activations, residuals (inside the compute figures above)
   double tp_comm_exposed_s = 0;
-  double cp_comm_exposed_s = 0;   // context parallel K/V exchange not hidden behind attention
+  double cp_comm_exposed_s = 0;   // context parallel exchange (K/V ring or gather, head all-to-all) not hidden
   double ep_comm_exposed_s = 0;   // expert parallel dispatch and combine all-to-alls
   double pp_comm_exposed_s = 0;
   double pipeline_bubble_s = 0;
@@ -41,7 +41,7 @@ inline constexpr StepPart kStepParts[] = {
     {"forward_compute_s", "forward compute", &StepBreakdown::forward_compute_s, true},
     {"backward_compute_s", "backward compute (with recompute)", &StepBreakdown::backward_compute_s, true},
     {"tp_comm_exposed_s", "exposed TP communication", &StepBreakdown::tp_comm_exposed_s, true},
-    {"cp_comm_exposed_s", "exposed CP communication (K/V exchange)", &StepBreakdown::cp_comm_exposed_s, false},
+    {"cp_comm_exposed_s", "exposed CP communication (attention exchange)", &StepBreakdown::cp_comm_exposed_s, false},
     {"ep_comm_exposed_s", "exposed EP communication (all-to-all)", &StepBreakdown::ep_comm_exposed_s, false},
     {"pp_comm_exposed_s", "exposed PP communication", &StepBreakdown::pp_comm_exposed_s, true},
     {"pipeline_bubble_s", "pipeline bubble", &StepBreakdown::pipeline_bubble_s, true},

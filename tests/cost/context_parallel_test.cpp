@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cost/context_parallel.h"
+#include "cost/estimate.h"
 #include "cost/evaluate.h"
 #include "cost/layer_compute.h"
 #include "net/instance_graph.h"
@@ -189,6 +190,18 @@ TEST(ContextParallelAllToAll, MicrosoftForkRefusesCpBesideTpPpOrGroupedQueryAtte
   const std::string kv_why = explain(PlanProblem::cp_needs_all_kv_heads, llama3, hw, w, plan(1, 4));
   EXPECT_NE(kv_why.find("llama3-8b has 8 kv heads for 32 heads"), std::string::npos) << kv_why;
   EXPECT_NE(kv_why.find("transformer.py:729"), std::string::npos) << kv_why;
+}
+
+// The step part every report names CP's time by, declared once (kStepParts): right for the ring
+// and the all-gather (K and V) and for the all-to-all (Q, K, V and the output heads) alike.
+TEST(ContextParallelAllToAll, StepPartLabelNamesNoOneExchange) {
+  int found = 0;
+  for (const StepPart& part : kStepParts)
+    if (part.seconds == &StepBreakdown::cp_comm_exposed_s) {
+      ++found;
+      EXPECT_STREQ(part.label, "exposed CP communication (attention exchange)");
+    }
+  EXPECT_EQ(found, 1);
 }
 
 }  // namespace trainplan::cost
