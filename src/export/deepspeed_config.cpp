@@ -148,7 +148,8 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   a.flag("--deepspeed");
   a.text("--deepspeed_config", config_name);
 
-  const long dp = long(job.instances) * job.devices_per_instance / (long(p.tp) * p.pp);
+  // The fork's DP excludes its sequence-parallel ranks (microsoft/Megatron-DeepSpeed@f4157bea megatron/arguments.py:101-108).
+  const long dp = long(job.instances) * job.devices_per_instance / (long(p.tp) * p.pp * p.cp);
   nlohmann::ordered_json ds;
   ds["train_batch_size"] = job.workload.global_batch_seqs;
   ds["train_micro_batch_size_per_gpu"] = p.micro_batch;
@@ -156,8 +157,10 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   // overlap_comm is read by the ZeRO optimizers alone: stage 0 builds none, and for a pipeline
   // model DeepSpeed turns it off at stage 1 (deepspeed/runtime/engine.py@b344c04d:1568-1571; 0.6.5
   // :1364-1375); without the pipeline engine the stage-1 optimizer reduces from hooks with it
-  // (stacks/megatron-deepspeed-ms-nopipe.json's by_zero_stage "1").
-  const bool overlap_priced = ds_stage(job) >= 2 || (ds_stage(job) == 1 && job.stack_name == kMicrosoftDeepSpeedNoPipeStack);
+  // (stacks/megatron-deepspeed-ms-nopipe.json's by_zero_stage "1", which the Ulysses stack extends).
+  const bool overlap_priced =
+      ds_stage(job) >= 2 || (ds_stage(job) == 1 && microsoft_deepspeed_16bit_gradients(job.stack_name) &&
+                             microsoft_deepspeed_without_pipeline(job.stack_name));
   ds["zero_optimization"] = {{"stage", ds_stage(job)}, {"overlap_comm", p.overlap_dp_comm && overlap_priced}};
   // ZeRO-3 as its stack priced it: one kept bucket of reduce_bucket_size elements, its last
   // reduce-scatter unhidden (contiguous_gradients: deepspeed/runtime/zero/stage3.py@b344c04d:531-534),
@@ -307,6 +310,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
                          "as microsoft's (DeepSpeed 0.16.2)"));
   }
   if (microsoft) {
+    const bool stack_stated = !job.stack_name.empty();  // by the file's header
     read_microsoft_deepspeed_arguments(args, script_file, job);
     // pretrain_gpt.py@f4157bea:51: GPTModelPipe under DeepSpeed's pipeline engine unless --no-pipeline-parallel,
     // which megatron/arguments.py:94-96 allows at PP 1 alone.
@@ -368,6 +372,16 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
       if (job.stack_name.empty()) job.stack_name = kMicrosoftDeepSpeedZero3Stack;
     }
     if (job.stack_name.empty()) job.stack_name = kMicrosoftDeepSpeedStack;  // the fork's stack where no header names one
+    // DeepSpeed-Ulysses beside megatron-deepspeed-ms-nopipe's optimizers (FP16_Optimizer, the ZeRO-1/2 optimizer
+    // with 16-bit gradients): stack megatron-deepspeed-ms-nopipe-ulysses; beside another optimizer no stack prices it.
+    if (p.cp > 1 && !stack_stated) {
+      if (job.stack_name != kMicrosoftDeepSpeedNoPipeStack)
+        throw spec::SpecError(script_file, "--ds-sequence-parallel-size",
+                              "1 beside the optimizer " + config_file + " builds (priced by stack " + job.stack_name +
+                                  "): stack " + kMicrosoftDeepSpeedUlyssesStack + " prices DeepSpeed-Ulysses beside "
+                                  "FP16 (or stage-1/2 16-bit) gradients only");
+      job.stack_name = kMicrosoftDeepSpeedUlyssesStack;
+    }
   } else {
     // bigscience pretrain_gpt.py@8387ae17:56-64 builds GPTModelPipe whenever --deepspeed is given, and
     // the pipeline engine asserts a stage below 2 (as bigscience_arguments refuses on writing).

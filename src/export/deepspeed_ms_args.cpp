@@ -87,7 +87,26 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   if (spec::edge_slots_active(p))
     refuse_deepspeed("--pipeline-model-parallel-size",
                      "no edge layer slots: Microsoft's Megatron-DeepSpeed fixes partition_method 'type:transformer'");
-  if (p.cp > 1) refuse_deepspeed("--ds-sequence-parallel-size", "context parallel 1; DeepSpeed-Ulysses is not the ring CP planned");
+  // DeepSpeed-Ulysses (arguments.py:974): trainplan's CP under its own stack, as the fork runs it.
+  const bool ulysses = job.stack_name == kMicrosoftDeepSpeedUlyssesStack;
+  if (p.cp > 1 && !ulysses)
+    refuse_deepspeed("--ds-sequence-parallel-size", "1 under stack " + job.stack_name + "; the fork's DeepSpeed-Ulysses "
+                     "(an all-to-all of heads) is priced by stack " + kMicrosoftDeepSpeedUlyssesStack);
+  if (p.cp > 1 && p.sp)
+    refuse_deepspeed("--sequence-parallel", "off with --ds-sequence-parallel-size: Megatron-DeepSpeed raises on both "
+                                            "(megatron/initialize.py:247-252)");
+  if (p.cp > 1 && p.tp > 1)
+    refuse_deepspeed("--tensor-model-parallel-size", "1 with --ds-sequence-parallel-size " + std::to_string(p.cp) +
+                                                         " (megatron/core/parallel_state.py:145-147 asserts TP 1 and PP 1)");
+  if (p.cp > 1 && m.kv_heads != m.heads)
+    refuse_deepspeed("--num-key-value-heads", "as many as --num-attention-heads with --ds-sequence-parallel-size "
+                                              "(megatron/model/transformer.py:729 asserts K and V as wide as Q); " +
+                                                  m.name + " has " + std::to_string(m.kv_heads) + " for " +
+                                                  std::to_string(m.heads));
+  if (ulysses && p.recompute == spec::Recompute::selective)
+    refuse_deepspeed("--recompute-granularity", "full or none under stack " + job.stack_name + ": with DeepSpeed sequence "
+                                                "parallelism the fork sets no selective recompute "
+                                                "(megatron/model/transformer.py:625-629)");
   if (p.ep > 1 || m.moe()) refuse_deepspeed("--num-experts", "a dense model; DeepSpeed-MoE is not exported");
   if (m.mla()) refuse_deepspeed("--num-key-value-heads", "grouped-query or multi-head attention; MLA is not offered");
   if (p.sp && p.tp == 1) refuse_deepspeed("--sequence-parallel", "TP > 1 (Megatron-DeepSpeed switches sequence parallelism off at TP 1)");
@@ -111,7 +130,7 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
   } else if (microsoft_deepspeed_16bit_gradients(job.stack_name)) {
     // FP16_Optimizer (ZeRO 0) and the stage-1 optimizer with 16-bit gradients; without the pipeline
     // engine also that optimizer at stage 2 (stacks/megatron-deepspeed-ms-nopipe.json's by_zero_stage "2").
-    const int highest = job.stack_name == kMicrosoftDeepSpeedNoPipeStack ? 2 : 1;
+    const int highest = microsoft_deepspeed_without_pipeline(job.stack_name) ? 2 : 1;
     if (p.zero > highest)
       refuse_deepspeed("zero_optimization.stage",
                        highest == 2 ? "0, 1 or 2: stack " + job.stack_name + " describes DeepSpeed 0.16.2's FP16_Optimizer "
@@ -171,6 +190,13 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage) {
   // pretrain_gpt.py:51), whose DeepSpeed pipeline engine rejects ZeRO-3 (deepspeed/runtime/pipe/engine.py:77-78)
   // and keeps pipe buffers the no-pipeline stacks do not price.
   if (microsoft_deepspeed_without_pipeline(job.stack_name)) arg("--no-pipeline-parallel");
+  if (job.stack_name == kMicrosoftDeepSpeedUlyssesStack) {
+    if (p.cp > 1) num("--ds-sequence-parallel-size", p.cp);
+    // Under DeepSpeed sequence parallelism only the flash paths run (megatron/model/transformer.py:835-846;
+    // the unfused one, :847, passes the mask where DeepSpeed takes batch_dim_idx): FlashAttention-2
+    // (flash_attn_varlen_func, :409; DistributedAttention gathers dim 1 for it, :619-622).
+    arg("--use-flash-attn-v2");
+  }
   if (p.sp) arg("--sequence-parallel");
   write_batch_and_sequence(a, job);
   write_layer_shape(a, m);
@@ -216,11 +242,31 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
   if (args.has("--num-layers-per-virtual-pipeline-stage"))
     throw spec::SpecError(file, "--num-layers-per-virtual-pipeline-stage",
                           "no virtual stages: DeepSpeed's pipeline engine does not interleave");
-  // DeepSpeed-Ulysses (arguments.py:974): an all-to-all of heads that no stack prices, not Megatron's SP.
-  if (whole("--ds-sequence-parallel-size", 1, kBig, 1) > 1)
-    throw spec::SpecError(file, "--ds-sequence-parallel-size",
-                          "1: DeepSpeed-Ulysses sequence parallelism (an all-to-all of attention heads) is priced by no "
-                          "trainplan stack");
+  // DeepSpeed-Ulysses (arguments.py:974): an all-to-all of heads, trainplan's CP, not Megatron's SP;
+  // what the fork asserts against beside it is refused naming the option.
+  p.cp = int(whole("--ds-sequence-parallel-size", 1, kBig, 1));
+  if (p.cp > 1) {
+    const std::string with = " with --ds-sequence-parallel-size " + std::to_string(p.cp);
+    if (args.has("--sequence-parallel"))
+      throw spec::SpecError(file, "--sequence-parallel",
+                            "absent" + with + ": Megatron-DeepSpeed raises on both (megatron/initialize.py:247-252)");
+    if (p.tp > 1 || p.pp > 1)
+      throw spec::SpecError(file, p.tp > 1 ? "--tensor-model-parallel-size" : "--pipeline-model-parallel-size",
+                            "1" + with + " (megatron/core/parallel_state.py:145-147 asserts TP 1 and PP 1), found " +
+                                std::to_string(p.tp > 1 ? p.tp : p.pp));
+    if (!args.has("--no-pipeline-parallel"))
+      throw spec::SpecError(file, "--no-pipeline-parallel",
+                            "given" + with + ": without it pretrain_gpt.py builds GPTModelPipe, whose get_batch_pipe "
+                            "(pretrain_gpt.py:176-209) hands every rank the whole sequence");
+    bool flash = false;
+    for (const char* o : {"--use-flash-attn", "--use-flash-attn-v1", "--use-flash-attn-v2", "--use-flash-attn-triton",
+                          "--use-flash-attn-builder"})
+      flash = flash || args.has(o);
+    if (!flash)
+      throw spec::SpecError(file, "--use-flash-attn-v2",
+                            "given (or another --use-flash-attn option)" + with + ": only the flash paths run under "
+                            "DeepSpeed sequence parallelism (megatron/model/transformer.py:528-531, 835-847)");
+  }
   p.sp = args.has("--sequence-parallel") && p.tp > 1;  // the fork switches it off at TP 1
   // As the pipeline model reads them (gpt_model.py:446-452): --checkpoint-activations first, then the granularity.
   const std::string granularity =
@@ -239,12 +285,22 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
                           "trainplan models no partial recompute)");
   }
 
+  if (p.cp > 1 && p.recompute == spec::Recompute::selective)
+    throw spec::SpecError(file, args.has("--recompute-activations") ? "--recompute-activations" : "--recompute-granularity",
+                          "full or none with --ds-sequence-parallel-size " + std::to_string(p.cp) +
+                              ": the fork sets no selective recompute there (megatron/model/transformer.py:625-629)");
+
   if (!read_architecture_head(args, file, "--vocab-size", job)) return;
   spec::ModelSpec& m = job.model;
   m.kv_heads = int(whole("--num-key-value-heads", 1, m.heads, m.heads));
   if (m.heads % m.kv_heads != 0)
     throw spec::SpecError(file, "--num-key-value-heads",
                           "a divisor of --num-attention-heads " + std::to_string(m.heads) + ", found " +
+                              std::to_string(m.kv_heads));
+  if (p.cp > 1 && m.kv_heads != m.heads)
+    throw spec::SpecError(file, "--num-key-value-heads",
+                          "--num-attention-heads " + std::to_string(m.heads) + " or absent with --ds-sequence-parallel-size " +
+                              std::to_string(p.cp) + " (megatron/model/transformer.py:729 asserts K and V as wide as Q), found " +
                               std::to_string(m.kv_heads));
   m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
   // The fork's defaults (arguments.py:287-296): 4h, or for SwiGLU 8h/3 rounded down to a multiple of 64.

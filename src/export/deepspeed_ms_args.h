@@ -3,12 +3,14 @@
 // stacks megatron-deepspeed-ms (DeepSpeed's pipeline engine, BF16 optimizer),
 // megatron-deepspeed-ms-zero3 (--no-pipeline-parallel, ZeRO-3) and, without the
 // pipeline engine at ZeRO 0-2, megatron-deepspeed-ms-nopipe (FP16_Optimizer or
-// the ZeRO-1/2 optimizer) and megatron-deepspeed-ms-nopipe-bf16-optimizer, and the
-// same 16-bit-gradient optimizers under the pipeline engine, megatron-deepspeed-ms-fp16, run:
+// the ZeRO-1/2 optimizer), the same with DeepSpeed-Ulysses (--ds-sequence-parallel-size,
+// megatron-deepspeed-ms-nopipe-ulysses) and megatron-deepspeed-ms-nopipe-bf16-optimizer,
+// and the same 16-bit-gradient optimizers under the pipeline engine, megatron-deepspeed-ms-fp16, run:
 // Megatron SP, RMSNorm, SwiGLU, rotary, GQA, untied embeddings, no linear bias,
 // selective or full recompute. Writing refuses what the fork cannot express
 // (SpecError naming "deepspeed format" and the option); reading fills the
-// plan's SP and recompute and, when stated, the architecture.
+// plan's SP, CP (--ds-sequence-parallel-size) and recompute and, when stated,
+// the architecture.
 #pragma once
 #include <string>
 
@@ -28,22 +30,28 @@ inline constexpr const char* kMicrosoftDeepSpeedZero3Stack = "megatron-deepspeed
 // BF16 through DeepSpeed's BF16 optimizer (stacks/megatron-deepspeed-ms-nopipe-bf16-optimizer.json).
 inline constexpr const char* kMicrosoftDeepSpeedNoPipeStack = "megatron-deepspeed-ms-nopipe";
 inline constexpr const char* kMicrosoftDeepSpeedNoPipeBf16Stack = "megatron-deepspeed-ms-nopipe-bf16-optimizer";
+// megatron-deepspeed-ms-nopipe's optimizers with DeepSpeed-Ulysses, the fork's --ds-sequence-parallel-size
+// (trainplan's CP), as examples_deepspeed/sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh runs it:
+// without the pipeline engine (its get_batch_pipe does not split the sequence), TP 1, flash attention
+// (stacks/megatron-deepspeed-ms-nopipe-ulysses.json).
+inline constexpr const char* kMicrosoftDeepSpeedUlyssesStack = "megatron-deepspeed-ms-nopipe-ulysses";
 // The optimizers of megatron-deepspeed-ms-nopipe under DeepSpeed's pipeline engine (GPTModelPipe):
 // FP16 at ZeRO 0-1, or BF16 at ZeRO 1 with 16-bit gradients (stacks/megatron-deepspeed-ms-fp16.json).
 inline constexpr const char* kMicrosoftDeepSpeedFp16Stack = "megatron-deepspeed-ms-fp16";
 
 // Whether the stack prices DeepSpeed's FP16_Optimizer or ZeRO optimizer with 16-bit gradients.
 inline bool microsoft_deepspeed_16bit_gradients(const std::string& stack) {
-  return stack == kMicrosoftDeepSpeedNoPipeStack || stack == kMicrosoftDeepSpeedFp16Stack;
+  return stack == kMicrosoftDeepSpeedNoPipeStack || stack == kMicrosoftDeepSpeedUlyssesStack ||
+         stack == kMicrosoftDeepSpeedFp16Stack;
 }
 
 // Whether the stack runs the fork without DeepSpeed's pipeline engine: written with --no-pipeline-parallel.
 inline bool microsoft_deepspeed_without_pipeline(const std::string& stack) {
   return stack == kMicrosoftDeepSpeedZero3Stack || stack == kMicrosoftDeepSpeedNoPipeStack ||
-         stack == kMicrosoftDeepSpeedNoPipeBf16Stack;
+         stack == kMicrosoftDeepSpeedUlyssesStack || stack == kMicrosoftDeepSpeedNoPipeBf16Stack;
 }
 
-// Whether `stack` names one of the fork's stacks (any of the five above).
+// Whether `stack` names one of the fork's stacks (any of the six above).
 inline bool is_microsoft_deepspeed_stack(const std::string& stack) {
   return stack == kMicrosoftDeepSpeedStack || stack == kMicrosoftDeepSpeedFp16Stack ||
          microsoft_deepspeed_without_pipeline(stack);
@@ -64,8 +72,11 @@ ArgList microsoft_deepspeed_arguments(const LaunchJob& job, int ds_stage);
 enum class MegatronDeepSpeedFork { microsoft, bigscience, unknown };
 MegatronDeepSpeedFork megatron_deepspeed_fork(const ShellArgs& args, const std::string& file);
 
-// Reads SP, recompute and (with --num-layers, --hidden-size,
-// --num-attention-heads and --vocab-size) the architecture into `job`.
+// Reads SP, CP (--ds-sequence-parallel-size, refused beside what the fork
+// asserts against: TP or PP > 1, --sequence-parallel, the pipeline engine,
+// selective recompute, no flash attention, GQA), recompute and (with
+// --num-layers, --hidden-size, --num-attention-heads and --vocab-size) the
+// architecture into `job`.
 void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string& file, LaunchJob& job);
 
 }  // namespace trainplan::exporting

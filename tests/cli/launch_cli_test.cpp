@@ -240,6 +240,10 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
   const std::string gpt_1_3b = model_file("gpt2-xl", "gpt-1.3b-16-heads",
                                           {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 16},
                                            {"ffn_hidden", 8192}, {"max_positions", 2048}});
+  // The same at the sequence-parallel example's 32k positions (--max-position-embeddings ${seq_len}).
+  const std::string gpt_1_3b_32k = model_file("gpt2-xl", "gpt-1.3b-16-heads-32k",
+                                              {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 16},
+                                               {"ffn_hidden", 8192}, {"max_positions", 32768}});
   const std::string gpt_toy = model_file("gpt2-xl", "gpt-24l-512h",
                                          {{"layers", 24}, {"hidden", 512}, {"heads", 16}, {"kv_heads", 16}, {"ffn_hidden", 2048}});
   struct Case {
@@ -317,8 +321,16 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
       {"megatron-deepspeed_universal_checkpointing_llama_run_llama_bf16.sh", "--hardware dgx-a100-80gb --model " + mds_llama, 0,
        {"plan: TP 2, PP 2, DP 2", "ZeRO 1", "stack: megatron-deepspeed-ms-fp16\n",
         "bf16.enabled at ZeRO stage 1 priced as stack megatron-deepspeed-ms-fp16's FP16"}},
+      // DeepSpeed-Ulysses (--ds-sequence-parallel-size 4, TP 1, --no-pipeline-parallel, ZeRO 1 in FP16, flash
+      // attention through --use-flash-attn-triton): CP 4 under stack megatron-deepspeed-ms-nopipe-ulysses, its
+      // GPUs from ds_ssh (the script's num_gpus line is not read): one DGX, DP 2.
+      {"megatron-deepspeed_sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b_32k, 0,
+       {"plan: TP 1, PP 1, DP 2, CP 4, SP off, virtual stages 1, micro-batch 1, gradient accumulation 1, ZeRO 1, recompute full",
+        "stack: megatron-deepspeed-ms-nopipe-ulysses\n", "exposed CP communication (attention exchange)",
+        "fp16.enabled priced as mixed BF16"}},
+      // At the 2048 positions of the model given, the script's 32k sequence is refused.
       {"megatron-deepspeed_sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh", "--hardware dgx-a100-80gb --model " + gpt_1_3b, 2,
-       {"--ds-sequence-parallel-size: 1: DeepSpeed-Ulysses"}},
+       {"sequence length 32768 exceeds gpt-1.3b-16-heads's 2048 learned positions"}},
       // ZeRO 2 without the pipeline engine in FP16 (DeepSpeed 0.16.2's stage_1_and_2.py partitioning gradients,
       // overlap_comm at its default, off): stack megatron-deepspeed-ms-nopipe at ZeRO 2. Megatron's own loop runs
       // the step (--no-pipeline-parallel), so its --global-batch-size 1024 sets it, not ds_config's

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -1771,6 +1772,137 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   // A template edited by a regular expression is not guessed at.
   f = rebase_with("rebase-regex", {{"sed \"s/MBSIZE/", "sed \"s/MB.IZE/"}});
   expect_spec_error([&] { read_launch_config(f.string()); }, "sed 's/MB.IZE/2/'", "plain s/WORD/TEXT/", f.string());
+}
+
+
+// microsoft/Megatron-DeepSpeed@f4157bea's examples_deepspeed/sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh
+// beside its template (tests/export/fixtures/clients/SOURCES.md), with the edits given, in a folder of their own.
+fs::path ulysses_with(const std::string& name, const std::vector<std::pair<std::string, std::string>>& script_edits) {
+  const fs::path dir = scratch(name);
+  fs::create_directories(dir);
+  for (const std::string file : {"ds_pretrain_gpt_1.3B_seq_parallel_32k.sh", "ds_config_gpt_TEMPLATE.json"}) {
+    std::string text = spec::read_text_file(fixture("clients/megatron-deepspeed_sequence_parallel/" + file));
+    if (file.ends_with(".sh"))
+      for (const auto& [from, to] : script_edits) {
+        const std::size_t at = text.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        if (at != std::string::npos) text.replace(at, from.size(), to);
+      }
+    std::ofstream(dir / file) << text;
+  }
+  return dir / "ds_pretrain_gpt_1.3B_seq_parallel_32k.sh";
+}
+
+// DeepSpeed-Ulysses as the fork runs it (stack megatron-deepspeed-ms-nopipe-ulysses): a plan with CP 4
+// is written with --ds-sequence-parallel-size 4 (arguments.py:974), --no-pipeline-parallel (:954; the
+// pipeline model's get_batch_pipe, pretrain_gpt.py:176-209, does not split the sequence) and
+// --use-flash-attn-v2 (:930; only the flash paths run under it, transformer.py:835-847), its ds_config's
+// batch over DP = devices / (TP x PP x CP) (arguments.py:101-108); read back the same job, and written
+// again the same files. What the fork asserts against is refused naming the option and the line.
+TEST(LaunchConfig, MicrosoftDeepSpeedUlyssesIsWrittenAsTheSequenceParallelScriptRunsIt) {
+  LaunchJob job;
+  job.model = spec::load_model("llama2-7b");  // 32 heads, 32 kv heads
+  job.model_name = "llama2-7b";
+  job.hardware_name = "p4d.24xlarge";
+  job.hardware_family = "a100";
+  job.stack_name = "megatron-deepspeed-ms-nopipe-ulysses";
+  job.instances = job.plan.instances = 2;
+  job.devices_per_instance = 8;
+  job.plan.cp = 4;
+  job.plan.micro_batch = 1;
+  job.plan.zero = 1;
+  job.plan.recompute = spec::Recompute::full;
+  job.plan.overlap_dp_comm = false;  // the stage-1 optimizer reduces after backward
+  job.fp16 = true;
+  job.workload = {32768, 16, 0, spec::Precision::mixed_bf16};
+  const auto files = launch_files(LaunchFormat::deepspeed, job, scratch("ulysses.sh").string());
+  ASSERT_EQ(files.size(), 2u);
+  const ShellArgs args = parse_shell_args(files[0].text, "ulysses.sh");
+  EXPECT_EQ(args.value("--ds-sequence-parallel-size"), "4");
+  EXPECT_TRUE(args.has("--no-pipeline-parallel"));
+  EXPECT_TRUE(args.has("--use-flash-attn-v2"));
+  EXPECT_EQ(args.value("--tensor-model-parallel-size"), "1");
+  EXPECT_FALSE(args.has("--sequence-parallel"));
+  EXPECT_TRUE(args.has("--fp16"));
+  const auto ds = nlohmann::json::parse(files[1].text);
+  EXPECT_EQ(ds["gradient_accumulation_steps"], 4);  // 16 / (micro-batch 1 x DP 16 / 4)
+  const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, "ulysses.sh");
+  expect_same_job(job, back.job);
+  EXPECT_EQ(back.job.plan.cp, 4);
+  EXPECT_EQ(back.job.stack_name, "megatron-deepspeed-ms-nopipe-ulysses");
+  // export -> --from-config -> export: the same files.
+  LaunchJob again = back.job;
+  again.model_name = job.model_name;
+  again.model = job.model;
+  const auto rewritten = launch_files(LaunchFormat::deepspeed, again, scratch("ulysses.sh").string());
+  ASSERT_EQ(rewritten.size(), 2u);
+  EXPECT_EQ(rewritten[0].text, files[0].text);
+  EXPECT_EQ(rewritten[1].text, files[1].text);
+
+  // What the fork refuses beside --ds-sequence-parallel-size, refused on writing.
+  auto emit = [](const LaunchJob& j) { launch_files(LaunchFormat::deepspeed, j, "x.sh"); };
+  LaunchJob other = job;
+  other.plan.tp = 2;
+  expect_spec_error([&] { emit(other); }, "--tensor-model-parallel-size", "parallel_state.py:145-147", "deepspeed format");
+  other.plan.sp = true;
+  expect_spec_error([&] { emit(other); }, "--sequence-parallel", "initialize.py:247-252", "deepspeed format");
+  other = job;
+  other.plan.pp = 2;
+  expect_spec_error([&] { emit(other); }, "--pipeline-model-parallel-size", "arguments.py:94-96", "deepspeed format");
+  other = job;
+  other.model = spec::load_model("llama3-8b");
+  other.model_name = "llama3-8b";
+  expect_spec_error([&] { emit(other); }, "--num-key-value-heads", "transformer.py:729", "deepspeed format");
+  other = job;
+  other.plan.recompute = spec::Recompute::selective;
+  expect_spec_error([&] { emit(other); }, "--recompute-granularity", "transformer.py:625-629", "deepspeed format");
+  other = job;
+  other.stack_name = "megatron-deepspeed-ms-nopipe";
+  expect_spec_error([&] { emit(other); }, "--ds-sequence-parallel-size", "priced by stack megatron-deepspeed-ms-nopipe-ulysses",
+                    "deepspeed format");
+}
+
+// The fork's own sequence-parallel example as its repository holds it (sp_size=4, mp_size=1, no_pp true,
+// zero_stage 1, FP16, --use-flash-attn-triton, --checkpoint-activations; its GPU count from ds_ssh) reads
+// with CP 4 under stack megatron-deepspeed-ms-nopipe-ulysses; the variants the fork refuses are refused in
+// one line naming the file and the option.
+TEST(LaunchConfig, SequenceParallelScriptIsReadAsUlyssesAndItsContradictionsAreRefused) {
+  const std::string file = fixture("clients/megatron-deepspeed_sequence_parallel/ds_pretrain_gpt_1.3B_seq_parallel_32k.sh");
+  const ReadLaunch read = read_launch_config(file);
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-nopipe-ulysses");
+  EXPECT_EQ(read.job.plan.cp, 4);
+  EXPECT_EQ(read.job.plan.tp, 1);
+  EXPECT_EQ(read.job.plan.pp, 1);
+  EXPECT_FALSE(read.job.plan.sp);
+  EXPECT_EQ(read.job.plan.zero, 1);
+  EXPECT_EQ(read.job.plan.micro_batch, 1);
+  EXPECT_EQ(read.job.workload.seq_len, 32768);
+  EXPECT_EQ(read.job.workload.global_batch_seqs, 2);
+  EXPECT_EQ(read.job.plan.recompute, spec::Recompute::full);
+  EXPECT_TRUE(read.job.fp16);
+
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string>> refused = {
+      // {edit from, to, the option named, the phrase}
+      {"--tensor-model-parallel-size 1", "--tensor-model-parallel-size 2", "--tensor-model-parallel-size",
+       "parallel_state.py:145-147"},
+      {"--ds-sequence-parallel-size ${sp_size}", "--ds-sequence-parallel-size ${sp_size} --sequence-parallel",
+       "--sequence-parallel", "initialize.py:247-252"},
+      {"no_pp=\"true\"", "no_pp=\"false\"", "--no-pipeline-parallel", "get_batch_pipe"},
+      {"--use-flash-attn-triton", "--use-rotary-position-embeddings", "--use-flash-attn-v2", "transformer.py:528-531"},
+      {"--checkpoint-activations", "--recompute-granularity selective", "--recompute-granularity", "transformer.py:625-629"},
+      {"--num-attention-heads ${num_attn_heads}", "--num-attention-heads ${num_attn_heads} --num-key-value-heads 4 "
+       "--vocab-size 50304", "--num-key-value-heads", "transformer.py:729"},
+  };
+  int i = 0;
+  for (const auto& [from, to, option, phrase] : refused) {
+    const fs::path f = ulysses_with("ulysses-refused-" + std::to_string(i++), {{from, to}});
+    expect_spec_error([&] { read_launch_config(f.string()); }, option, phrase, f.string());
+    try {
+      read_launch_config(f.string());
+    } catch (const spec::SpecError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();  // one line
+    }
+  }
 }
 
 }  // namespace microsoft_nopipe
