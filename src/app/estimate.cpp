@@ -24,7 +24,14 @@ void add_uncertainty(report::EstimateView& view, const std::string& named_file, 
   report::EstimateUncertainty u{cost::estimate_ranges(view.estimate, bands, family)};
   u.file = file;
   u.coverage = bands.coverage;
-  u.throughput_scope = u.throughput_band_for_family ? family : "every family";
+  switch (u.throughput_band_scope) {
+    case cost::BandScope::family: u.throughput_scope = family; break;
+    case cost::BandScope::every_family: u.throughput_scope = "every family"; break;
+    case cost::BandScope::every_family_widened:
+      u.throughput_scope = "every family, widened to the spread of " + family + "'s own " +
+                           std::to_string(u.throughput_family_runs) + " held-out runs";
+      break;
+  }
   if (!u.memory_band_has_family) {
     std::string measured;
     for (const std::string& f : bands.memory_families) measured += (measured.empty() ? "" : ", ") + f;

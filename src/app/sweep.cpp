@@ -50,7 +50,7 @@ SweepResult run_sweep(const SearchQuery& q, const std::vector<int>& counts, cons
               (d.part.empty() ? std::string() : "; per instance, " + d.part + " shrinks most");
         }
         if (result.bands)
-          point.measured = cost::measured_range(e.tokens_per_s, cost::throughput_band(*result.bands, s.hardware.family));
+          point.measured = cost::measured_range(e.tokens_per_s, cost::throughput_band(*result.bands, s.hardware.family).band);
       }
       curve.points.push_back(std::move(point));
     }

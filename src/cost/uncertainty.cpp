@@ -8,10 +8,16 @@ Range measured_range(double predicted, const spec::ErrorBand& band) {
   return {predicted / (1 + band.high), predicted / (1 + band.low)};
 }
 
-const spec::ErrorBand& throughput_band(const spec::ErrorBands& bands, const std::string& family) {
+ThroughputBand throughput_band(const spec::ErrorBands& bands, const std::string& family) {
   const auto it = bands.throughput_by_family.find(family);
-  return it != bands.throughput_by_family.end() && it->second.runs >= kMinRunsForFamilyBand ? it->second
-                                                                                             : bands.throughput;
+  if (it == bands.throughput_by_family.end() || it->second.runs < spec::kMinRunsForRanking) return {bands.throughput};
+  const spec::ErrorBand& own = it->second;
+  if (own.runs >= kMinRunsForFamilyBand) return {own, BandScope::family};
+  if (own.low >= bands.throughput.low && own.high <= bands.throughput.high) return {bands.throughput};
+  spec::ErrorBand widened = bands.throughput;
+  widened.low = std::min(own.low, widened.low);
+  widened.high = std::max(own.high, widened.high);
+  return {widened, BandScope::every_family_widened, own.runs};
 }
 
 bool tied(double a, double b, const spec::ErrorBand& ranking) {
@@ -36,9 +42,10 @@ const char* to_string(FitVerdict v) {
 
 EstimateRanges estimate_ranges(const Estimate& e, const spec::ErrorBands& bands, const std::string& family) {
   EstimateRanges r;
-  const spec::ErrorBand& throughput = throughput_band(bands, family);
-  r.throughput = throughput;
-  r.throughput_band_for_family = &throughput != &bands.throughput;
+  const ThroughputBand throughput = throughput_band(bands, family);
+  r.throughput = throughput.band;
+  r.throughput_band_scope = throughput.scope;
+  r.throughput_family_runs = throughput.family_runs;
   r.memory = bands.memory;
   r.memory_band_has_family = std::find(bands.memory_families.begin(), bands.memory_families.end(), family) !=
                              bands.memory_families.end();

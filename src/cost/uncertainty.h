@@ -18,10 +18,19 @@ struct Range {
 // (predicted - measured) / measured falls in the band: [p / (1 + high), p / (1 + low)].
 Range measured_range(double predicted, const spec::ErrorBand& band);
 
-// The family's own throughput band where it rests on at least
-// kMinRunsForFamilyBand runs, else the band of every family.
+// The throughput band an estimate for `family` carries: the family's own where
+// it rests on at least kMinRunsForFamilyBand runs; else every family's, widened
+// to the family's own held-out errors where it has spec::kMinRunsForRanking of
+// them or more and they spread further (a family its corpus prices from priors
+// alone, as Gaudi 3, misses by more than the corpus at large).
 inline constexpr int kMinRunsForFamilyBand = 20;
-const spec::ErrorBand& throughput_band(const spec::ErrorBands& bands, const std::string& family);
+enum class BandScope { family, every_family, every_family_widened };
+struct ThroughputBand {
+  spec::ErrorBand band;
+  BandScope scope = BandScope::every_family;
+  int family_runs = 0;  // the family's held-out runs behind a widened band
+};
+ThroughputBand throughput_band(const spec::ErrorBands& bands, const std::string& family);
 
 // fits: the band's upper end of the measured peak fits the capacity;
 // marginal: the prediction fits but that upper end does not;
@@ -39,10 +48,12 @@ const char* to_string(FitVerdict v);
 // An estimate under the held-out bands: where the measured throughput, step
 // time and peak memory would fall, as figures and as multiples of the
 // prediction, and the memory verdict. The throughput band is the family's
-// where it has enough runs (throughput_band): throughput_band_for_family.
+// where it has enough runs, else every family's, widened where the family's own
+// spread further (throughput_band): throughput_band_scope.
 struct EstimateRanges {
   spec::ErrorBand throughput, memory;
-  bool throughput_band_for_family = false;
+  BandScope throughput_band_scope = BandScope::every_family;
+  int throughput_family_runs = 0;  // behind a widened band
   bool memory_band_has_family = false;  // the memory band holds runs of this family
   Range tokens_per_s, step_s, memory_peak_bytes;
   Range throughput_factor, memory_factor;

@@ -22,7 +22,7 @@ namespace trainplan::report {
 struct EstimateUncertainty : cost::EstimateRanges {
   std::string file;
   double coverage = 0;
-  std::string throughput_scope;  // "a100" or "every family": whose band
+  std::string throughput_scope;  // "a100", "every family" or "every family, widened to ...": whose band
   std::string memory_families_note;  // set when the band holds no run of this hardware's family
 };
 

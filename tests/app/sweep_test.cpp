@@ -36,7 +36,7 @@ TEST(Sweep, EfficiencyIsPerInstanceThroughputAgainstTheFirstPlan) {
   const double predicted = trn1.points[1].best->dag_estimate.tokens_per_s;
   EXPECT_LT(trn1.points[1].measured->low, trn1.points[1].measured->high);
   // The range is where runs measured: p / (1 + high) to p / (1 + low), around p when the band holds 0.
-  const spec::ErrorBand& band = cost::throughput_band(*r.bands, "trainium1");
+  const spec::ErrorBand band = cost::throughput_band(*r.bands, "trainium1").band;
   EXPECT_DOUBLE_EQ(trn1.points[1].measured->low, predicted / (1 + band.high));
   EXPECT_GE(r.drops.considered, trn1.drops.considered);
   EXPECT_EQ(r.drops.considered, trn1.drops.considered + r.curves.back().drops.considered);

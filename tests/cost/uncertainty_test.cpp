@@ -15,14 +15,33 @@ TEST(Uncertainty, MeasuredRangeInvertsTheRelativeError) {
   EXPECT_DOUBLE_EQ(r.high, 125.0);  // 100 / 0.8: the prediction was 20% low
 }
 
-TEST(Uncertainty, FamilyBandNeedsEnoughRuns) {
+// A family with kMinRunsForFamilyBand runs takes its own band; one with fewer
+// takes every family's, widened to its own where that spreads further (gaudi3:
+// every family -10% .. +10%, its own 9 runs -5% .. +180%: -10% .. +180%); a
+// family with fewer than spec::kMinRunsForRanking runs, or none, takes every family's.
+TEST(Uncertainty, FamilyBandNeedsEnoughRunsAndWidensWhereItsOwnSpreadFurther) {
   spec::ErrorBands bands;
   bands.throughput = {400, -0.1, 0.0, 0.1};
   bands.throughput_by_family["a100"] = {kMinRunsForFamilyBand, -0.05, 0.0, 0.05};
-  bands.throughput_by_family["gaudi1"] = {kMinRunsForFamilyBand - 1, -0.3, 0.0, 0.3};
-  EXPECT_EQ(&throughput_band(bands, "a100"), &bands.throughput_by_family.at("a100"));
-  EXPECT_EQ(&throughput_band(bands, "gaudi1"), &bands.throughput);
-  EXPECT_EQ(&throughput_band(bands, "trainium2"), &bands.throughput);
+  bands.throughput_by_family["gaudi1"] = {kMinRunsForFamilyBand - 1, -0.08, 0.0, 0.09};
+  bands.throughput_by_family["gaudi3"] = {9, -0.05, 0.5, 1.8};
+  bands.throughput_by_family["gaudi4"] = {spec::kMinRunsForRanking - 1, -0.9, 0.0, 3.0};
+  const ThroughputBand a100 = throughput_band(bands, "a100");
+  EXPECT_EQ(a100.scope, BandScope::family);
+  EXPECT_DOUBLE_EQ(a100.band.high, 0.05);
+  const ThroughputBand gaudi1 = throughput_band(bands, "gaudi1");  // inside every family's
+  EXPECT_EQ(gaudi1.scope, BandScope::every_family);
+  EXPECT_DOUBLE_EQ(gaudi1.band.low, -0.1);
+  const ThroughputBand gaudi3 = throughput_band(bands, "gaudi3");
+  EXPECT_EQ(gaudi3.scope, BandScope::every_family_widened);
+  EXPECT_EQ(gaudi3.family_runs, 9);
+  EXPECT_DOUBLE_EQ(gaudi3.band.low, -0.1);
+  EXPECT_DOUBLE_EQ(gaudi3.band.high, 1.8);
+  EXPECT_EQ(gaudi3.band.runs, 400);
+  for (const char* few : {"gaudi4", "trainium2"}) {
+    EXPECT_EQ(throughput_band(bands, few).scope, BandScope::every_family) << few;
+    EXPECT_DOUBLE_EQ(throughput_band(bands, few).band.high, 0.1) << few;
+  }
 }
 
 // Memory band -11.6% .. +4.6%: a measured peak up to 1 / 0.884 = 1.131x the prediction.
@@ -66,7 +85,7 @@ TEST(Uncertainty, EstimateRangesPutsTheFamilysBandsOnEveryFigure) {
   e.memory.total_bytes = 70 * gib;
   e.memory.capacity_bytes = 80 * gib;
   const EstimateRanges r = estimate_ranges(e, bands, "a100");
-  EXPECT_TRUE(r.throughput_band_for_family);
+  EXPECT_EQ(r.throughput_band_scope, BandScope::family);
   EXPECT_TRUE(r.memory_band_has_family);
   EXPECT_DOUBLE_EQ(r.tokens_per_s.low, 800);
   EXPECT_DOUBLE_EQ(r.tokens_per_s.high, 1250);
@@ -75,7 +94,7 @@ TEST(Uncertainty, EstimateRangesPutsTheFamilysBandsOnEveryFigure) {
   EXPECT_NEAR(r.memory_peak_bytes.high / gib, 70 / 0.9, 1e-9);
   EXPECT_EQ(r.verdict, FitVerdict::fits);
   const EstimateRanges other = estimate_ranges(e, bands, "trainium1");
-  EXPECT_FALSE(other.throughput_band_for_family);
+  EXPECT_EQ(other.throughput_band_scope, BandScope::every_family);
   EXPECT_FALSE(other.memory_band_has_family);
   EXPECT_DOUBLE_EQ(other.tokens_per_s.low, 1000 / 1.5);
 }
