@@ -20,6 +20,9 @@ struct StateBytes {
   double step_grad_shard_copy = 0;  // bytes per element of the rank's gradient shard copied at the step (flat 16-bit + FP32)
   // Bytes per gradient element FP16_Optimizer allocates at the step: its FP32 cast and that cast's flat copy.
   double step_grad_casts = 0;
+  // Bytes per element of the rank's gradient partition cast to FP32 at the step (DeepSpeed's BF16
+  // optimizer accumulating in BF16: 4), beside the accumulator it was cast from.
+  double step_grad_partition_cast = 0;
   // At ZeRO-2 with accumulation, a fresh 16-bit partition per micro-batch beside the accumulated one
   // (spec::StackMemory::gradient_partition_per_micro_batch).
   bool gradient_partition_per_micro_batch = false;

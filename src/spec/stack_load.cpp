@@ -298,10 +298,11 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   s.memory.optimizer_state_bytes = 2 * dtype_bytes(word(r, j, "optimizer_state_dtype", {"fp32", "bf16"}));
   s.memory.zero3_keeps_16bit_shard = flag(r, j, "zero3_keeps_16bit_shard");
   const std::string temporaries =
-      word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard", "fp32-grad-casts"});
+      word(r, j, "optimizer_step_temporaries", {"none", "foreach", "fp32-grad-shard", "fp32-grad-casts", "fp32-grad-partition"});
   s.memory.step_temporaries = temporaries == "foreach"           ? StepTemporaries::foreach
                               : temporaries == "fp32-grad-shard" ? StepTemporaries::fp32_grad_shard
                               : temporaries == "fp32-grad-casts" ? StepTemporaries::fp32_grad_casts
+                              : temporaries == "fp32-grad-partition" ? StepTemporaries::fp32_grad_partition
                                                                  : StepTemporaries::none;
   if (r.has(j, "optimizer_sub_group_parameters")) {
     if (s.memory.step_temporaries != StepTemporaries::fp32_grad_shard)

@@ -33,8 +33,10 @@ enum class FullRecompute { whole_layer, until_last_saved };
 // FP32 copy of the rank's gradient shard (flattened 16-bit, then cast to FP32)
 // after the gradients outside the shard are freed, or DeepSpeed's FP16_Optimizer
 // (ZeRO off): every 16-bit gradient cast to FP32 into a list, then the list
-// flattened into one FP32 gradient, while the 16-bit gradients are still held.
-enum class StepTemporaries { none, foreach, fp32_grad_shard, fp32_grad_casts };
+// flattened into one FP32 gradient, while the 16-bit gradients are still held;
+// or DeepSpeed's BF16 optimizer accumulating in BF16: the rank's partition of
+// the BF16 accumulator cast to FP32 for the wrapped optimizer, all gradients held.
+enum class StepTemporaries { none, foreach, fp32_grad_shard, fp32_grad_casts, fp32_grad_partition };
 // How a stack exchanges K and V under context parallelism: none offered, a
 // ring of CP-1 point-to-point steps overlapped with attention (Megatron-Core /
 // Transformer Engine "p2p"), one all-gather of K and V (torchtitan's default),

@@ -1215,6 +1215,56 @@ TEST(Memory, MicrosoftDeepSpeedFp16UnderThePipelineKeepsTheNoPipelineOptimizer) 
   EXPECT_NEAR(staged.master_weights_bytes, whole.master_weights_bytes, 0.1 * whole.master_weights_bytes);
 }
 
+// DeepSpeed's BF16 optimizer under the pipeline engine with data_types.grad_accum_dtype "bf16"
+// (stacks/megatron-deepspeed-ms-bf16-accum.json), Llama 2 7B (P = 6,738,415,616), micro-batch 1 at
+// 128 tokens, full recompute. Alone on one A100 at the step: the BF16 weights (2), the FP32 master (4)
+// and moments (8), the BF16 accumulator (2, bf16_optimizer.py@b344c04d:162) beside the model's BF16
+// gradients (2), and the FP32 cast of the accumulator's partition, here all of it (4, :297-301):
+// 22 P, where megatron-deepspeed-ms's FP32 accumulator holds 2 + 4 + 8 + 4 + 2 = 20 P and casts
+// nothing. On one p4d (DP 8) the master, moments and cast are sharded: 2 + (4 + 8 + 4) / 8 + 2 + 2 =
+// 8 P at the step, above the reduction's 2 + 12 / 8 + 4 = 7.5 P plus its 1e9-byte flat BF16 bucket
+// (5e8 elements x 2); the FP32 accumulator's peak there is the reduction's, 2 + 1.5 + 4 + 2 = 9.5 P
+// plus its 2e9-byte flat FP32 bucket.
+TEST(Memory, MicrosoftDeepSpeedBf16AccumulatorCastsItsPartitionAtTheStep) {
+  const spec::ModelSpec m = spec::load_model("llama2-7b");
+  const spec::Stack bf16_accum = spec::at_zero_stage(spec::load_stack("megatron-deepspeed-ms-bf16-accum"), 1);
+  const spec::Stack fp32_accum = spec::at_zero_stage(spec::load_stack("megatron-deepspeed-ms"), 1);
+  const double P = 6738415616.0;
+  const spec::Workload w = workload(128, 8);
+  const spec::HardwareSpec one = spec::load_hardware("a100-80gb-x1"), p4d = spec::load_hardware("p4d.24xlarge");
+
+  const auto a = cost::memory_per_device(m, one, bf16_accum, w, llama7b_on_one_instance(one, 1));
+  EXPECT_TRUE(a.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(a.weights_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(a.master_weights_bytes, 4 * P);
+  EXPECT_DOUBLE_EQ(a.optimizer_states_bytes, 8 * P);
+  EXPECT_DOUBLE_EQ(a.gradients_bytes, (2 + 2) * P);
+  EXPECT_DOUBLE_EQ(a.optimizer_temporaries_bytes, 4 * P);
+  EXPECT_DOUBLE_EQ(a.tensors_bytes, 22 * P);
+  const auto b = cost::memory_per_device(m, one, fp32_accum, w, llama7b_on_one_instance(one, 1));
+  EXPECT_DOUBLE_EQ(b.gradients_bytes, (4 + 2) * P);
+  EXPECT_DOUBLE_EQ(b.optimizer_temporaries_bytes, 0);
+  // Without the cast its peak is backward's end: 20 P and the last layer's working set (0.1 GB here).
+  EXPECT_FALSE(b.peak_at_optimizer_step);
+  EXPECT_NEAR(b.tensors_bytes, 20 * P, 0.02 * P);
+  // The cast is one allocation: no allocator reserve on it.
+  EXPECT_DOUBLE_EQ(a.allocator_bytes, bf16_accum.memory.allocator_unreleasable() * 18 * P);
+
+  spec::Plan dp8 = llama7b_on_one_instance(p4d, 1);
+  ASSERT_EQ(dp8.dp, 8);
+  const auto c = cost::memory_per_device(m, p4d, bf16_accum, w, dp8);
+  EXPECT_TRUE(c.peak_at_optimizer_step);
+  EXPECT_DOUBLE_EQ(c.optimizer_temporaries_bytes, 4 * P / 8);
+  EXPECT_DOUBLE_EQ(c.gradients_bytes, 4 * P);
+  EXPECT_DOUBLE_EQ(c.tensors_bytes, 8 * P);
+  const auto d = cost::memory_per_device(m, p4d, fp32_accum, w, dp8);
+  EXPECT_DOUBLE_EQ(d.reduction_buffers_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(d.tensors_bytes, 9.5 * P + 2e9);
+  // Accumulated and all-reduced in BF16: 2 bytes an element (FP32 accumulator: 4).
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(bf16_accum, w.precision), 2);
+  EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(fp32_accum, w.precision), 4);
+}
+
 // NeMo 2.0.0's FSDP (stacks/nemo-fsdp.json): megatron_amp_O2 is off, so the
 // FP32 FSDP shard is the master (4), gradients are FP32 shards (4) reduce-
 // scattered in FP32, Adam's moments FP32 (8), and no BF16 shard is kept: 16

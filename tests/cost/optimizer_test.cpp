@@ -20,6 +20,19 @@ TEST(Optimizer, BytesPerParameterFollowTheStackDtypes) {
   EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(lean, spec::Precision::mixed_bf16), 2 * (4 + 4) + 2 + 2);
 }
 
+// DeepSpeed's BF16 optimizer over a BF16 accumulator (stacks/megatron-deepspeed-ms-bf16-accum.json):
+// the step casts the gradient partition to FP32 (read 2, write 4) and Adam reads the copy (4), then
+// master and moments are read and written and the BF16 weights written: 2 x (4 + 8) + 2 + 4 + 4 + 2 = 36
+// bytes per parameter of the shard, against 30 over megatron-deepspeed-ms's FP32 accumulator.
+TEST(Optimizer, Bf16AccumulatorIsCastToFp32BeforeAdamReadsIt) {
+  const spec::Stack bf16_accum = spec::load_stack("megatron-deepspeed-ms-bf16-accum");
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(bf16_accum, spec::Precision::mixed_bf16), 2 * (4 + 8) + 2 + 4 + 4 + 2);
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(spec::load_stack("megatron-deepspeed-ms"), spec::Precision::mixed_bf16),
+                   2 * (4 + 8) + 4 + 2);
+  // FP32 training keeps no accumulator apart from its FP32 gradients: no cast.
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(bf16_accum, spec::Precision::fp32), 2 * (4 + 8) + 4);
+}
+
 // Under a distributed optimizer (ZeRO-1) each of the DP ranks updates 1/DP of
 // the parameters: Llama 2 7B, TP 8 on 4 p5 (DP 4) takes a quarter of DP 1's
 // step. DP 1: 6,738,415,616 / 8 x 30 bytes / (3350 GB/s x 0.7) = 10.78 ms.

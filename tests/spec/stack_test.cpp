@@ -136,6 +136,37 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
   EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 2 + 4 + 4);
 }
 
+// The same BF16 optimizer under the pipeline engine with data_types.grad_accum_dtype "bf16"
+// (stacks/megatron-deepspeed-ms-bf16-accum.json): a BF16 accumulator (bf16_optimizer.py@b344c04d:162)
+// beside the model's BF16 gradients, all-reduced in BF16 through 5e8-element buffers (1000 MB, flattened
+// once: no cast to the communication dtype), its partition cast to FP32 at the step (:297-301); the rest
+// is megatron-deepspeed-ms's.
+TEST(StackLoad, MicrosoftMegatronDeepSpeedBf16AccumulationKeepsABf16Accumulator) {
+  const Stack s = load_stack("megatron-deepspeed-ms-bf16-accum"), base = load_stack("megatron-deepspeed-ms");
+  EXPECT_EQ(s.bases, (std::vector<std::string>{"megatron-deepspeed-ms"}));
+  EXPECT_EQ(s.capabilities.zero_stages, (std::vector<int>{1}));
+  EXPECT_FALSE(s.capabilities.half_is_fp16);
+  EXPECT_DOUBLE_EQ(s.memory.main_grad_bytes, 2);
+  EXPECT_TRUE(s.memory.keeps_16bit_grads);
+  EXPECT_EQ(s.compute.grad_accumulation, GradAccumulation::separate_pass);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 1000e6);
+  EXPECT_DOUBLE_EQ(s.communication.dp_reduction_copy_bytes, 1000e6);
+  EXPECT_EQ(s.memory.step_temporaries, StepTemporaries::fp32_grad_partition);
+  EXPECT_EQ(at_zero_stage(s, 1).memory.step_temporaries, StepTemporaries::fp32_grad_partition);
+  EXPECT_EQ(base.memory.step_temporaries, StepTemporaries::none);
+  // The pipeline engine's and the fork's behaviour, inherited.
+  EXPECT_TRUE(s.memory.pipeline_keeps_stage_outputs);
+  EXPECT_TRUE(s.offers_pipeline(2, 1));
+  EXPECT_FALSE(s.offers_pipeline(2, 2));
+  EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
+  EXPECT_DOUBLE_EQ(s.communication.dp_bucket_buffer_bytes, 0);
+  EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, base.memory.loss_bytes_per_logit);
+  EXPECT_DOUBLE_EQ(s.memory.master_weight_bytes, 4);
+  EXPECT_DOUBLE_EQ(s.memory.optimizer_state_bytes, 8);
+  EXPECT_EQ(s.compute.attention, AttentionKernel::unfused);
+  EXPECT_TRUE(s.capabilities.sequence_parallel);
+}
+
 // The same fork at ZeRO-3 as examples_deepspeed/azure/run-175b.sh runs it
 // (stacks/megatron-deepspeed-ms-zero3.json): GPTModel without the pipeline
 // engine, FP16 partitions and gradients under DeepSpeed 0.16.2's stage-3

@@ -1,6 +1,7 @@
 // The optimizer temporaries component: what the optimizer step allocates on top
 // of the states (a foreach Adam's intermediate, DeepSpeed's flat shard copies,
-// FP16_Optimizer's FP32 casts and their flat copy).
+// FP16_Optimizer's FP32 casts and their flat copy, the BF16 optimizer's FP32 cast
+// of its partition).
 #include <algorithm>
 
 #include "cost/memory.h"
@@ -18,6 +19,7 @@ double optimizer_temporaries_bytes(const spec::Stack& stack, const StateBytes& s
       return (group > 0 ? std::min(shard, group) : shard) * s.step_grad_shard_copy;
     }
     case spec::StepTemporaries::fp32_grad_casts: return params / shards * s.step_grad_casts;
+    case spec::StepTemporaries::fp32_grad_partition: return params / shards * s.step_grad_partition_cast;
   }
   return 0;
 }

@@ -110,7 +110,8 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
       mem.optimizer_temporaries_bytes = temporaries;
       mem.tensors_bytes = step_peak;
       const spec::StepTemporaries kind = stack.memory.step_temporaries;
-      if (kind == spec::StepTemporaries::fp32_grad_shard) flat_copies = temporaries;
+      if (kind == spec::StepTemporaries::fp32_grad_shard || kind == spec::StepTemporaries::fp32_grad_partition)
+        flat_copies = temporaries;
       // FP16_Optimizer's per-tensor casts are ordinary blocks; only their flat copy (half) is one segment.
       if (kind == spec::StepTemporaries::fp32_grad_casts) flat_copies = temporaries / 2;
     }

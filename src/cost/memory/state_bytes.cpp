@@ -22,6 +22,9 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
       // The stack as the plan's ZeRO stage sees it (spec::at_zero_stage) says which copy the step makes.
       if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_shard) b.step_grad_shard_copy = 2 + 4;
       if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_casts) b.step_grad_casts = 4 + 4;
+      // DeepSpeed's BF16 optimizer with a BF16 accumulator: grad_partition.to(FP32), one copy of the
+      // rank's partition (microsoft/DeepSpeed@v0.16.2 deepspeed/runtime/bf16_optimizer.py:297-301).
+      if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_partition) b.step_grad_partition_cast = 4;
       b.gradient_partition_per_micro_batch = kept.gradient_partition_per_micro_batch;
       return b;
     }
