@@ -172,6 +172,9 @@ DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_n
   }
   ds["bf16"] = {{"enabled", job.mixed_bf16()}};
   ds["fp16"] = {{"enabled", job.mixed_fp16()}};
+  // The BF16 optimizer over a BF16 accumulator, as stack megatron-deepspeed-ms-bf16-accum priced it: at stage 0
+  // DeepSpeed 0.16.2 accumulates in FP32 unless told (deepspeed/runtime/engine.py:946-952, 1264-1268).
+  if (job.stack_name == kMicrosoftDeepSpeedBf16AccumStack) ds["data_types"] = {{"grad_accum_dtype", "bf16"}};
 
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n" << header_comment(job, microsoft ? microsoft_deepspeed_info() : info(LaunchFormat::deepspeed));

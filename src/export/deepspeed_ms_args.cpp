@@ -143,6 +143,13 @@ void refuse_what_the_fork_cannot_express(const LaunchJob& job) {
     if (job.workload.precision != spec::Precision::mixed_bf16)
       refuse_deepspeed("fp16.enabled", "mixed precision (FP16): stack " + job.stack_name + " prices DeepSpeed 0.16.2's "
                                        "16-bit gradients and buckets, not FP32 training");
+  } else if (job.stack_name == kMicrosoftDeepSpeedBf16AccumStack) {
+    // DeepSpeed 0.16.2 builds the BF16 optimizer over a BF16 accumulator only for a BF16 model at ds_config
+    // stage 0 under the pipeline engine (deepspeed/runtime/engine.py:1264-1268); FP32 with a BF16
+    // accumulator raises (:1278-1279), and stage 1 builds the stage-1 optimizer (:1245-1248).
+    if (p.zero != 1 || !bf16)
+      refuse_deepspeed("bf16.enabled", "BF16 at ZeRO 1: stack megatron-deepspeed-ms-bf16-accum describes DeepSpeed "
+                                       "0.16.2's BF16 optimizer accumulating in BF16 only");
   } else if (job.stack_name == kMicrosoftDeepSpeedNoPipeBf16Stack) {
     if (p.zero != 1 || !bf16)
       refuse_deepspeed("bf16.enabled", "BF16 at ZeRO 1: stack megatron-deepspeed-ms-nopipe-bf16-optimizer describes DeepSpeed "

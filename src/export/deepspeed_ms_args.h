@@ -5,7 +5,8 @@
 // pipeline engine at ZeRO 0-2, megatron-deepspeed-ms-nopipe (FP16_Optimizer or
 // the ZeRO-1/2 optimizer), the same with DeepSpeed-Ulysses (--ds-sequence-parallel-size,
 // megatron-deepspeed-ms-nopipe-ulysses) and megatron-deepspeed-ms-nopipe-bf16-optimizer,
-// and the same 16-bit-gradient optimizers under the pipeline engine, megatron-deepspeed-ms-fp16, run:
+// the same 16-bit-gradient optimizers under the pipeline engine, megatron-deepspeed-ms-fp16, and
+// megatron-deepspeed-ms's BF16 optimizer accumulating in BF16, megatron-deepspeed-ms-bf16-accum, run:
 // Megatron SP, RMSNorm, SwiGLU, rotary, GQA, untied embeddings, no linear bias,
 // selective or full recompute. Writing refuses what the fork cannot express
 // (SpecError naming "deepspeed format" and the option); reading fills the
@@ -38,6 +39,10 @@ inline constexpr const char* kMicrosoftDeepSpeedUlyssesStack = "megatron-deepspe
 // The optimizers of megatron-deepspeed-ms-nopipe under DeepSpeed's pipeline engine (GPTModelPipe):
 // FP16 at ZeRO 0-1, or BF16 at ZeRO 1 with 16-bit gradients (stacks/megatron-deepspeed-ms-fp16.json).
 inline constexpr const char* kMicrosoftDeepSpeedFp16Stack = "megatron-deepspeed-ms-fp16";
+// megatron-deepspeed-ms's BF16 optimizer with data_types.grad_accum_dtype "bf16" (ds_config stage 0):
+// a BF16 accumulator all-reduced in BF16, its partition cast to FP32 at the step
+// (stacks/megatron-deepspeed-ms-bf16-accum.json).
+inline constexpr const char* kMicrosoftDeepSpeedBf16AccumStack = "megatron-deepspeed-ms-bf16-accum";
 
 // Whether the stack prices DeepSpeed's FP16_Optimizer or ZeRO optimizer with 16-bit gradients.
 inline bool microsoft_deepspeed_16bit_gradients(const std::string& stack) {
@@ -51,10 +56,10 @@ inline bool microsoft_deepspeed_without_pipeline(const std::string& stack) {
          stack == kMicrosoftDeepSpeedUlyssesStack || stack == kMicrosoftDeepSpeedNoPipeBf16Stack;
 }
 
-// Whether `stack` names one of the fork's stacks (any of the six above).
+// Whether `stack` names one of the fork's stacks (any of the seven above).
 inline bool is_microsoft_deepspeed_stack(const std::string& stack) {
   return stack == kMicrosoftDeepSpeedStack || stack == kMicrosoftDeepSpeedFp16Stack ||
-         microsoft_deepspeed_without_pipeline(stack);
+         stack == kMicrosoftDeepSpeedBf16AccumStack || microsoft_deepspeed_without_pipeline(stack);
 }
 
 // The release and source named in the header of a file written for this fork.

@@ -102,13 +102,12 @@ void read_microsoft_optimizer(const DeepSpeedOptimizer& o, int stage, bool no_pi
     }
   } else if (!no_pipeline) {
     // Stack megatron-deepspeed-ms prices DeepSpeed's BF16 optimizer with FP32 accumulation under the
-    // pipeline engine (and FP32 training, as before); 16-bit gradients there it does not.
-    if (o.wrapper == W::bf16_optimizer && o.accumulation != "fp32")
-      throw spec::SpecError(config_file, "data_types.grad_accum_dtype",
-                            "fp32 or absent with bf16 under the pipeline engine: DeepSpeed 0.16.2's BF16 optimizer then "
-                            "accumulates in BF16 (deepspeed/runtime/engine.py:1262-1268), which stack megatron-deepspeed-ms "
-                            "(FP32 accumulation) does not price");
-    stack = kMicrosoftDeepSpeedStack;
+    // pipeline engine (and FP32 training, as before). With BF16 accumulation at stage 0 DeepSpeed builds
+    // the same optimizer (engine.py:1264-1268) over a BF16 accumulator (bf16_optimizer.py:162),
+    // all-reduced in BF16 (engine.py:871-880, 2418-2442) and cast to FP32 at the step (bf16_optimizer.py:
+    // 297-301): stack megatron-deepspeed-ms-bf16-accum.
+    stack = o.wrapper == W::bf16_optimizer && o.accumulation == "bf16" ? kMicrosoftDeepSpeedBf16AccumStack
+                                                                       : kMicrosoftDeepSpeedStack;
   } else if (o.wrapper == W::bf16_optimizer) {
     stack = kMicrosoftDeepSpeedNoPipeBf16Stack;
   } else {

@@ -498,6 +498,8 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"deepspeed", "--model llama2-7b --hardware dgx-a100-80gb --instances 2 --tp 2 --pp 1 --sp --micro-batch 1 --seq-len 4096 "
                     "--global-batch 256 --recompute selective --zero 1 --stack megatron-deepspeed-ms-nopipe"},
       {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms-nopipe-bf16-optimizer"},
+      // The BF16 optimizer under the pipeline engine accumulating in BF16 (data_types.grad_accum_dtype "bf16").
+      {"deepspeed", kLlama7bP5 + " --precision mixed-bf16 --stack megatron-deepspeed-ms-bf16-accum"},
       // The same FP16 optimizers under DeepSpeed's pipeline engine (GPTModelPipe, PP 2).
       {"deepspeed", "--model gpt2-xl --hardware dgx-a100-80gb --instances 1 --tp 1 --pp 2 --micro-batch 2 --seq-len 1024 "
                     "--global-batch 512 --recompute full --zero 0 --stack megatron-deepspeed-ms-fp16"},

@@ -1147,6 +1147,55 @@ TEST(LaunchConfig, MicrosoftDeepSpeedRoundTripKeepsPlanAndArchitecture) {
   EXPECT_EQ(bare.job.plan.recompute, spec::Recompute::selective);
 }
 
+// Stack megatron-deepspeed-ms-bf16-accum: the BF16 optimizer under the pipeline engine over a BF16
+// accumulator. ds_config stage 0 with bf16 and data_types.grad_accum_dtype "bf16" (DeepSpeed 0.16.2
+// deepspeed/runtime/config.py:901, constants.py:426-427; engine.py:1264-1268 takes it under the
+// pipeline engine), read back as the same stack, and export -> --from-config -> export the same files.
+TEST(LaunchConfig, MicrosoftDeepSpeedBf16AccumulationIsWrittenAsGradAccumDtypeBf16) {
+  LaunchJob job = llama2_70b_on_p5_microsoft_deepspeed();
+  job.stack_name = "megatron-deepspeed-ms-bf16-accum";
+  const auto files = launch_files(LaunchFormat::deepspeed, job, scratch("ms-bf16-accum.sh").string());
+  ASSERT_EQ(files.size(), 2u);
+  const ShellArgs args = parse_shell_args(files[0].text, "ms-bf16-accum.sh");
+  EXPECT_FALSE(args.has("--no-pipeline-parallel"));
+  EXPECT_EQ(args.value("--pipeline-model-parallel-size"), "4");
+  EXPECT_TRUE(args.has("--bf16"));
+  EXPECT_EQ(args.value("--zero-stage"), "0");
+  const auto ds = nlohmann::json::parse(files[1].text);
+  EXPECT_EQ(ds["data_types"]["grad_accum_dtype"], "bf16");
+  EXPECT_EQ(ds["zero_optimization"]["stage"], 0);
+  EXPECT_EQ(ds["bf16"]["enabled"], true);
+  const ReadLaunch back = round_trip(LaunchFormat::deepspeed, job, "ms-bf16-accum.sh");
+  expect_same_job(job, back.job, /*dp_overlap_written=*/false);
+  EXPECT_EQ(back.job.stack_name, "megatron-deepspeed-ms-bf16-accum");
+  LaunchJob again = back.job;
+  again.model_name = job.model_name;
+  again.model = job.model;
+  const auto rewritten = launch_files(LaunchFormat::deepspeed, again, scratch("ms-bf16-accum.sh").string());
+  ASSERT_EQ(rewritten.size(), 2u);
+  EXPECT_EQ(rewritten[0].text, files[0].text);
+  EXPECT_EQ(rewritten[1].text, files[1].text);
+  // Without trainplan's header the ds_config alone names the stack.
+  std::string script = read_text(scratch("ms-bf16-accum.sh"));
+  script.erase(script.find("# trainplan:"), script.find('\n', script.find("# trainplan:")) + 1 - script.find("# trainplan:"));
+  std::ofstream(scratch("ms-bf16-accum-bare.sh")) << script;
+  EXPECT_EQ(read_launch_config(scratch("ms-bf16-accum-bare.sh").string()).job.stack_name, "megatron-deepspeed-ms-bf16-accum");
+  // The FP32 accumulator (stack megatron-deepspeed-ms) writes no data_types.
+  EXPECT_FALSE(nlohmann::json::parse(
+                   launch_files(LaunchFormat::deepspeed, llama2_70b_on_p5_microsoft_deepspeed(), scratch("ms-fp32-accum.sh").string())[1].text)
+                   .contains("data_types"));
+
+  // DeepSpeed builds this optimizer for a BF16 model at stage 0 only: FP32 training (a BF16 accumulator beside an
+  // FP32 model raises, engine.py:1278-1279) and FP16 are refused on writing.
+  auto emit = [](const LaunchJob& j) { launch_files(LaunchFormat::deepspeed, j, "x.sh"); };
+  LaunchJob other = job;
+  other.workload.precision = spec::Precision::fp32;
+  expect_spec_error([&] { emit(other); }, "bf16.enabled", "BF16 optimizer accumulating in BF16 only", "deepspeed format");
+  other = job;
+  other.fp16 = true;
+  expect_spec_error([&] { emit(other); }, "bf16.enabled", "BF16 optimizer accumulating in BF16 only", "deepspeed format");
+}
+
 // Every option written for stack megatron-deepspeed-ms exists at the pinned
 // commits. pretrain_gpt.py arguments: microsoft/Megatron-DeepSpeed@f4157bea
 // megatron/arguments.py, the add_argument line of each; --deepspeed and
@@ -1695,6 +1744,21 @@ TEST(LaunchConfig, RebaseScriptIsReadWithoutThePipelineEngineAndItsVariantsAreRe
   bf16_accum.push_back({"\"gradient_clipping\"", "\"data_types\": {\"grad_accum_dtype\": \"bf16\"},\n  \"gradient_clipping\""});
   f = rebase_with("rebase-bf16-accum", {{"    --fp16 \\", "    --bf16 \\"}}, bf16_accum);
   expect_spec_error([&] { read_launch_config(f.string()); }, "data_types.grad_accum_dtype", "Bfloat16 wrapper must use");
+  // Under the pipeline engine the same BF16 accumulation is DeepSpeed's BF16 optimizer over a BF16
+  // accumulator (engine.py:1264-1268): read under stack megatron-deepspeed-ms-bf16-accum.
+  std::vector<std::pair<std::string, std::string>> bf16_pipe = {{"    --fp16 \\", "    --bf16 \\"},
+                                                                {"no_pp=\"true\"", "no_pp=\"false\""},
+                                                                {"    --no-async-tensor-model-parallel-allreduce \\\n",
+                                                                 "    --no-async-tensor-model-parallel-allreduce \\\n    --normalization layernorm \\\n"}};
+  f = rebase_with("rebase-pipe-bf16-accum", bf16_pipe, bf16_accum);
+  read = read_launch_config(f.string());
+  EXPECT_EQ(read.job.stack_name, "megatron-deepspeed-ms-bf16-accum");
+  EXPECT_EQ(read.job.plan.zero, 1);
+  EXPECT_FALSE(read.job.fp16);
+  EXPECT_EQ(read.job.workload.precision, spec::Precision::mixed_bf16);
+  // Without data_types the same script is the FP32 accumulator of stack megatron-deepspeed-ms.
+  f = rebase_with("rebase-pipe-bf16", bf16_pipe, to_bf16);
+  EXPECT_EQ(read_launch_config(f.string()).job.stack_name, "megatron-deepspeed-ms");
   // FP16 with FP32 accumulation at stage 0: DeepSpeed raises; at stage 1 a second buffer.
   const std::vector<std::pair<std::string, std::string>> fp32_accum = {
       {"\"gradient_clipping\"", "\"data_types\": {\"grad_accum_dtype\": \"float32\"},\n  \"gradient_clipping\""}};
