@@ -132,7 +132,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
     r.fail("$.dp_bucket_buffer_by_zero_stage",
            "no longer a field: state dp_bucket_buffer_mb (MB or \"hidden-squared\") in by_zero_stage's entry for each stage");
   r.only_keys(j, "$", {"by_zero_stage", "name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
-                      "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_bucket_buffers_overlapped", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
+                      "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_bucket_buffers_overlapped", "dp_reduce_dtype", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
                       "dp_grad_reduce_every_micro_batch", "dp_param_gather_every_micro_batch",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "sequence_parallel_default", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
@@ -178,6 +178,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
     if (buffers != 1 && buffers != 2) r.fail("$.dp_bucket_buffers_overlapped.value", "expected 1 or 2 (buffers of dp_bucket_buffer_mb)");
     s.communication.dp_bucket_buffers_overlapped = int(buffers);
   }
+  if (r.has(j, "dp_reduce_dtype")) s.communication.dp_reduce_bytes = dtype_bytes(word(r, j, "dp_reduce_dtype", {"fp32", "bf16", "fp16"}));
   if (r.has(j, "dp_reduction_copy_mb")) s.communication.dp_reduction_copy_bytes = amount(r, j, "dp_reduction_copy_mb") * 1e6;
   if (r.has(j, "zero_grad_reduce"))
     s.communication.zero_grad_reduce_all_reduce =

@@ -228,6 +228,11 @@ struct StackCommunication {
   // ZeRO-1/2 optimizer double-buffers its bucket under overlap_comm); optional
   // in files ("dp_bucket_buffers_overlapped"), absent: 1.
   int dp_bucket_buffers_overlapped = 1;
+  // Bytes per element the DP reduction moves in mixed precision where the stack
+  // casts its gradient buffer for the collective (DeepSpeed's
+  // communication_data_type: the 16-bit type of an FP32 accumulator); 0: the
+  // buffer's own. Optional in files ("dp_reduce_dtype").
+  double dp_reduce_bytes = 0;
   // A flat copy of one reduction bucket, made after backward and freed before the
   // step (DeepSpeed's buffered all-reduce; a tensor larger than the bucket is
   // copied whole); 0: none. Optional in files.

@@ -170,6 +170,24 @@ TEST(DataParallel, MicrosoftDeepSpeedZeroTwoAllReducesEveryMicroBatchUnhidden) {
   EXPECT_LT(hidden.exposed_s, t.exposed_s);
 }
 
+// DeepSpeed's BF16 optimizer accumulates in FP32 but all-reduces each flat bucket cast
+// to BF16 (microsoft/DeepSpeed@v0.16.2 engine.py:2418-2424, communication_data_type
+// :871-882): stack megatron-deepspeed-ms moves 2 bytes an element, as an all-reduce
+// of the rank's parameters x 2 bytes over DP; at 4 bytes it would take longer.
+TEST(DataParallel, DeepSpeedAllReducesTheFp32AccumulatorInBf16) {
+  auto f = dp4(0, false);
+  f.stack = spec::load_stack("megatron-deepspeed-ms");
+  ASSERT_DOUBLE_EQ(f.stack.memory.main_grad_bytes, 4);
+  const auto ctx = f.context();
+  const double bf16 = ctx.cluster.seconds(net::Collective::all_reduce, ctx.params_per_device * 2, {ctx.dense_dp(), f.plan.tp},
+                                          f.plan.instances, ctx.calibration.collective);
+  const DataParallelTime t = data_parallel(ctx, 100, 100, 32);
+  EXPECT_NEAR(t.total_s, bf16, 1e-12 * bf16);
+  auto fp32 = f;
+  fp32.stack.communication.dp_reduce_bytes = 0;  // reduced in the buffer's own FP32
+  EXPECT_GT(data_parallel(fp32.context(), 100, 100, 32).total_s, 1.5 * bf16);
+}
+
 // BF16 gradients (NeMo's benchmark recipes, grad_reduce_in_fp32 false) halve the
 // bytes, and the time where bandwidth dominates.
 TEST(DataParallel, GradientDtypeSetsTheBytes) {

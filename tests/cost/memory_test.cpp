@@ -487,16 +487,19 @@ TEST(Memory, DeepSpeedZeroThreeStepsOneSubGroupOverBf16GradientPartitions) {
 // DeepSpeed's buffered all-reduce after the last backward (microsoft/DeepSpeed@v0.6.5
 // engine.py allreduce_no_retain / allreduce_bucket, as stacks/megatron-deepspeed.json
 // describes BLOOM's BF16 runs): a bucket closes once it passes 5e8 elements and
-// is flattened whole, so BLOOM-176B's first stage at TP 4 copies its embedding
-// shard alone, 250,880 x 14,336 / 4 = 899,153,920 FP32 gradients = 3,596,615,680
-// bytes; a middle stage copies one 2e9-byte bucket; DP 1 reduces nothing. The
+// is flattened whole, then cast to BF16 for the all-reduce beside it
+// (engine.py:2107-2113, communication_data_type bf16), 4 + 2 bytes an element:
+// BLOOM-176B's first stage at TP 4 copies its embedding shard alone,
+// 250,880 x 14,336 / 4 = 899,153,920 gradients x 6 = 5,394,923,520 bytes; a
+// middle stage one 5e8-element bucket, 3e9 bytes; DP 1 reduces nothing. The
 // copy takes a new segment above the blocks backward left cached: nvidia-smi
 // reads it, the fit (decided at backward's peak) does not change.
 TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
   const spec::ModelSpec m = spec::load_model("bloom-176b");
   const spec::HardwareSpec hw = spec::load_hardware("jean-zay-a100-80gb");
   spec::Stack ds = spec::load_stack("megatron-deepspeed");
-  ASSERT_DOUBLE_EQ(ds.communication.dp_reduction_copy_bytes, 2e9);
+  ASSERT_DOUBLE_EQ(ds.communication.dp_reduction_copy_bytes, 3e9);
+  ASSERT_DOUBLE_EQ(ds.communication.dp_reduce_bytes, 2);
   const spec::Workload w = workload(2048, 2048);
   spec::Plan p;
   p.instances = 48;
@@ -511,8 +514,8 @@ TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
   const cost::StateBytes s = cost::state_bytes_per_parameter(ds, w.precision);
   ASSERT_DOUBLE_EQ(s.gradients, 4);
   const double first = cost::stage_parameters_per_device(m, p, 0), middle = cost::stage_parameters_per_device(m, p, 5);
-  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, first, p, 0), 3596615680.0);
-  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, middle, p, 5), 2e9);
+  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, first, p, 0), 5394923520.0);
+  EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, middle, p, 5), 3e9);
   spec::Plan alone = p;
   alone.dp = 1;
   EXPECT_DOUBLE_EQ(cost::reduction_copy_bytes(m, ds, s, first, alone, 0), 0);
@@ -522,7 +525,7 @@ TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
   const auto without = cost::stage_memory(m, hw, ds, w, p, 0);
   EXPECT_FALSE(with_copy.peak_at_optimizer_step);
   EXPECT_DOUBLE_EQ(with_copy.total_bytes, without.total_bytes);
-  EXPECT_NEAR(with_copy.reserved_bytes - without.reserved_bytes, 3596615680.0, 1.0);
+  EXPECT_NEAR(with_copy.reserved_bytes - without.reserved_bytes, 5394923520.0, 1.0);
 }
 
 // Issue 40: a real NeMo run was refused by the allocator's reserve. PyTorch's
@@ -1258,8 +1261,8 @@ TEST(Memory, MicrosoftDeepSpeedBf16AccumulatorCastsItsPartitionAtTheStep) {
   EXPECT_DOUBLE_EQ(c.gradients_bytes, 4 * P);
   EXPECT_DOUBLE_EQ(c.tensors_bytes, 8 * P);
   const auto d = cost::memory_per_device(m, p4d, fp32_accum, w, dp8);
-  EXPECT_DOUBLE_EQ(d.reduction_buffers_bytes, 2e9);
-  EXPECT_DOUBLE_EQ(d.tensors_bytes, 9.5 * P + 2e9);
+  EXPECT_DOUBLE_EQ(d.reduction_buffers_bytes, 3e9);  // the FP32 flat copy and its BF16 cast (engine.py:2418-2424)
+  EXPECT_DOUBLE_EQ(d.tensors_bytes, 9.5 * P + 3e9);
   // Accumulated and all-reduced in BF16: 2 bytes an element (FP32 accumulator: 4).
   EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(bf16_accum, w.precision), 2);
   EXPECT_DOUBLE_EQ(cost::gradient_element_bytes(fp32_accum, w.precision), 4);

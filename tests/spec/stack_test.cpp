@@ -129,8 +129,10 @@ TEST(StackLoad, MicrosoftMegatronDeepSpeedOffersSequenceParallelAndSelectiveReco
   EXPECT_TRUE(s.memory.keeps_16bit_grads);
   EXPECT_FALSE(s.communication.overlap_dp_grad_reduce);
   EXPECT_DOUBLE_EQ(s.communication.dp_bucket_bytes, 2000e6);  // MEMORY_OPT_ALLREDUCE_SIZE: 5e8 FP32 elements
-  // The buffered all-reduce flattens each such bucket first (engine.py@b344c04d:2418-2419).
-  EXPECT_DOUBLE_EQ(s.communication.dp_reduction_copy_bytes, 2000e6);
+  // The buffered all-reduce flattens each such bucket first and casts the copy to BF16 for the
+  // collective (engine.py@b344c04d:2418-2424, communication_data_type :871-882): 2000 + 1000 MB.
+  EXPECT_DOUBLE_EQ(s.communication.dp_reduction_copy_bytes, 3000e6);
+  EXPECT_DOUBLE_EQ(s.communication.dp_reduce_bytes, 2);
   // Forward peak: two kept 16-bit logit buffers and the out-of-place FP32 subtraction
   // beside its FP32 input (microsoft/Megatron-DeepSpeed@f4157bea cross_entropy.py:25).
   EXPECT_DOUBLE_EQ(s.memory.loss_bytes_per_logit, 2 + 2 + 4 + 4);

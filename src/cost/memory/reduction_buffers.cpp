@@ -1,6 +1,7 @@
 // The reduction buffers component: a DP bucket buffer kept across steps (two
 // where the stack double-buffers an overlapped reduction), and the flat bucket
-// copy a buffered all-reduce makes after backward.
+// copy a buffered all-reduce makes after backward (with its cast to the
+// reduction dtype beside it where the stack casts one).
 #include <algorithm>
 
 #include "cost/memory.h"
@@ -25,8 +26,11 @@ double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, 
   const bool edge = rank == 0 || rank == p.pp - 1;
   const double embedding = edge ? double(m.padded_vocab()) * m.hidden / p.tp : 0.0;
   const double layer_matrix = double(m.hidden) * std::max(m.ffn_hidden, 3 * m.hidden) / p.tp;
-  const double largest = std::max(embedding, layer_matrix) * s.gradients;
-  return std::min(params * s.gradients, std::max(stack.communication.dp_reduction_copy_bytes, largest));
+  // Where the stack casts the flat copy for the collective (dp_reduce_dtype), the cast sits beside it.
+  const double reduce = stack.communication.dp_reduce_bytes;
+  const double per_element = s.gradients + (reduce > 0 && reduce != s.gradients ? reduce : 0.0);
+  const double largest = std::max(embedding, layer_matrix) * per_element;
+  return std::min(params * per_element, std::max(stack.communication.dp_reduction_copy_bytes, largest));
 }
 
 }  // namespace trainplan::cost
