@@ -20,12 +20,9 @@ DataParallelTime data_parallel(const StepContext& ctx, double rank_forward_s, do
   const net::GroupLayout expert_group{expert_dp, spec::expert_tp(p) * p.ep};
   const double params = ctx.params_per_device + ctx.expert_params_per_device;
   // The buffer's bytes set the last bucket's share; the collective moves the
-  // stack's reduction dtype where it casts the buffer for it (mixed precision).
+  // stack's reduction dtype where it casts the buffer for it.
   const double grad_bytes = params * gradient_element_bytes(ctx.stack, ctx.workload.precision);
-  const bool mixed = ctx.workload.precision == spec::Precision::mixed_bf16 || ctx.workload.precision == spec::Precision::fp8;
-  const double element = mixed && ctx.stack.communication.dp_reduce_bytes > 0
-                             ? ctx.stack.communication.dp_reduce_bytes
-                             : gradient_element_bytes(ctx.stack, ctx.workload.precision);
+  const double element = reduction_element_bytes(ctx.stack, ctx.workload.precision);
   auto seconds = [&](Collective c, double bytes_per_param) {
     return ctx.cluster.seconds(c, ctx.params_per_device * bytes_per_param, dense_group, p.instances,
                                ctx.calibration.collective) +

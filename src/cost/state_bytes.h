@@ -23,13 +23,19 @@ struct StateBytes {
   // Bytes per element of the rank's gradient partition cast to FP32 at the step (DeepSpeed's BF16
   // optimizer accumulating in BF16: 4), beside the accumulator it was cast from.
   double step_grad_partition_cast = 0;
+  // Bytes per element of the cast a buffered reduction makes of its flat copy into the stack's
+  // reduction dtype (spec::StackCommunication::dp_reduce_bytes), beside the copy; 0: none.
+  double reduce_cast = 0;
   // At ZeRO-2 with accumulation, a fresh 16-bit partition per micro-batch beside the accumulated one
   // (spec::StackMemory::gradient_partition_per_micro_batch).
   bool gradient_partition_per_micro_batch = false;
 };
 StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision precision);
 
-// Bytes of one gradient element as the stack accumulates and reduces it.
+// Bytes of one gradient element as the stack accumulates it.
 double gradient_element_bytes(const spec::Stack& stack, spec::Precision precision);
+// Bytes of one gradient element as the DP collective moves it: the stack's
+// reduction dtype in mixed precision where it casts the buffer, else the buffer's.
+double reduction_element_bytes(const spec::Stack& stack, spec::Precision precision);
 
 }  // namespace trainplan::cost

@@ -27,8 +27,7 @@ double reduction_copy_bytes(const spec::ModelSpec& m, const spec::Stack& stack, 
   const double embedding = edge ? double(m.padded_vocab()) * m.hidden / p.tp : 0.0;
   const double layer_matrix = double(m.hidden) * std::max(m.ffn_hidden, 3 * m.hidden) / p.tp;
   // Where the stack casts the flat copy for the collective (dp_reduce_dtype), the cast sits beside it.
-  const double reduce = stack.communication.dp_reduce_bytes;
-  const double per_element = s.gradients + (reduce > 0 && reduce != s.gradients ? reduce : 0.0);
+  const double per_element = s.gradients + s.reduce_cast;
   const double largest = std::max(embedding, layer_matrix) * per_element;
   return std::min(params * per_element, std::max(stack.communication.dp_reduction_copy_bytes, largest));
 }

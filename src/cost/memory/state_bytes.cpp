@@ -26,6 +26,8 @@ StateBytes state_bytes_per_parameter(const spec::Stack& stack, spec::Precision p
       // rank's partition (microsoft/DeepSpeed@v0.16.2 deepspeed/runtime/bf16_optimizer.py:297-301).
       if (kept.step_temporaries == spec::StepTemporaries::fp32_grad_partition) b.step_grad_partition_cast = 4;
       b.gradient_partition_per_micro_batch = kept.gradient_partition_per_micro_batch;
+      const double reduced = reduction_element_bytes(stack, precision);
+      if (reduced != b.gradients) b.reduce_cast = reduced;
       return b;
     }
     // Pure BF16 with stochastic rounding keeps no master copy: 2 + 2 + 2 x 2.
@@ -58,6 +60,12 @@ double gradient_element_bytes(const spec::Stack& stack, spec::Precision precisio
     case spec::Precision::fp32_bf16_matmul: return 4;
   }
   return 4;
+}
+
+double reduction_element_bytes(const spec::Stack& stack, spec::Precision precision) {
+  const bool mixed = precision == spec::Precision::mixed_bf16 || precision == spec::Precision::fp8;
+  const double cast = stack.communication.dp_reduce_bytes;
+  return mixed && cast > 0 ? cast : gradient_element_bytes(stack, precision);
 }
 
 }  // namespace trainplan::cost
