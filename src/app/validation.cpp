@@ -102,7 +102,8 @@ FitOutcome fit_calibration(const FitQuery& o) {
   }
   (*file.extra)["fit"] = {{"method", std::string("Levenberg-Marquardt on log(predicted/measured seq/s), numeric derivatives, logistic bounds, ") +
                                   "Gaussian prior per parameter (MAP) with runs weighted by an assumed " +
-                                  std::to_string(int(validate::kRunNoiseLog * 100)) + "% scatter"},
+                                  std::to_string(int(validate::kRunNoiseLog * 100)) +
+                                  "% scatter, each job counted once however many releases republished it"},
                        {"parameters", params},
                        {"held_at_band_edge", pinned_json(fit.pinned)},
                        {"rms_log_error", fit.rms_log_error},

@@ -3,7 +3,8 @@
 // derivatives, every parameter mapped through a logistic onto its bounds so a
 // fit can never leave them, and a weak Gaussian prior per parameter (a MAP
 // estimate) so a factor the runs cannot pin stays near its assumed value
-// instead of drifting to a bound. Deterministic: fixed starts and iteration limits.
+// instead of drifting to a bound. A job republished by several releases counts
+// as one run (job_key). Deterministic: fixed starts and iteration limits.
 #pragma once
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ struct PinnedParameter {
 // weighs the runs against the priors: a run missed by this much costs as much
 // as a parameter one prior sigma from its centre.
 inline constexpr double kRunNoiseLog = 0.02;
+
+// The weight of each run in `use` in the fit: a job (job_key) published once
+// weighs 1 x (runs / jobs); one republished n times, that shared among its n
+// runs. The squared weights sum to the number of runs.
+std::vector<double> run_weights(const Predictor& predictor, const std::vector<size_t>& use);
 
 // The default set: GEMM ceiling, attention and memory-bound efficiencies, the
 // collective shares and step latency, and the pipeline's per-micro-batch

@@ -239,4 +239,18 @@ std::vector<MeasuredRun> load_measured_dir(const std::string& dir) {
   return all;
 }
 
+std::string job_key(const MeasuredRun& run) {
+  const spec::Plan& p = run.plan;
+  const std::size_t hash = run.id.find('#');
+  std::string key = run.source_id;
+  for (const std::string* part : {&run.model, &run.hardware}) key.append("|").append(*part);
+  key.append("|").append(run.id, hash == std::string::npos ? run.id.size() : hash);
+  for (const double figure :
+       {double(run.workload.seq_len), double(run.workload.global_batch_seqs), double(int(run.workload.precision)),
+        double(p.instances), double(p.tp), double(p.pp), double(p.cp), double(p.ep), double(p.virtual_stages),
+        double(p.micro_batch), double(p.grad_accum), double(p.zero), double(int(p.recompute))})
+    key.append("|").append(std::to_string(figure));
+  return key;
+}
+
 }  // namespace trainplan::validate

@@ -118,6 +118,50 @@ TEST(Fit, StaysInsideBoundsAndRecordsRuns) {
   EXPECT_EQ(f.residual_dof, int(runs.size()) - int(parameters.size() - 2));
 }
 
+// One job republished by later releases (the Neuron SDK's tables repeat their
+// rows per SDK version): the same key whatever file and release; another
+// instance count or micro-batch is another job.
+TEST(MeasuredRuns, JobKeyIgnoresTheReleaseOnly) {
+  const auto runs = runs_on(seed_runs(), "trn1.32xlarge");
+  ASSERT_GE(runs.size(), 2u);
+  MeasuredRun again = runs[0];
+  again.file = "elsewhere/next-release.json";
+  again.id = "next-release#" + runs[0].id.substr(runs[0].id.find('#') + 1);
+  again.stack_version = "a later release";
+  again.measured_value *= 1.1;
+  EXPECT_EQ(job_key(again), job_key(runs[0]));
+  MeasuredRun wider = runs[0];
+  wider.plan.instances *= 2;
+  EXPECT_NE(job_key(wider), job_key(runs[0]));
+  MeasuredRun larger = runs[0];
+  larger.plan.micro_batch += 1;
+  EXPECT_NE(job_key(larger), job_key(runs[0]));
+  EXPECT_NE(job_key(runs[1]), job_key(runs[0]));
+}
+
+// Three republications of one seed run: the four runs of that job share one
+// job's weight; the squared weights still sum to the number of runs.
+TEST(Fit, ARepublishedJobWeighsAsOne) {
+  auto runs = runs_on(seed_runs(), "trn1.32xlarge");
+  const size_t jobs = runs.size();
+  for (int k = 1; k <= 3; ++k) {
+    MeasuredRun again = runs[0];
+    again.id = "release-" + std::to_string(k) + runs[0].id.substr(runs[0].id.find('#'));
+    runs.push_back(again);
+  }
+  Predictor predictor(runs, spec::Calibration{});
+  std::vector<size_t> use(runs.size());
+  for (size_t i = 0; i < use.size(); ++i) use[i] = i;
+  const std::vector<double> w = run_weights(predictor, use);
+  ASSERT_EQ(w.size(), runs.size());
+  const double per_job = double(runs.size()) / double(jobs);
+  EXPECT_NEAR(w[1] * w[1], per_job, 1e-12);
+  for (size_t i : {size_t(0), jobs, jobs + 1, jobs + 2}) EXPECT_NEAR(w[i] * w[i], per_job / 4, 1e-12);
+  double sum = 0;
+  for (double x : w) sum += x * x;
+  EXPECT_NEAR(sum, double(runs.size()), 1e-9);
+}
+
 size_t index_of(const std::vector<FitParameter>& parameters, const std::string& name) {
   size_t k = 0;
   while (k < parameters.size() && parameters[k].name != name) ++k;
@@ -475,8 +519,11 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   // gate_up_projection): Neuron NeMo 13.3% -> 11.6% held out, and the fit on the
   // LLM sources lands at another optimum (memory-bound ops 0.32 of HBM, GEMM
   // ceiling 1.0, against 1.0 and 0.81), so HF BERT held out 24.5% -> 13.9% and
-  // trainium1 22.5% -> 15.2%; without the repeated rows 14.4%.
-  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.15);
+  // trainium1 22.5% -> 15.2%; without the repeated rows 14.4%. A job that
+  // later releases republished weighing as one run (validate::run_weights):
+  // 13.6% held out, 8.7% in sample (7.4% before: the 21 BERT revisions no longer
+  // pull the family's factors to themselves).
+  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.14);
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
