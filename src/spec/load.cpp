@@ -212,6 +212,12 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
     hw.fabric = FabricTopology::all_to_all;
     hw.link_bytes_per_s = r.sourced(fabric, "$.fabric", "link_gb_per_s") * 1e9;
     hw.chip_fabric_bytes_per_s = hw.link_bytes_per_s * (hw.chips_per_instance - 1);
+    // One link to each peer: a stated count is that, or the descriptor contradicts itself.
+    if (r.has(fabric, "links_per_chip") &&
+        r.positive_int(fabric, "$.fabric", "links_per_chip") != hw.chips_per_instance - 1)
+      r.fail("$.fabric.links_per_chip.value", "expected chips_per_instance - 1 (" +
+                                                  std::to_string(hw.chips_per_instance - 1) +
+                                                  ") on an all-to-all fabric, one link to each peer");
   } else if (topology == "torus-2d") {
     hw.fabric = FabricTopology::torus_2d;
     hw.torus_rows = r.positive_int(fabric, "$.fabric", "rows");
@@ -609,7 +615,12 @@ nlohmann::json json_with_base(const std::string& path, const char* noun, const R
   if (!j.is_object() || !j.contains("extends")) return j;
   if (!j["extends"].is_string()) throw SpecError(path, "$.extends", std::string("the name of the ") + noun + " this one varies");
   if (depth >= 4) throw SpecError(path, "$.extends", std::string("a chain of at most 4 ") + noun + " files, not a cycle");
-  const std::string base_path = resolve_base(j["extends"].get<std::string>());
+  std::string base_path;
+  try {
+    base_path = resolve_base(j["extends"].get<std::string>());
+  } catch (const SpecError& e) {  // the unknown name, said from the file that wrote it
+    throw SpecError(path, "$.extends", "\"" + j["extends"].get<std::string>() + "\": " + e.expected());
+  }
   bases.push_back(std::filesystem::path(base_path).stem().string());
   nlohmann::json merged = json_with_base(base_path, noun, resolve_base, rename_keys, merge_key, depth + 1, bases);
   merged.erase("releases");  // a base stack's release range names the base's file alone

@@ -90,6 +90,18 @@ TEST(LoadHardware, TorusMustMatchChips) {
   expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.fabric.rows", "chips_per_instance");
 }
 
+// An all-to-all fabric has one link to each peer (dl1: 7 of the 10 RoCE ports,
+// AWS Compute Blog "Amazon EC2 DL1 instances deep dive"): a stated count that
+// is not chips - 1 contradicts the topology and is refused, not ignored.
+TEST(LoadHardware, AllToAllLinksAreOnePerPeer) {
+  json j = read_json_file(data_root() + "/hardware/dl1.24xlarge.json");
+  EXPECT_NO_THROW(hardware_from_json(j, "x.json"));
+  j["fabric"]["links_per_chip"]["value"] = 6;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.fabric.links_per_chip.value", "chips_per_instance - 1 (7)");
+  j["fabric"].erase("links_per_chip");
+  EXPECT_NO_THROW(hardware_from_json(j, "x.json"));  // the count may be left to the topology
+}
+
 TEST(LoadHardware, UnknownPriceKindAndTopology) {
   json j = trn1();
   j["prices"][0]["kind"] = "cheap";

@@ -941,8 +941,10 @@ TEST(StackLoad, ExtendsNamesAStackThatExists) {
   try {
     load_stack(path);
     FAIL() << "loaded a variant of a missing stack";
-  } catch (const SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown stack"), std::string::npos) << e.what();
+  } catch (const SpecError& e) {  // the line names the variant's file and field, and the name it gave
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.json_path(), "$.extends");
+    EXPECT_NE(e.expected().find("\"no-such-stack\": unknown stack"), std::string::npos) << e.what();
   }
   {
     std::ofstream out(path);
