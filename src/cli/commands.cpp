@@ -6,17 +6,23 @@
 
 namespace trainplan::cli {
 
-void add_all_commands(CLI::App& app) {
-  add_list_command(app);
-  add_estimate_command(app);
+std::map<std::string, CommandRun> add_all_commands(CLI::App& app, bool print) {
+  std::map<std::string, CommandRun> runs;
+  const auto share = [&](SharedCommand shared) {
+    if (print) print_when_run(shared.command, shared.run);
+    runs[shared.command->get_name()] = std::move(shared.run);
+  };
+  share(add_list_command(app));
+  share(add_estimate_command(app));
   add_export_command(app);
-  add_search_command(app);
-  add_sweep_command(app);
-  add_compare_command(app);
+  share(add_search_command(app));
+  share(add_sweep_command(app));
+  share(add_compare_command(app));
   add_calibrate_command(app);
   add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
-  add_validate_command(app);
+  share(add_validate_command(app));
   accept_quiet_everywhere(app);
+  return runs;
 }
 
 // Scripts pass -q to every command alike; a command that draws no progress bar

@@ -1,7 +1,6 @@
 // `trainplan compare`: hardware side by side for one model and workload, at
 // equal instance count, equal budget or equal deadline: the best plan on each,
 // tokens per dollar under each price kind, and the ratio to the first hardware.
-#include <iostream>
 #include <memory>
 
 #include "app/compare.h"
@@ -20,7 +19,7 @@ struct CompareOptions {
   std::string at = "instances";
 };
 
-int run(const CompareOptions& o) {
+CommandOutput run(const CompareOptions& o, std::ostream& notes) {
   if (o.at == "budget" && o.flags.budget_usd <= 0)
     throw CLI::ValidationError("--budget", "compare --at budget needs --budget USD");
   if (o.at == "deadline" && o.flags.deadline_days <= 0)
@@ -33,20 +32,19 @@ int run(const CompareOptions& o) {
       ++plans;
       if (plan.best) continue;
       ++without_plan;
-      say_no_feasible_plan(result.scenarios.front().model.name, result.scenarios[plan.hardware].hardware.name,
+      say_no_feasible_plan(notes, result.scenarios.front().model.name, result.scenarios[plan.hardware].hardware.name,
                            group.instance_counts.size() == 1 ? std::to_string(group.instance_counts.front())
                                                              : o.flags.instances,
                            plan.drops);
     }
-  if (without_plan == plans) return 2;  // each reason is said; no table
-  report::render_tables(std::cout, report::choose_columns({compare_table(result)}, o.flags.scenario.format, o.flags.columns),
-                        o.flags.scenario.format, o.document);
-  return 0;
+  if (without_plan == plans) return {.exit_code = 2};  // each reason is said; no table
+  return {.format = o.flags.scenario.format, .head = o.document,
+          .made = report::choose_columns({compare_table(result)}, o.flags.scenario.format, o.flags.columns)};
 }
 
 }  // namespace
 
-void add_compare_command(CLI::App& app) {
+SharedCommand add_compare_command(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* c = app.add_subcommand("compare", "Hardware side by side at equal instance count, budget or deadline");
   c->footer(
@@ -63,11 +61,10 @@ void add_compare_command(CLI::App& app) {
   add_objective_options(c, o->flags);
   add_failure_options(c, o->flags);
   add_run_options(c, o->flags);
-  c->callback([o, c] {
-    o->document = json_document(*c);
-    const int code = run(*o);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  return {c, [o, c](std::ostream& notes) {
+            o->document = json_document(*c);
+            return run(*o, notes);
+          }};
 }
 
 }  // namespace trainplan::cli

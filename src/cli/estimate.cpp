@@ -1,7 +1,7 @@
 // `trainplan estimate`: one plan, where its step time and memory go.
 #include <iomanip>
-#include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.h"
@@ -38,48 +38,38 @@ std::string suggestion(const EstimateOptions& o, const app::Scenario& s) {
                : "no plan fits at " + at + " (trainplan search --instances 1..128 finds where one does)");
 }
 
-int run_estimate(const EstimateOptions& o) {
+CommandOutput run_estimate(const EstimateOptions& o, std::ostream& notes) {
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
   const app::EstimateOutcome out = app::estimate_plan(o.scenario, o.plan, method, o.error_bands);
   if (!out.refusal.empty()) {
-    std::cerr << "trainplan: plan refused: " << out.refusal << suggestion(o, out.scenario) << "\n";
-    return 2;
+    notes << "trainplan: plan refused: " << out.refusal << suggestion(o, out.scenario) << "\n";
+    return {.exit_code = 2};
   }
   const app::Scenario& s = out.scenario;
   const cost::Evaluation& ev = out.evaluation;
-  const report::EstimateView& view = out.view;
-  if (ev.problem != cost::PlanProblem::out_of_memory) {
-    if (o.export_only) {
-      for (const std::string& path : emit_launch_config(o.emit, s, ev.plan)) std::cerr << "trainplan: wrote " << path << "\n";
-      return 0;
-    }
-    if (o.emit.to.empty() || o.emit.to == "-") {
-      if (!o.emit.format.empty()) {  // the config alone on standard output
-        emit_launch_config(o.emit, s, ev.plan);
-        return 0;
-      }
-    } else {
-      for (const std::string& path : emit_launch_config(o.emit, s, ev.plan))
-        std::cerr << "trainplan: wrote " << path << "\n";
-    }
+  const bool out_of_memory = ev.problem == cost::PlanProblem::out_of_memory;
+  if (!out_of_memory) {
+    std::ostringstream config;  // the config alone on standard output, where no file is named
+    for (const std::string& path : emit_launch_config(o.emit, s, ev.plan, config))
+      notes << "trainplan: wrote " << path << "\n";
+    if (o.export_only || (!o.emit.format.empty() && (o.emit.to.empty() || o.emit.to == "-")))
+      return {.printed = config.str()};
   }
   // The refusal comes first; the breakdown after it shows where the memory goes.
-  const bool out_of_memory = ev.problem == cost::PlanProblem::out_of_memory;
   if (out_of_memory)
-    std::cerr << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
-              << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
-              << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)"
-              << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())
-              << "; largest component: " << ev.estimate.memory.largest_component()
-              << (o.export_only ? "; `trainplan estimate` with the plan's flags shows where the memory goes" : "")
-              << suggestion(o, s) << std::endl;
-  if (out_of_memory && o.export_only) return 2;  // export writes configs, not reports
-  report::render_estimate(std::cout, o.scenario.format, view, o.document);
-  return out_of_memory ? 2 : 0;
+    notes << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
+          << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
+          << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)"
+          << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())
+          << "; largest component: " << ev.estimate.memory.largest_component()
+          << (o.export_only ? "; `trainplan estimate` with the plan's flags shows where the memory goes" : "")
+          << suggestion(o, s) << std::endl;
+  if (out_of_memory && o.export_only) return {.exit_code = 2};  // export writes configs, not reports
+  return {.exit_code = out_of_memory ? 2 : 0, .format = o.scenario.format, .head = o.document, .made = out.view};
 }
 
-// The callback of estimate and export: the job from --from-config where given, then the estimate.
-void run_command(EstimateOptions& o, const CLI::App& command) {
+// The run of estimate and export: the job from --from-config where given, then the estimate.
+CommandOutput run_command(EstimateOptions& o, const CLI::App& command, std::ostream& notes) {
   check_emit_options(o.emit);
   o.plan_given = !o.from_config.empty();
   for (const char* flag : {"--instances", "--tp", "--pp", "--virtual-stages", "--sp", "--no-sp", "--cp", "--ep", "--etp",
@@ -89,12 +79,12 @@ void run_command(EstimateOptions& o, const CLI::App& command) {
       o.plan_given = o.plan_given || std::string(flag) != "--instances";
   if (!o.from_config.empty()) apply_launch_config(o.from_config, command, o.scenario, o.plan);
   o.document = json_document(command);
-  if (const int code = run_estimate(o); code != 0) throw CLI::RuntimeError(code);
+  return run_estimate(o, notes);
 }
 
 }  // namespace
 
-void add_estimate_command(CLI::App& app) {
+SharedCommand add_estimate_command(CLI::App& app) {
   auto options = std::make_shared<EstimateOptions>();
   CLI::App* c = app.add_subcommand("estimate", "Estimate one training layout: step time, memory, throughput, cost");
   c->footer(
@@ -118,7 +108,7 @@ void add_estimate_command(CLI::App& app) {
                 "Held-out error bands to put on the throughput, step time and memory (written by `trainplan validate "
                 "--write-error-bands`); default data/error-bands.json")
       ->check(CLI::ExistingFile);
-  c->callback([options, c] { run_command(*options, *c); });
+  return {c, [options, c](std::ostream& notes) { return run_command(*options, *c, notes); }};
 }
 
 void add_export_command(CLI::App& app) {
@@ -141,7 +131,7 @@ void add_export_command(CLI::App& app) {
       ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
   c->add_option("--out", options->emit.to, "File to write; default standard output (deepspeed needs a file)");
   options->emit.to_flag = "--out";
-  c->callback([options, c] { run_command(*options, *c); });
+  print_when_run(c, [options, c](std::ostream& notes) { return run_command(*options, *c, notes); });
 }
 
 }  // namespace trainplan::cli

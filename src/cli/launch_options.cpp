@@ -2,7 +2,6 @@
 #include "cli/output_paths.h"
 
 #include <filesystem>
-#include <iostream>
 #include <set>
 
 #include "spec/error.h"
@@ -34,7 +33,8 @@ void check_emit_options(const EmitOptions& o) {
   check_output_path(o.to, o.to_flag);
 }
 
-std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Scenario& s, const spec::Plan& plan) {
+std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Scenario& s, const spec::Plan& plan,
+                                            std::ostream& standard_output) {
   if (o.format.empty()) return {};
   const exporting::LaunchJob job = app::launch_job(s, plan);
   const auto format = exporting::parse_launch_format(o.format, "--emit");
@@ -50,7 +50,7 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Sce
                                                     ? "the YAML and the model's config.json for NxD Training's HF path"
                                                     : "a script and its config") +
                                                ")");
-    std::cout << files.front().text;
+    standard_output << files.front().text;
     return written;
   }
   std::vector<std::pair<std::string, std::string>> contents;

@@ -4,6 +4,7 @@
 // that states the same thing differently is refused, naming both.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,9 @@ void add_emit_options(CLI::App* command, EmitOptions& options);
 void check_emit_options(const EmitOptions& options);
 
 // Writes `plan` of `scenario` in the --emit format; returns the files written
-// (none when printed to standard output).
-std::vector<std::string> emit_launch_config(const EmitOptions& options, const app::Scenario& scenario, const spec::Plan& plan);
+// (none when no file is named: the config then goes to `standard_output`).
+std::vector<std::string> emit_launch_config(const EmitOptions& options, const app::Scenario& scenario, const spec::Plan& plan,
+                                            std::ostream& standard_output);
 
 // app::apply_launch_config with the flags given on `command`.
 exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, app::ScenarioOptions& scenario,

@@ -1,5 +1,4 @@
 // `trainplan list`: the models, hardware and stacks trainplan knows, with key figures.
-#include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
@@ -98,7 +97,7 @@ report::Table stack_table() {
 
 }  // namespace
 
-void add_list_command(CLI::App& app) {
+SharedCommand add_list_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
   auto columns = std::make_shared<std::string>();
   auto corpus = std::make_shared<bool>(false);
@@ -112,11 +111,11 @@ void add_list_command(CLI::App& app) {
   c->add_flag("--corpus", *corpus,
               "Also list the validation corpus's own model shapes (data/measured/models/: topology-search variants, "
               "CI test models), which load by name but are no catalogue entries");
-  c->callback([format, columns, corpus, c] {
-    report::render_tables(std::cout,
-                          report::choose_columns({model_table(*corpus), hardware_table(), stack_table()}, *format, *columns),
-                          *format, json_document(*c));
-  });
+  return {c, [format, columns, corpus, c](std::ostream&) -> CommandOutput {
+            return {.format = *format, .head = json_document(*c),
+                    .made = report::choose_columns({model_table(*corpus), hardware_table(), stack_table()}, *format,
+                                                   *columns)};
+          }};
 }
 
 }  // namespace trainplan::cli

@@ -1,6 +1,5 @@
 // `trainplan search`: every valid layout for one model and workload on each
 // hardware, ranked by an objective; the top K re-timed with the pipeline DAG.
-#include <iostream>
 #include <memory>
 #include <optional>
 
@@ -25,7 +24,7 @@ struct SearchCommandOptions {
   EmitOptions emit;  // the leader as a launcher config
 };
 
-int run(const SearchCommandOptions& o) {
+CommandOutput run(const SearchCommandOptions& o, std::ostream& notes) {
   const std::vector<int> counts = parse_instances(o.flags.instances);
   std::vector<report::Table> tables;
   const std::vector<std::string> hardware = app::split_hardware(o.flags.scenario.hardware);
@@ -40,12 +39,13 @@ int run(const SearchCommandOptions& o) {
     const search::SearchResult& r = found.result;
     if (r.drops.feasible == 0) {
       ++without_plan;
-      say_no_feasible_plan(s.model.name, hw, o.flags.instances, r.drops);
+      say_no_feasible_plan(notes, s.model.name, hw, o.flags.instances, r.drops);
     }
     if (!o.emit.format.empty() && !r.top.empty()) {
-      const std::vector<std::string> paths = emit_launch_config(o.emit, s, r.top.front().evaluation.plan);
+      // --emit-to names a file here (checked first): nothing goes to the stream but the "wrote" lines.
+      const std::vector<std::string> paths = emit_launch_config(o.emit, s, r.top.front().evaluation.plan, notes);
       for (std::size_t i = 0; i < paths.size(); ++i)
-        std::cerr << "trainplan: wrote " << paths[i]
+        notes << "trainplan: wrote " << paths[i]
                   << (i == 0 ? " (the leader, " + report::describe(r.top.front().evaluation.plan) + ")" : std::string(" (beside it)"))
                   << "\n";
     }
@@ -69,15 +69,14 @@ int run(const SearchCommandOptions& o) {
     }
     for (std::size_t i = first_of_hardware; i < tables.size(); ++i) tables[i].scope = {{"hardware", hw}};
   }
-  if (without_plan == hardware.size()) return 2;  // each hardware's reason is said; there is no table to show
-  report::render_tables(std::cout, report::choose_columns(tables, o.flags.scenario.format, o.flags.columns),
-                        o.flags.scenario.format, o.document);
-  return 0;
+  if (without_plan == hardware.size()) return {.exit_code = 2};  // each hardware's reason is said; no table to show
+  return {.format = o.flags.scenario.format, .head = o.document,
+          .made = report::choose_columns(tables, o.flags.scenario.format, o.flags.columns)};
 }
 
 }  // namespace
 
-void add_search_command(CLI::App& app) {
+SharedCommand add_search_command(CLI::App& app) {
   auto o = std::make_shared<SearchCommandOptions>();
   CLI::App* c = app.add_subcommand("search", "Rank every valid layout (TP, PP, SP, virtual stages, micro-batch, ZeRO, "
                                              "recompute, overlap) by an objective");
@@ -113,7 +112,7 @@ void add_search_command(CLI::App& app) {
   c->get_option("--emit")->description(c->get_option("--emit")->get_description() +
                                        "; the search then keeps only plans that launcher runs (the rest are counted "
                                        "as dropped), so the file holds the best of those");
-  c->callback([o, rtp, c] {
+  return {c, [o, rtp, c](std::ostream& notes) {
     check_emit_options(o->emit);
     o->flags.emit_format = o->emit.format;
     if (!o->emit.format.empty() && (o->emit.to.empty() || o->emit.to == "-"))
@@ -133,9 +132,8 @@ void add_search_command(CLI::App& app) {
       const auto counts = parse_instances(o->flags.instances);
       o->reference.instances = *std::max_element(counts.begin(), counts.end());
     }
-    const int code = run(*o);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+    return run(*o, notes);
+  }};
 }
 
 }  // namespace trainplan::cli

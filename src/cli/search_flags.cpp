@@ -140,10 +140,10 @@ app::SearchRunner with_progress(bool quiet) {
   };
 }
 
-void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
-                          const search::DropStats& drops) {
-  std::cerr << "trainplan: no feasible plan for " << model << " on " << hardware << " at " << instances
-            << " instances: " << search::why_none_kept(drops) << "\n";
+void say_no_feasible_plan(std::ostream& notes, const std::string& model, const std::string& hardware,
+                          const std::string& instances, const search::DropStats& drops) {
+  notes << "trainplan: no feasible plan for " << model << " on " << hardware << " at " << instances
+        << " instances: " << search::why_none_kept(drops) << "\n";
 }
 
 }  // namespace trainplan::cli

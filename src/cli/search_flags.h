@@ -28,8 +28,8 @@ std::vector<int> parse_instances(const std::string& text);
 // work takes a second or more, and `quiet` is off.
 app::SearchRunner with_progress(bool quiet);
 
-// "trainplan: no feasible plan for M on HW at X instances: <why_none_kept>", on stderr.
-void say_no_feasible_plan(const std::string& model, const std::string& hardware, const std::string& instances,
-                          const search::DropStats& drops);
+// "trainplan: no feasible plan for M on HW at X instances: <why_none_kept>", on `notes` (the program's stderr).
+void say_no_feasible_plan(std::ostream& notes, const std::string& model, const std::string& hardware,
+                          const std::string& instances, const search::DropStats& drops);
 
 }  // namespace trainplan::cli

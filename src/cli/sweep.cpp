@@ -1,7 +1,6 @@
 // `trainplan sweep`: the scaling table over instance counts per hardware (the
 // best plan at each count, or one held fixed by flags), utilisation under
 // failures as the cluster grows, and optional scaling and Pareto plots.
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -24,7 +23,7 @@ struct SweepOptions {
   std::string plot, pareto;
 };
 
-int run(const SweepOptions& o) {
+CommandOutput run(const SweepOptions& o, std::ostream& notes) {
   check_plot_path(o.plot, "--plot");
   check_plot_path(o.pareto, "--pareto");
   const std::vector<int> counts = parse_instances(o.flags.instances);
@@ -78,7 +77,7 @@ int run(const SweepOptions& o) {
       points.push_back({hw, n, b.dag_score.time_to_train_s / 86400.0, b.dag_score.cost_to_train_usd});
     }
     if (tput.x.empty()) {
-      say_no_feasible_plan(s.model.name, hw, "any of " + o.flags.instances, curve.drops);
+      say_no_feasible_plan(notes, s.model.name, hw, "any of " + o.flags.instances, curve.drops);
       continue;  // no curve to draw
     }
     // Under each curve: the range the held-out errors of this accelerator family give
@@ -97,7 +96,7 @@ int run(const SweepOptions& o) {
                      kinds_text);
   std::vector<report::Table> tables{scaling, failures};
   tables.push_back(report::drop_table(sweep.drops, "Plans considered over the sweep"));
-  if (points.empty()) return 2;  // each hardware's reason is said; no table, no plot
+  if (points.empty()) return {.exit_code = 2};  // each hardware's reason is said; no table, no plot
   // One hardware: the title names it with its stack and precision, and the view
   // drops those columns (as search's does the instance count).
   const bool one_hardware = sweep.curves.size() == 1;
@@ -110,20 +109,22 @@ int run(const SweepOptions& o) {
                                  "time_to_train_days", "cost_to_train_usd"};
   if (!one_hardware)
     tables.front().reading_view.insert(tables.front().reading_view.begin(), {"hardware", "stack_precision"});
-  report::render_tables(std::cout, report::choose_columns(tables, o.flags.scenario.format, o.flags.columns),
-                        o.flags.scenario.format, o.document);
+  // Chosen before the plots are written: an unknown --columns key refuses the sweep first.
+  CommandOutput output{.format = o.flags.scenario.format, .head = o.document,
+                       .made = report::choose_columns(tables, o.flags.scenario.format, o.flags.columns)};
 
   const std::string title = model_name + ", " + workload_text;
-  const bool plotted = o.plot.empty() || write_scaling_plot(o.plot, title, throughput_panel, efficiency_panel, bands,
-                                                            o.flags.quiet);
-  const bool fronted = o.pareto.empty() || write_pareto_plot(o.pareto, title, kinds_text, points,
+  const bool plotted = o.plot.empty() || write_scaling_plot(notes, o.plot, title, throughput_panel, efficiency_panel,
+                                                            bands, o.flags.quiet);
+  const bool fronted = o.pareto.empty() || write_pareto_plot(notes, o.pareto, title, kinds_text, points,
                                                              app::split_hardware(o.flags.scenario.hardware), o.flags.quiet);
-  return plotted && fronted ? 0 : 1;
+  output.exit_code = plotted && fronted ? 0 : 1;
+  return output;
 }
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app) {
+SharedCommand add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* c = app.add_subcommand("sweep", "Scaling table over instance counts per hardware: best (or fixed) plan, "
                                             "throughput, efficiency, MFU, tokens per dollar, time and cost to train");
@@ -139,11 +140,10 @@ void add_sweep_command(CLI::App& app) {
   add_run_options(c, o->flags);
   c->add_option("--plot", o->plot, "Write scaling curves (throughput and efficiency against instances): FILE.png or FILE.svg");
   c->add_option("--pareto", o->pareto, "Write the time-to-train against cost-to-train front: FILE.png or FILE.svg");
-  c->callback([o, c] {
-    o->document = json_document(*c);
-    const int code = run(*o);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  return {c, [o, c](std::ostream& notes) {
+            o->document = json_document(*c);
+            return run(*o, notes);
+          }};
 }
 
 }  // namespace trainplan::cli

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iostream>
+#include <ostream>
 
 #include "report/number_format.h"
 #include "search/pareto.h"
@@ -10,12 +10,12 @@
 namespace trainplan::cli {
 namespace {
 
-bool said(const report::PlotOutcome& out, const std::string& path, bool quiet) {
+bool said(std::ostream& notes, const report::PlotOutcome& out, const std::string& path, bool quiet) {
   if (!out) {
-    std::cerr << "trainplan: plot " << path << " failed: " << out.error << "\n";
+    notes << "trainplan: plot " << path << " failed: " << out.error << "\n";
     return false;
   }
-  if (!quiet) std::cerr << "wrote " << path << "\n";
+  if (!quiet) notes << "wrote " << path << "\n";
   return true;
 }
 
@@ -30,8 +30,9 @@ report::Series ideal_series(const std::string& hardware, const report::Series& t
   return ideal;
 }
 
-bool write_scaling_plot(const std::string& path, const std::string& title, report::Panel throughput,
-                        report::Panel efficiency, const std::optional<spec::ErrorBands>& bands, bool quiet) {
+bool write_scaling_plot(std::ostream& notes, const std::string& path, const std::string& title,
+                        report::Panel throughput, report::Panel efficiency,
+                        const std::optional<spec::ErrorBands>& bands, bool quiet) {
   report::LinePlot plot;
   plot.title = "Scaling: " + title;
   throughput.title = "Throughput (dashed: linear scaling";
@@ -58,11 +59,12 @@ bool write_scaling_plot(const std::string& path, const std::string& title, repor
     efficiency.series.push_back(ideal_eff);
   }
   plot.panels = {throughput, efficiency};
-  return said(report::plot_lines(plot, path), path, quiet);
+  return said(notes, report::plot_lines(plot, path), path, quiet);
 }
 
-bool write_pareto_plot(const std::string& path, const std::string& title, const std::string& price_kinds,
-                       const std::vector<SweepPlotPoint>& points, const std::vector<std::string>& hardware, bool quiet) {
+bool write_pareto_plot(std::ostream& notes, const std::string& path, const std::string& title,
+                       const std::string& price_kinds, const std::vector<SweepPlotPoint>& points,
+                       const std::vector<std::string>& hardware, bool quiet) {
   report::ScatterPlot sc;
   sc.title = "Time against cost to train: " + title;
   sc.x_label = "time to train (days)";
@@ -90,7 +92,7 @@ bool write_pareto_plot(const std::string& path, const std::string& title, const 
       front.y.push_back(ys[i]);
     }
   sc.series.push_back(front);
-  return said(report::plot_scatter(sc, path), path, quiet);
+  return said(notes, report::plot_scatter(sc, path), path, quiet);
 }
 
 }  // namespace trainplan::cli

@@ -1,9 +1,10 @@
 // The plots `trainplan sweep` writes: scaling curves (throughput and efficiency
 // against instances, with the ideal lines and held-out ranges the caller put in
 // the panels) and the time-against-cost front. Each returns false after saying
-// on stderr why the file was not written.
+// on `notes` (the program's stderr) why the file was not written.
 #pragma once
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,11 @@ struct SweepPlotPoint {
 // Linear scaling from a curve's smallest count, dashed in the curve's colour.
 report::Series ideal_series(const std::string& hardware, const report::Series& throughput);
 
-bool write_scaling_plot(const std::string& path, const std::string& title, report::Panel throughput,
-                        report::Panel efficiency, const std::optional<spec::ErrorBands>& bands, bool quiet);
-bool write_pareto_plot(const std::string& path, const std::string& title, const std::string& price_kinds,
-                       const std::vector<SweepPlotPoint>& points, const std::vector<std::string>& hardware, bool quiet);
+bool write_scaling_plot(std::ostream& notes, const std::string& path, const std::string& title,
+                        report::Panel throughput, report::Panel efficiency,
+                        const std::optional<spec::ErrorBands>& bands, bool quiet);
+bool write_pareto_plot(std::ostream& notes, const std::string& path, const std::string& title,
+                       const std::string& price_kinds, const std::vector<SweepPlotPoint>& points,
+                       const std::vector<std::string>& hardware, bool quiet);
 
 }  // namespace trainplan::cli

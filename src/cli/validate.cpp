@@ -1,6 +1,5 @@
-// `trainplan validate` and `trainplan calibrate fit`: the step model against published
-// runs (data/measured/), and the per-accelerator calibration fitted on them.
-#include <algorithm>
+// `trainplan validate`: the step model against published runs (data/measured/), in
+// sample and held out, and the error bands the held-out errors give (fit: cli/fit.cpp).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -10,7 +9,6 @@
 #include <memory>
 #include <set>
 
-#include "spec/calibration_io.h"
 #include "cli/commands.h"
 #include "cli/output_paths.h"
 #include "cli/query.h"
@@ -41,7 +39,7 @@ struct ValidateOptions {
   bool quiet = false;
 };
 
-int run_validate(const ValidateOptions& o) {
+CommandOutput run_validate(const ValidateOptions& o, std::ostream& notes) {
   check_output_path(o.report, "--report");
   check_output_path(o.error_bands, "--write-error-bands");
   app::ValidationQuery query{o.measured, o.choices, o.stack, o.hold_out != "source"};
@@ -54,59 +52,25 @@ int run_validate(const ValidateOptions& o) {
                                        report::mape_table(v), report::fit_table(v), report::band_table(v), report::memory_table(v),
                                        report::error_bands_table(out.bands, validate::held_out_fit_verdicts(v, app::kErrorBandCoverage)),
                                        report::unexpressed_table(v), app::choices_table(out.choices), report::runs_table(v)};
-  report::render_tables(std::cout, tables, o.format, o.document);
   std::vector<std::string> plots, errors;
   if (o.plot) {
     const std::string plot_dir = o.report.empty() ? "reports" : std::filesystem::path(o.report).parent_path().string();
     plots = report::write_validation_plots(v, plot_dir.empty() ? "." : plot_dir, errors);
-    for (const auto& e : errors) std::cerr << "trainplan: plot failed: " << e << "\n";
+    for (const auto& e : errors) notes << "trainplan: plot failed: " << e << "\n";
   }
   if (!o.report.empty())
     report::write_validation_markdown(v, validate::own_stack_fits(v), tables, plots, o.report,
                                       o.measured.empty() ? "data/measured" : o.measured);
   if (!o.error_bands.empty()) {
     spec::save_error_bands(out.bands, o.error_bands);
-    std::cerr << "trainplan: wrote " << o.error_bands << "\n";
+    notes << "trainplan: wrote " << o.error_bands << "\n";
   }
-  return errors.empty() ? 0 : 1;
-}
-
-struct FitOptions {
-  std::string measured, hardware, stack, out;
-};
-
-int run_fit(const FitOptions& o) {
-  check_output_path(o.out, "--out");
-  const app::FitOutcome out = app::fit_calibration({o.measured, o.hardware, o.stack});
-  if (out.runs == 0) {
-    std::cerr << "trainplan: no measured run on the " << out.family << " family"
-              << (o.stack.empty() ? std::string() : " under " + o.stack) << " in "
-              << (o.measured.empty() ? app::default_measured_dir() : o.measured) << "\n";
-    return 2;
-  }
-  const std::vector<validate::FitParameter>& parameters = out.parameters;
-  const validate::FitResult& fit = out.fit;
-  const bool replaces = std::filesystem::exists(o.out);
-  spec::save_calibration(out.file, o.out);
-  if (replaces) std::cout << "replaced " << o.out << "\n";
-  for (size_t k = 0; k < parameters.size(); ++k)
-    std::cout << parameters[k].name << " = " << fit.values[k]
-              << (std::find(fit.unfitted.begin(), fit.unfitted.end(), parameters[k].name) == fit.unfitted.end()
-                      ? ""
-                      : " (not fitted: no run depends on it)")
-              << "\n";
-  for (const auto& pin : fit.pinned) {
-    std::cout << pin.name << " held at the edge of its measured band " << pin.low << "-" << pin.high << "; runs pulling it out:";
-    for (const auto& id : pin.pulling_runs) std::cout << " " << id;
-    std::cout << "\n";
-  }
-  std::cout << "rms log error " << fit.rms_log_error << " over " << fit.fitted_on.size() << " runs; wrote " << o.out << "\n";
-  return 0;
+  return {.exit_code = errors.empty() ? 0 : 1, .format = o.format, .head = o.document, .made = std::move(tables)};
 }
 
 }  // namespace
 
-void add_validate_command(CLI::App& app) {
+SharedCommand add_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* c = app.add_subcommand("validate", "The step model against measured runs: in-sample and leave-one-out errors");
   c->add_option("--measured", o->measured, "Folder of measured-run JSON files; default data/measured");
@@ -127,24 +91,10 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
   c->add_flag("-q,--quiet", o->quiet, "No progress bar");
-  c->callback([o, c] {
-    o->document = json_document(*c);
-    if (const int code = run_validate(*o)) throw CLI::RuntimeError(code);
-  });
-}
-
-void add_fit_command(CLI::App& app) {
-  auto o = std::make_shared<FitOptions>();
-  CLI::App* c = app.add_subcommand("fit", "Fit an accelerator's calibration factors to measured runs");
-  c->add_option("--measured", o->measured, "Folder of measured-run JSON files; default data/measured");
-  c->add_option("-H,--hardware", o->hardware, "Instance type: the runs of its accelerator family are fitted")->required();
-  c->add_option("--stack", o->stack, "Fit only the runs of this stack (default: every stack on the family)");
-  c->add_option("--out", o->out,
-                "Calibration file to write: data/calibration/<hardware or family>+<stack>.json is looked up first")
-      ->required();
-  c->callback([o] {
-    if (const int code = run_fit(*o)) throw CLI::RuntimeError(code);
-  });
+  return {c, [o, c](std::ostream& notes) {
+            o->document = json_document(*c);
+            return run_validate(*o, notes);
+          }};
 }
 
 }  // namespace trainplan::cli

@@ -1,18 +1,20 @@
-// The Python module `trainplan`: each function runs the subcommand of the same name
-// in-process (trainplan::cli::add_all_commands, as the program) from keywords spelled as its
-// long options in snake_case and returns its --format json document as a dict.
-// std::cout and std::cerr are captured per call and always restored; errors raise
-// trainplan.SpecError, PlanRefused or ArgumentError (all trainplan.Error), else RuntimeError.
+// The Python module `trainplan`: each function parses its keywords (spelled as the long
+// options in snake_case) with the subcommand's own CLI11 options, as the program does,
+// then calls the run the command's callback calls and returns its --format json document
+// (cli/command_output.h) as a dict. Notes the program prints on stderr go to sys.stderr;
+// errors raise trainplan.SpecError, PlanRefused or ArgumentError (all trainplan.Error), else RuntimeError.
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/command_output.h"
 #include "spec/error.h"
 
 namespace py = pybind11;
@@ -100,32 +102,6 @@ __all__ = ["estimate", "search", "sweep", "compare", "validate", "rows",
            "Error", "SpecError", "PlanRefused", "ArgumentError"]  # not `list`: it would hide the builtin
 )py";
 
-// std::cout and std::cerr into strings while alive; the old buffers come back on every path.
-class CapturedStreams {
- public:
-  CapturedStreams() : old_out_(std::cout.rdbuf(out_.rdbuf())), old_err_(std::cerr.rdbuf(err_.rdbuf())) {}
-  ~CapturedStreams() {
-    std::cout.rdbuf(old_out_);
-    std::cerr.rdbuf(old_err_);
-  }
-  CapturedStreams(const CapturedStreams&) = delete;
-  CapturedStreams& operator=(const CapturedStreams&) = delete;
-  std::string out() const { return out_.str(); }
-  std::string err() const { return err_.str(); }
-
- private:
-  std::ostringstream out_, err_;
-  std::streambuf* old_out_;
-  std::streambuf* old_err_;
-};
-
-// How one run ended, recorded while the streams are captured and raised after.
-struct Outcome {
-  enum Kind { ok, refused, spec_error, argument_error, failed } kind = ok;
-  std::string out, err, message;
-  std::string file, field, expected;  // spec_error
-};
-
 [[noreturn]] void raise(const py::object& exception) {
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
   throw py::error_already_set();
@@ -135,9 +111,10 @@ struct Outcome {
   raise(module.attr("ArgumentError")(message));
 }
 
-void make_app(CLI::App& app) {
+// The program's commands on `app`, none printing: the runs of the module's by name.
+std::map<std::string, trainplan::cli::CommandRun> make_app(CLI::App& app) {
   app.require_subcommand(1);
-  trainplan::cli::add_all_commands(app);
+  return trainplan::cli::add_all_commands(app, false);
 }
 
 // What an option takes: CLI11 names its type and check as "INT:INT in 1..8" or
@@ -219,73 +196,45 @@ std::string without_prefix(const std::string& text) {
   return out;
 }
 
-Outcome run_captured(CLI::App& app, const std::vector<std::string>& argv_text) {
-  std::vector<const char*> argv;
-  for (const std::string& a : argv_text) argv.push_back(a.c_str());
-  Outcome o;
-  CapturedStreams streams;
-  try {
-    app.parse(int(argv.size()), argv.data());
-  } catch (const CLI::RuntimeError& e) {  // the subcommand's refusal, explained on stderr (main.cpp's exit codes)
-    o.kind = e.get_exit_code() == 2 ? Outcome::refused : Outcome::failed;
-  } catch (const CLI::ParseError& e) {
-    o.kind = Outcome::argument_error;
-    o.message = e.what();
-  } catch (const trainplan::spec::SpecError& e) {
-    o.kind = Outcome::spec_error;
-    o.message = e.what();
-    o.file = e.file();
-    o.field = e.json_path();
-    o.expected = e.expected();
-  } catch (const std::exception& e) {
-    o.kind = Outcome::failed;
-    o.message = e.what();
-  }
-  o.out = streams.out();
-  o.err = streams.err();
-  return o;
-}
-
-// The command's JSON document, or None when it printed something else (nothing, or
-// a launcher config: estimate --emit without --emit-to).
-py::object document_of(const std::string& out) {
-  if (out.find('{') == std::string::npos) return py::none();
-  try {
-    return py::module_::import("json").attr("loads")(out);
-  } catch (py::error_already_set& e) {
-    if (!e.matches(PyExc_ValueError)) throw;
-    return py::none();
-  }
-}
-
 py::dict run_command(const std::string& name, const py::kwargs& kwargs) {
   const py::module_ module = py::module_::import("trainplan");
   CLI::App app{"trainplan"};
-  make_app(app);
+  const trainplan::cli::CommandRun run = make_app(app).at(name);
   CLI::App* command = app.get_subcommand(name);
-  std::vector<std::string> argv{"trainplan", name};
-  for (std::string& token : arguments_of(module, *command, kwargs)) argv.push_back(std::move(token));
-  argv.push_back("--format=json");
-  if (command->get_option_no_throw("--quiet")) argv.push_back("--quiet");
+  std::vector<std::string> argv_text{"trainplan", name};
+  for (std::string& token : arguments_of(module, *command, kwargs)) argv_text.push_back(std::move(token));
+  argv_text.push_back("--format=json");
+  if (command->get_option_no_throw("--quiet")) argv_text.push_back("--quiet");
+  std::vector<const char*> argv;
+  for (const std::string& a : argv_text) argv.push_back(a.c_str());
 
-  Outcome o = run_captured(app, argv);
-  const std::string told = without_prefix(o.err);
-  switch (o.kind) {
-    case Outcome::ok:
-      if (!o.err.empty()) py::module_::import("sys").attr("stderr").attr("write")(o.err);
-      if (py::object document = document_of(o.out); !document.is_none()) return document;
-      o.message = "printed no JSON document" + (o.out.empty() ? std::string() : ", but: " + o.out.substr(0, 200));
-      break;
-    case Outcome::refused:
-      raise(module.attr("PlanRefused")(told, document_of(o.out)));
-    case Outcome::argument_error:
-      raise_argument_error(module, o.message);
-    case Outcome::spec_error:
-      raise(module.attr("SpecError")(o.message, o.file, o.field, o.expected));
-    case Outcome::failed:
-      break;
+  std::ostringstream notes;  // what the program says on stderr
+  trainplan::cli::CommandOutput output;
+  std::string document, message;  // the document as --format json prints it (unindented); empty where none
+  try {
+    app.parse(int(argv.size()), argv.data());
+    output = run(notes);
+    if (const nlohmann::ordered_json made = json_document_of(output); !made.is_null()) document = made.dump();
+  } catch (const CLI::ParseError& e) {
+    raise_argument_error(module, e.what());
+  } catch (const trainplan::spec::SpecError& e) {
+    raise(module.attr("SpecError")(e.what(), e.file(), e.json_path(), e.expected()));
+  } catch (const std::exception& e) {
+    output.exit_code = 1;
+    message = e.what();
   }
-  const std::string message = o.message.empty() ? told : o.message;
+  // json.loads of the printed text, not a walk over the document: the dict must hold what
+  // the program prints, non-finite numbers as None included.
+  const auto dict_of = [](const std::string& text) { return py::module_::import("json").attr("loads")(text); };
+  const std::string told = without_prefix(notes.str());
+  if (output.exit_code == 0) {
+    if (!notes.str().empty()) py::module_::import("sys").attr("stderr").attr("write")(notes.str());
+    if (!document.empty()) return dict_of(document);
+    message = "printed no JSON document" + (output.printed.empty() ? "" : ", but: " + output.printed.substr(0, 200));
+  } else if (output.exit_code == 2) {
+    raise(module.attr("PlanRefused")(told, document.empty() ? py::none() : dict_of(document)));
+  }
+  if (message.empty()) message = told;
   throw std::runtime_error("trainplan " + name + " failed: " + (message.empty() ? "no reason given" : message));
 }
 

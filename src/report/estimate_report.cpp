@@ -212,13 +212,17 @@ Summary human_summary(const EstimateView& v, const std::string& title) {
 
 }  // namespace
 
+nlohmann::ordered_json estimate_document(const EstimateView& v, const JsonDocument& document) {
+  nlohmann::ordered_json doc = document_head(document);
+  const nlohmann::json body = to_json(v);  // kept alive: items() only refers to it
+  for (const auto& [key, value] : body.items()) doc[key] = value;
+  return doc;
+}
+
 void render_estimate(std::ostream& out, const std::string& format, const EstimateView& v,
                      const JsonDocument& document) {
   if (format == "json") {
-    nlohmann::ordered_json doc = document_head(document);
-    const nlohmann::json body = to_json(v);  // kept alive: items() only refers to it
-    for (const auto& [key, value] : body.items()) doc[key] = value;
-    out << doc.dump(2) << "\n";
+    out << estimate_document(v, document).dump(2) << "\n";
     return;
   }
   if (format == "csv") {

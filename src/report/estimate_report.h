@@ -4,6 +4,7 @@
 // in its name). Computes no model figure: it only arranges the Estimate.
 #pragma once
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -41,5 +42,8 @@ struct EstimateView {
 
 void render_estimate(std::ostream& out, const std::string& format, const EstimateView& view,
                      const JsonDocument& document);
+
+// The --format json document render_estimate prints: the head, then the view's figures.
+nlohmann::ordered_json estimate_document(const EstimateView& view, const JsonDocument& document);
 
 }  // namespace trainplan::report

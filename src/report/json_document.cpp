@@ -34,11 +34,15 @@ nlohmann::ordered_json table_object(const Table& table) {
   return object;
 }
 
-void render_json_document(std::ostream& out, const JsonDocument& document, const std::vector<Table>& tables) {
+nlohmann::ordered_json tables_document(const JsonDocument& document, const std::vector<Table>& tables) {
   nlohmann::ordered_json doc = document_head(document);
   doc["tables"] = nlohmann::ordered_json::array();
   for (const Table& t : tables) doc["tables"].push_back(table_object(t));
-  out << doc.dump(2) << "\n";
+  return doc;
+}
+
+void render_json_document(std::ostream& out, const JsonDocument& document, const std::vector<Table>& tables) {
+  out << tables_document(document, tables).dump(2) << "\n";
 }
 
 }  // namespace trainplan::report

@@ -28,6 +28,10 @@ nlohmann::ordered_json document_head(const JsonDocument& document);
 // One table as an object; throws std::logic_error if it has no key (a bug of ours).
 nlohmann::ordered_json table_object(const Table& table);
 
+// The whole document: the head, then every table under "tables".
+nlohmann::ordered_json tables_document(const JsonDocument& document, const std::vector<Table>& tables);
+
+// tables_document as --format json prints it: two-space indents, a final newline.
 void render_json_document(std::ostream& out, const JsonDocument& document, const std::vector<Table>& tables);
 
 }  // namespace trainplan::report
