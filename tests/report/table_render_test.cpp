@@ -142,5 +142,21 @@ TEST(TableRender, RowOfWrongWidthIsRefused) {
   EXPECT_THROW(t.add_row({1.0}), spec::SpecError);
 }
 
+// The Python module takes tables_document where the program prints --format json:
+// the printed document must be that object, indented, and nothing else.
+TEST(TableRender, JsonDocumentPrintsTablesDocument) {
+  Table t = sample();
+  t.key = "layouts";
+  t.scope = {{"hardware", "p5.48xlarge"}};
+  const JsonDocument head{"search", 1, R"({"top":2,"hardware":"p5.48xlarge"})"};
+  std::ostringstream printed;
+  render_tables(printed, {t, t}, "json", head);
+  const nlohmann::ordered_json document = tables_document(head, {t, t});
+  EXPECT_EQ(printed.str(), document.dump(2) + "\n");
+  EXPECT_EQ(document.at("schema"), "trainplan/search/1");
+  EXPECT_EQ(document.at("query").begin().key(), "top");  // the query keeps its order
+  EXPECT_EQ(document.at("tables").size(), 2u);
+}
+
 }  // namespace
 }  // namespace trainplan::report
