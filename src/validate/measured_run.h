@@ -78,13 +78,13 @@ struct PublishedChoice {
   std::string held_fixed_source;
 };
 
-// `file` names the origin in errors and in ids.
 // The job a run measures, whichever release ran it: source, model, hardware,
 // workload, plan, instances and the row's id within its table. A table
 // republished per software release (the Neuron SDK's, SDK 2.5 to 2.28) repeats
 // one job many times; the fit counts such a job once (validate/fit.h).
 std::string job_key(const MeasuredRun& run);
 
+// `file` names the origin in errors and in ids.
 std::vector<MeasuredRun> measured_runs_from_json(const nlohmann::json& j, const std::string& file);
 std::vector<MeasuredRun> load_measured_dir(const std::string& dir);
 PublishedChoice published_choice_from_json(const nlohmann::json& j, const std::string& file);
