@@ -115,6 +115,13 @@ struct StackCompute {
   // Neuron, lazy mode on Gaudi): a micro-batch takes at least the host's time,
   // Calibration::host_trace_s_per_layer per layer; optional ("lazy_tracing").
   bool lazy_tracing = false;
+  // Where the runtime launches each graph synchronously (Neuron's
+  // nrt_execute() without NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS), the host
+  // prepares the next graph only once the device has finished this one: the
+  // share of an asynchronous step's latency that this adds back (0.12: async
+  // execution "can reduce latency by roughly 12% for training workloads");
+  // 0 where the launch returns at once; optional ("sync_launch_share").
+  double sync_launch_share = 0;
   // Each expert computes its capacity's slots whether routing fills them or not
   // (NxD's ExpertMLPs; at full capacity, a dropless model's, every expert runs
   // every token), not the routed tokens; optional ("expert_compute": "capacity",

@@ -31,6 +31,23 @@ TEST(Overhead, LazyTracingExposesWhatTheHostTakesBeyondTheDevice) {
   EXPECT_EQ(host_tracing_exposed_s(f.context(), 24, 4, 0.300), 0.0);
 }
 
+// A synchronous launch (stack sync_launch_share 0.12, the Neuron runtime's
+// figure for what asynchronous execution saves in training): the device-bound
+// time is 88% of the step, so 300 ms of device work adds 300 x 0.12 / 0.88 ms
+// of launch gaps, on top of what the host's recording exposes; with no lazy
+// tracing the gaps remain.
+TEST(Overhead, SynchronousLaunchAddsBackWhatAsynchronousExecutionSaves) {
+  testing::StepFixture f("bert-large", "trn1.32xlarge", 128, 2048, spec::Precision::bf16_sr, one_instance_dp());
+  f.stack.compute.lazy_tracing = true;
+  f.stack.compute.sync_launch_share = 0.12;
+  f.calibration.host_trace_s_per_layer = 0.005;
+  const double gaps_s = 0.300 * 0.12 / 0.88;
+  EXPECT_NEAR(host_tracing_exposed_s(f.context(), 24, 4, 0.300), 0.180 + gaps_s, 1e-12);
+  EXPECT_NEAR(host_tracing_exposed_s(f.context(), 24, 4, 0.600), 2 * gaps_s, 1e-12);
+  f.stack.compute.lazy_tracing = false;
+  EXPECT_NEAR(host_tracing_exposed_s(f.context(), 24, 4, 0.300), gaps_s, 1e-12);
+}
+
 // In the step: a device-light micro-batch (one sequence of 128 tokens per
 // NeuronCore) waits for the host, and the part is one of the step's parts.
 TEST(Overhead, LazyTracingIsAPartOfTheStepWhereTheHostIsSlower) {

@@ -522,8 +522,13 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   // trainium1 22.5% -> 15.2%; without the repeated rows 14.4%. A job that
   // later releases republished weighing as one run (validate::run_weights):
   // 13.6% held out, 8.7% in sample (7.4% before: the 21 BERT revisions no longer
-  // pull the family's factors to themselves).
-  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.14);
+  // pull the family's factors to themselves). The HF BERT scripts leave the
+  // Neuron runtime's launch synchronous (stacks/torch-neuronx-hf.json
+  // sync_launch_share 0.12, the runtime guide's figure for what asynchronous
+  // execution saves in training; the other trn1 stacks turn it on): held out
+  // trainium1 13.6% -> 10.1% (HF BERT 14.2% -> 9.7%, NxD 19.1% -> 13.4%, seed
+  // 001 4.6% -> 3.1%, Neuron NeMo 7.9% -> 10.7%), in sample 8.7% -> 9.0%.
+  EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.105);
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
   EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
   EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
