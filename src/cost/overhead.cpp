@@ -7,13 +7,14 @@ namespace trainplan::cost {
 double overhead_s(const StepContext& ctx) { return ctx.calibration.step_overhead_s + ctx.stack.compute.host_overhead_s; }
 
 double host_tracing_exposed_s(const StepContext& ctx, double rank_layers, double micro_batches, double device_s) {
-  const double host_s =
-      ctx.stack.compute.lazy_tracing ? micro_batches * rank_layers * ctx.calibration.host_trace_s_per_layer : 0.0;
-  // A synchronous launch: the device idles while the host prepares each next
-  // graph, which an asynchronous launch hides behind the device's run of this
-  // one; stated as the share of the asynchronous latency it adds back.
+  if (!ctx.stack.compute.lazy_tracing) return 0;
+  const double host_s = micro_batches * rank_layers * ctx.calibration.host_trace_s_per_layer;
+  return std::max(0.0, host_s - device_s);
+}
+
+double sync_launch_gaps_s(const StepContext& ctx, double device_s) {
   const double share = ctx.stack.compute.sync_launch_share;
-  return std::max(0.0, host_s - device_s) + share / (1 - share) * device_s;
+  return share / (1 - share) * device_s;
 }
 
 }  // namespace trainplan::cost
