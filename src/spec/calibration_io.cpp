@@ -32,6 +32,13 @@ const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layer
 CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   const JsonReader r(file);
   if (!j.is_object()) r.fail("$", "a JSON object holding one calibration");
+  // The fields the cost model reads, then the records `calibrate` and `validate`
+  // write beside them (kept as they are): any other key is a misspelling, and an
+  // optional field misspelt would otherwise leave its default in silence.
+  r.only_keys(j, "$", {"name", "accelerator", "origin", "description", "gemm", "attention_factor",
+                       "attention_backward_factor", "memory", "memory_by_op", "collective", "step_overhead_s",
+                       "pipeline_microbatch_overhead_s", "host_trace_s_per_layer", "origins", "model", "host", "date",
+                       "fitted_on", "fit", "measurements", "gemm_timings", "collectives"});
   CalibrationFile out;
   Calibration& c = out.calibration;
   c.name = r.string(j, "$", "name");

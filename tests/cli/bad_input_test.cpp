@@ -205,11 +205,15 @@ const Case kCases[] = {
     {"calibration_inter_node_zero", "estimate --calibration {FILE}", S::file, [] { return set(calibration(), "/collective/inter_node", 0); }, "{FILE}"},
     {"calibration_inter_node_1e300", "estimate --calibration {FILE}", S::file, [] { return set(calibration(), "/collective/inter_node", 1e300); }, "{FILE}"},
     {"calibration_collective_missing", "estimate --calibration {FILE}", S::file, [] { return drop(calibration(), "/collective"); }, "{FILE}"},
-    // A misspelt key inside gemm or collective is ignored: exit 0 and the full estimate.
+    // A misspelt key is refused wherever it stands, naming the key it resembles: at the top
+    // level an optional field misspelt would otherwise leave its default in silence.
     {"calibration_misspelt_gemm_key", "estimate --calibration {FILE} --instances 4 --tp 8 --sp", S::file,
      [] { return set(calibration(), "/gemm/celing", 0.5); }, "{FILE}"},
     {"calibration_misspelt_collective_key", "estimate --calibration {FILE} --instances 4 --tp 8 --sp", S::file,
      [] { return set(calibration(), "/collective/inter_nod", 0.5); }, "{FILE}"},
+    {"calibration_misspelt_optional_field", "estimate --calibration {FILE}", S::file,
+     [] { return set(calibration(), "/host_trace_s_per_layr", 0.01); },
+     "{FILE}: $.host_trace_s_per_layr: an unknown field; did you mean host_trace_s_per_layer?"},
     // ---- GEMM timings CSV (calibrate import --gemm): the file, the line and the field
     {"gemm_csv_empty", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file, none, "{FILE}: a GEMM CSV"},
     {"gemm_csv_missing_column", "calibrate import --gemm {FILE} --hardware p5.48xlarge --out {FILE}.out", S::file,
