@@ -25,6 +25,9 @@ struct StepBreakdown {
   // Where the stack traces each micro-batch on the host (StackCompute::lazy_tracing):
   // the host's recording beyond the device work it overlaps.
   double host_tracing_exposed_s = 0;
+  // Where the runtime launches each graph synchronously (StackCompute::sync_launch_share):
+  // the device idle between one graph's end and the next one's start.
+  double sync_launch_gaps_s = 0;
   double overhead_s = 0;
   double step_s = 0;
 };
@@ -35,7 +38,7 @@ struct StepPart {
   const char* key;    // its field in JSON output
   const char* label;  // as tables and summaries name it
   double StepBreakdown::*seconds;
-  bool listed_when_zero;  // CP, EP and host tracing are listed only where the plan has them
+  bool listed_when_zero;  // CP, EP, host tracing and launch gaps are listed only where the plan has them
 };
 inline constexpr StepPart kStepParts[] = {
     {"forward_compute_s", "forward compute", &StepBreakdown::forward_compute_s, true},
@@ -49,6 +52,7 @@ inline constexpr StepPart kStepParts[] = {
     {"grad_accumulation_s", "gradient accumulation", &StepBreakdown::grad_accumulation_s, true},
     {"optimizer_s", "optimizer", &StepBreakdown::optimizer_s, true},
     {"host_tracing_exposed_s", "exposed host tracing (lazy mode)", &StepBreakdown::host_tracing_exposed_s, false},
+    {"sync_launch_gaps_s", "synchronous launch gaps", &StepBreakdown::sync_launch_gaps_s, false},
     {"overhead_s", "overhead", &StepBreakdown::overhead_s, true}};
 
 inline double sum_of_step_parts(const StepBreakdown& b) {

@@ -68,5 +68,20 @@ TEST(Overhead, LazyTracingIsAPartOfTheStepWhereTheHostIsSlower) {
   EXPECT_NEAR(t.step_s, sum_of_step_parts(t), 1e-12);
 }
 
+// The launch gaps are their own part of the step, beside the host's recording:
+// with no lazy tracing, 0.12 / 0.88 of the rank's device work and nothing traced.
+TEST(Overhead, SynchronousLaunchGapsAreTheirOwnPartOfTheStep) {
+  testing::StepFixture f("bert-large", "trn1.32xlarge", 128, 2048, spec::Precision::bf16_sr, one_instance_dp());
+  f.stack.compute.lazy_tracing = false;
+  f.stack.compute.sync_launch_share = 0.12;
+  const Evaluation e = evaluate(f.model, f.hardware, f.stack, f.calibration, f.workload, f.plan);
+  ASSERT_TRUE(e.ok()) << to_string(e.problem);
+  const StepBreakdown& t = e.estimate.time;
+  const double device_s = t.forward_compute_s + t.backward_compute_s + t.tp_comm_exposed_s;
+  EXPECT_EQ(t.host_tracing_exposed_s, 0.0);
+  EXPECT_NEAR(t.sync_launch_gaps_s, device_s * 0.12 / 0.88, 1e-12);
+  EXPECT_NEAR(t.step_s, sum_of_step_parts(t), 1e-12);
+}
+
 }  // namespace
 }  // namespace trainplan::cost
