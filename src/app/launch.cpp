@@ -202,8 +202,21 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
       job.notes.push_back("--instances " + std::to_string(p.instances) + " stands for the node count the script "
                           "takes from its environment (its default: " + std::to_string(job.instances) + ")");
   } else if (job.instances > 0) {
-    if (use == LaunchUse::job) agree(c, "--instances", p.instances, job.instances, file, "instances");
-    p.instances = job.instances;
+    // A node count the file's own layout cannot run on (NVIDIA's GPT-3 175B script:
+    // NUM_NODES=1 beside TP 8 x PP 16) is a placeholder the user replaces, as
+    // Megatron itself would refuse the world size; --instances takes its place.
+    const long layout_devices = long(job.plan.tp) * job.plan.pp * job.plan.cp;
+    const bool placeholder = long(job.instances) * hardware.devices_per_instance() % layout_devices != 0;
+    const std::string file_world = std::to_string(job.instances) + " x " + std::to_string(hardware.devices_per_instance()) +
+                                   " devices cannot hold the file's TP x PP x CP of " + std::to_string(layout_devices);
+    if (placeholder && use == LaunchUse::job && !given(c, "--instances"))
+      throw spec::SpecError(file, "--instances", "the node count to price (the file's " + file_world + "): give --instances");
+    if (placeholder && given(c, "--instances")) {
+      job.notes.push_back("--instances " + std::to_string(p.instances) + " replaces the file's node count: its " + file_world);
+    } else {
+      if (use == LaunchUse::job) agree(c, "--instances", p.instances, job.instances, file, "instances");
+      p.instances = job.instances;
+    }
   }
   agree(c, "--seq-len", s.seq_len, job.workload.seq_len, file, "sequence length");
   s.seq_len = job.workload.seq_len;

@@ -262,9 +262,12 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
         "--fp8-amax-history-len", "--tokenizer-type", "assumption: --fp8-param-gather: priced as the file runs it"}},
       {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --instances 4", 0,
        {"plan: TP 1, PP 4, DP 8, EP 8", "--instances 4 stands for the node count the script takes from its environment"}},
-      // NUM_NODES=1 as published ("Change for multinode config"): TP 8 x PP 16 needs 16 nodes.
+      // NUM_NODES=1 as published ("Change for multinode config"): TP 8 x PP 16 needs 16
+      // nodes, so the count is a placeholder --instances replaces.
       {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge --model gpt3-175b", 2,
-       {"TP 8 x PP 16 does not divide the 8 devices of 1 x p5.48xlarge"}},
+       {"--instances: the node count to price (the file's 1 x 8 devices cannot hold the file's TP x PP x CP of 128)"}},
+      {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge --model gpt3-175b --instances 16", 0,
+       {"plan: TP 8, PP 16, DP 1", "--instances 16 replaces the file's node count"}},
       {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge", 2, {"give --model"}},
       {"nemo_megatron_gpt_config.yaml", "--hardware a100-80gb-x1 --model " + gpt_126m, 0, {"plan: TP 1, PP 1, DP 1"}},
       {"nemo-launcher_llama3_1_70b.yaml", "--hardware p5.48xlarge --model llama3.1-70b", 0,
@@ -630,8 +633,11 @@ TEST(LaunchCli, ExportConvertsOneFormatIntoAnother) {
 }
 
 // NVIDIA's Mixtral script takes its node count from ${SLURM_NNODES:-"1"}:
-// --instances sets it, as the environment would, and says so; the GPT-3 175B
-// script states NUM_NODES=1 itself, so --instances 16 contradicts the file.
+// --instances sets it, as the environment would, and says so. The GPT-3 175B
+// script states NUM_NODES=1 beside TP 8 x PP 16, a world Megatron refuses: the
+// count is a placeholder, so --instances replaces it (and without one the file
+// is refused asking for it); the Llama 3 8B script's NUM_NODES=1 runs its own
+// TP 1, so --instances 2 contradicts that file.
 TEST(LaunchCli, ANodeCountFromTheEnvironmentTakesInstances) {
   const Outcome mixtral = run_cli("estimate -q --from-config tests/export/fixtures/megatron-mixtral-8x7b.sh "
                                   "--hardware dgx-h100 --model mixtral-8x7b --instances 8");
@@ -639,10 +645,21 @@ TEST(LaunchCli, ANodeCountFromTheEnvironmentTakesInstances) {
   EXPECT_EQ(mixtral.out.rfind("mixtral-8x7b on 8 x dgx-h100", 0), 0u) << mixtral.out;
   EXPECT_NE(mixtral.out.find("--instances 8 stands for the node count the script takes from its environment"),
             std::string::npos) << mixtral.out;
-  const Outcome gpt3 = run_cli("estimate -q --from-config tests/export/fixtures/megatron-gpt3-175b.sh "
-                               "--hardware dgx-h100 --model gpt3-175b --instances 16");
-  EXPECT_EQ(gpt3.code, 2) << gpt3.out;
-  EXPECT_NE(gpt3.out.find("instances as the file states (1)"), std::string::npos) << gpt3.out;
+  const std::string gpt3 = "estimate -q --from-config tests/export/fixtures/megatron-gpt3-175b.sh "
+                           "--hardware dgx-h100 --model gpt3-175b";
+  const Outcome sixteen = run_cli(gpt3 + " --instances 16");
+  EXPECT_EQ(sixteen.code, 0) << sixteen.out;
+  EXPECT_EQ(sixteen.out.rfind("gpt3-175b on 16 x dgx-h100 (128 devices)", 0), 0u) << sixteen.out;
+  EXPECT_NE(sixteen.out.find("--instances 16 replaces the file's node count: its 1 x 8 devices cannot hold the "
+                             "file's TP x PP x CP of 128"),
+            std::string::npos) << sixteen.out;
+  const Outcome none = run_cli(gpt3);
+  EXPECT_EQ(none.code, 2) << none.out;
+  EXPECT_NE(none.out.find("megatron-gpt3-175b.sh: --instances: the node count to price"), std::string::npos) << none.out;
+  const Outcome llama = run_cli("estimate -q --from-config tests/export/fixtures/megatron-llama3-8b-h100-fp8.sh "
+                                "--hardware dgx-h100 --model llama3-8b --instances 2");
+  EXPECT_EQ(llama.code, 2) << llama.out;
+  EXPECT_NE(llama.out.find("instances as the file states (1)"), std::string::npos) << llama.out;
 }
 
 // search --emit writes the best plan the launcher runs, not a leader it refuses:
