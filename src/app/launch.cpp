@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "spec/error.h"
@@ -205,10 +206,14 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     // A node count the file's own layout cannot run on (NVIDIA's GPT-3 175B script:
     // NUM_NODES=1 beside TP 8 x PP 16) is a placeholder the user replaces, as
     // Megatron itself would refuse the world size; --instances takes its place.
-    const long layout_devices = long(job.plan.tp) * job.plan.pp * job.plan.cp;
-    const bool placeholder = long(job.instances) * hardware.devices_per_instance() % layout_devices != 0;
+    // In doubles: each degree a file states may reach 2^30, and their product overflows a long.
+    const double layout_devices = double(job.plan.tp) * job.plan.pp * job.plan.cp;
+    const double file_devices = double(job.instances) * hardware.devices_per_instance();
+    const bool placeholder = layout_devices > file_devices || std::fmod(file_devices, layout_devices) != 0;
+    std::ostringstream layout_text;
+    layout_text << std::fixed << std::setprecision(0) << layout_devices;
     const std::string file_world = std::to_string(job.instances) + " x " + std::to_string(hardware.devices_per_instance()) +
-                                   " devices cannot hold the file's TP x PP x CP of " + std::to_string(layout_devices);
+                                   " devices cannot hold the file's TP x PP x CP of " + layout_text.str();
     if (placeholder && use == LaunchUse::job && !given(c, "--instances"))
       throw spec::SpecError(file, "--instances", "the node count to price (the file's " + file_world + "): give --instances");
     if (placeholder && given(c, "--instances")) {
