@@ -24,6 +24,9 @@ json memory_to(const MemoryEfficiency& m) { return {{"ceiling", m.ceiling}, {"by
 const std::set<std::string> kKnownKeys = {"name",   "accelerator", "origin",        "description", "gemm",
                                           "attention_factor", "attention_backward_factor", "memory", "memory_by_op", "collective",
                                           "step_overhead_s", "pipeline_microbatch_overhead_s", "host_trace_s_per_layer", "origins"};
+// What `calibrate` and `validate` write beside the fields, kept as they are (CalibrationFile::extra).
+const std::set<std::string> kRecordKeys = {"model",        "host",         "date",       "fitted_on",
+                                           "fit",          "measurements", "gemm_timings", "collectives"};
 const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layernorm", "rmsnorm",
                                           "gelu",    "swiglu",            "optimizer", "residual"};
 
@@ -32,13 +35,14 @@ const std::set<std::string> kMemoryOps = {"softmax", "attention_softmax", "layer
 CalibrationFile calibration_from_json(const json& j, const std::string& file) {
   const JsonReader r(file);
   if (!j.is_object()) r.fail("$", "a JSON object holding one calibration");
-  // The fields the cost model reads, then the records `calibrate` and `validate`
-  // write beside them (kept as they are): any other key is a misspelling, and an
-  // optional field misspelt would otherwise leave its default in silence.
-  r.only_keys(j, "$", {"name", "accelerator", "origin", "description", "gemm", "attention_factor",
-                       "attention_backward_factor", "memory", "memory_by_op", "collective", "step_overhead_s",
-                       "pipeline_microbatch_overhead_s", "host_trace_s_per_layer", "origins", "model", "host", "date",
-                       "fitted_on", "fit", "measurements", "gemm_timings", "collectives"});
+  // Any key neither a field nor a record is a misspelling: an optional field
+  // misspelt would otherwise leave its default in silence.
+  static const std::vector<std::string> allowed = [] {
+    std::vector<std::string> keys(kKnownKeys.begin(), kKnownKeys.end());
+    keys.insert(keys.end(), kRecordKeys.begin(), kRecordKeys.end());
+    return keys;
+  }();
+  check_known_keys(j, file, "$", allowed);
   CalibrationFile out;
   Calibration& c = out.calibration;
   c.name = r.string(j, "$", "name");

@@ -21,14 +21,14 @@ bool JsonReader::has(const nlohmann::json& object, const std::string& key) const
 }
 
 void check_known_keys(const nlohmann::json& object, const std::string& file, const std::string& path,
-                      std::initializer_list<const char*> known) {
+                      const std::vector<std::string>& known) {
   if (!object.is_object()) return;
   for (const auto& [key, value] : object.items()) {
     if (is_annotation(key)) continue;
     bool ok = false;
     std::string closest;
     size_t best = std::string::npos;
-    for (const char* k : known) {
+    for (const std::string& k : known) {
       if (key == k) ok = true;
       const size_t d = edit_distance(key, k);
       if (d < best) best = d, closest = k;

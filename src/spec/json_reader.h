@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 namespace trainplan::spec {
 
@@ -14,7 +15,11 @@ namespace trainplan::spec {
 // not in `known`, naming the closest known key ("did you mean kv_heads?").
 // Keys ending in "note" or "notes" are free-text annotations and always pass.
 void check_known_keys(const nlohmann::json& object, const std::string& file, const std::string& path,
-                      std::initializer_list<const char*> known);
+                      const std::vector<std::string>& known);
+inline void check_known_keys(const nlohmann::json& object, const std::string& file, const std::string& path,
+                             std::initializer_list<const char*> known) {
+  check_known_keys(object, file, path, std::vector<std::string>(known.begin(), known.end()));
+}
 
 class JsonReader {
  public:
