@@ -12,6 +12,7 @@
 #include "export/refusal.h"
 #include "spec/error.h"
 #include "spec/json_text.h"
+#include "spec/one_line.h"
 
 namespace trainplan::exporting {
 namespace {
@@ -324,15 +325,17 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
     // a step is --global-batch-size sequences of --micro-batch-size (microbatches.py:69-70; absent, one micro-batch
     // per replica, arguments.py:166-167), whatever ds_config's batch sizes say.
     if (no_pipeline) {
+      // The ds_config's path is the script's text, written one line in a note.
+      const std::string config_name = spec::one_line(config_file, 200);
       const long micro = whole("--micro-batch-size", 1, kBig, 0), global = whole("--global-batch-size", 1, kBig, 0);
       if (micro > 0 && micro != p.micro_batch) {
-        job.notes.push_back("train_micro_batch_size_per_gpu " + std::to_string(p.micro_batch) + " in " + config_file +
+        job.notes.push_back("train_micro_batch_size_per_gpu " + std::to_string(p.micro_batch) + " in " + config_name +
                             "; with --no-pipeline-parallel Megatron's loop runs --micro-batch-size " + std::to_string(micro) +
                             " (megatron/training.py:709-713): priced at " + std::to_string(micro));
         p.micro_batch = int(micro);
       }
       if (global != job.workload.global_batch_seqs && ds.contains("train_batch_size"))
-        job.notes.push_back("train_batch_size " + std::to_string(job.workload.global_batch_seqs) + " in " + config_file +
+        job.notes.push_back("train_batch_size " + std::to_string(job.workload.global_batch_seqs) + " in " + config_name +
                             "; with --no-pipeline-parallel Megatron's loop runs a step of " +
                             (global > 0 ? "--global-batch-size " + std::to_string(global)
                                         : std::string("one micro-batch per replica (no --global-batch-size)")) +

@@ -13,6 +13,7 @@
 #include "export/nxd_moe.h"
 #include "export/yaml_fields.h"
 #include "spec/error.h"
+#include "spec/one_line.h"
 #include "spec/text_file.h"
 
 namespace trainplan::exporting {
@@ -113,7 +114,12 @@ std::string stated_top_k(const spec::ModelSpec& m) { return std::to_string(m.top
 std::string unread_options_note(const std::vector<std::string>& names) {
   if (names.empty()) return "";
   std::string note = "the client reads these, trainplan does not:";
-  for (const std::string& name : names) note += " " + name;
+  // A name is the file's own text: a YAML key may hold a newline ("a\nb": 1) or
+  // a control character, and a note is one line of the printed assumptions.
+  for (const std::string& name : names) {
+    note += ' ';
+    note += spec::one_line(name, 200);
+  }
   return note;
 }
 

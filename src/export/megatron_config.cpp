@@ -12,6 +12,7 @@
 #include "export/shell_args.h"
 #include "export/refusal.h"
 #include "spec/error.h"
+#include "spec/one_line.h"
 
 namespace trainplan::exporting {
 namespace {
@@ -381,8 +382,10 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
       // client's defaults are the all-gather dispatcher and one GEMM per expert (arguments.py@73a28a10:2790, :2725).
       const std::string dispatcher = args.value("--moe-token-dispatcher-type").value_or("allgather");
       job.dispatch_once_per_instance = dispatcher == "flex" && args.has("--moe-enable-deepep");
+      // The script's value is echoed in the note one line ("all\ngather" in quotes holds a newline).
       if (dispatcher != "alltoall" && !job.dispatch_once_per_instance)
-        job.notes.push_back("--moe-token-dispatcher-type " + dispatcher + ": the script dispatches tokens by " + dispatcher +
+        job.notes.push_back("--moe-token-dispatcher-type " + spec::one_line(dispatcher, 200) +
+                            ": the script dispatches tokens by " + spec::one_line(dispatcher, 200) +
                             (dispatcher == "flex" ? " without --moe-enable-deepep" : "") +
                             "; trainplan prices the all-to-all exchange");
       if (!args.has("--moe-grouped-gemm"))

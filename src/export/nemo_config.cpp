@@ -9,6 +9,7 @@
 #include "export/yaml_fields.h"
 #include "export/refusal.h"
 #include "spec/error.h"
+#include "spec/one_line.h"
 
 namespace trainplan::exporting {
 namespace {
@@ -341,8 +342,9 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
     // NeMo 2.0.0 reduce-scatters in model.fsdp_grad_reduce_dtype (megatron_trainer_builder.py:80, default 32)
     // and keeps FP32 shards either way; nemo-fsdp prices the FP32 reduce-scatter.
     const std::string reduce = y.text("model.fsdp_grad_reduce_dtype", "32");
+    // The value is echoed as the file writes it, made one line ("b\nf16" in quotes is a newline).
     if (reduce != "32" && reduce != "32-true" && reduce != "fp32")
-      job.notes.push_back("model.fsdp_grad_reduce_dtype " + reduce + ": NeMo reduce-scatters in it; trainplan prices FP32 "
+      job.notes.push_back("model.fsdp_grad_reduce_dtype " + spec::one_line(reduce, 200) + ": NeMo reduce-scatters in it; trainplan prices FP32 "
                           "(the gradient shards are FP32 either way)");
     // megatron_base_model.py@e938df32:1019-1020 and :1011-1016, as written above.
     if (job.workload.precision == spec::Precision::fp8)

@@ -19,6 +19,7 @@
 #include "../spec/expect_spec_error.h"
 #include "export/launch_config.h"
 #include "export/megatron_config.h"
+#include "export/nemo_config.h"
 #include "export/nxd_config.h"
 #include "export/shell_args.h"
 #include "spec/load.h"
@@ -1089,6 +1090,31 @@ TEST(LaunchConfig, Fp8ParametersNeedFp8AndAShardedOptimizer) {
   const LaunchJob bf16_weights = read_megatron(without("\"--fp8-param-gather\""), "x.sh");
   EXPECT_FALSE(bf16_weights.fp8_param_gather);
   EXPECT_EQ(bf16_weights.workload.precision, spec::Precision::fp8);
+}
+
+// A note is one line of the printed assumptions, but some quote the file's own
+// text: a YAML key or value, a script's option value, each of which may hold a
+// newline in quotes. They are written escaped, as errors write them (spec/one_line.h).
+// fuzz_launch_yaml found the key (tests/fuzz/corpus/launch_yaml/unread-key-nul-escape-read-as-newline.yaml).
+TEST(LaunchConfig, NotesQuotingTheFileStayOneLine) {
+  const auto expect_one_line_notes = [](const LaunchJob& job, const std::string& escaped) {
+    bool quoted = false;
+    for (const std::string& note : job.notes) {
+      EXPECT_EQ(note.find('\n'), std::string::npos) << note;
+      quoted = quoted || note.find(escaped) != std::string::npos;
+    }
+    EXPECT_TRUE(quoted) << "no note says " << escaped;
+  };
+  const std::string nemo = spec::read_text_file(fixture("nemo-launcher-gpt3-5b.yaml"));
+  std::string key = nemo;
+  key.insert(key.find("\nmodel:\n") + 8, "  \"two\\nlines\": 1\n");
+  expect_one_line_notes(read_nemo(key, "x.yaml"), " model.two\\nlines ");
+  std::string reduce = nemo;
+  reduce.replace(reduce.find("  fsdp: False"), 13, "  fsdp: True\n  fsdp_grad_reduce_dtype: \"b\\nf16\"");
+  expect_one_line_notes(read_nemo(reduce, "x.yaml"), "model.fsdp_grad_reduce_dtype b\\nf16:");
+  std::string script = spec::read_text_file(fixture("megatron-llama3-8b-h100-fp8.sh"));
+  script.insert(script.find("--num-layers"), "--num-experts 8 --moe-token-dispatcher-type \"all\ngather\" ");
+  expect_one_line_notes(read_megatron(script, "x.sh"), "--moe-token-dispatcher-type all\\ngather:");
 }
 
 }  // namespace
