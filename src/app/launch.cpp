@@ -100,10 +100,15 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   }
   const spec::HardwareSpec hardware = spec::load_hardware(s.hardware);
   exporting::check_runs_on(read.format, hardware.family, hardware.name, file);
-  if (job.devices_per_instance > 0 && job.devices_per_instance != hardware.devices_per_instance())
-    throw spec::SpecError(file, "devices per instance",
-                          std::to_string(hardware.devices_per_instance()) + " on " + hardware.name + ", found " +
-                              std::to_string(job.devices_per_instance));
+  if (job.devices_per_instance > 0 && job.devices_per_instance != hardware.devices_per_instance()) {
+    const std::string option =
+        job.devices_per_instance_option.empty() ? "devices per instance" : job.devices_per_instance_option;
+    throw spec::SpecError(file, option,
+                          std::to_string(hardware.devices_per_instance()) + " devices per instance, as " + hardware.name +
+                              " has, found " + std::to_string(job.devices_per_instance) + ": set " + option + " to " +
+                              std::to_string(hardware.devices_per_instance()) + ", or give --hardware an instance type with " +
+                              std::to_string(job.devices_per_instance) + (job.devices_per_instance == 1 ? " device" : " devices"));
+  }
   // Stack: --stack, else the header, else the format's own.
   if (!given(c, "--stack")) {
     if (!job.stack_name.empty()) from_header("stack", job.stack_name, [](const std::string& v) { spec::load_stack(v); });

@@ -270,6 +270,7 @@ LaunchJob read_deepspeed(const std::string& script_text, const std::string& scri
   job.instances = int(whole("--nnodes", 1, kBig, whole("--num_nodes", 1, kBig, 0)));
   job.instances_from_environment = args.from_environment.count(args.has("--nnodes") ? "--nnodes" : "--num_nodes") > 0;
   job.devices_per_instance = int(whole("--nproc_per_node", 1, 1024, whole("--num_gpus", 1, 1024, 0)));
+  job.devices_per_instance_option = args.has("--nproc_per_node") ? "--nproc_per_node" : args.has("--num_gpus") ? "--num_gpus" : "";
   p.instances = job.instances;
   p.tp = int(whole("--tensor-model-parallel-size", 1, kBig, 1));
   p.pp = int(whole("--pipeline-model-parallel-size", 1, kBig, 1));

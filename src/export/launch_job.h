@@ -55,6 +55,8 @@ struct LaunchJob {
   // script's default, which --instances may set as the environment would.
   bool instances_from_environment = false;
   int devices_per_instance = 0;
+  // The option or key the file states it with (--nproc_per_node, trainer.devices); empty where silent.
+  std::string devices_per_instance_option;
   spec::Plan plan;
   spec::Workload workload;
   // FP8 GEMM weights kept as FP8 parameters (spec::StackMemory::fp8_param_gather):

@@ -285,6 +285,7 @@ std::string YamlFields::text(const std::string& path, const std::string& fallbac
 void read_yaml_cluster(const YamlFields& y, LaunchJob& job) {
   job.instances = int(y.whole("trainer.num_nodes", 1, 1L << 30, 1));
   job.devices_per_instance = int(y.whole("trainer.devices", 1, 1024, 0));
+  if (y.has("trainer.devices")) job.devices_per_instance_option = "trainer.devices";
   job.plan.instances = job.instances;
 }
 

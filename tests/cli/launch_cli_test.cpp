@@ -175,11 +175,30 @@ TEST(LaunchCli, FlagsThatContradictTheFileAreRefused) {
   EXPECT_NE(r.out.find("--hardware: hardware the launcher runs on: NeMo"), std::string::npos) << r.out;
   r = run_cli("estimate --from-config " + path + " --hardware a100-80gb-x2");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("devices per instance: 2 on a100-80gb-x2, found 8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": trainer.devices: 2 devices per instance, as a100-80gb-x2 has, found 8"), std::string::npos)
+      << r.out;
   // The file splits the pipeline its own way and states whether SP runs: a flag saying otherwise is refused.
   r = run_cli("estimate --from-config " + path + " --edge-layer-slots");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--edge-layer-slots: edge layer slots as the file states (false)"), std::string::npos) << r.out;
+}
+
+std::string example(const std::string& name);
+
+// The refusal names the option the file states its devices per instance with.
+TEST(LaunchCli, DevicesPerInstanceRefusalNamesTheFilesOption) {
+  const Outcome r = run_cli("estimate --from-config " + std::string(TRAINPLAN_SOURCE_DIR) +
+                            "/tests/export/fixtures/clients/nemo_megatron_gpt_config.yaml --hardware dgx-h100");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nemo_megatron_gpt_config.yaml: trainer.devices: 8 devices per instance, as dgx-h100 has, found 1: "
+                       "set trainer.devices to 8, or give --hardware an instance type with 1 device"),
+            std::string::npos)
+      << r.out;
+  const Outcome script = run_cli("estimate --from-config " + example("megatron-llama3-8b-h100-fp8.sh") +
+                                 " --hardware a100-80gb-x2");
+  EXPECT_EQ(script.code, 2) << script.out;
+  EXPECT_NE(script.out.find(": --nproc_per_node: 2 devices per instance, as a100-80gb-x2 has, found 8"), std::string::npos)
+      << script.out;
 }
 
 std::string example(const std::string& name) { return std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/" + name; }
