@@ -1,9 +1,10 @@
-// Fuzz target: a stack file read as `--stack FILE` reads it
-// (spec::parse_json_text, then spec::stack_from_json). The only refusal allowed
-// is spec::SpecError; an accepted stack offers something and has finite figures.
-#include <cmath>
+// Fuzz target: a stack file's JSON as spec::stack_from_json reads it (after
+// spec::parse_json_text; the file path, "extends" included, is stack_file's).
+// The only refusal allowed is spec::SpecError; an accepted stack holds what
+// fuzz_stack_checks.h says.
 #include <nlohmann/json.hpp>
 
+#include "fuzz_stack_checks.h"
 #include "fuzz_text.h"
 #include "spec/error.h"
 #include "spec/json_text.h"
@@ -12,15 +13,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string file = "stacks/fuzz.json";
   try {
-    const trainplan::spec::Stack stack =
-        trainplan::spec::stack_from_json(trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file);
-    FUZZ_EXPECT(!stack.capabilities.zero_stages.empty() && !stack.capabilities.recompute_modes.empty());
-    for (const double figure : {stack.communication.dp_bucket_bytes, stack.memory.loss_bytes_per_logit,
-                                stack.memory.runtime_reserve_bytes, stack.memory.allocator_overhead_fraction,
-                                stack.compute.host_overhead_s})
-      FUZZ_EXPECT(std::isfinite(figure) && figure >= 0);
-    // What the allocator cannot give back is a part of what it reserves.
-    FUZZ_EXPECT(stack.memory.allocator_unreleasable() <= stack.memory.allocator_overhead_fraction);
+    trainplan::fuzz::expect_stack(trainplan::spec::stack_from_json(
+        trainplan::spec::parse_json_text(trainplan::fuzz::text_of(data, size), file), file));
   } catch (const trainplan::spec::SpecError&) {
   }
   return 0;
