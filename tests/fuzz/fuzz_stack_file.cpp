@@ -29,7 +29,7 @@ const fs::path& own_folder() {
     // the folder it named where the process started, as it does for the tool.
     if (const char* root = std::getenv("TRAINPLAN_ROOT"); root && *root)
       setenv("TRAINPLAN_ROOT", fs::absolute(root).c_str(), 1);
-    auto* f = new fs::path(fs::temp_directory_path() / ("trainplan-fuzz-stack_file." + std::to_string(getpid())));
+    auto* f = new fs::path(fs::temp_directory_path() / ("trainplan-fuzz-stack_file-pid" + std::to_string(getpid())));
     fs::create_directories(*f);
     std::atexit([] {
       std::error_code ec;
