@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets="model hf_config hardware stack stack_file calibration measured_run published_choice gemm_csv collective_log"
-targets+=" launch_yaml launch_script ds_config instances validators"
+targets+=" launch_yaml launch_script ds_config from_config instances validators"
 target=${1:-}
 seconds=${2:-600}
 if [[ " $targets " != *" $target "* ]]; then
