@@ -233,6 +233,15 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   const spec::Plan& plan = job.plan;
   if (job.workload.global_batch_seqs == 0) {  // Megatron-LM's default: one micro-batch per replica
     const long dp = long(p.instances) * hardware.devices_per_instance() / (long(plan.tp) * plan.pp);
+    // In doubles: a micro-batch and a node count of up to 2^30 each overflow a long; past what
+    // --global-batch takes the default is refused, not wrapped.
+    constexpr long kMaxGlobalBatch = 2147483647;
+    if (double(plan.micro_batch) * double(std::max(1L, dp)) > double(kMaxGlobalBatch))
+      throw spec::SpecError(file, "--global-batch-size",
+                            "a global batch of at most " + std::to_string(kMaxGlobalBatch) +
+                                " sequences (the file states none, and Megatron-LM's default, micro-batch " +
+                                std::to_string(plan.micro_batch) + " x " + std::to_string(std::max(1L, dp)) +
+                                " data-parallel replicas, is more): state --global-batch-size");
     job.workload.global_batch_seqs = long(plan.micro_batch) * std::max(1L, dp);
   }
   agree(c, "--global-batch", s.global_batch, long(job.workload.global_batch_seqs), file, "global batch");

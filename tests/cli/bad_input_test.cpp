@@ -451,6 +451,14 @@ const Case kCases[] = {
        return log.replace(log.find("NVIDIA"), 6, "NVIDIA\xff");
      },
      "{FILE}: UTF-8 text; byte"},  // every reader holds its file to UTF-8 before any field is read
+    // Megatron-LM's default global batch (micro-batch x replicas) overflowed a long (fuzz_from_config).
+    {"from_config_default_global_batch_past_a_long", "estimate --from-config {FILE} --model gpt3-175b --hardware dgx-h100",
+     S::file,
+     [] {
+       return std::string("torchrun --nnodes 1073741824 --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 1 "
+                          "--micro-batch-size 1073741824 --seq-length 2048 --bf16\n");
+     },
+     "{FILE}: --global-batch-size: a global batch of at most 2147483647 sequences"},
 };
 
 // ---------------------------------------------------------------- running
