@@ -85,6 +85,7 @@ enum class Setup {
   choices,   // the shipped seed-001 run in {DIR}/measured, content in {DIR}/choices/c.json
   fifo,      // {FILE} is a FIFO nobody writes to: a read would hang
   device_link,  // {FILE} is a symbolic link to /dev/full
+  script,    // content written to {DIR}/job.sh: --from-config tells a launch script by its extension
 };
 
 struct Case {
@@ -452,13 +453,13 @@ const Case kCases[] = {
      },
      "{FILE}: UTF-8 text; byte"},  // every reader holds its file to UTF-8 before any field is read
     // Megatron-LM's default global batch (micro-batch x replicas) overflowed a long (fuzz_from_config).
-    {"from_config_default_global_batch_past_a_long", "estimate --from-config {FILE} --model gpt3-175b --hardware dgx-h100",
-     S::file,
+    {"from_config_default_global_batch_past_a_long",
+     "estimate --from-config {DIR}/job.sh --model gpt3-175b --hardware dgx-h100", S::script,
      [] {
        return std::string("torchrun --nnodes 1073741824 --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 1 "
                           "--micro-batch-size 1073741824 --seq-length 2048 --bf16\n");
      },
-     "{FILE}: --global-batch-size: a global batch of at most 2147483647 sequences"},
+     "{DIR}/job.sh: --global-batch-size: a global batch of at most 2147483647 sequences"},
 };
 
 // ---------------------------------------------------------------- running
@@ -501,6 +502,7 @@ TEST_P(BadInput, RefusedWithExitTwoInAtMostTwoLinesNamingTheCulprit) {
     case Setup::fifo: ASSERT_EQ(mkfifo(file.c_str(), 0600), 0); break;
     case Setup::device_link: fs::create_symlink("/dev/full", file); break;
     case Setup::measured: write(fs::path(dir) / "run.json", c.content()); break;
+    case Setup::script: write(fs::path(dir) / "job.sh", c.content()); break;
     case Setup::choices:
       write(fs::path(dir) / "measured" / "seed.json", measured().dump(2));
       write(fs::path(dir) / "choices" / "c.json", c.content());
