@@ -232,7 +232,11 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   s.seq_len = job.workload.seq_len;
   const spec::Plan& plan = job.plan;
   if (job.workload.global_batch_seqs == 0) {  // Megatron-LM's default: one micro-batch per replica
-    const long dp = long(p.instances) * hardware.devices_per_instance() / (long(plan.tp) * plan.pp);
+    // Replicas: the world over TP x PP x CP (NVIDIA/Megatron-LM@73a28a10
+    // megatron/training/arguments.py:377-392 data_parallel_size, :489 the default).
+    // In doubles: each degree may reach 2^30 in a file.
+    const long dp = long(std::floor(double(p.instances) * hardware.devices_per_instance() /
+                                    (double(plan.tp) * double(plan.pp) * double(plan.cp))));
     // In doubles: a micro-batch and a node count of up to 2^30 each overflow a long; past what
     // --global-batch takes the default is refused, not wrapped.
     constexpr long kMaxGlobalBatch = 2147483647;

@@ -873,5 +873,23 @@ TEST(LaunchCli, WhatAFileItselfGetsWrongNamesTheFile) {
   EXPECT_NE(r.out.find(deep + ": YAML nested at most 2000 levels deep"), std::string::npos) << r.out;
 }
 
+
+// A script without --global-batch-size runs Megatron-LM's default, one micro-batch per
+// replica, the replicas being the world over TP x PP x CP (NVIDIA/Megatron-LM@73a28a10
+// megatron/training/arguments.py:377-392 and :489): 8 GPUs at CP 2 hold 4 replicas.
+TEST(LaunchCli, DefaultGlobalBatchCountsReplicasOverContextParallelism) {
+  std::string text = read_file(example("megatron-llama3-8b-h100-fp8.sh"));
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"CP_SIZE=1", "CP_SIZE=2"},
+                                 {"    --global-batch-size $GLOBAL_BATCH_SIZE\n", ""}}) {
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  const std::string script = scratch("cp2-default-batch.sh");
+  std::ofstream(script) << text;
+  const Outcome r = run_cli("estimate --from-config " + script + " --hardware dgx-h100 --format json");
+  EXPECT_NE(r.out.find("\"global_batch_seqs\": 4,"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace trainplan::cli
