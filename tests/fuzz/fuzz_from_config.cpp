@@ -7,22 +7,19 @@
 // Input: an optional first line starting with "--" or "." (the flags, from a
 // fixed vocabulary, and ".sh", ".yaml" or ".json" for the file's extension),
 // then the file's text, written to job<ext> in a /tmp folder of this process's own.
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "app/estimate.h"
 #include "cli/launch_options.h"
 #include "cli/scenario.h"
+#include "fuzz_folder.h"
 #include "fuzz_text.h"
 #include "spec/error.h"
 
@@ -30,21 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace trainplan;
 
-// One folder per process, so that parallel runs (ctest's replays in two build
-// trees) never write each other's file; removed at exit.
-const fs::path& own_folder() {
-  // Never destroyed: the handler removing it at exit runs after static destructors.
-  static const fs::path* const folder = [] {
-    auto* f = new fs::path(fs::temp_directory_path() / ("trainplan-fuzz-from_config-pid" + std::to_string(getpid())));
-    fs::create_directories(*f);
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(own_folder(), ec);
-    });
-    return f;
-  }();
-  return *folder;
-}
+const fs::path& own_folder() { return fuzz::own_folder("from_config"); }
 
 // The flags a user gives beside --from-config that the app layer weighs against
 // the file; others (--calibration, --format ...) name files or output, not the job.

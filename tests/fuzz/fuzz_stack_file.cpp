@@ -3,15 +3,13 @@
 // loaded from there as the tool loads a file in the folder it runs in: its
 // "extends" chain, a shipped stack's name found under spec::data_root(), "fuzz.json"
 // the file itself. The first line, when of the form LINE@VERSION, is loaded too.
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <system_error>
 
 #include "fuzz_stack_checks.h"
+#include "fuzz_folder.h"
 #include "fuzz_text.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -20,25 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace trainplan;
 
-// One folder per process, so that parallel runs (ctest's replays in two build
-// trees, libFuzzer's -jobs) never write each other's file; removed at exit.
-const fs::path& own_folder() {
-  // Never destroyed: the handler removing it at exit runs after static destructors.
-  static const fs::path* const folder = [] {
-    // The loader runs in this folder: a relative TRAINPLAN_ROOT must keep naming
-    // the folder it named where the process started, as it does for the tool.
-    if (const char* root = std::getenv("TRAINPLAN_ROOT"); root && *root)
-      setenv("TRAINPLAN_ROOT", fs::absolute(root).c_str(), 1);
-    auto* f = new fs::path(fs::temp_directory_path() / ("trainplan-fuzz-stack_file-pid" + std::to_string(getpid())));
-    fs::create_directories(*f);
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(own_folder(), ec);
-    });
-    return f;
-  }();
-  return *folder;
-}
+const fs::path& own_folder() { return fuzz::own_folder("stack_file"); }
 
 // Runs in `folder` until destroyed, the loader's exceptions included: libFuzzer's
 // own relative paths (its corpus folders) name folders under the one it started in.
