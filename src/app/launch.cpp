@@ -234,19 +234,18 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   if (job.workload.global_batch_seqs == 0) {  // Megatron-LM's default: one micro-batch per replica
     // Replicas: the world over TP x PP x CP (NVIDIA/Megatron-LM@73a28a10
     // megatron/training/arguments.py:377-392 data_parallel_size, :489 the default).
-    // In doubles: each degree may reach 2^30 in a file.
-    const long dp = long(std::floor(double(p.instances) * hardware.devices_per_instance() /
-                                    (double(plan.tp) * double(plan.pp) * double(plan.cp))));
-    // In doubles: a micro-batch and a node count of up to 2^30 each overflow a long; past what
-    // --global-batch takes the default is refused, not wrapped.
+    // In doubles: each degree, the micro-batch and the node count may reach 2^30 in
+    // a file; past what --global-batch takes the default is refused, not wrapped.
+    const double replicas = std::max(1.0, std::floor(double(p.instances) * hardware.devices_per_instance() /
+                                                     (double(plan.tp) * double(plan.pp) * double(plan.cp))));
     constexpr long kMaxGlobalBatch = 2147483647;
-    if (double(plan.micro_batch) * double(std::max(1L, dp)) > double(kMaxGlobalBatch))
+    if (double(plan.micro_batch) * replicas > double(kMaxGlobalBatch))
       throw spec::SpecError(file, "--global-batch-size",
                             "a global batch of at most " + std::to_string(kMaxGlobalBatch) +
                                 " sequences (the file states none, and Megatron-LM's default, micro-batch " +
-                                std::to_string(plan.micro_batch) + " x " + std::to_string(std::max(1L, dp)) +
+                                std::to_string(plan.micro_batch) + " x " + std::to_string(long(replicas)) +
                                 " data-parallel replicas, is more): state --global-batch-size");
-    job.workload.global_batch_seqs = long(plan.micro_batch) * std::max(1L, dp);
+    job.workload.global_batch_seqs = long(plan.micro_batch) * long(replicas);
   }
   agree(c, "--global-batch", s.global_batch, long(job.workload.global_batch_seqs), file, "global batch");
   s.global_batch = job.workload.global_batch_seqs;
