@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "export/nxd_config.h"
 #include "spec/error.h"
 #include "spec/load.h"
 
@@ -100,6 +101,8 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   }
   const spec::HardwareSpec hardware = spec::load_hardware(s.hardware);
   exporting::check_runs_on(read.format, hardware.family, hardware.name, file);
+  if (read.format == exporting::LaunchFormat::nxd)
+    exporting::check_nxd_logical_cores(job, hardware.family, hardware.name, file);
   if (job.devices_per_instance > 0 && job.devices_per_instance != hardware.devices_per_instance()) {
     const std::string option =
         job.devices_per_instance_option.empty() ? "devices per instance" : job.devices_per_instance_option;

@@ -57,6 +57,9 @@ struct LaunchJob {
   int devices_per_instance = 0;
   // The option or key the file states it with (--nproc_per_node, trainer.devices); empty where silent.
   std::string devices_per_instance_option;
+  // NxD Training's trainer.lnc: physical NeuronCores per logical one (Trn2's Logical NeuronCore
+  // configuration, 1 or 2); 0 where silent.
+  int logical_core_size = 0;
   spec::Plan plan;
   spec::Workload workload;
   // FP8 GEMM weights kept as FP8 parameters (spec::StackMemory::fp8_param_gather):

@@ -116,6 +116,7 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
   constexpr long kBig = 1L << 30;
   spec::Plan& p = job.plan;
   read_yaml_cluster(y, job);
+  job.logical_core_size = int(y.whole("trainer.lnc", 1, 2, 0));
   for (const char* key : {"distributed_strategy.tensor_model_parallel_size", "distributed_strategy.pipeline_model_parallel_size",
                           "distributed_strategy.zero1", "distributed_strategy.sequence_parallel", "data.micro_batch_size",
                           "data.global_batch_size", "model.encoder_seq_length"})
@@ -168,6 +169,23 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
       !note.empty())
     job.notes.push_back(note + " (data.tokenizer and model.optim aside)");
   return job;
+}
+
+// NxD Training takes the Logical NeuronCore size from trainer.lnc on Trn2, 2 where unset, and
+// runs 1 on any other platform whatever the file says (neuronx-distributed-training@9169aa0
+// src/neuronx_distributed_training/utils/utils.py:32-39 get_lnc_size).
+void check_nxd_logical_cores(LaunchJob& job, const std::string& family, const std::string& hardware, const std::string& file) {
+  const int lnc = job.logical_core_size;
+  if (family == "trainium2") {
+    if (lnc == 1)
+      throw spec::SpecError(file, "trainer.lnc",
+                            "2, or no trainer.lnc: trainplan describes " + hardware +
+                                " at LNC=2, the default (64 logical NeuronCores, each two NeuronCore-v3 on one 24 GB HBM "
+                                "bank); LNC=1, two cores to a bank, is not described");
+  } else if (lnc > 1) {
+    job.notes.push_back("trainer.lnc " + std::to_string(lnc) + ": NxD Training runs one NeuronCore per worker on " + hardware +
+                        " whatever the file says (Logical NeuronCores are Trn2's), as priced");
+  }
 }
 
 }  // namespace trainplan::exporting

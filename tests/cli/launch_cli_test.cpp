@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -201,6 +202,36 @@ TEST(LaunchCli, DevicesPerInstanceRefusalNamesTheFilesOption) {
       << script.out;
 }
 
+// NxD Training's trainer.lnc (neuronx-distributed-training@9169aa0 src/neuronx_distributed_training/utils/utils.py:32-39
+// get_lnc_size): Trn2 runs 2 where unset, and trainplan describes trn2.48xlarge at 2 only (64 logical
+// NeuronCores, hardware/trn2.48xlarge.json); elsewhere the client runs 1 whatever the file says.
+TEST(LaunchCli, LogicalNeuronCoresAsNxdTrainingSetsThem) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/nxdt_hf_llama3_8B_trn2_config.yaml");
+  const std::string trn2((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto variant = [&](const std::string& name, const std::string& from, const std::string& to, std::string text) {
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    const std::string path = scratch(name);
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string lnc1 = variant("lnc1.yaml", "lnc: 2", "lnc: 1", trn2);
+  const Outcome one = run_cli("estimate --from-config " + lnc1 + " --hardware trn2.48xlarge --model llama3-8b");
+  EXPECT_EQ(one.code, 2) << one.out;
+  EXPECT_NE(one.out.find("lnc1.yaml: trainer.lnc: 2, or no trainer.lnc: trainplan describes trn2.48xlarge at LNC=2"),
+            std::string::npos)
+      << one.out;
+  const std::string unset = variant("lnc-unset.yaml", "  lnc: 2\n", "", trn2);
+  const Outcome two = run_cli("estimate --from-config " + unset + " --hardware trn2.48xlarge --model llama3-8b");
+  EXPECT_EQ(two.code, 0) << two.out;
+  const std::string on_trn1 = variant("lnc-trn1.yaml", "devices: 64", "devices: 32", trn2);
+  const Outcome trn1 = run_cli("estimate --from-config " + on_trn1 + " --hardware trn1.32xlarge --model llama3-8b");
+  EXPECT_EQ(trn1.code, 0) << trn1.out;
+  EXPECT_NE(trn1.out.find("trainer.lnc 2: NxD Training runs one NeuronCore per worker on trn1.32xlarge"), std::string::npos)
+      << trn1.out;
+}
+
 std::string example(const std::string& name) { return std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/" + name; }
 
 // A file that states part of an architecture is held against --model; what the
@@ -306,6 +337,11 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 32, PP 1, DP 4", "stack: neuronx-distributed-2.20\n", "model.model_config (/home/ubuntu/config.json)"}},
       {"nxdt_hf_llama3_70B_config.yaml", "--hardware trn1.32xlarge --model llama3-70b", 0,
        {"plan: TP 32, PP 8, DP 2", "stack: neuronx-distributed-2.20\n"}},
+      // Trn2 at the default Logical NeuronCore configuration: 64 devices of two NeuronCore-v3 (lnc 2).
+      {"nxdt_hf_llama3_8B_trn2_config.yaml", "--hardware trn2.48xlarge --model llama3-8b", 0,
+       {"on 1 x trn2.48xlarge (64 devices)", "plan: TP 16, PP 1, DP 4"}},
+      {"nxdt_hf_llama3_8B_trn2_config.yaml", "--hardware trn1.32xlarge --model llama3-8b", 2,
+       {"trainer.devices: 32 devices per instance, as trn1.32xlarge has, found 64"}},
       {"nxdt_megatron_mixtral_8x7b_config.yaml", "--hardware trn1.32xlarge --model " + mixtral_cf2, 0,
        {"plan: TP 32, PP 4, DP 4"}},
       {"nxdt_megatron_mixtral_8x7b_config.yaml", "--hardware trn1.32xlarge --model mixtral-8x7b", 2,

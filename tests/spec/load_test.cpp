@@ -260,7 +260,7 @@ TEST(Plausible, AbsurdModelSizesAreRefused) {
 // source, or out of the plausible range, is refused like any other.
 TEST(LoadHardware, Fp8PeakWhereTheDescriptorStatesOne) {
   EXPECT_DOUBLE_EQ(load_hardware("p5.48xlarge").peak_fp8_flops_per_s, 1979e12);
-  EXPECT_DOUBLE_EQ(load_hardware("trn2.48xlarge").peak_fp8_flops_per_s, 1299e12 / 8);  // 8 NeuronCores per chip
+  EXPECT_DOUBLE_EQ(load_hardware("trn2.48xlarge").peak_fp8_flops_per_s, 1299e12 / 4);  // 4 logical NeuronCores per chip (LNC=2)
   EXPECT_DOUBLE_EQ(load_hardware("trn1.32xlarge").peak_fp8_flops_per_s, 95e12);
   EXPECT_DOUBLE_EQ(load_hardware("p4d.24xlarge").peak_fp8_flops_per_s, 0);
   json j = trn1();
