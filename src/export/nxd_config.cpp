@@ -47,6 +47,14 @@ std::string write_nxd(const LaunchJob& job) {
                    "(unfused attention, as the megatron model runs it)");
   if (const auto rule = nxd_moe_model_rule(m)) refuse_nxd(rule->option, rule->why);
   if (const auto rule = nxd_moe_plan_rule(p, m)) refuse_nxd(rule->option, rule->why);
+  if (const auto rule = nxd_moe_written_release_rule(p, m)) refuse_nxd(rule->option, rule->why);
+  // NxD's blockwise dropless kernel (stacks/neuronx-distributed-training-dropless.json) arrives after the
+  // release written, whose dropless runs every expert over every token (expert_mlps.py@083d3ea:139-167).
+  if (m.moe() && !job.experts_compute_capacity)
+    refuse_nxd("model.moe.capacity_factor",
+               "a stack that prices NxD's capacity path (neuronx-distributed-training-unfused-attn): stack " + job.stack_name +
+                   " prices each expert over its routed tokens (the blockwise kernel of Neuron SDK 2.26), which NxD Training@ff83d7bd "
+                   "(Neuron SDK 2.20), the release written, does not run");
   // A MoE model as megatron_mixtral_8x7b_config.yaml@ff83d7bd names and writes it.
   const std::string name = m.moe() ? "megatron_mixtral" : "megatron_llama";
 

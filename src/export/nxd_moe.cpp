@@ -73,12 +73,19 @@ std::optional<NxdRule> nxd_moe_plan_rule(const spec::Plan& p, const spec::ModelS
   if (spec::expert_tp(p) != p.tp)
     return NxdRule{ep, "experts split over TP's degree (" + std::to_string(p.tp) + "): NxD's expert layers have no expert TP of their own" +
                            nxd + ", found expert TP " + std::to_string(spec::expert_tp(p))};
+  return std::nullopt;
+}
+
+std::optional<NxdRule> nxd_moe_written_release_rule(const spec::Plan& p, const spec::ModelSpec& m) {
+  if (!m.moe()) return std::nullopt;
   // megatron_mixtral_8x7b_config.yaml@ff83d7bd:141-142: "Full activation checkpointing if broken for
-  // Mixtral and requires debug / Issue: Missing grads when PP is enabled".
+  // Mixtral and requires debug / Issue: Missing grads when PP is enabled". Fixed by 5868fdb ('Fix full
+  // checkpointing'), first released with SDK 2.21, so a file read may run it.
   if (p.recompute == spec::Recompute::full && p.pp > 1)
     return NxdRule{"model.activations_checkpoint_granularity",
                    "selective or none for a MoE model under PP: megatron_mixtral_8x7b_config.yaml@ff83d7bd:141-142 says full "
-                   "checkpointing is broken for Mixtral (missing gradients when PP is enabled)"};
+                   "checkpointing is broken for Mixtral in the release written (missing gradients when PP is enabled; fixed "
+                   "from Neuron SDK 2.21)"};
   return std::nullopt;
 }
 
@@ -163,7 +170,19 @@ void read_nxd_moe(const YamlFields& y, LaunchJob& job) {
   // megatron_gpt_model.py@ff83d7bd:142: absent, num_experts / top_k; null passes None. ExpertMLPs runs None
   // and any factor >= num_experts / top_k at full capacity (expert_mlps.py@083d3ea:67-68): dropless.
   m.capacity_factor = 0;
-  if (y.has("model.moe.capacity_factor")) {
+  // The later releases' model.moe.dropless (neuronx-distributed-training@9169aa03, SDK 2.26,
+  // examples/training_orchestrator.py:60-101): True sets the factor to 0.0, which NxD runs through its
+  // blockwise kernel, each expert over the tokens routed to it (stacks/neuronx-distributed-training-dropless.json);
+  // False with a factor of 0 or less raises 'Dropping requires a capacity factor greater than 0.0'.
+  if (y.flag("model.moe.dropless", false)) {
+    if (job.stack_name.empty()) job.stack_name = "neuronx-distributed-training-dropless";
+    job.notes.push_back("model.moe.dropless: each expert computes the tokens routed to it (NxD's blockwise kernel, Neuron SDK "
+                        "2.26), whatever model.moe.capacity_factor says (the client sets it to 0.0)");
+  } else if (y.has("model.moe.dropless") && y.real("model.moe.capacity_factor", 1) <= 0) {
+    throw spec::SpecError(file, "model.moe.capacity_factor",
+                          "more than 0.0 without dropless: NxD Training raises 'Dropping requires a capacity factor greater than "
+                          "0.0' (examples/training_orchestrator.py@9169aa03:99-101)");
+  } else if (y.has("model.moe.capacity_factor")) {
     const double factor = y.real("model.moe.capacity_factor", 0);
     if (factor < full_capacity_factor(m.experts, m.top_k)) {
       if (!(factor >= 1))
@@ -187,6 +206,10 @@ void read_nxd_moe(const YamlFields& y, LaunchJob& job) {
   m.expert_ffn_hidden = m.ffn_hidden;
   m.ffn_hidden = 0;
   if (const auto rule = nxd_moe_plan_rule(job.plan, m)) throw spec::SpecError(file, rule->option, rule->why);
+  if (nxd_moe_written_release_rule(job.plan, m))
+    job.notes.push_back("model.activations_checkpoint_granularity full under PP: broken for MoE in NxD Training@ff83d7bd "
+                        "(Neuron SDK 2.20, megatron_mixtral_8x7b_config.yaml:141-142) and fixed from SDK 2.21 (5868fdb); "
+                        "priced as the file asks");
 }
 
 void check_nxd_moe(const LaunchJob& job, const spec::ModelSpec& named, const std::string& file) {

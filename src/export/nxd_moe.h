@@ -29,9 +29,12 @@ bool nxd_full_capacity(const spec::ModelSpec& m);
 // dense layers, a non-SwiGLU or biased MLP); none for a dense model.
 std::optional<NxdRule> nxd_moe_model_rule(const spec::ModelSpec& m);
 // The first rule plan `p` breaks for MoE model `m` (EP under dropless routing, EP at TP 4, EP not
-// dividing the experts, an expert TP other than TP, full recompute under PP); none for a dense model.
-// Needs only m.experts, top_k and capacity_factor, so a file's own MoE fields serve.
+// dividing the experts, an expert TP other than TP); none for a dense model. Needs only
+// m.experts, top_k and capacity_factor, so a file's own MoE fields serve.
 std::optional<NxdRule> nxd_moe_plan_rule(const spec::Plan& p, const spec::ModelSpec& m);
+// What the release trainplan writes (Neuron SDK 2.20) breaks and a later one fixed: full recompute
+// under PP. Refused on writing; a file read is priced as it asks, with a note.
+std::optional<NxdRule> nxd_moe_written_release_rule(const spec::Plan& p, const spec::ModelSpec& m);
 
 // distributed_strategy.expert_model_parallel_size, model.ffn_hidden_size as the experts' width
 // and the model.moe section, into a root write_nxd has filled (a MoE job only).

@@ -285,6 +285,7 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
   const std::string mixtral_cf2 =
       model_file("mixtral-8x7b", "mixtral-8x7b-cf2-kv32", {{"kv_heads", 32}, {"moe", {{"capacity_factor", 2.0}}}});
   const std::string llama405_g16 = model_file("llama3.1-405b", "llama3.1-405b-16-groups", {{"kv_heads", 16}});
+  const std::string mixtral_kv32 = model_file("mixtral-8x7b", "mixtral-8x7b-kv32", {{"kv_heads", 32}});
   // Microsoft's GPT-3 1.3B examples train 16 heads of 128 (the paper's XL has 24), GPT-2's vocabulary
   // and learned positions (no --vocab-size: the tokenizer's), and the example's 512-wide toy.
   const std::string gpt_1_3b = model_file("gpt2-xl", "gpt-1.3b-16-heads",
@@ -337,6 +338,11 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 32, PP 1, DP 4", "stack: neuronx-distributed-2.20\n", "model.model_config (/home/ubuntu/config.json)"}},
       {"nxdt_hf_llama3_70B_config.yaml", "--hardware trn1.32xlarge --model llama3-70b", 0,
        {"plan: TP 32, PP 8, DP 2", "stack: neuronx-distributed-2.20\n"}},
+      // SDK 2.26's dropless example: the blockwise kernel over the routed tokens, and full recompute under PP,
+      // broken in the release trainplan writes (2.20) and fixed from 2.21, priced as asked.
+      {"nxdt_megatron_mixtral_8x7b_dropless_config.yaml", "--hardware trn1.32xlarge --model " + mixtral_kv32, 0,
+       {"plan: TP 32, PP 4, DP 4", "recompute full", "stack: neuronx-distributed-training-dropless\n",
+        "model.moe.dropless: each expert computes the tokens routed to it", "fixed from SDK 2.21"}},
       // Trn2 at the default Logical NeuronCore configuration: 64 devices of two NeuronCore-v3 (lnc 2).
       {"nxdt_hf_llama3_8B_trn2_config.yaml", "--hardware trn2.48xlarge --model llama3-8b", 0,
        {"on 1 x trn2.48xlarge (64 devices)", "plan: TP 16, PP 1, DP 4"}},

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -31,6 +33,7 @@ LaunchJob mixtral_job() {
   job.hardware_family = "trainium1";
   job.stack_name = "neuronx-distributed-training-unfused-attn";  // the megatron model's attention
   job.flash_attention = false;
+  job.experts_compute_capacity = true;  // what that stack prices (expert_compute capacity)
   job.instances = job.plan.instances = 16;
   job.devices_per_instance = 32;
   job.plan.tp = 8;
@@ -69,18 +72,25 @@ std::string moe_written(const LaunchJob& job, const std::string& name) {
 }
 
 // A file written for `job` with `key` (a dotted path) set to the YAML `value` ("~": removed), read back.
-ReadLaunch moe_read_edited(const LaunchJob& job, const std::string& name, const std::string& key, const std::string& value) {
+ReadLaunch moe_read_edits(const LaunchJob& job, const std::string& name,
+                          const std::vector<std::pair<std::string, std::string>>& edits) {
   const std::string path = moe_written(job, name);
   YAML::Node root = YAML::LoadFile(path);
-  YAML::Node node = root;
-  std::string rest = key;
-  for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) node.reset(node[rest.substr(0, dot)]);
-  if (value == "~") node.remove(rest);
-  else node[rest] = YAML::Load(value);
+  for (const auto& [key, value] : edits) {
+    YAML::Node node = root;
+    std::string rest = key;
+    for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) node.reset(node[rest.substr(0, dot)]);
+    if (value == "~") node.remove(rest);
+    else node[rest] = YAML::Load(value);
+  }
   YAML::Emitter out;
   out << root;
   std::ofstream(path) << out.c_str() << "\n";
   return read_launch_config(path);
+}
+
+ReadLaunch moe_read_edited(const LaunchJob& job, const std::string& name, const std::string& key, const std::string& value) {
+  return moe_read_edits(job, name, {{key, value}});
 }
 
 void refused(const LaunchJob& job, const std::string& option, const std::string& why) {
@@ -240,6 +250,11 @@ TEST(NxdMoeConfig, RefusesWhatNxdTraining220CannotRun) {
   LaunchJob full = job;
   full.plan.recompute = spec::Recompute::full;
   refused(full, "model.activations_checkpoint_granularity", "141-142");
+  // A stack that prices the routed tokens (NxD's blockwise kernel, SDK 2.26) is not what the release written runs.
+  LaunchJob routed = job;
+  routed.stack_name = "neuronx-distributed-training-dropless";
+  routed.experts_compute_capacity = false;
+  refused(routed, "model.moe.capacity_factor", "does not run");
   // TP 16 does not divide the 8 KV heads: the HF path, which builds Llama alone.
   LaunchJob hf = job;
   hf.plan.tp = 16;
@@ -265,8 +280,33 @@ TEST(NxdMoeConfig, ReadingHoldsTheFileToTheClientsRules) {
                     "distributed_strategy.expert_model_parallel_size", "without capacity factor", file);
   expect_spec_error(edited(cf, "distributed_strategy.tensor_model_parallel_size", "4"),
                     "distributed_strategy.expert_model_parallel_size", "TP=4", file);
-  expect_spec_error(edited(job, "model.activations_checkpoint_granularity", "full"),
-                    "model.activations_checkpoint_granularity", "141-142", file);
+  // neuronx-distributed-training@9169aa03 examples/training_orchestrator.py:99-101: no dropless, no factor.
+  expect_spec_error([&] { moe_read_edits(job, "edited.yaml", {{"model.moe.dropless", "false"}, {"model.moe.capacity_factor", "0.0"}}); },
+                    "model.moe.capacity_factor", "Dropping requires", file);
+}
+
+// What a later release of the client runs is read as that release runs it, and said.
+TEST(NxdMoeConfig, ReadingTakesWhatLaterReleasesRun) {
+  const LaunchJob job = mixtral_job();
+  const auto has_note = [](const ReadLaunch& read, const std::string& part) {
+    for (const std::string& note : read.job.notes)
+      if (note.find(part) != std::string::npos) return true;
+    return false;
+  };
+  // Full recompute under PP: broken at ff83d7bd (megatron_mixtral_8x7b_config.yaml:141-142), fixed by 5868fdb (SDK 2.21).
+  const ReadLaunch full = moe_read_edited(job, "full.yaml", "model.activations_checkpoint_granularity", "full");
+  EXPECT_EQ(full.job.plan.recompute, spec::Recompute::full);
+  EXPECT_TRUE(has_note(full, "fixed from SDK 2.21")) << full.job.notes.size();
+  // model.moe.dropless (training_orchestrator.py@9169aa03:60-101): the blockwise kernel over the routed
+  // tokens, whatever capacity_factor holds (the client sets it to 0.0), under the stack that prices it.
+  LaunchJob unnamed = job;
+  unnamed.stack_name.clear();
+  const ReadLaunch dropless = moe_read_edited(unnamed, "dropless.yaml", "model.moe.dropless", "true");
+  EXPECT_EQ(dropless.job.model.capacity_factor, 0);
+  EXPECT_TRUE(has_note(dropless, "blockwise kernel"));
+  const spec::Stack stack = spec::load_stack(dropless.job.stack_name);
+  EXPECT_EQ(stack.name, "neuronx-distributed-training-dropless");
+  EXPECT_FALSE(stack.compute.experts_compute_capacity);
 }
 
 // The file's MoE is held against the model it is priced with: experts, top_k, capacity and expert width.
