@@ -14,6 +14,10 @@ std::string write_nxd(const LaunchJob& job) {
   const spec::Plan& p = job.plan;
   const spec::ModelSpec& m = job.model;
   refuse_what_no_nxd_path_runs(job);
+  // The HF path partitions uneven layers itself (nxd_hf_config.cpp); the megatron model is not read for it.
+  if (p.uneven_stages)
+    refuse_nxd("distributed_strategy.pipeline_model_parallel_size",
+               "uneven pipeline stages on the megatron model path are not exported yet (the HF path, for Llama, partitions them)");
   // megatron_base_model.py@ff83d7bd:79-80 raises without zero1 ("accuracy issues").
   if (p.zero != 1)
     refuse_nxd("distributed_strategy.zero1", "ZeRO 1: NxD Training's megatron model raises without zero1");
@@ -166,11 +170,21 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
                            job);
   if (hf) read_nxd_hf(y, job);
   else read_nxd_moe(y, job);
+  // The HF path partitions the layers itself where the file names no model.pipeline_cuts (base.py@ff83d7bd:140
+  // auto_partition; @9169aa03:146-156): NxD's create_partitions gives the remainder of layers / PP to the last
+  // stages (pipeline/partition.py@083d3ea:280-296), so PP need not divide the layers. Priced as trainplan's
+  // uneven stages, the busiest holding ceil(layers / PP).
+  if (hf && p.pp > 1 && p.virtual_stages == 1 && !y.has("model.pipeline_cuts") && job.model.layers > 0 &&
+      job.model.layers % p.pp != 0)
+    p.uneven_stages = true;
   // The HF path runs NKI flash attention under model.fusions.flash_attention
   // (modeling_llama.py@ff83d7bd:411-413; hf_llama3_8B_config.yaml:78 sets it). A file without
   // trainplan's header that asks for it is priced as the release written (SDK 2.20) prices
   // flash attention, not under the format's own unfused neuronx-distributed stack.
   job.flash_attention = hf && y.flag("model.fusions.flash_attention", false);
+  // Context parallelism arrives with SDK 2.23 (hf_llama3_70B_CP_config.yaml, 9a145a8): such a file is priced
+  // under the stack of the later releases, which offers it.
+  if (job.stack_name.empty() && p.cp > 1) job.stack_name = "neuronx-distributed-training";
   if (job.stack_name.empty() && job.flash_attention) job.stack_name = "neuronx-distributed-2.20";
   if (const std::string note = unread_options_note(
           y.unconsulted({"trainer", "distributed_strategy", "data", "model", "precision"}, {"data.tokenizer", "model.optim"}));

@@ -185,6 +185,10 @@ NxdHfFiles write_nxd_hf(const LaunchJob& job, const std::string& config_name) {
     header += "# model_source hf: stack " + comment_word(job.stack_name) + " recomputes each layer's whole MLP under selective "
               "recompute,\n#   which NxD Training's HF Llama model alone offers (activations_checkpoint_recompute_mlp at "
               "8192+ tokens, llama_model.py@ff83d7bd:37-41).\n";
+  if (p.uneven_stages)
+    header += "# PP " + std::to_string(p.pp) + " does not divide the " + std::to_string(m.layers) + " layers: NxD partitions them itself "
+              "(auto_partition, no model.pipeline_cuts),\n#   the remainder of layers / PP on the last stages "
+              "(pipeline/partition.py@083d3ea:280-296), as trainplan priced its busiest stage.\n";
   header += "# model.model_config names " + comment_word(config_name) +
             ", written beside this file: the architecture as priced (vocab_size " +
             std::to_string(m.padded_vocab(p.tp)) + ", padded to TP).\n#   NxD Training opens it from the folder "

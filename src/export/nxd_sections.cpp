@@ -25,7 +25,6 @@ void refuse_what_no_nxd_path_runs(const LaunchJob& job) {
     refuse_nxd("precision.type", "mixed_precision, bf16SR or fp32; an auto-cast FP32 model is not exported yet");
   if (p.zero > 1) refuse_nxd("distributed_strategy.zero1", "ZeRO 0 or 1; NxD offers no ZeRO-" + std::to_string(p.zero));
   if (p.overlap_tp_comm) refuse_nxd("distributed_strategy", "no async TP; NxD offers no TP communication overlap");
-  if (p.uneven_stages) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "uneven pipeline stages are not exported yet");
   if (p.edge_layer_slots) refuse_nxd("distributed_strategy.pipeline_model_parallel_size", "edge layer slots are not exported yet");
   // NxD Training at ff83d7bd reads no context_parallel_size (src has none); its CP example,
   // examples/conf/hf_llama3_70B_CP_config.yaml, arrives with 9a145a8 (Neuron SDK 2.23).

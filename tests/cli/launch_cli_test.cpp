@@ -338,6 +338,10 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 32, PP 1, DP 4", "stack: neuronx-distributed-2.20\n", "model.model_config (/home/ubuntu/config.json)"}},
       {"nxdt_hf_llama3_70B_config.yaml", "--hardware trn1.32xlarge --model llama3-70b", 0,
        {"plan: TP 32, PP 8, DP 2", "stack: neuronx-distributed-2.20\n"}},
+      // PP 32 does not divide 126 layers: NxD's auto partition puts the remainder on the last stages
+      // (pipeline/partition.py@083d3ea:280-296), priced as uneven stages.
+      {"nxdt_hf_llama3.1_405B_trn1_config.yaml", "--hardware trn1.32xlarge --model llama3.1-405b", 0,
+       {"plan: TP 32, PP 32, DP 2, SP on, virtual stages 1 (uneven stages)", "stack: neuronx-distributed-2.20\n"}},
       // SDK 2.26's dropless example: the blockwise kernel over the routed tokens, and full recompute under PP,
       // broken in the release trainplan writes (2.20) and fixed from 2.21, priced as asked.
       {"nxdt_megatron_mixtral_8x7b_dropless_config.yaml", "--hardware trn1.32xlarge --model " + mixtral_kv32, 0,

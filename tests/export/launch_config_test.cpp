@@ -794,6 +794,8 @@ TEST(LaunchConfig, ClientExamplesAreReadAsTheClientReadsThem) {
   EXPECT_EQ(nxd_cp.job.plan.pp, 8);
   EXPECT_EQ(nxd_cp.job.plan.cp, 2);
   EXPECT_EQ(nxd_cp.job.instances, 16);
+  // CP arrives with SDK 2.23: priced under the later releases' stack, which offers it.
+  EXPECT_EQ(nxd_cp.job.stack_name, "neuronx-distributed-training");
 
   // Megatron-DeepSpeed scripts: a ds_config written by a here-document, options in a string
   // that prepends to itself, an if-branch that does not run, shell arithmetic, fork detection.

@@ -179,6 +179,35 @@ TEST(NxdHfConfig, ReadsBackTheSameJobAndArchitecture) {
   EXPECT_EQ(read_launch_config(hf_written(job, "sr.yaml")).job.workload.precision, spec::Precision::bf16_sr);
 }
 
+// PP not dividing the layers: the HF path partitions them itself (base.py@ff83d7bd:140 auto_partition;
+// NxD's create_partitions, pipeline/partition.py@083d3ea:280-296, gives the remainder to the last
+// stages), so uneven stages are written there and read back; the megatron model is refused them.
+TEST(NxdHfConfig, UnevenStagesGoThroughNxdsAutoPartition) {
+  LaunchJob job = llama31_70b_tp32_job();  // 80 layers
+  job.plan.pp = 6;
+  job.plan.uneven_stages = true;
+  const std::string path = hf_written(job, "uneven.yaml");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("# PP 6 does not divide the 80 layers: NxD partitions them itself"), std::string::npos) << text.str();
+  const ReadLaunch back = read_launch_config(path);
+  EXPECT_TRUE(back.job.plan.uneven_stages);
+  EXPECT_EQ(back.job.plan.pp, 6);
+  // An even split reads back even.
+  LaunchJob even = llama31_70b_tp32_job();
+  EXPECT_FALSE(read_launch_config(hf_written(even, "even.yaml")).job.plan.uneven_stages);
+  // The megatron model path: a dense Llama at TP 8 without flash attention.
+  LaunchJob megatron = llama31_70b_tp32_job();
+  megatron.stack_name = "neuronx-distributed";
+  megatron.flash_attention = false;
+  megatron.plan.tp = 8;
+  megatron.plan.pp = 6;
+  megatron.plan.uneven_stages = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, megatron, "x.yaml"); }, "distributed_strategy.pipeline_model_parallel_size",
+                    "megatron model path", "nxd format");
+}
+
 // What the HF path cannot express is refused on writing, naming the option.
 TEST(NxdHfConfig, RefusesWhatTheHfLlamaModelCannotRun) {
   LaunchJob job = llama31_70b_tp32_job();
