@@ -168,6 +168,12 @@ LaunchJob read_nxd(const std::string& text, const std::string& file) {
     read_yaml_stated_layer(y, {"model.num_kv_heads", "model.normalization", "model.activation", "model.position_embedding_type",
                                "model.position_freq_base", "model.has_bias", "", ""},
                            job);
+  // From SDK 2.21 a file named with "mixtral" on the HF path builds HFMixtralModule (examples/training.py@9169aa03:82-89),
+  // whose experts and routing sit in the config.json; trainplan reads MoE on the megatron model alone.
+  if (hf && y.whole("model.moe.num_experts", 1, kBig, 1) > 1)
+    throw spec::SpecError(file, "model_source",
+                          "megatron for a MoE model: trainplan reads MoE on NxD Training's megatron model "
+                          "(megatron_mixtral_8x7b_config.yaml); the HF Mixtral model (HFMixtralModule, SDK 2.21 on) is not read");
   if (hf) read_nxd_hf(y, job);
   else read_nxd_moe(y, job);
   // The HF path partitions the layers itself where the file names no model.pipeline_cuts (base.py@ff83d7bd:140

@@ -248,6 +248,9 @@ TEST(NxdHfConfig, ReadingHoldsTheFileToTheClientsRules) {
   expect_spec_error([&] { hf_read_edited(job, "q.yaml", "model.qkv_linear", "false"); }, "model.qkv_linear", "285-294");
   expect_spec_error([&] { hf_read_edited(job, "h.yaml", "model.hidden_size", "8100"); }, "model.hidden_size", "64 heads");
   expect_spec_error([&] { hf_read_edited(job, "z.yaml", "distributed_strategy.zero1", "false"); }, "zero1", "HF path");
+  // MoE on the HF path is HFMixtralModule (examples/training.py@9169aa03:82-89), which trainplan does not read.
+  expect_spec_error([&] { hf_read_edited(job, "moe.yaml", "model.moe", "{num_experts: 8, top_k: 2}"); }, "model_source",
+                    "HFMixtralModule");
   // A config.json of another architecture: the HF path builds Llama whatever it names.
   const std::string path = hf_written(job, "mistral.yaml");
   nlohmann::json c = nlohmann::json::parse(std::ifstream(hf_scratch("mistral.config.json")));
