@@ -41,8 +41,10 @@ std::string suggestion(const EstimateOptions& o, const app::Scenario& s) {
 CommandOutput run_estimate(const EstimateOptions& o, std::ostream& notes) {
   const auto method = o.pipeline == "dag" ? cost::PipelineMethod::dag : cost::PipelineMethod::closed_form;
   const app::EstimateOutcome out = app::estimate_plan(o.scenario, o.plan, method, o.error_bands);
+  // A plan read from a launcher config is the file's: its refusal names the file.
+  const std::string refused = "trainplan: " + (o.from_config.empty() ? "" : o.from_config + ": ") + "plan refused: ";
   if (!out.refusal.empty()) {
-    notes << "trainplan: plan refused: " << out.refusal << suggestion(o, out.scenario) << "\n";
+    notes << refused << out.refusal << suggestion(o, out.scenario) << "\n";
     return {.exit_code = 2};
   }
   const app::Scenario& s = out.scenario;
@@ -57,7 +59,7 @@ CommandOutput run_estimate(const EstimateOptions& o, std::ostream& notes) {
   }
   // The refusal comes first; the breakdown after it shows where the memory goes.
   if (out_of_memory)
-    notes << "trainplan: plan refused: it does not fit in HBM by " << std::fixed << std::setprecision(2)
+    notes << refused << "it does not fit in HBM by " << std::fixed << std::setprecision(2)
           << -ev.estimate.memory.margin_bytes / 1073741824.0 << " GiB per device (capacity "
           << ev.estimate.memory.capacity_bytes / 1073741824.0 << " GiB)"
           << (ev.plan.pp > 1 ? " on pipeline stage " + std::to_string(ev.estimate.memory.stage) : std::string())

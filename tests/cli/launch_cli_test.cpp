@@ -331,6 +331,11 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
       {"nemo-launcher_mixtral_8x7b.yaml", "--hardware p5.48xlarge --model mixtral-8x7b", 0,
        {"plan: TP 1, PP 4, DP 16, EP 8", "stack: nemo-alltoall"}},
       {"nemo-launcher_mixtral_8x7b.yaml", "--hardware p5.48xlarge --model llama2-7b", 2, {"the file states"}},
+      // ChatGLM3's bias on the fused QKV projection alone (add_qkv_bias), as models/chatglm3-6b.json holds it.
+      {"nemo-launcher_chatglm3_6b.yaml", "--hardware dgx-h100 --model chatglm3-6b", 0, {"plan: TP 2, PP 1, DP 64"}},
+      // The file's own global batch (1) does not divide into its DP 24: the refusal names the file.
+      {"nemo-launcher_mixtral_8x22b.yaml", "--hardware dgx-h100 --model mixtral-8x22b", 2,
+       {"nemo-launcher_mixtral_8x22b.yaml: plan refused: the global batch of 1 sequences does not divide into DP 24"}},
       {"nxdt_megatron_llama_7B_config.yaml", "--hardware trn1.32xlarge --model llama2-7b", 0,
        {"plan: TP 8, PP 1, DP 4, SP on", "stack: neuronx-distributed\n"}},
       // The HF path with fusions.flash_attention: True, priced with NKI flash attention (SDK 2.20).
@@ -728,11 +733,12 @@ TEST(LaunchCli, ANodeCountFromTheEnvironmentTakesInstances) {
 }
 
 // search --emit writes the best plan the launcher runs, not a leader it refuses:
-// NxD Training's megatron model divides the KV heads over TP, and its HF path
-// (which replicates them) builds Llama's layer only, so ChatGLM3 6B (2 KV heads,
-// Q/K/V biases, rotary over half a head) is written at a TP dividing 2; the
-// dropped plans are counted. Llama 3.1 70B (8 KV heads) on 16 trn1, whose
-// unrestricted leader is TP 16 or 32, is written as that leader through the HF path.
+// NxD Training's megatron model divides the KV heads over TP and builds MoE alone,
+// so Mixtral 8x7B (8 KV heads) is written at a TP dividing 8; the dropped plans
+// are counted. ChatGLM3 6B's biases on Q, K and V alone, which the megatron model's
+// one bias switch cannot state, and its layer, which the HF path (Llama's) does not
+// build, leave no plan: the search says why. Llama 3.1 70B (8 KV heads) on 16 trn1,
+// whose unrestricted leader is TP 16 or 32, is written as that leader through the HF path.
 TEST(LaunchCli, SearchEmitsOnlyPlansTheLauncherRuns) {
   const auto not_launchable = [](const nlohmann::json& doc) {
     std::int64_t plans = 0;
@@ -743,15 +749,19 @@ TEST(LaunchCli, SearchEmitsOnlyPlansTheLauncherRuns) {
     return plans;
   };
   const std::string path = scratch("search-nxd.yaml");
-  const Outcome r = run_cli("search -m chatglm3-6b -H trn1.32xlarge -n 4 --quiet --format json --emit nxd --emit-to " + path);
+  const Outcome r = run_cli("search -m mixtral-8x7b -H trn1.32xlarge -n 4 --quiet --format json --emit nxd --emit-to " + path);
   ASSERT_EQ(r.code, 0) << r.out;
   ASSERT_NE(r.out.find("trainplan: wrote " + path), std::string::npos) << r.out;
   const std::string json = r.out.substr(r.out.find('{'));
   EXPECT_GT(not_launchable(nlohmann::json::parse(json)), 0) << json;
-  const Outcome back = run_cli("estimate --from-config " + path + " --format json");
+  const Outcome back = run_cli("estimate --from-config " + path + " --model mixtral-8x7b --format json");
   ASSERT_EQ(back.code, 0) << back.out;
   const int tp = nlohmann::json::parse(back.out)["plan"]["tp"];
-  EXPECT_EQ(2 % tp, 0) << tp;
+  EXPECT_EQ(8 % tp, 0) << tp;
+  const Outcome glm = run_cli("search -m chatglm3-6b -H trn1.32xlarge -n 4 --quiet --emit nxd --emit-to " + scratch("glm.yaml"));
+  EXPECT_EQ(glm.code, 2) << glm.out;
+  EXPECT_NE(glm.out.find("none kept"), std::string::npos) << glm.out;
+  EXPECT_NE(glm.out.find("the --emit launcher cannot run it"), std::string::npos) << glm.out;
 
   const std::string llama = scratch("search-nxd-hf.yaml");
   const Outcome hf = run_cli("search -m llama3.1-70b -H trn1.32xlarge -n 16 --quiet --format json --emit nxd --emit-to " + llama);
