@@ -271,6 +271,13 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   constexpr long kBig = 1L << 30;
   spec::Plan& p = job.plan;
   read_yaml_cluster(y, job);
+  // NeMo's T5 and mT5 (megatron_t5: NeMo-Framework-Launcher@26e42fa9 launcher_scripts/conf/training/t5, mt5)
+  // state their layers under model.encoder and model.decoder: an encoder-decoder, which trainplan does not model.
+  for (const char* key : {"model.encoder", "model.decoder"})
+    if (y.has(key))
+      throw spec::SpecError(file, key,
+                            "a decoder-only (GPT) or encoder (BERT) model; this file trains an encoder-decoder (T5), which "
+                            "trainplan does not model");
   const std::string precision = y.text("trainer.precision", "bf16");
   const bool fsdp = y.flag("model.fsdp", false);
   if (precision == "bf16" || precision == "bf16-mixed") {

@@ -333,6 +333,9 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
       {"nemo-launcher_mixtral_8x7b.yaml", "--hardware p5.48xlarge --model llama2-7b", 2, {"the file states"}},
       // ChatGLM3's bias on the fused QKV projection alone (add_qkv_bias), as models/chatglm3-6b.json holds it.
       {"nemo-launcher_chatglm3_6b.yaml", "--hardware dgx-h100 --model chatglm3-6b", 0, {"plan: TP 2, PP 1, DP 64"}},
+      // T5 states its layers under model.encoder and model.decoder: never priced as the model named.
+      {"nemo-launcher_t5_220m.yaml", "--hardware dgx-h100 --model gpt2-xl", 2,
+       {"nemo-launcher_t5_220m.yaml: model.encoder: a decoder-only (GPT) or encoder (BERT) model"}},
       // The file's own global batch (1) does not divide into its DP 24: the refusal names the file.
       {"nemo-launcher_mixtral_8x22b.yaml", "--hardware dgx-h100 --model mixtral-8x22b", 2,
        {"nemo-launcher_mixtral_8x22b.yaml: plan refused: the global batch of 1 sequences does not divide into DP 24"}},
