@@ -1,6 +1,7 @@
 #include "export/shell_args.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -67,6 +68,42 @@ std::string assigned_name(const std::string& word) {
 
 using Variables = std::map<std::string, std::string>;
 
+// The script's own path, as $0 and ${BASH_SOURCE[0]} give it: held in the
+// variables under a name no assignment can take.
+constexpr const char* kScriptPath = "0";
+
+// The path commands a script runs on its own location to find the files beside it
+// (`script_dir=$(dirname $(realpath $0))`): dirname, basename, realpath and
+// readlink -f of one word that has no $ left in it. Anything else stays as written.
+std::optional<std::string> path_command(const std::string& command) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : command) {
+    if (c == ' ' || c == '\t') {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else if (c != '"') {
+      part += c;
+    }
+  }
+  if (!part.empty()) parts.push_back(part);
+  if (parts.size() == 3 && parts[0] == "readlink" && parts[1] == "-f") parts.erase(parts.begin() + 1);
+  if (parts.size() != 2 || parts[1].empty() || parts[1].find('$') != std::string::npos || parts[1].find('`') != std::string::npos)
+    return std::nullopt;
+  const std::filesystem::path path(parts[1]);
+  if (parts[0] == "dirname") {
+    const std::string parent = path.parent_path().string();
+    return parent.empty() ? "." : parent;
+  }
+  if (parts[0] == "basename") return path.filename().string();
+  if (parts[0] == "realpath" || parts[0] == "readlink") {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::weakly_canonical(path, error);
+    return error ? std::nullopt : std::optional<std::string>(absolute.string());
+  }
+  return std::nullopt;
+}
+
 // Bounds that keep a hostile script (A=$A$A repeated; defaults nested deep)
 // from taking the memory or the stack: far past any real launch script.
 constexpr std::size_t kMaxExpandedChars = 1 << 16;
@@ -94,6 +131,33 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
       out += word[i++];
       continue;
     }
+    if (word[i + 1] == '(' && (i + 2 >= word.size() || word[i + 2] != '(')) {  // $(command), not $((arithmetic))
+      std::size_t close = i + 1;
+      for (int open = 0; close < word.size(); ++close) {
+        if (word[close] == '(') ++open;
+        if (word[close] == ')' && --open == 0) break;
+      }
+      if (close < word.size()) {
+        const std::string inner = word.substr(i + 2, close - i - 2);
+        const std::optional<std::string> result =
+            path_command(expand(inner, vars, file, depth + 1, from_environment, environment));
+        out += result ? *result : word.substr(i, close + 1 - i);
+        i = close + 1;
+        continue;
+      }
+    }
+    if (word[i + 1] == '0') {  // the script's path
+      const auto it = vars.find(kScriptPath);
+      out += it != vars.end() ? it->second : "$0";
+      i += 2;
+      continue;
+    }
+    // The script runs without arguments: $# is 0, and $1..$9, $@ and $* are empty.
+    if (word[i + 1] == '#' || word[i + 1] == '@' || word[i + 1] == '*' || (word[i + 1] >= '1' && word[i + 1] <= '9')) {
+      if (word[i + 1] == '#') out += '0';
+      i += 2;
+      continue;
+    }
     if (word[i + 1] == '{') {
       std::size_t close = i + 2;  // the brace that closes this one, past nested ${...}
       for (int open = 1; close < word.size(); ++close) {
@@ -106,9 +170,10 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
       }
       const std::string inner = word.substr(i + 2, close - i - 2);
       const std::size_t dash = inner.find(":-");
-      const std::string name = inner.substr(0, dash);
+      const std::string name = inner == "BASH_SOURCE[0]" || inner == "BASH_SOURCE" ? kScriptPath : inner.substr(0, dash);
       bool plain = !name.empty();
       for (std::size_t k = 0; k < name.size(); ++k) plain = plain && shell_name_char(name[k], false);
+      plain = plain || name == kScriptPath;
       const auto it = plain ? vars.find(name) : vars.end();
       if (it != vars.end()) {
         out += it->second;
@@ -427,7 +492,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   end_word();
   // One pass in order, as the shell runs it: assignments take effect where they
   // stand, and words inside an if branch not taken are dropped.
-  Variables vars;
+  Variables vars{{kScriptPath, file}};
   std::set<std::string> from_environment;  // variables assigned from the caller's environment
   std::vector<bool> word_environment;      // per out.words entry
   Branches branches;
@@ -453,6 +518,20 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     }
     if (raw == "else") { branches.otherwise(); continue; }
     if (raw == "fi") { branches.close(); continue; }
+    // Loops: a while or until body runs where its test holds (once, as far as its
+    // assignments go; the argument parser's `while [[ $# -gt 0 ]]` never, with no
+    // arguments), a for body once; each ends at its done.
+    if (raw == "while" || raw == "until") {
+      std::vector<std::string> condition;
+      std::size_t k = w + 1;
+      for (; k < words.size() && words[k] != "do"; ++k) condition.push_back(expand(words[k], vars, file));
+      const bool holds = test_holds(condition);
+      branches.open(raw == "while" ? holds : !holds);
+      w = k;  // past "do"
+      continue;
+    }
+    if (raw == "for") { branches.open(true); continue; }
+    if (raw == "done") { branches.close(); continue; }
     if (!branches.active()) continue;
     if (const std::string name = assigned_name(raw); !name.empty() && raw.find("=(") == std::string::npos) {
       bool environment = false;

@@ -842,6 +842,30 @@ TEST(ShellArgs, ArithmeticBranchesAndHereDocumentsAsTheShellRunsThem) {
   EXPECT_THROW(parse_shell_args("cat <<EOF > x\nnever closed\n", "f"), spec::SpecError);
 }
 
+// A script run without arguments (as trainplan reads it): $# is 0, so an argument parser's
+// `while [[ $# -gt 0 ]]` loop does not run and its assignments (ZERO_STAGE=$2) are not taken;
+// $0 and ${BASH_SOURCE[0]} are the script's path, and dirname, basename and realpath of a
+// path find the files beside it (microsoft/Megatron-DeepSpeed@f4157bea
+// examples_deepspeed/universal_checkpointing/megatron_gpt/run_bf16.sh:12-16, 60-77).
+TEST(ShellArgs, ArgumentsLoopsAndTheScriptsOwnPath) {
+  const ShellArgs a = parse_shell_args(
+      "script_path=$(realpath $0)\nscript_dir=$(dirname $script_path)\nCFG=\"$script_dir/ds_config.json\"\n"
+      "Z=1\nwhile [[ $# -gt 0 ]]\ndo\nkey=\"$1\"\ncase $key in\n -z) Z=$2;\n shift\n ;;\nesac\nshift\ndone\n"
+      "for i in 1 2; do L=body; done\nuntil [ 1 -eq 1 ]; do U=never; done\n"
+      "run --config $CFG --z $Z --base $(basename ${BASH_SOURCE[0]}) --dir \"$(dirname \"$0\")\" --n $# --l $L --u ${U:-unset} "
+      "--other $(date +%s)\n",
+      "/jobs/x/run.sh");
+  const std::string dir = std::filesystem::weakly_canonical("/jobs/x/run.sh").parent_path().string();
+  EXPECT_EQ(a.value("--config"), dir + "/ds_config.json");
+  EXPECT_EQ(a.value("--z"), "1");  // the loop over arguments never ran
+  EXPECT_EQ(a.value("--base"), "run.sh");
+  EXPECT_EQ(a.value("--dir"), "/jobs/x");
+  EXPECT_EQ(a.value("--n"), "0");
+  EXPECT_EQ(a.value("--l"), "body");  // a for body runs once (its loop variable is not followed)
+  EXPECT_EQ(a.value("--u"), "unset");
+  EXPECT_EQ(a.value("--other"), "$(date +%s)");  // any other command stays as written
+}
+
 // Microsoft's Megatron-DeepSpeed examples fill a ds_config template with a pipeline of seds
 // (examples_deepspeed/rebase/ds_pretrain_gpt_1.3B.sh:290-295 at f4157bea): the file it writes is
 // kept as the template's name and the edits, applied as sed applies them: in pipeline order, the
