@@ -110,8 +110,10 @@ constexpr std::size_t kMaxExpandedChars = 1 << 16;
 constexpr int kMaxDefaultDepth = 8;
 
 // $NAME, ${NAME}, ${NAME:-default} and ${N:-default} (positional: unset, so the
-// default) as the shell expands them, from the script's own assignments; a
-// variable the script never sets, and any other form ($(...), arrays), stays as written.
+// default) as the shell expands them, from the script's own assignments; $0 and
+// ${BASH_SOURCE[0]} the script's path, $# 0 and $1..$9, $@, $* empty (no arguments);
+// the path commands of path_command. A variable the script never sets, and any
+// other form (other commands, arrays), stays as written.
 
 // `environment`, when given, is set where a value came from the caller's
 // environment: a ${NAME:-default} whose NAME the script does not set, or a
@@ -173,7 +175,6 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
       const std::string name = inner == "BASH_SOURCE[0]" || inner == "BASH_SOURCE" ? kScriptPath : inner.substr(0, dash);
       bool plain = !name.empty();
       for (std::size_t k = 0; k < name.size(); ++k) plain = plain && shell_name_char(name[k], false);
-      plain = plain || name == kScriptPath;
       const auto it = plain ? vars.find(name) : vars.end();
       if (it != vars.end()) {
         out += it->second;

@@ -1,8 +1,10 @@
 // The options of a launch script: the words of a POSIX shell script (quotes,
 // backslash-newline continuations and # comments honoured; $VAR, ${VAR} and
 // ${VAR:-default} expanded from the script's own assignments where they stand,
-// $(( integer arithmetic )) evaluated, others left as written; words in an
-// if/elif/else branch whose [ test ] is false dropped; quoted "--option value"
+// $(( integer arithmetic )) evaluated, the script run without arguments ($# 0)
+// from its own path ($0; dirname, basename, realpath of a path), others left as
+// written; words in an if/elif/else branch or a while/until loop whose [ test ]
+// is false dropped; quoted "--option value"
 // array items split; here-documents kept by the file they are written to; a
 // template edited through a `sed "s/A/B/" TEMPLATE | sed ... > FILE` pipeline
 // kept as the template's name and its edits) and every `--name value`, `--name=value` or bare `--flag` among them. A name given
