@@ -42,7 +42,7 @@ report::Table model_table(bool corpus) {
 report::Table hardware_table() {
   report::Table t;
   t.key = "hardware";
-  t.title = "Hardware (hardware/*.json); per device: one Gaudi, GPU or NeuronCore";
+  t.title = "Hardware (hardware/*.json); per device: one Gaudi, GPU or NeuronCore (on trn2 a logical NeuronCore: two cores at LNC=2)";
   t.columns = {{"name", ""},
                {"devices", "", NumberStyle::integer},
                {"BF16 peak per device", "FLOP/s", NumberStyle::engineering, 3},
