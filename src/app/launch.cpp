@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "cost/expert_parallel.h"
 #include "export/nxd_config.h"
 #include "spec/error.h"
 #include "spec/load.h"
@@ -64,6 +65,7 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.flash_attention = stack.compute.attention == spec::AttentionKernel::flash;
   job.fused_grad_accumulation = stack.compute.grad_accumulation == spec::GradAccumulation::fused_wgrad;
   job.dispatch_once_per_instance = stack.communication.dispatch_once_per_instance;
+  job.ep_a2a_overlap = stack.communication.ep_a2a_hidden_share > 0 && cost::ep_overlap_paired_share(plan) > 0;
   job.experts_compute_capacity = stack.compute.experts_compute_capacity;
   job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(stack, s.model);
   job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && stack.memory.master_weight_bytes == 0;

@@ -70,7 +70,7 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   const EdgeCompute edge = edge_compute(ctx);
   const TensorParallelTime tp = tensor_parallel(ctx, layer);
   const ContextParallelTime cp = context_parallel(ctx, layer);
-  const ExpertParallelTime ep = expert_parallel(ctx);
+  const ExpertParallelTime ep = expert_parallel(ctx, layer);
 
   // Per micro-batch: one model chunk, and the busiest rank (the first, with the
   // embedding, the last, with the head, both when there is no pipeline, or a

@@ -20,7 +20,22 @@ double dispatch_bytes(const StepContext& ctx) {
   return ctx.sp_tokens() * m.top_k * ctx.expert_load() * m.hidden * ctx.element_bytes();
 }
 
-ExpertParallelTime expert_parallel(const StepContext& ctx) {
+double ep_overlap_paired_share(const spec::Plan& p) {
+  // NVIDIA/Megatron-LM@d98e8a64 transformer_config.py:3002-3025 accepts the
+  // overlap only with EP > 1, without full recompute and, under a pipeline,
+  // with virtual stages; elsewhere the recipe cannot set it and the exchange
+  // stays exposed.
+  if (p.ep <= 1 || p.recompute == spec::Recompute::full || (p.pp > 1 && p.virtual_stages <= 1)) return 0;
+  const double passes = double(std::max(1, p.grad_accum)) * p.virtual_stages;
+  // combined_1f1b.py:76-131: without a pipeline the first forward and the last
+  // backward run alone. schedules.py:955-975 get_pp_rank_microbatches: under
+  // an interleaved pipeline rank r warms up with (pp - r - 1) * 2 + (vp - 1) *
+  // pp forwards, one more with the overlap; the first stage has the most.
+  const double unpaired = p.pp == 1 ? 1.0 : 2.0 * (p.pp - 1) + double(p.virtual_stages - 1) * p.pp + 1;
+  return std::max(0.0, 1 - unpaired / passes);
+}
+
+ExpertParallelTime expert_parallel(const StepContext& ctx, const LayerCompute& layer) {
   ExpertParallelTime t;
   const spec::Plan& p = ctx.plan;
   const int etp = spec::expert_tp(p);
@@ -53,6 +68,14 @@ ExpertParallelTime expert_parallel(const StepContext& ctx) {
   t.forward_s = per_pass;
   t.backward_s = per_pass;
   if (p.recompute == spec::Recompute::full) t.recompute_s = per_pass;
+  // Paired passes (combined_1f1b.py:55-57): a forward's all-to-alls run beside
+  // the other micro-batch's backward compute of a layer, and the backward's
+  // beside its forward compute; a share of them hides, at most that compute.
+  const double hidden_share = ctx.stack.communication.ep_a2a_hidden_share * ep_overlap_paired_share(p);
+  if (hidden_share > 0) {
+    t.forward_s -= hidden_share * std::min(t.forward_s, layer.backward_s());
+    t.backward_s -= hidden_share * std::min(t.backward_s, layer.forward_s());
+  }
   return t;
 }
 

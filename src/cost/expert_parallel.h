@@ -3,8 +3,11 @@
 // backward; full recompute repeats the forward pair), with the all-gather and
 // reduce-scatter of routed tokens inside an expert-TP group, per average layer
 // and micro-batch, priced on the cluster graph. Megatron-Core's alltoall
-// dispatcher runs them on the compute stream: they are exposed.
+// dispatcher runs them on the compute stream: they are exposed, except where
+// the stack overlaps them with another micro-batch's layer compute
+// (spec::StackCommunication::ep_a2a_hidden_share).
 #pragma once
+#include "cost/layer_compute.h"
 #include "cost/step_context.h"
 
 namespace trainplan::cost {
@@ -20,6 +23,11 @@ double dispatch_bytes(const StepContext& ctx);
 // Other instances a token's top_k experts reach, routing uniform over `experts`
 // spread evenly over `instances`: what a once-per-instance dispatcher sends over EFA.
 double instances_reached_per_token(int experts, int top_k, int instances);
-ExpertParallelTime expert_parallel(const StepContext& ctx);
+// Share of a rank's model-chunk passes that Megatron-Core's combined 1F1B
+// pairs, a forward beside another micro-batch's backward: all but the first
+// forward and the last backward without a pipeline, all but the first stage's
+// warm-up under an interleaved one; 0 where the client runs no such pairs.
+double ep_overlap_paired_share(const spec::Plan& plan);
+ExpertParallelTime expert_parallel(const StepContext& ctx, const LayerCompute& layer);
 
 }  // namespace trainplan::cost

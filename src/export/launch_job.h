@@ -81,6 +81,10 @@ struct LaunchJob {
   // The stack priced MoE tokens sent once per instance (DeepEP's flex
   // dispatcher), not the plain all-to-all: a format without it refuses.
   bool dispatch_once_per_instance = false;
+  // The stack priced this plan's EP all-to-alls partly hidden behind another
+  // micro-batch's compute (Megatron-Core's overlap_moe_expert_parallel_comm):
+  // a format whose client lacks that option refuses.
+  bool ep_a2a_overlap = false;
   // The stack priced every expert's capacity slots, filled or not
   // (spec::StackCompute::experts_compute_capacity: NxD's ExpertMLPs), not the routed tokens.
   bool experts_compute_capacity = false;

@@ -99,6 +99,11 @@ std::string write_megatron(const LaunchJob& job) {
     // both are stated, as NVIDIA's Mixtral example does.
     // A stack priced with DeepEP's dispatch, tokens sent once per instance (the nemo stack), runs the
     // flex dispatcher with DeepEP (:2791-2795; transformer_config.py@73a28a10:719-721 needs flex with it).
+    // core_r0.13.0 has no EP all-to-all overlap: overlap_moe_expert_parallel_comm
+    // and its combined 1F1B schedule arrive later (@d98e8a64 model_parallel_config.py:343).
+    if (job.ep_a2a_overlap)
+      refuse_megatron("--overlap-moe-expert-parallel-comm", "not in Megatron-LM core_r0.13.0 (NVIDIA/Megatron-LM@73a28a10); stack " +
+                                                                job.stack_name + " prices the EP all-to-all overlapped with another micro-batch's compute: export with --stack nemo-alltoall");
     if (job.dispatch_once_per_instance) {
       arg("--moe-token-dispatcher-type", "flex");
       arg("--moe-enable-deepep");

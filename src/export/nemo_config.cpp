@@ -86,6 +86,10 @@ void refuse_unexpressible_moe(const LaunchJob& job) {
   // model_parallel_config.py@core_r0.9.0:330-334 raises.
   if (p.ep > 1 && p.tp > 1 && !p.sp)
     refuse_nemo("model.sequence_parallel", "true with expert and tensor parallelism (Megatron-Core 0.9 raises without it)");
+  if (job.ep_a2a_overlap)
+    refuse_nemo("model.overlap_moe_expert_parallel_comm", "no such option; stack " + job.stack_name +
+                                                              " prices the EP all-to-all overlapped with another micro-batch's compute, which NeMo 2.0.0's "
+                                                              "Megatron-Core 0.9 lacks: export with --stack nemo-alltoall");
   if (job.dispatch_once_per_instance)
     refuse_nemo("model.moe_token_dispatcher_type", "alltoall; stack " + job.stack_name +
                                                        " prices the flex (DeepEP) dispatcher, which NeMo 2.0.0's "

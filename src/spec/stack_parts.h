@@ -261,6 +261,11 @@ struct StackCommunication {
   // one of its experts and fans it out there (DeepEP / HybridEP), instead of
   // one copy per expert (a plain all-to-all); optional in files.
   bool dispatch_once_per_instance = false;
+  // Megatron-Core's EP all-to-all overlap (overlap_moe_expert_parallel_comm,
+  // the combined 1F1B schedule): in steady state one micro-batch's dispatch and
+  // combine run beside another's layer compute. The share of that all-to-all
+  // time hidden, up to the paired compute; optional ("ep_a2a_overlap"), 0: none.
+  double ep_a2a_hidden_share = 0;
   // The pipeline ends a compiled graph at each micro-batch's send and receive
   // (XLA's mark_step on Neuron), so every hand-off pays the runtime's fixed
   // cost, Calibration::pipeline_microbatch_overhead_s; optional

@@ -10,6 +10,7 @@
 #include "app/estimate.h"
 #include "app/launch.h"
 #include "export/launch_config.h"
+#include "spec/error.h"
 
 namespace trainplan::app {
 namespace {
@@ -112,6 +113,35 @@ TEST(Launch, Fp8ParametersOverRemaindersKeepWholeMasters) {
   EXPECT_FALSE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
   s.fp8_param_gather.reset();
   EXPECT_TRUE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
+}
+
+// The job written back says whether its EP all-to-alls were priced overlapped:
+// under nemo-alltoall-ep-overlap at EP 8 without full recompute they were, and
+// both GPU formats refuse (their clients lack the option); under full recompute
+// Megatron-Core refuses the overlap, the plan is priced exposed and is written.
+TEST(Launch, EpOverlapPricedOnlyWhereTheClientRunsIt) {
+  ScenarioOptions s;
+  s.model = "mixtral-8x7b";
+  s.hardware = "dgx-h100";
+  s.stack = "nemo-alltoall-ep-overlap";
+  s.seq_len = 4096;
+  s.global_batch = 256;
+  PlanOptions p;
+  p.instances = 4;
+  p.ep = 8;
+  p.recompute = "selective";
+  const EstimateOutcome overlapped = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  ASSERT_TRUE(overlapped.refusal.empty()) << overlapped.refusal;
+  const exporting::LaunchJob job = launch_job(overlapped.scenario, overlapped.evaluation.plan);
+  EXPECT_TRUE(job.ep_a2a_overlap);
+  EXPECT_THROW(exporting::launch_files(exporting::LaunchFormat::megatron, job, "x.sh"), spec::SpecError);
+  p.recompute = "full";
+  const EstimateOutcome full = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  ASSERT_TRUE(full.refusal.empty()) << full.refusal;
+  const exporting::LaunchJob exposed = launch_job(full.scenario, full.evaluation.plan);
+  EXPECT_FALSE(exposed.ep_a2a_overlap);
+  EXPECT_NE(exporting::launch_files(exporting::LaunchFormat::megatron, exposed, "x.sh").front().text.find("--expert-model-parallel-size 8"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -100,6 +100,67 @@ TEST(ExpertParallel, NemoDispatchesOncePerInstance) {
   EXPECT_LT(once, 0.6 * plain);
 }
 
+// Megatron-Core's combined 1F1B (overlap_moe_expert_parallel_comm) pairs a
+// forward with another micro-batch's backward. Without a pipeline all but the
+// first forward and last backward of m micro-batches pair: (m - 1) / m. Under
+// an interleaved one the first stage warms up with 2 (pp - 1) + (vp - 1) pp + 1
+// chunk forwards (schedules.py@d98e8a64:955-975) of m x vp: PP 8, VP 4, 512
+// micro-batches: 1 - 39 / 2048. The client refuses the overlap at EP 1, under
+// full recompute and at PP > 1 without virtual stages: nothing pairs there.
+TEST(ExpertParallel, EpOverlapPairsTheCombinedScheduleSteadyState) {
+  spec::Plan p = plan_of(2, 1, 1, 1, 16);
+  p.grad_accum = 64;
+  EXPECT_DOUBLE_EQ(ep_overlap_paired_share(p), 63.0 / 64);
+  p = plan_of(32, 2, 8, 1, 32, true);
+  p.virtual_stages = 4;
+  p.grad_accum = 512;
+  EXPECT_DOUBLE_EQ(ep_overlap_paired_share(p), 1 - 39.0 / 2048);
+  p.grad_accum = 8;  // 32 chunk passes, 39 to warm up: none pairs
+  EXPECT_DOUBLE_EQ(ep_overlap_paired_share(p), 0.0);
+  p.grad_accum = 512;
+  p.virtual_stages = 1;
+  EXPECT_DOUBLE_EQ(ep_overlap_paired_share(p), 0.0);
+  p = plan_of(2, 1, 1, 1, 16);
+  p.grad_accum = 64;
+  p.recompute = spec::Recompute::full;
+  EXPECT_DOUBLE_EQ(ep_overlap_paired_share(p), 0.0);
+  p = plan_of(2, 1, 1, 1, 1);
+  p.grad_accum = 64;
+  EXPECT_DOUBLE_EQ(ep_overlap_paired_share(p), 0.0);
+}
+
+// The stack's share of each paired pass's all-to-all time hides, at most the
+// other micro-batch's layer compute: a forward's beside a backward's compute,
+// a backward's beside a forward's. Qwen3 30B-A3B, EP 16 over two DGX H100,
+// 64 micro-batches per replica, share 0.3655 (stacks/nemo-alltoall-ep-overlap.json).
+TEST(ExpertParallel, EpOverlapHidesAShareOfThePairedAllToAll) {
+  spec::Plan p = plan_of(2, 1, 1, 1, 16);
+  p.etp = 1;
+  p.recompute = spec::Recompute::none;
+  testing::StepFixture f("qwen3-30b-a3b", "dgx-h100", 4096, 1024, spec::Precision::fp8, p);
+  f.stack = spec::load_stack("nemo-alltoall-ep-overlap");
+  ASSERT_DOUBLE_EQ(f.stack.communication.ep_a2a_hidden_share, 0.3655);
+  const StepContext ctx = f.context();
+  ASSERT_EQ(ctx.plan.grad_accum, 64);
+  const LayerCompute layer = layer_compute(ctx);
+  const ExpertParallelTime overlapped = expert_parallel(ctx, layer);
+  f.stack.communication.ep_a2a_hidden_share = 0;
+  const ExpertParallelTime exposed = expert_parallel(f.context(), layer);
+  ASSERT_GT(exposed.forward_s, 0);
+  const double share = 0.3655 * 63.0 / 64;
+  EXPECT_NEAR(overlapped.forward_s, exposed.forward_s - share * std::min(exposed.forward_s, layer.backward_s()), 1e-15);
+  EXPECT_NEAR(overlapped.backward_s, exposed.backward_s - share * std::min(exposed.backward_s, layer.forward_s()), 1e-15);
+  EXPECT_LT(overlapped.forward_s, exposed.forward_s);
+  // Full recompute: Megatron-Core refuses the overlap, so the recipe runs without it.
+  f.plan.recompute = spec::Recompute::full;
+  const StepContext full = f.context();
+  const ExpertParallelTime full_exposed = expert_parallel(full, layer);
+  f.stack.communication.ep_a2a_hidden_share = 0.3655;
+  const ExpertParallelTime full_overlapped = expert_parallel(f.context(), layer);
+  EXPECT_DOUBLE_EQ(full_overlapped.forward_s, full_exposed.forward_s);
+  EXPECT_DOUBLE_EQ(full_overlapped.recompute_s, full_exposed.recompute_s);
+}
+
 TEST(ExpertParallel, ExpertsShardedByEpInMemory) {
   const spec::ModelSpec m = spec::load_model("mixtral-8x7b");
   spec::Plan p = plan_of(8, 1, 1, 1, 8);

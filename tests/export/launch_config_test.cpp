@@ -557,6 +557,15 @@ TEST(LaunchConfig, NemoWritesMoeAsMegatronCore09RunsIt) {
   flex.stack_name = "nemo";
   flex.dispatch_once_per_instance = true;
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, flex, "x.yaml"); }, "moe_token_dispatcher_type", "nemo-alltoall");
+  // Priced with the EP all-to-all overlapped (Megatron-Core's overlap_moe_expert_parallel_comm,
+  // after 0.9): neither NeMo 2.0.0 nor Megatron-LM core_r0.13.0 can run it.
+  LaunchJob overlapped = job;
+  overlapped.stack_name = "nemo-alltoall-ep-overlap";
+  overlapped.ep_a2a_overlap = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, overlapped, "x.yaml"); }, "model.overlap_moe_expert_parallel_comm",
+                    "nemo-alltoall");
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, overlapped, "x.sh"); }, "--overlap-moe-expert-parallel-comm",
+                    "core_r0.13.0");
   LaunchJob no_sp = job;
   no_sp.plan.sp = false;
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, no_sp, "x.yaml"); }, "model.sequence_parallel", "expert");

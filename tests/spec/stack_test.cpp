@@ -981,6 +981,18 @@ TEST(StackLoad, ExpertDispatchIsOptional) {
   expect_stack_error([&] { from(j); }, "$.expert_dispatch.value", "once-per-instance");
 }
 
+// Megatron-Core's EP all-to-all overlap: a share of the all-to-all time, in
+// [0, 1], absent (0) in every stack but the recipe that sets it.
+TEST(StackLoad, EpAllToAllOverlapIsAShare) {
+  EXPECT_DOUBLE_EQ(load_stack("nemo-alltoall-ep-overlap").communication.ep_a2a_hidden_share, 0.3655);
+  EXPECT_DOUBLE_EQ(from(shipped_stack("nemo")).communication.ep_a2a_hidden_share, 0.0);
+  json j = shipped_stack("nemo");
+  j["ep_a2a_overlap"] = {{"value", 1.5}, {"source", "test"}};
+  expect_stack_error([&] { from(j); }, "$.ep_a2a_overlap.value", "at most 1");
+  j["ep_a2a_overlap"]["value"] = -0.1;
+  expect_stack_error([&] { from(j); }, "$.ep_a2a_overlap.value", ">= 0");
+}
+
 TEST(StackLoad, NegativeAmount) {
   json j = shipped_stack("megatron-lm");
   j["dp_bucket_mb"]["value"] = -25;
