@@ -125,6 +125,14 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     if (s.stack.communication.dispatch_once_per_instance)
       s.assumptions.push_back("stack " + s.stack.name + " sends a token across instances once per instance its experts "
                               "reach (expert_dispatch: DeepEP / HybridEP)");
+    if (const double share = s.stack.communication.ep_a2a_hidden_share; share > 0) {
+      char percent[32];
+      std::snprintf(percent, sizeof percent, "%.4g%%", 100 * share);
+      s.assumptions.push_back("stack " + s.stack.name + " hides " + percent +
+                              " of each paired pass's EP all-to-all behind another micro-batch's compute "
+                              "(ep_a2a_overlap, measured on another layout), where Megatron-Core runs the overlap: "
+                              "EP > 1, no full recompute, PP 1 or virtual stages");
+    }
   }
   if (const double speedup = s.stack.attention_speedup(s.hardware.family); speedup != 1.0) {
     char factor[32];

@@ -43,6 +43,18 @@ TEST(Scenario, NamedChoicesAreNotAssumptions) {
   EXPECT_FALSE(says(s, "precision fp8"));
 }
 
+// A stack that hides part of the EP all-to-all says by how much, as an
+// assumption carried from another layout; a MoE model under a stack without
+// the overlap is not told of it.
+TEST(Scenario, EpOverlapShareIsSaid) {
+  ScenarioOptions o;
+  o.model = "mixtral-8x7b";
+  o.stack = "nemo-alltoall-ep-overlap";
+  EXPECT_TRUE(says(load_scenario(o, "dgx-h100"), "hides 36.55% of each paired pass's EP all-to-all"));
+  o.stack = "nemo-alltoall";
+  EXPECT_FALSE(says(load_scenario(o, "dgx-h100"), "EP all-to-all behind"));
+}
+
 TEST(Scenario, OptionsOutsideTheirRangeAreRefusedNamingTheFlag) {
   ScenarioOptions o;
   o.expert_imbalance = 0.5;
