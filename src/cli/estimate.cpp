@@ -124,13 +124,14 @@ void add_export_command(CLI::App& app) {
       "    --instances 16 --tp 8 --pp 2 --sp --precision mixed-bf16 --recompute selective --global-batch 1024\n"
       "  trainplan export --from-config job.yaml --to deepspeed --out job.sh   # NeMo YAML to Megatron-DeepSpeed\n"
       "Formats: megatron (Megatron-LM core_r0.13.0 arguments), nemo (NeMo 2.0 YAML), nxd (NeuronX Distributed\n"
-      "Training YAML), deepspeed (DeepSpeed 0.6.5 ds_config and bigscience Megatron-DeepSpeed arguments).");
+      "Training YAML), deepspeed (DeepSpeed 0.6.5 ds_config and bigscience Megatron-DeepSpeed arguments),\n"
+      "habana (HL_* settings for Intel Gaudi's Megatron-DeepSpeed 1.19.0 scripts/run_llama.sh; Gaudi 2 and 3).");
   add_scenario_options(c, options->scenario);
   add_plan_options(c, options->plan);
   c->add_option("--from-config", options->from_config, "Take the job from a launcher config instead of flags");
-  c->add_option("--to", options->emit.format, "Format: megatron, nemo, nxd or deepspeed")
+  c->add_option("--to", options->emit.format, "Format: megatron, nemo, nxd, deepspeed or habana")
       ->required()
-      ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
+      ->check(CLI::IsMember(launch_format_names()));
   c->add_option("--out", options->emit.to, "File to write; default standard output (deepspeed needs a file)");
   options->emit.to_flag = "--out";
   print_when_run(c, [options, c](std::ostream& notes) { return run_command(*options, *c, notes); });

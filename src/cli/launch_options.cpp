@@ -10,11 +10,18 @@
 
 namespace trainplan::cli {
 
+std::vector<std::string> launch_format_names() {
+  std::vector<std::string> names;
+  for (const exporting::FormatInfo& f : exporting::launch_formats()) names.push_back(f.name);
+  return names;
+}
+
 void add_emit_options(CLI::App* c, EmitOptions& o) {
   c->add_option("--emit", o.format,
                 "Also write the plan as a launcher config: megatron (Megatron-LM arguments), nemo (NeMo YAML), nxd "
-                "(NeuronX Distributed Training YAML) or deepspeed (ds_config JSON with Megatron-DeepSpeed arguments)")
-      ->check(CLI::IsMember({"megatron", "nemo", "nxd", "deepspeed"}));
+                "(NeuronX Distributed Training YAML), deepspeed (ds_config JSON with Megatron-DeepSpeed arguments) or "
+                "habana (HL_* settings for Intel Gaudi's Megatron-DeepSpeed run_llama.sh)")
+      ->check(CLI::IsMember(launch_format_names()));
   c->add_option("--emit-to", o.to,
                 "Where --emit writes: a file (deepspeed: the launch script, with its ds_config beside it); without it "
                 "estimate prints the config instead of its report");

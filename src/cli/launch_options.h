@@ -15,10 +15,12 @@
 namespace trainplan::cli {
 
 struct EmitOptions {
-  std::string format;  // megatron | nemo | nxd | deepspeed; empty: nothing emitted
+  std::string format;  // a launch_format_names() entry; empty: nothing emitted
   std::string to;      // the file to write; "-" or empty: standard output (one-file formats)
   std::string to_flag = "--emit-to";  // the flag that named `to`, for messages (export's is --out)
 };
+// The formats --emit and export's --to take (exporting::launch_formats()).
+std::vector<std::string> launch_format_names();
 void add_emit_options(CLI::App* command, EmitOptions& options);
 // Refuses an unusable --emit-to before any work (folder missing, deepspeed to standard output).
 void check_emit_options(const EmitOptions& options);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "export/deepspeed_config.h"
+#include "export/habana_config.h"
 #include "export/megatron_args.h"
 #include "export/megatron_config.h"
 #include "export/nemo_config.h"
@@ -51,6 +52,7 @@ std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, 
       const DeepSpeedFiles files = write_deepspeed(job, config_name);
       return {{path, files.script}, {(p.parent_path() / config_name).string(), files.ds_config}};
     }
+    case LaunchFormat::habana: return {{path, write_habana(job)}};
   }
   return {};
 }
@@ -66,6 +68,8 @@ ReadLaunch read_launch_config(const std::string& path, const std::string& stack)
   }
   if (ext == ".json") return {LaunchFormat::deepspeed, read_deepspeed("", path, text, path)};
   const ShellArgs script = parse_shell_args(text, path);
+  // Intel's run_llama.sh takes HL_* settings and writes its own ds_config and arguments.
+  if (runs_habana_llama(script)) return {LaunchFormat::habana, read_habana(script, text, path)};
   if (const std::string config = script.value("--deepspeed_config").value_or(""); !config.empty()) {
     // A script that writes its ds_config itself (cat <<EOT > $DS_CONFIG) is read with that text.
     if (const auto written = script.written_files.find(config); written != script.written_files.end())
@@ -95,8 +99,8 @@ ReadLaunch read_launch_config(const std::string& path, const std::string& stack)
   if (text.find("--tensor-model-parallel-size") != std::string::npos || text.find("pretrain_gpt.py") != std::string::npos)
     return {LaunchFormat::megatron, read_megatron(text, path)};
   throw spec::SpecError(path, "",
-                        "a launcher config: a Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML "
-                        "(.yaml), or a DeepSpeed ds_config (.json)");
+                        "a launcher config: a Megatron-LM or Megatron-DeepSpeed launch script, a script running "
+                        "Intel's run_llama.sh with HL_* settings, a NeMo or NxD YAML (.yaml), or a DeepSpeed ds_config (.json)");
 }
 
 std::string stated_kv_heads(const spec::ModelSpec& m) { return std::to_string(m.kv_heads); }

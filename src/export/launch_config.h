@@ -1,5 +1,5 @@
 // One entry for launcher configs: the files a plan becomes in a format, and a
-// job read back from any of the four (the format told by the file's content).
+// job read back from any of them (the format told by the file's content).
 // Reading touches only the files named (and those they name: a ds_config, an HF
 // config.json); writing is left to the caller.
 #pragma once
@@ -26,7 +26,8 @@ struct ReadLaunch {
   LaunchJob job;
 };
 
-// A Megatron-LM or Megatron-DeepSpeed launch script, a NeMo or NxD YAML, or a ds_config JSON.
+// A Megatron-LM or Megatron-DeepSpeed launch script, a script running Intel's run_llama.sh,
+// a NeMo or NxD YAML, or a ds_config JSON.
 // `stack`: the stack the caller prices the file under (--stack), or empty; it decides which
 // Megatron-DeepSpeed fork a script that passes no fork's own options is read as (read_deepspeed).
 ReadLaunch read_launch_config(const std::string& path, const std::string& stack = "");

@@ -22,6 +22,11 @@ const std::vector<FormatInfo>& launch_formats() {
        "microsoft/DeepSpeed@8164ea9e6d35dfbbe62b0f15448daf05268b9e81 deepspeed/runtime/constants.py, "
        "bigscience-workshop/Megatron-DeepSpeed@8387ae17c4704f6579f88a84500b535d19d7fbbf megatron/arguments.py",
        "NVIDIA GPUs (the deepspeed launcher; CUDA fused kernels, NCCL)"},
+      {LaunchFormat::habana, "habana", "megatron-deepspeed-habana",
+       "Intel Gaudi Megatron-DeepSpeed 1.19.0 (scripts/run_llama.sh with HL_* settings)",
+       "HabanaAI/Megatron-DeepSpeed@891d6db95279ec28412e0b31ae78a58aaad3c080 scripts/run_llama.sh",
+       "Intel Gaudi 2 and Gaudi 3 (HPUs in lazy mode; README 'Supported Configurations': LLaMA 2 and 3.1 training "
+       "validated on both)"},
   };
   return formats;
 }
@@ -35,7 +40,7 @@ const FormatInfo& info(LaunchFormat format) {
 LaunchFormat parse_launch_format(std::string_view text, const std::string& option) {
   for (const FormatInfo& f : launch_formats())
     if (text == f.name) return f.format;
-  throw spec::SpecError(option, "", "one of megatron, nemo, nxd, deepspeed, found '" + std::string(text) + "'");
+  throw spec::SpecError(option, "", "one of megatron, nemo, nxd, deepspeed, habana, found '" + std::string(text) + "'");
 }
 
 namespace {
@@ -44,16 +49,20 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 // Stack-name prefixes each format's launcher runs: Megatron-LM and NeMo share
 // Megatron-Core; NxD Training runs the neuronx-distributed stacks; the DeepSpeed
-// format is a Megatron-DeepSpeed launch.
+// format is a Megatron-DeepSpeed launch on GPUs, the habana format Intel's fork of it.
 std::vector<const char*> served_prefixes(LaunchFormat format) {
   switch (format) {
     case LaunchFormat::megatron:
     case LaunchFormat::nemo: return {"megatron-lm", "nemo"};
     case LaunchFormat::nxd: return {"neuronx-distributed"};
     case LaunchFormat::deepspeed: return {"megatron-deepspeed"};
+    case LaunchFormat::habana: return {"megatron-deepspeed-habana"};
   }
   return {};
 }
+
+// Intel's fork is the habana format's alone, though its stacks share the DeepSpeed format's prefix.
+bool gaudi_fork(const std::string& stack) { return stack.rfind("megatron-deepspeed-habana", 0) == 0; }
 
 // Shipped stacks no format serves: their own launchers (HF Trainer, Composer,
 // torchtitan, torchtune, optimum-habana, Neuron's HF and NeMo-Megatron ports).
@@ -61,6 +70,7 @@ const char* kUnservedPrefixes[] = {"composer", "torchtitan", "torchtune", "hf-tr
                                    "torch-neuronx", "deepspeed-habana", "nvidia-bert", "neuronx-nemo-megatron"};
 
 bool served(LaunchFormat format, const std::string& stack) {
+  if (format != LaunchFormat::habana && gaudi_fork(stack)) return false;
   for (const char* prefix : served_prefixes(format))
     if (starts_with(stack, prefix)) return true;
   return false;
@@ -94,6 +104,7 @@ bool runs_on(LaunchFormat format, const std::string& family) {
   const bool neuron = starts_with(family, "trainium") || starts_with(family, "inferentia");
   const bool gaudi = starts_with(family, "gaudi");
   if (format == LaunchFormat::nxd) return neuron;
+  if (format == LaunchFormat::habana) return family == "gaudi2" || family == "gaudi3";
   return !neuron && !gaudi;
 }
 

@@ -1,4 +1,4 @@
-// The four launcher formats trainplan writes and reads, and the release whose
+// The launcher formats trainplan writes and reads, and the release whose
 // option names each uses (checked against that release's source, named here).
 #pragma once
 #include <string>
@@ -7,7 +7,7 @@
 
 namespace trainplan::exporting {
 
-enum class LaunchFormat { megatron, nemo, nxd, deepspeed };
+enum class LaunchFormat { megatron, nemo, nxd, deepspeed, habana };
 
 struct FormatInfo {
   LaunchFormat format;
@@ -25,7 +25,8 @@ LaunchFormat parse_launch_format(std::string_view text, const std::string& optio
 
 // Whether the format's launcher runs on an accelerator family ("h100", "trainium1",
 // "gaudi2"): Megatron-LM, NeMo and DeepSpeed's GPT scripts on NVIDIA GPUs (torchrun,
-// CUDA), NxD Training on Trainium only. An empty family (unknown) passes.
+// CUDA), NxD Training on Trainium only, Intel's Megatron-DeepSpeed fork on Gaudi 2 and
+// Gaudi 3 (its README's validated configurations). An empty family (unknown) passes.
 bool runs_on(LaunchFormat format, const std::string& family);
 // Whether the format's launcher runs the software a stack describes (the
 // stacks/ names it serves, by prefix): a plan priced under another shipped

@@ -20,5 +20,6 @@ inline constexpr Refusal refuse_deepspeed{"deepspeed format"};
 inline constexpr Refusal refuse_megatron{"megatron format"};
 inline constexpr Refusal refuse_nemo{"nemo format"};
 inline constexpr Refusal refuse_nxd{"nxd format"};
+inline constexpr Refusal refuse_habana{"habana format"};
 
 }  // namespace trainplan::exporting

@@ -420,15 +420,29 @@ std::string apply_sed(const SedTemplate& t, const std::string& text) {
   return out;
 }
 
+std::map<std::string, std::string> ShellArgs::environment_of(const Command& command) const {
+  std::map<std::string, std::string> env;
+  for (const std::string& name : exported)
+    if (const auto it = variables.find(name); it != variables.end()) env[name] = it->second;
+  for (const auto& [name, value] : command.environment) env[name] = value;
+  return env;
+}
+
 ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   ShellArgs out;
   std::vector<std::string> words;
+  std::vector<bool> starts_command;  // per word: the first after a newline or ';' (or the script's start)
+  bool at_command_start = true;
   std::vector<PendingHeredoc> heredocs;
   std::string word;
   bool in_word = false;
   std::size_t i = 0;
   auto end_word = [&] {
-    if (in_word) words.push_back(word);
+    if (in_word) {
+      words.push_back(word);
+      starts_command.push_back(at_command_start);
+      at_command_start = false;
+    }
     word.clear();
     in_word = false;
   };
@@ -483,6 +497,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
       i = eol == std::string::npos ? text.size() : eol;
     } else if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '\r') {
       end_word();
+      if (c == '\n' || c == ';') at_command_start = true;
       ++i;
     } else {
       word += c;
@@ -505,9 +520,17 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
       out.written_files[expand(h.target, vars, file)] = h.expand ? evaluate_arithmetic(expand(h.body, vars, file), vars) : h.body;
     }
   };
+  // The command being read: whether only assignments (and `export`) came before, and its prefixes.
+  bool in_prefix = true, exporting = false;
+  std::map<std::string, std::string> prefix;
   for (std::size_t w = 0; w < words.size(); ++w) {
     emit_heredocs_before(w);
     const std::string& raw = words[w];
+    if (starts_command[w] || raw == "&&" || raw == "||" || raw == "|" || raw == "&") {
+      in_prefix = true;
+      exporting = false;
+      prefix.clear();
+    }
     if (raw == "if" || raw == "elif") {
       std::vector<std::string> condition;
       std::size_t k = w + 1;
@@ -534,17 +557,29 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     if (raw == "for") { branches.open(true); continue; }
     if (raw == "done") { branches.close(); continue; }
     if (!branches.active()) continue;
-    if (const std::string name = assigned_name(raw); !name.empty() && raw.find("=(") == std::string::npos) {
+    const std::string assigned = assigned_name(raw);
+    if (!assigned.empty() && raw.find("=(") == std::string::npos) {
       bool environment = false;
-      vars[name] = evaluate_arithmetic(expand(raw.substr(name.size() + 1), vars, file, 0, &from_environment, &environment), vars);
-      if (environment) from_environment.insert(name);
-      else from_environment.erase(name);
+      vars[assigned] = evaluate_arithmetic(expand(raw.substr(assigned.size() + 1), vars, file, 0, &from_environment, &environment), vars);
+      if (environment) from_environment.insert(assigned);
+      else from_environment.erase(assigned);
+      if (exporting) out.exported.insert(assigned);
+      else if (in_prefix) prefix[assigned] = vars[assigned];
+    } else if (in_prefix && raw == "export" && prefix.empty()) {
+      exporting = true;
+    } else if (exporting && raw.rfind('-', 0) != 0) {
+      out.exported.insert(raw);  // `export NAME`
+    } else if (in_prefix && !exporting && raw != "&&" && raw != "||" && raw != "|" && raw != "&") {
+      out.commands.push_back({expand(raw, vars, file), prefix});
+      in_prefix = false;
     }
     bool environment = false;
     out.words.push_back(evaluate_arithmetic(expand(raw, vars, file, 0, &from_environment, &environment), vars));
     word_environment.push_back(environment);
   }
   emit_heredocs_before(words.size());
+  for (const auto& [name, value] : vars)
+    if (name != kScriptPath) out.variables[name] = value;
   collect_sed_pipelines(out.words, out.templated_files);
   out.words = split_option_items(out.words, word_environment);
   for (std::size_t w = 0; w < out.words.size(); ++w) {

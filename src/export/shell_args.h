@@ -47,6 +47,21 @@ struct ShellArgs {
   // Options whose value came from the caller's environment (${SLURM_NNODES:-1},
   // directly or through the script's variables): a default the job overrides.
   std::set<std::string> from_environment;
+  // The script's variables as its last assignment in a taken branch left them
+  // (`NAME=value`, `export NAME=value`, and a command's `NAME=value` prefixes).
+  std::map<std::string, std::string> variables;
+  // Of those, the ones `export` hands to every command run after it.
+  std::set<std::string> exported;
+  // Each command the script runs (in a taken branch), by its first word as expanded,
+  // with the `NAME=value` words before it, which set that command's environment alone:
+  // Intel's run_llama.sh reads its HL_* settings from its environment so.
+  struct Command {
+    std::string name;
+    std::map<std::string, std::string> environment;
+  };
+  std::vector<Command> commands;
+  // What a command sees of the script's variables: the exported ones and its own prefixes.
+  std::map<std::string, std::string> environment_of(const Command& command) const;
 
   // Every option a reader asked about (has, value, whole, real), present or not.
   mutable std::set<std::string> consulted;
