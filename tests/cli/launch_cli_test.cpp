@@ -72,6 +72,9 @@ const std::string kLlama7bP5 =
 const std::string kLlama70bP5 =
     "--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --virtual-stages 2 --sp --seq-len 4096 "
     "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16";
+const std::string kLlama13bGaudi2 =
+    "--model llama2-13b --hardware hls-gaudi2 --instances 2 --tp 2 --pp 2 --sp --seq-len 4096 "
+    "--global-batch 1024 --micro-batch 2 --recompute selective --zero 1 --no-overlap-dp";
 const std::string kLlama70bP5NoVirtual =
     "--model llama2-70b --hardware p5.48xlarge --instances 16 --tp 8 --pp 4 --sp --seq-len 4096 "
     "--global-batch 1024 --micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16";
@@ -107,6 +110,17 @@ TEST(LaunchCli, EmitThenFromConfigReproducesTheEstimate) {
   expect_round_trip("--model llama2-13b --hardware p5.48xlarge --instances 4 --tp 2 --pp 1 --sp --seq-len 4096 "
                     "--global-batch 256 --micro-batch 1 --recompute full --zero 3 --precision mixed-bf16 --stack nemo-fsdp",
                     "nemo", "l13-fsdp.yaml");
+  // Intel Gaudi's Megatron-DeepSpeed (run_llama.sh): ZeRO-1 with BF16 accumulation in FP8, and DeepSpeed's
+  // BF16 optimizer (HL_ZERO_STAGE 0) with FP32 accumulation; on Gaudi 3 too. DP overlap: none in either stack.
+  expect_round_trip(kLlama13bGaudi2 + " --precision fp8 --stack megatron-deepspeed-habana", "habana", "l13-habana.sh");
+  expect_round_trip("--model llama2-70b --hardware hls-gaudi2 --instances 8 --tp 8 --pp 2 --sp --seq-len 4096 "
+                    "--global-batch 1024 --micro-batch 1 --recompute none --zero 1 --precision fp8 "
+                    "--stack megatron-deepspeed-habana-bf16-optimizer --no-overlap-dp",
+                    "habana", "l70-habana.sh");
+  expect_round_trip("--model llama3.1-8b --hardware hls-gaudi3 --instances 1 --tp 1 --pp 1 --seq-len 8192 "
+                    "--global-batch 256 --micro-batch 1 --recompute full --zero 1 --precision mixed-bf16 "
+                    "--stack megatron-deepspeed-habana --no-overlap-dp",
+                    "habana", "l8-habana-g3.sh");
 }
 
 // export writes configs: a plan that does not fit is refused in one line,
@@ -441,8 +455,9 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
 
 // Document masking is priced but written by no format: refused rather than dropped.
 TEST(LaunchCli, DocumentTokensAreRefusedByEveryFormat) {
-  for (const std::string format : {"megatron", "nemo", "deepspeed"}) {
-    const Outcome r = run_cli("export --to " + format + " --out " + scratch("doc." + format) + " " + kLlama7bP5 +
+  for (const std::string format : {"megatron", "nemo", "deepspeed", "habana"}) {
+    const std::string plan = format == "habana" ? kLlama13bGaudi2 + " --stack megatron-deepspeed-habana" : kLlama7bP5;
+    const Outcome r = run_cli("export --to " + format + " --out " + scratch("doc." + format) + " " + plan +
                               " --precision mixed-bf16 --document-tokens 1024");
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("--document-tokens: attention over whole sequences"), std::string::npos) << r.out;
@@ -581,6 +596,9 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
                     "--global-batch 512 --recompute full --zero 0 --stack megatron-deepspeed-ms-fp16"},
       {"deepspeed", "--model llama2-7b --hardware dgx-a100-80gb --instances 2 --tp 2 --pp 2 --sp --micro-batch 1 --seq-len 4096 "
                     "--global-batch 256 --recompute selective --zero 1 --stack megatron-deepspeed-ms-fp16"},
+      {"habana", kLlama13bGaudi2 + " --precision fp8 --stack megatron-deepspeed-habana"},
+      {"habana", "--model llama3.1-70b --hardware hls-gaudi2 --instances 8 --tp 8 --pp 1 --sp --seq-len 8192 --global-batch 128 "
+                 "--micro-batch 1 --recompute selective --zero 1 --precision mixed-bf16 --stack megatron-deepspeed-habana"},
   };
   int n = 0;
   for (const auto& [format, plan] : plans) {
