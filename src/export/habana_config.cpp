@@ -92,6 +92,10 @@ std::string write_habana(const LaunchJob& job) {
   if (p.zero > 1) refuse("--zero", "1: DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3");
   if (p.zero == 0) refuse("--zero", "1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
   if (p.overlap_tp_comm) refuse("--overlap-tp", "off: the fork has no TP communication overlap");
+  // megatron/model/transformer.py:616-617 core.utils.divide(num_key_value_heads, world_size), and the heads likewise.
+  if (m.kv_heads % p.tp != 0 || m.heads % p.tp != 0)
+    refuse("--tp", "a divisor of " + m.name + "'s " + std::to_string(m.kv_heads) +
+                       " KV heads: the fork splits them over TP, as run_llama.sh's table says ('must be divisible by TP')");
   const bool fp8 = job.workload.precision == spec::Precision::fp8;
   if ((job.workload.precision != spec::Precision::mixed_bf16 && !fp8) || job.fp16)
     refuse("--precision", "mixed-bf16 or fp8: run_llama.sh passes --bf16 and enables DeepSpeed's bf16 (its FP8 runs over it)");
@@ -257,6 +261,11 @@ LaunchJob read_habana(const ShellArgs& script, const std::string& text, const st
   if (whole("HL_USE_LAZY_MODE", 0, 1, 1) == 0)
     job.notes.push_back("HL_USE_LAZY_MODE 0: the fork's eager or torch.compile mode; the stack prices lazy mode");
 
+  if (row->kv_heads % p.tp != 0 || row->heads % p.tp != 0)
+    throw spec::SpecError(file, "HL_TP",
+                          "a divisor of the " + std::to_string(row->kv_heads) + " KV heads of Llama " + row->version + " " +
+                              std::to_string(row->size_b) + "B: the fork splits them over TP (megatron/model/transformer.py "
+                              "core.utils.divide)");
   spec::ModelSpec& m = job.model;
   job.has_architecture = true;
   m.name = "Llama " + std::string(row->version) + " " + std::to_string(row->size_b) + "B (run_llama.sh)";

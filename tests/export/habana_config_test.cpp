@@ -208,6 +208,11 @@ TEST(HabanaConfig, WhatRunLlamaCannotRunIsRefusedNamingTheOption) {
   job = llama2_13b_on_gaudi2();
   job.model.dropout = true;
   refused(job, "--model", "HL_DROPOUT");
+  job = llama2_13b_on_gaudi2();
+  job.model = spec::load_model("llama3.1-8b");
+  job.plan.tp = 16;
+  job.instances = job.plan.instances = 4;
+  refused(job, "--tp", "8 KV heads");
   // Its launcher runs on Gaudi 2 and 3 only; Intel's fork is the habana format's, not the deepspeed format's.
   job = llama2_13b_on_gaudi2();
   job.hardware_name = "dl1.24xlarge";
@@ -286,6 +291,7 @@ TEST(HabanaConfig, SettingsRunLlamaRefusesAreRefusedNamingThem) {
   refused("HL_NUM_LAYERS=31", "HL_NUM_LAYERS", "a multiple of HL_PP 2");
   refused("HL_TP=two", "HL_TP", "");
   refused("HL_POSITION_EMBEDDING_TYPE=alibi", "HL_POSITION_EMBEDDING_TYPE", "rotary");
+  refused("HL_NUM_NODES=2 HL_DP=1 HL_TP=16 HL_PP=1", "HL_TP", "8 KV heads");
 }
 
 // What a command sees: the exported variables and its own NAME=value prefixes, not a plain assignment.
