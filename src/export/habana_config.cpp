@@ -81,7 +81,7 @@ std::string write_habana(const LaunchJob& job) {
                           "may differ through HL_NUM_LAYERS)");
   if (m.dropout) refuse("--model", m.name + " trains with dropout; run_llama.sh's HL_DROPOUT is one rate for both dropouts, which the model does not state");
   // DeepSpeed's pipeline engine runs one schedule (1F1B) with no interleaving, and refuses ZeRO-2
-  // and -3 (HabanaAI/DeepSpeed 1.19.0 deepspeed/runtime/pipe/engine.py: 'ZeRO-2 and ZeRO-3 are
+  // and -3 (HabanaAI/DeepSpeed@907611fe, the 1.18.0 branch, deepspeed/runtime/pipe/engine.py: 'ZeRO-2 and ZeRO-3 are
   // incompatible with pipeline parallelism'); run_llama.sh builds the pipeline model even at PP 1.
   if (p.virtual_stages > 1) refuse("--virtual-stages", "1: DeepSpeed's pipeline engine, which run_llama.sh runs, has no interleaved schedule");
   if (p.cp > 1) refuse("--cp", "1: run_llama.sh sets no context parallelism");
@@ -99,7 +99,7 @@ std::string write_habana(const LaunchJob& job) {
   const bool fp8 = job.workload.precision == spec::Precision::fp8;
   if ((job.workload.precision != spec::Precision::mixed_bf16 && !fp8) || job.fp16)
     refuse("--precision", "mixed-bf16 or fp8: run_llama.sh passes --bf16 and enables DeepSpeed's bf16 (its FP8 runs over it)");
-  // Which DeepSpeed optimizer, told by the gradients the stack accumulates (HabanaAI/DeepSpeed 1.19.0
+  // Which DeepSpeed optimizer, told by the gradients the stack accumulates (HabanaAI/DeepSpeed@907611fe
   // deepspeed/runtime/engine.py get_data_types: FP32 for BF16 without ZeRO, the model's BF16 under
   // ZeRO): stage 0's BF16 optimizer with FP32 accumulation (stack megatron-deepspeed-habana-bf16-optimizer,
   // the Llama 2 70B FP8 recipe), stage 1's ZeRO optimizer with BF16 (stack megatron-deepspeed-habana,
