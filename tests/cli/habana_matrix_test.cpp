@@ -10,39 +10,15 @@
 // those runs resolved.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
+#include "export_matrix.h"
 
 namespace trainplan::cli::habana_matrix {
 namespace {
 
-using testing::Outcome;
-using testing::run_cli;
-namespace fs = std::filesystem;
-
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "trainplan_habana_matrix_test";
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct MatrixPlan {
-  std::string plan;                  // export flags
-  std::vector<std::string> present;  // settings the script must hold
-  std::vector<std::string> absent;   // settings it must not
-};
+using testing::MatrixPlan;
 
 const std::string kZero1 = " --zero 1 --stack megatron-deepspeed-habana";
 const std::string kBf16Optimizer = " --zero 1 --stack megatron-deepspeed-habana-bf16-optimizer";
@@ -121,24 +97,9 @@ const std::vector<MatrixPlan>& matrix() {
   return plans;
 }
 
+// run_llama.sh checks NUM_NODES*DEVICES_PER_NODE against DP*TP*PP, and its pretrain_gpt.py runs the fused attention.
 TEST(HabanaMatrix, EveryPlanSwitchesOnWhatItWasPricedWithAndReadsBack) {
-  ASSERT_GE(matrix().size(), 20u);
-  int n = 0;
-  for (const MatrixPlan& m : matrix()) {
-    const std::string a = scratch("h" + std::to_string(n) + "a.sh"), b = scratch("h" + std::to_string(n) + "b.sh");
-    ++n;
-    Outcome r = run_cli("export -q --to habana --out " + a + " " + m.plan);
-    ASSERT_EQ(r.code, 0) << m.plan << "\n" << r.out;
-    const std::string script = read_file(a);
-    for (const std::string& s : m.present) EXPECT_NE(script.find(s), std::string::npos) << m.plan << ": " << s;
-    for (const std::string& s : m.absent) EXPECT_EQ(script.find(s), std::string::npos) << m.plan << ": " << s;
-    // The fork needs these whatever the plan (run_llama.sh@891d6db: its world check, --bf16 always on).
-    EXPECT_NE(script.find("HL_DEVICES_PER_NODE=8\n"), std::string::npos) << m.plan;
-    EXPECT_NE(script.find("HL_USE_FUSED_SDPA=1\n"), std::string::npos) << m.plan;
-    r = run_cli("export -q --from-config " + a + " --to habana --out " + b);
-    ASSERT_EQ(r.code, 0) << m.plan << "\n" << r.out;
-    EXPECT_EQ(read_file(b), script) << m.plan;
-  }
+  testing::expect_matrix("habana", matrix(), "trainplan_habana_matrix_test", {"HL_DEVICES_PER_NODE=8\n", "HL_USE_FUSED_SDPA=1\n"});
 }
 
 }  // namespace

@@ -8,39 +8,20 @@
 // the client); this test keeps the options those runs showed the client needs.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
+#include "export_matrix.h"
 
 namespace trainplan::cli::megatron_matrix {
 namespace {
 
+using testing::MatrixPlan;
 using testing::Outcome;
 using testing::run_cli;
-namespace fs = std::filesystem;
 
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "trainplan_megatron_matrix_test";
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct MatrixPlan {
-  std::string plan;                  // export flags
-  std::vector<std::string> present;  // options the script must hold
-  std::vector<std::string> absent;   // options it must not
-};
+std::string scratch(const std::string& name) { return testing::matrix_scratch("trainplan_megatron_matrix_test", name); }
 
 const std::vector<MatrixPlan>& matrix() {
   const std::string p5 = " --hardware p5.48xlarge --precision mixed-bf16";
@@ -119,20 +100,7 @@ const std::vector<MatrixPlan>& matrix() {
 }
 
 TEST(MegatronMatrix, EveryPlanSwitchesOnWhatItWasPricedWithAndReadsBack) {
-  ASSERT_GE(matrix().size(), 20u);
-  int n = 0;
-  for (const MatrixPlan& m : matrix()) {
-    const std::string a = scratch("m" + std::to_string(n) + "a.sh"), b = scratch("m" + std::to_string(n) + "b.sh");
-    ++n;
-    Outcome r = run_cli("export -q --to megatron --out " + a + " " + m.plan);
-    ASSERT_EQ(r.code, 0) << m.plan << "\n" << r.out;
-    const std::string script = read_file(a);
-    for (const std::string& option : m.present) EXPECT_NE(script.find(option), std::string::npos) << m.plan << ": " << option;
-    for (const std::string& option : m.absent) EXPECT_EQ(script.find(option), std::string::npos) << m.plan << ": " << option;
-    r = run_cli("export -q --from-config " + a + " --to megatron --out " + b);
-    ASSERT_EQ(r.code, 0) << m.plan << "\n" << r.out;
-    EXPECT_EQ(read_file(b), script) << m.plan;
-  }
+  testing::expect_matrix("megatron", matrix(), "trainplan_megatron_matrix_test");
 }
 
 // Megatron-LM's uneven split read back: a split that loads one stage beyond
@@ -142,7 +110,7 @@ TEST(MegatronMatrix, EveryPlanSwitchesOnWhatItWasPricedWithAndReadsBack) {
 TEST(MegatronMatrix, UnevenSplitsTheModelDoesNotPriceAreRefused) {
   const std::string a = scratch("uneven.sh");
   ASSERT_EQ(run_cli("export -q --to megatron --out " + a + " " + matrix()[11].plan).code, 0);
-  const std::string script = read_file(a);
+  const std::string script = testing::read_whole_file(a);
   for (const auto& [split, expect] : std::vector<std::pair<std::string, std::string>>{
            {"--decoder-first-pipeline-num-layers 9", "busiest stage holds ceil(layers / PP) = 16"},
            {"--decoder-first-pipeline-num-layers 14", "an even share of --num-layers 126"}}) {
