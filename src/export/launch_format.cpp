@@ -93,9 +93,11 @@ void check_serves_stack(LaunchFormat format, const std::string& stack, const std
   bool shipped = !others.empty();
   for (const char* prefix : kUnservedPrefixes) shipped = shipped || starts_with(stack, prefix);
   if (!shipped) return;
+  std::string runs;
+  for (const char* prefix : served_prefixes(format)) runs += std::string(runs.empty() ? "" : ", ") + prefix + "*";
   throw spec::SpecError(where, "--stack",
-                        std::string("a stack the launcher runs: the plan was priced under ") + stack + ", which " +
-                            info(format).release + " does not run (" +
+                        std::string("a stack the launcher runs (") + runs + "): the plan was priced under " + stack +
+                            ", which " + info(format).release + " does not run (" +
                             (others.empty() ? "no format trainplan writes runs it" : "use format " + others) + ")");
 }
 
