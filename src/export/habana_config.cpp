@@ -107,7 +107,7 @@ std::string write_habana(const LaunchJob& job) {
   const int zero_stage = job.bf16_grad_reduce ? 1 : 0;
   const long world = long(job.instances) * job.devices_per_instance;
   const long model_parallel = long(p.tp) * p.pp;
-  if (world % model_parallel != 0)
+  if (world <= 0 || world % model_parallel != 0)
     refuse("--instances", "a device count TP x PP divides (run_llama.sh: NUM_NODES*DEVICES_PER_NODE == DP*TP*PP)");
   const bool layers_written = m.layers != row->layers;
   if (layers_written && m.layers % p.pp != 0)
