@@ -71,7 +71,8 @@ ExpertParallelTime expert_parallel(const StepContext& ctx, const LayerCompute& l
   // Paired passes (combined_1f1b.py:55-57): a forward's all-to-alls run beside
   // the other micro-batch's backward compute of a layer, and the backward's
   // beside its forward compute; a share of them hides, at most that compute.
-  const double hidden_share = ctx.stack.communication.ep_a2a_hidden_share * ep_overlap_paired_share(p);
+  const double stack_share = ctx.stack.communication.ep_a2a_hidden_share;
+  const double hidden_share = stack_share > 0 ? stack_share * ep_overlap_paired_share(p) : 0.0;
   if (hidden_share > 0) {
     t.forward_s -= hidden_share * std::min(t.forward_s, layer.backward_s());
     t.backward_s -= hidden_share * std::min(t.backward_s, layer.forward_s());

@@ -235,8 +235,9 @@ LaunchJob read_habana(const ShellArgs& script, const std::string& text, const st
                         "state over DP, priced as ZeRO 1 with FP32 gradient accumulation");
   if (job.stack_name.empty())
     job.stack_name = stage == 1 ? "megatron-deepspeed-habana" : "megatron-deepspeed-habana-bf16-optimizer";
-  p.sp = whole("HL_SEQ_PARALLEL", 0, 1, 1) == 1 && p.tp > 1;
-  if (whole("HL_SEQ_PARALLEL", 0, 1, 1) == 1 && p.tp == 1)
+  const bool sequence_parallel = whole("HL_SEQ_PARALLEL", 0, 1, 1) == 1;
+  p.sp = sequence_parallel && p.tp > 1;
+  if (sequence_parallel && p.tp == 1)
     job.notes.push_back("HL_SEQ_PARALLEL 1 at TP 1 read as off, as the fork switches it off");
   switch (whole("HL_CKP_ACT", 0, 4, 0)) {
     case 0: p.recompute = spec::Recompute::none; break;

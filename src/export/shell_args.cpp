@@ -558,6 +558,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     if (raw == "done") { branches.close(); continue; }
     if (!branches.active()) continue;
     const std::string assigned = assigned_name(raw);
+    bool starts_a_command = false;
     if (!assigned.empty() && raw.find("=(") == std::string::npos) {
       bool environment = false;
       vars[assigned] = evaluate_arithmetic(expand(raw.substr(assigned.size() + 1), vars, file, 0, &from_environment, &environment), vars);
@@ -569,13 +570,16 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
       exporting = true;
     } else if (exporting && raw.rfind('-', 0) != 0) {
       out.exported.insert(raw);  // `export NAME`
-    } else if (in_prefix && !exporting && raw != "&&" && raw != "||" && raw != "|" && raw != "&") {
-      out.commands.push_back({expand(raw, vars, file), prefix});
-      in_prefix = false;
+    } else {
+      starts_a_command = in_prefix && !exporting && raw != "&&" && raw != "||" && raw != "|" && raw != "&";
     }
     bool environment = false;
     out.words.push_back(evaluate_arithmetic(expand(raw, vars, file, 0, &from_environment, &environment), vars));
     word_environment.push_back(environment);
+    if (starts_a_command) {  // its first word as expanded, with the NAME=value words before it
+      out.commands.push_back({out.words.back(), prefix});
+      in_prefix = false;
+    }
   }
   emit_heredocs_before(words.size());
   for (const auto& [name, value] : vars)
