@@ -45,11 +45,8 @@ std::string header_comment(const LaunchJob& job, const FormatInfo& format) {
   const std::string model = comment_word(job.model_name), hardware = comment_word(job.hardware_name),
                     stack = comment_word(job.stack_name);
   std::ostringstream s;
-  // run_llama.sh picks its optimizer and checkpoints itself; its user sets only where the data is.
-  const char* to_add = format.format == LaunchFormat::habana ? "Set your data and tokenizer (below)."
-                                                             : "Add your data, tokenizer, optimizer and checkpoint options.";
   s << "# Written by trainplan for " << format.release << " (option names from " << format.source << ").\n"
-    << "# " << model << " on " << job.instances << " x " << hardware << ", stack " << stack << ". " << to_add << "\n"
+    << "# " << model << " on " << job.instances << " x " << hardware << ", stack " << stack << ". " << format.to_add << "\n"
     << "# trainplan: model=" << model << " hardware=" << hardware << " stack=" << stack << "\n";
   return s.str();
 }

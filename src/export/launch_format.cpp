@@ -26,7 +26,8 @@ const std::vector<FormatInfo>& launch_formats() {
        "Intel Gaudi Megatron-DeepSpeed 1.19.0 (scripts/run_llama.sh with HL_* settings)",
        "HabanaAI/Megatron-DeepSpeed@891d6db95279ec28412e0b31ae78a58aaad3c080 scripts/run_llama.sh",
        "Intel Gaudi 2 and Gaudi 3 (HPUs in lazy mode; README 'Supported Configurations': LLaMA 2 and 3.1 training "
-       "validated on both)"},
+       "validated on both)",
+       "Set your data and tokenizer (below)."},
   };
   return formats;
 }

@@ -16,6 +16,8 @@ struct FormatInfo {
   const char* release;  // the release whose option names are written
   const char* source;   // where those names were read
   const char* runs_on;  // the accelerators its launcher starts processes on, in words
+  // What the file's header asks its user to add (Intel's run_llama.sh picks its own optimizer and checkpoints).
+  const char* to_add = "Add your data, tokenizer, optimizer and checkpoint options.";
 };
 
 const std::vector<FormatInfo>& launch_formats();
