@@ -101,7 +101,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     s.stack = choose_stack(o, s.hardware, s.assumptions);
     if (!o.calibration.empty()) {
       s.calibration = spec::load_calibration(o.calibration).calibration;
-      spec::check_collective_shares(s.calibration, s.hardware, o.calibration);
+      spec::check_measured_bands(s.calibration, s.hardware, o.calibration);
       s.calibration_file = o.calibration;
     } else {
       const spec::CalibrationChoice choice = spec::find_calibration(s.hardware, s.stack.name, s.stack.bases);

@@ -217,7 +217,7 @@ Table fit_table(const validate::ValidationResult& v) {
 Table band_table(const validate::ValidationResult& v) {
   Table t;
   t.key = "fabric_bands";
-  t.title = "Collective shares bounded by measurement, and step latency by the collective library's model (in-sample fit): where the runs press on a band's edge";
+  t.title = "Collective shares and GEMM ceilings bounded by measurement, and step latency by the collective library's model (in-sample fit): where the runs press on a band's edge";
   t.columns = {text_column("family"), text_column("parameter"), number("band low", "", 3), number("band high", "", 3),
                number("fitted", "", 3), text_column("verdict"), text_column("band from")};
   for (const auto& f : v.fits)
@@ -234,7 +234,7 @@ Table band_table(const validate::ValidationResult& v) {
         }
       t.add_row({f.family, p.name, p.lower, p.upper, f.in_sample.values[k], verdict, p.band_source});
     }
-  if (t.rows.empty()) t.notes.push_back("no family's hardware states a measured collective band");
+  if (t.rows.empty()) t.notes.push_back("no family's hardware states a measured collective or matmul band");
   return t;
 }
 

@@ -37,6 +37,10 @@ Calibration assumed_calibration(const HardwareSpec& hw) {
   if (hw.efa_share.known()) c.collective.inter_node = hw.efa_share.centre;
   if (hw.fabric_share.known() || hw.efa_share.known())
     c.description += "; collective shares at the centres of the descriptor's measured bands";
+  if (hw.matmul_share.known()) {
+    c.gemm.ceiling = hw.matmul_share.centre;
+    c.description += "; GEMM ceiling at the centre of the descriptor's matmul band";
+  }
   return c;
 }
 
@@ -56,12 +60,18 @@ void check_share(double share, const ShareBand& band, const std::string& file, c
 
 }  // namespace
 
-void check_collective_shares(const Calibration& c, const HardwareSpec& hw, const std::string& file) {
-  const auto origin = c.origins.find("collective");
-  if (origin != c.origins.end() && origin->second == "measured") return;
-  check_share(c.collective.intra_node, hw.fabric_share, file, "$.collective.intra_node",
-              hw.name + "'s fabric inside the instance");
-  check_share(c.collective.inter_node, hw.efa_share, file, "$.collective.inter_node", hw.name + "'s EFA");
+void check_measured_bands(const Calibration& c, const HardwareSpec& hw, const std::string& file) {
+  const auto measured = [&](const char* part) {
+    const auto origin = c.origins.find(part);
+    return origin != c.origins.end() && origin->second == "measured";
+  };
+  if (!measured("collective")) {
+    check_share(c.collective.intra_node, hw.fabric_share, file, "$.collective.intra_node",
+                hw.name + "'s fabric inside the instance");
+    check_share(c.collective.inter_node, hw.efa_share, file, "$.collective.inter_node", hw.name + "'s EFA");
+  }
+  if (!measured("gemm_ceiling"))
+    check_share(c.gemm.ceiling, hw.matmul_share, file, "$.gemm.ceiling", hw.name + "'s BF16 peak");
 }
 
 CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& stack,
@@ -73,7 +83,7 @@ CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& st
     const std::string shown = std::filesystem::relative(candidates[i], data_root()).string();
     const bool for_this_stack = std::filesystem::path(candidates[i]).stem().string().ends_with("+" + stack);
     Calibration c = load_calibration(candidates[i]).calibration;
-    check_collective_shares(c, hw, shown);
+    check_measured_bands(c, hw, shown);
     return {c, shown, for_this_stack};
   }
   return {assumed_calibration(hw), "built-in default", false};

@@ -25,13 +25,13 @@ std::vector<std::string> calibration_candidates(const HardwareSpec& hardware, co
                                                const std::vector<std::string>& bases = {});
 CalibrationChoice find_calibration(const HardwareSpec& hardware, const std::string& stack,
                                    const std::vector<std::string>& bases = {});
-// The built-in assumption, named as one: collective shares at the centres of
-// the hardware's measured bands where it states them.
+// The built-in assumption, named as one: collective shares and the GEMM ceiling
+// at the centres of the hardware's measured bands where it states them.
 Calibration assumed_calibration(const HardwareSpec& hardware);
 // Refuses (SpecError naming `file` and the field) a calibration whose fitted or
-// assumed collective share leaves the band the hardware's collective
-// measurements give (HardwareSpec::fabric_share, efa_share). Shares measured on
-// the user's own cluster (origin "measured") are facts and pass.
-void check_collective_shares(const Calibration& calibration, const HardwareSpec& hardware, const std::string& file);
+// assumed collective share or GEMM ceiling leaves the band the hardware's
+// measurements give (HardwareSpec::fabric_share, efa_share, matmul_share).
+// Figures measured on the user's own cluster (origin "measured") are facts and pass.
+void check_measured_bands(const Calibration& calibration, const HardwareSpec& hardware, const std::string& file);
 
 }  // namespace trainplan::spec

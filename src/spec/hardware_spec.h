@@ -20,9 +20,10 @@ struct PriceQuote {
   std::string source;
 };
 
-// What published collective measurements (nccom-test, hccl_demo, nccl-tests)
-// put a fabric's achieved bus bandwidth at, as a share of its line rate: a
-// fit's prior centre and hard bounds. known() is false where none is stated.
+// What published measurements put an achieved rate at as a share of its
+// nominal one (a fabric's bus bandwidth from nccom-test, hccl_demo, nccl-tests;
+// a matmul's FLOP/s from a best-shape sweep): a fit's prior centre and hard
+// bounds. known() is false where none is stated.
 struct ShareBand {
   double centre = 0, low = 0, high = 0;
   std::string source;
@@ -67,6 +68,9 @@ struct HardwareSpec {
   // Matrix-unit kernels need operand rows on multiples of this many bytes;
   // GEMMs that miss it run at peak_fp32 (0: no such rule stated).
   double matrix_alignment_bytes = 0;
+  // What share of peak_bf16 a training job's large GEMMs reach, from a measured
+  // best-shape matmul (its high end): the fit's band for Calibration::gemm.ceiling.
+  ShareBand matmul_share;
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
 

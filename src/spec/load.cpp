@@ -130,10 +130,11 @@ void read_rope_theta(const JsonReader& r, const nlohmann::json& j, const char* k
   if (m.rope_theta < 1 || m.rope_theta > 1e12) r.fail(std::string("$.") + key, "expected a RoPE base from 1 to 1e12");
 }
 
-// {"centre", "low", "high", "source", "note"?}: shares of line rate, 0 < low <= centre <= high <= 1.
-ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const std::string& parent_path) {
-  const std::string path = parent_path + ".collective_share";
-  const auto& band = r.object(parent, parent_path, "collective_share");
+// {"centre", "low", "high", "source", "note"?}: shares of a line rate or a peak, 0 < low <= centre <= high <= 1.
+ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const std::string& parent_path,
+                     const char* key = "collective_share") {
+  const std::string path = parent_path + "." + key;
+  const auto& band = r.object(parent, parent_path, key);
   r.only_keys(band, path, {"centre", "low", "high", "source", "note"});
   ShareBand b;
   b.centre = r.positive(band, path, "centre");
@@ -141,7 +142,7 @@ ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const st
   b.high = r.positive(band, path, "high");
   b.source = r.string(band, path, "source");
   if (!(b.low <= b.centre && b.centre <= b.high && b.high <= 1))
-    r.fail(path, "expected shares of line rate with low <= centre <= high <= 1");
+    r.fail(path, "expected shares with low <= centre <= high <= 1");
   return b;
 }
 
@@ -184,7 +185,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
                       "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip",
                       "peak_fp8_tflops_per_chip", "matrix_alignment_bytes", "hbm_gib_per_chip",
                       "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
-                      "reliability", "host", "collective_step_latency_us"});
+                      "reliability", "host", "collective_step_latency_us", "matmul_share"});
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
   hw.family = r.string(j, "$", "family");
@@ -201,6 +202,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
   if (r.has(j, "peak_fp8_tflops_per_chip"))
     hw.peak_fp8_flops_per_s = r.sourced(j, "$", "peak_fp8_tflops_per_chip") * 1e12 * per_chip;
   if (r.has(j, "matrix_alignment_bytes")) hw.matrix_alignment_bytes = r.sourced(j, "$", "matrix_alignment_bytes");
+  if (r.has(j, "matmul_share")) hw.matmul_share = share_band(r, j, "$", "matmul_share");
   hw.hbm_bytes = bytes_from(r, j, "$", "hbm_gib_per_chip", "hbm_gb_per_chip") * per_chip;
   hw.hbm_bytes_per_s = bytes_from(r, j, "$", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip") * per_chip;
 

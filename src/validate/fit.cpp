@@ -179,7 +179,7 @@ std::vector<FitParameter> default_fit_parameters() {
 
 std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> parameters,
                                               const std::vector<spec::HardwareSpec>& family_hardware) {
-  auto band_of = [&](auto member, const std::string& name) -> std::optional<spec::ShareBand> {
+  auto band_of = [&](auto member, const std::string& field) -> std::optional<spec::ShareBand> {
     std::optional<spec::ShareBand> band;
     for (const auto& hw : family_hardware) {
       const spec::ShareBand& b = hw.*member;
@@ -193,13 +193,14 @@ std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> paramete
       band->centre = std::clamp(band->centre, band->low, band->high);
       if (band->source != b.source) band->source += "; " + b.source;
       if (!(band->high > band->low))
-        throw spec::SpecError(hw.source_file, "$." + name + ".collective_share",
+        throw spec::SpecError(hw.source_file, field,
                               "a band that overlaps the other " + hw.family + " descriptors' bands");
     }
     return band;
   };
-  const auto fabric = band_of(&spec::HardwareSpec::fabric_share, "fabric");
-  const auto efa = band_of(&spec::HardwareSpec::efa_share, "efa");
+  const auto fabric = band_of(&spec::HardwareSpec::fabric_share, "$.fabric.collective_share");
+  const auto efa = band_of(&spec::HardwareSpec::efa_share, "$.efa.collective_share");
+  const auto matmul = band_of(&spec::HardwareSpec::matmul_share, "$.matmul_share");
   // The host's recording: a prior where every descriptor of the family states the same one.
   std::optional<spec::TracePrior> trace;
   for (const auto& hw : family_hardware) {
@@ -238,15 +239,18 @@ std::vector<FitParameter> with_measured_bands(std::vector<FitParameter> paramete
       p.prior_source = trace->source;
       continue;
     }
-    const std::optional<spec::ShareBand>& band =
-        p.name == "collective.intra_node" ? fabric : p.name == "collective.inter_node" ? efa : std::nullopt;
+    const std::optional<spec::ShareBand>& band = p.name == "collective.intra_node"   ? fabric
+                                                 : p.name == "collective.inter_node" ? efa
+                                                 : p.name == "gemm.ceiling"          ? matmul
+                                                                                     : std::nullopt;
     if (!band) continue;
     p.lower = band->low;
     p.upper = band->high;
     p.prior_centre = band->centre;
     p.prior_sigma = (band->high - band->low) / 2;
     p.band_source = band->source;
-    p.meaning += " (bounded by the band collective measurements give)";
+    p.meaning += p.name == "gemm.ceiling" ? " (bounded by the band matmul measurements give)"
+                                          : " (bounded by the band collective measurements give)";
   }
   return parameters;
 }

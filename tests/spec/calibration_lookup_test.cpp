@@ -175,20 +175,37 @@ TEST(CollectiveShares, FittedShareOutsideTheMeasuredBandIsRefused) {
   Calibration c = assumed_calibration(hw);
   EXPECT_DOUBLE_EQ(c.collective.inter_node, 0.7);  // the band's centre, not the generic 0.7 by chance
   EXPECT_DOUBLE_EQ(c.collective.intra_node, 0.8);
-  EXPECT_NO_THROW(check_collective_shares(c, hw, "cal.json"));
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
   c.collective.inter_node = 0.25;
   c.origins["collective"] = "fitted";
-  test_support::expect_spec_error([&] { check_collective_shares(c, hw, "cal.json"); }, "$.collective.inter_node",
+  test_support::expect_spec_error([&] { check_measured_bands(c, hw, "cal.json"); }, "$.collective.inter_node",
                                   "within its measured band 0.60-0.85, got 0.250", "cal.json");
   c.collective.inter_node = 0.7;
   c.collective.intra_node = 0.95;
-  test_support::expect_spec_error([&] { check_collective_shares(c, hw, "cal.json"); }, "$.collective.intra_node",
+  test_support::expect_spec_error([&] { check_measured_bands(c, hw, "cal.json"); }, "$.collective.intra_node",
                                   "0.70-0.90", "cal.json");
   c.origins["collective"] = "measured";
-  EXPECT_NO_THROW(check_collective_shares(c, hw, "cal.json"));
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
   hw.fabric_share = {};  // no measurement: nothing to hold it to
   c.origins["collective"] = "fitted";
-  EXPECT_NO_THROW(check_collective_shares(c, hw, "cal.json"));
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
+}
+
+// The GEMM ceiling is held to the band a measured best-shape matmul gives
+// (hardware's matmul_share): the assumed default takes its centre, a fit
+// outside it is refused naming the field, one measured here passes.
+TEST(CollectiveShares, GemmCeilingOutsideTheMatmulBandIsRefused) {
+  HardwareSpec hw = load_hardware("trn1.32xlarge");
+  hw.matmul_share = {0.6, 0.3, 0.8, "test band"};
+  Calibration c = assumed_calibration(hw);
+  EXPECT_DOUBLE_EQ(c.gemm.ceiling, 0.6);
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
+  c.gemm.ceiling = 0.17;
+  c.origins["gemm_ceiling"] = "fitted";
+  test_support::expect_spec_error([&] { check_measured_bands(c, hw, "cal.json"); }, "$.gemm.ceiling",
+                                  "within its measured band 0.30-0.80, got 0.170", "cal.json");
+  c.origins["gemm_ceiling"] = "measured";  // `calibrate kernels` on the user's machine
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
 }
 
 // Issue 37: no shipped calibration's collective share leaves the band its
@@ -197,16 +214,17 @@ TEST(CollectiveShares, EveryShippedCalibrationSitsInsideItsHardwaresBands) {
   int checked = 0;
   for (const auto& hw_file : std::filesystem::directory_iterator(std::filesystem::path(data_root()) / "hardware")) {
     const HardwareSpec hw = load_hardware(hw_file.path().string());
-    if (!hw.fabric_share.known() && !hw.efa_share.known()) continue;
+    if (!hw.fabric_share.known() && !hw.efa_share.known() && !hw.matmul_share.known()) continue;
     for (const auto& entry : std::filesystem::directory_iterator(calibration_dir())) {
       const std::string stem = entry.path().stem().string();
       if (stem != hw.family && stem.rfind(hw.family + "+", 0) != 0 && stem != hw.name &&
           stem.rfind(hw.name + "+", 0) != 0)
         continue;
       const Calibration c = load_calibration(entry.path().string()).calibration;
-      EXPECT_NO_THROW(check_collective_shares(c, hw, entry.path().string())) << stem << " on " << hw.name;
+      EXPECT_NO_THROW(check_measured_bands(c, hw, entry.path().string())) << stem << " on " << hw.name;
       if (hw.efa_share.known()) EXPECT_GE(c.collective.inter_node, 0.2 * hw.efa_share.centre) << stem;
       if (hw.fabric_share.known()) EXPECT_GE(c.collective.intra_node, 0.2 * hw.fabric_share.centre) << stem;
+      if (hw.matmul_share.known()) EXPECT_LE(c.gemm.ceiling, hw.matmul_share.high + 1e-9) << stem;
       ++checked;
     }
   }

@@ -289,6 +289,20 @@ TEST(LoadHardware, CollectiveShareBandIsCheckedAndKept) {
   expect_spec_error([&] { hardware_from_json(k, "x.json"); }, "$.fabric.collective_share", "extra");
 }
 
+// A measured matmul share of the BF16 peak, checked as the collective shares are;
+// hls-gaudi2 states MAMF 418.7 of 432 TFLOP/s (stas00/ml-engineering@744d01e1).
+TEST(LoadHardware, MatmulShareBandIsCheckedAndKept) {
+  EXPECT_NEAR(load_hardware("hls-gaudi2").matmul_share.high, 418.7 / 432, 1e-3);
+  EXPECT_FALSE(load_hardware("trn1.32xlarge").matmul_share.known());
+  json j = trn1();
+  j["matmul_share"] = {{"centre", 0.5}, {"low", 0.3}, {"high", 0.7}, {"source", "mamf"}};
+  EXPECT_DOUBLE_EQ(hardware_from_json(j, "x.json").matmul_share.centre, 0.5);
+  j["matmul_share"]["high"] = 0.4;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.matmul_share", "low <= centre <= high <= 1");
+  j["matmul_share"].erase("source");
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.matmul_share", "missing field");
+}
+
 // The collective library's per-step latency ceiling, in microseconds, with a
 // source; dgx-h100 states NCCL's network Ring/Simple step (NVIDIA/nccl@b6475625
 // src/graph/tuning.cc hwLat: 14.0 us).

@@ -257,6 +257,23 @@ TEST(Fit, MeasuredBandsBoundTheCollectiveShares) {
   EXPECT_THROW(with_measured_bands(default_fit_parameters(), {a, b}), spec::SpecError);
 }
 
+// A measured best-shape matmul bounds the GEMM ceiling the same way: Gaudi 3's
+// 1243 TFLOP/s of 1835 (stas00/ml-engineering@744d01e1 compute/accelerator/README.md,
+// MAMF table) is the high end, 0.40 and 0.75 of it the low end and centre.
+TEST(Fit, MeasuredMatmulBandBoundsTheGemmCeiling) {
+  const auto banded = with_measured_bands(default_fit_parameters(), {spec::load_hardware("hls-gaudi3")});
+  const size_t gemm = index_of(banded, "gemm.ceiling");
+  ASSERT_LT(gemm, banded.size());
+  EXPECT_NEAR(banded[gemm].upper, 1243.0 / 1835, 1e-3);
+  EXPECT_NEAR(banded[gemm].lower, 0.40 * 1243.0 / 1835, 1e-3);
+  EXPECT_NEAR(banded[gemm].prior_centre, 0.75 * 1243.0 / 1835, 1e-3);
+  EXPECT_NE(banded[gemm].band_source.find("MAMF"), std::string::npos);
+  // Trainium states no such measurement: the default range stays.
+  const auto trn1 = with_measured_bands(default_fit_parameters(), {spec::load_hardware("trn1.32xlarge")});
+  EXPECT_TRUE(trn1[gemm].band_source.empty());
+  EXPECT_DOUBLE_EQ(trn1[gemm].upper, default_fit_parameters()[gemm].upper);
+}
+
 // The step latency's ceiling comes from the collective library's own model
 // where every descriptor of the family states one (the lowest of them), and
 // the fit's default range where one does not: dgx-h100 and dgx-a100-80gb state
@@ -542,8 +559,12 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   // Lazy mode's host recording per micro-batch (stacks lazy_tracing, fitted
   // 4.5-5.1 ms per layer on each Gaudi family): gaudi2 15.6% -> 10.1% in sample
   // over 22 runs and 36.9% -> 34.0% held out, gaudi3 48.0% -> 26.3% in sample.
+  // The GEMM ceiling held inside the band a measured best-shape matmul gives
+  // (hardware/*.json matmul_share; Gaudi 3: 0.27-0.68 of its 1835 TFLOP/s peak,
+  // where its CI fine-tunes alone had fitted 0.17): gaudi3 26.9% -> 32.9% in
+  // sample, 99.4% -> 80.0% held out; the CI runs held out 57.1% -> 49.6%.
   EXPECT_LE(v.by_family.at("gaudi2").mape_in_sample, 0.11);
-  EXPECT_LE(v.by_family.at("gaudi3").mape_in_sample, 0.27);
+  EXPECT_LE(v.by_family.at("gaudi3").mape_in_sample, 0.34);
   // The Gaudi descriptors' host-recording prior (HF BERT's plateau on trn1,
   // 5.9 ms per layer): held out gaudi2 34.0% -> 29.2%, gaudi3 204.5% -> 100.7%
   // (one source: priors only), optimum-habana's CI 104.2% -> 58.9%.
@@ -552,8 +573,8 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   // 61.3%, gaudi1 9.4% -> 12.4% (its CI runs held out, seed 000 and the TF BERT
   // runs fit the recording at 10.2 ms per layer).
   EXPECT_LE(v.by_family.at("gaudi2").mape_cross_source, 0.30);
-  EXPECT_LE(v.by_family.at("gaudi3").mape_cross_source, 1.01);
-  EXPECT_LE(v.by_source.at("optimum-habana-ci").mape_cross_source, 0.62);
+  EXPECT_LE(v.by_family.at("gaudi3").mape_cross_source, 0.81);
+  EXPECT_LE(v.by_source.at("optimum-habana-ci").mape_cross_source, 0.51);
 }
 
 // A run counts in every kind it is; the three new kinds also gather together.
