@@ -51,8 +51,8 @@ CommandOutput run(const SearchCommandOptions& o, std::ostream& notes) {
     }
     const std::string scene = s.model.name + " on " + hw + ", seq " + std::to_string(s.workload.seq_len) +
                               ", global batch " + std::to_string(s.workload.global_batch_seqs) + ", " +
-                              spec::to_string(s.workload.precision) + ", stack " + s.stack.name + ", " + price.kind +
-                              " price";
+                              spec::to_string(s.workload.precision) + ", stack " + s.stack.name + ", " +
+                              (price.available() ? price.kind + " price" : price.kind);
     const std::size_t first_of_hardware = tables.size();
     tables.push_back(report::drop_table(r.drops, "Plans for " + scene));
     tables.push_back(report::top_table(r, "Best plans for " + scene, found.objective, price.kind, bands,

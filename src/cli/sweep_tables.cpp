@@ -31,7 +31,7 @@ report::Table failures_table(const std::string& recovery) {
 }
 
 void name_scaling_table(report::Table& scaling, const std::string& what, const std::string& price_kinds) {
-  scaling.title = "Scaling of " + what + ", " + price_kinds + " prices";
+  scaling.title = "Scaling of " + what + ", prices: " + price_kinds;
   scaling.columns[10].header += ", " + price_kinds;
   scaling.columns[10].key = "tokens_per_usd";
   scaling.notes.push_back("Scaling efficiency: tokens/s per instance against the smallest count on the same hardware.");

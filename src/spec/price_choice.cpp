@@ -69,7 +69,7 @@ PriceChoice choose_price(const HardwareSpec& hw, const std::string& kind, const 
     return {it->second.usd_per_instance_hour, "user rate", "price: the user's rate from " + it->second.from};
   if (const PriceQuote* q = hw.price(kind)) return {q->usd_per_instance_hour, kind, ""};
   if (hw.prices.empty())
-    return {0, "none", "price: " + hw.name + " lists none (" + hw.source_file +
+    return {0, "no price listed", "price: " + hw.name + " lists none (" + hw.source_file +
                            "); cost figures are not available; --price-usd-hour " + hw.name + "=RATE sets one"};
   const PriceQuote& first = hw.prices.front();
   char rate[32];

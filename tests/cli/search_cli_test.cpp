@@ -44,6 +44,19 @@ TEST(SearchCli, OutputDoesNotDependOnThreads) {
   EXPECT_EQ(one.out, two.out);
 }
 
+// Hardware that lists no price (hls-gaudi3) says so in words, in the title and
+// the cost columns, not as a price kind called "none".
+TEST(SearchCli, HardwareWithoutAPriceSaysSo) {
+  const Outcome r = run("search -m llama2-7b -H hls-gaudi3 --instances 1 --top 3 --quiet");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("stack optimum-habana, no price listed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("none price"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cost figures are not available; --price-usd-hour"), std::string::npos) << r.out;
+  const Outcome sweep = run("sweep -m llama2-7b -H hls-gaudi3 --instances 1,2 --quiet");
+  ASSERT_EQ(sweep.code, 0) << sweep.out;
+  EXPECT_NE(sweep.out.find("prices: no price listed"), std::string::npos) << sweep.out;
+}
+
 TEST(SweepCli, WritesPlotsWithoutGnuplotErrors) {
   const auto dir = std::filesystem::temp_directory_path() / "trainplan_sweep_test";
   std::filesystem::create_directories(dir);
