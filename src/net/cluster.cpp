@@ -20,6 +20,7 @@ double transfer_s(double bytes, double bytes_per_s) { return bytes > 0 ? bytes /
 Cluster::Cluster(const spec::HardwareSpec& hw)
     : devices_(hw.devices_per_instance()),
       fabric_latency_s_(hw.fabric_latency_s),
+      fabric_step_cap_s_(hw.step_latency_band.fabric_high_s),
       efa_latency_s_(hw.efa_latency_s),
       efa_bytes_per_s_(hw.efa_bytes_per_s()),
       scale_out_(hw.scale_out),
@@ -69,7 +70,7 @@ double Cluster::seconds(Collective kind, double bytes, GroupLayout group, int in
   if (span <= devices_) {
     if (devices_ % span != 0)
       throw spec::SpecError(source_file_, "", "groups that tile an instance (size * stride divides devices per instance)");
-    const double alpha = eff.step_latency_s + fabric_latency_s_;
+    const double alpha = fabric_step_s(eff) + fabric_latency_s_;
     return ring_steps(kind, group.size) * alpha +
            transfer_s(ring_bytes_per_rank(kind, bytes, group.size), collective_bytes_per_s_[table_index(group)] * eff.intra_node);
   }
@@ -86,7 +87,7 @@ double Cluster::all_to_all_seconds(double bytes, GroupLayout group, int instance
   if (span <= devices_) {
     if (devices_ % span != 0)
       throw spec::SpecError(source_file_, "", "groups that tile an instance (size * stride divides devices per instance)");
-    return eff.step_latency_s + fabric_latency_s_ +
+    return fabric_step_s(eff) + fabric_latency_s_ +
            transfer_s(bytes * (n - 1) / n, all_to_all_bytes_per_s_[table_index(group)] * eff.intra_node);
   }
   const int local = members_per_instance(group);
@@ -141,7 +142,7 @@ double Cluster::hierarchical_seconds(Collective kind, double bytes, GroupLayout 
   const int across = g.size / local;
   const double intra_bps = local > 1 ? collective_bytes_per_s_[table_index({local, g.stride})] * eff.intra_node : kUnbounded;
   const double inter_bps = efa_bytes_per_s_ * eff.inter_node / devices_;
-  const double alpha_intra = eff.step_latency_s + fabric_latency_s_;
+  const double alpha_intra = fabric_step_s(eff) + fabric_latency_s_;
   const double alpha_inter = eff.step_latency_s + efa_latency_s_;
 
   // The intra phases are the local halves of the collective (reduce-scatter
@@ -162,7 +163,7 @@ double Cluster::hierarchical_seconds(Collective kind, double bytes, GroupLayout 
 // (the last `stride` local devices, or all of them when stride >= an instance).
 // A step waits for its slowest hop, so the slower kind sets the time.
 double Cluster::p2p_seconds(double bytes, GroupLayout g, const spec::CollectiveEfficiency& eff) const {
-  const double alpha_intra = eff.step_latency_s + fabric_latency_s_;
+  const double alpha_intra = fabric_step_s(eff) + fabric_latency_s_;
   const long long span = static_cast<long long>(g.size) * g.stride;
   if (span <= devices_) {
     if (devices_ % span != 0)

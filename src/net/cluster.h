@@ -4,6 +4,7 @@
 // done in the constructor); seconds() is then a cheap, thread-safe lookup.
 // Layouts whose groups do not tile instances evenly throw spec::SpecError.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,9 +69,15 @@ class Cluster {
   double flat_ring_seconds(Collective kind, double bytes, GroupLayout group,
                            const spec::CollectiveEfficiency& efficiency) const;
   double p2p_seconds(double bytes, GroupLayout group, const spec::CollectiveEfficiency& efficiency) const;
+  // The fitted per-step latency of a step on the instance's fabric: capped
+  // where the descriptor states its collective library's fabric step.
+  double fabric_step_s(const spec::CollectiveEfficiency& efficiency) const {
+    return fabric_step_cap_s_ > 0 ? std::min(efficiency.step_latency_s, fabric_step_cap_s_) : efficiency.step_latency_s;
+  }
 
   int devices_ = 0;
   double fabric_latency_s_ = 0;
+  double fabric_step_cap_s_ = 0;  // 0: none; else the fitted step latency on the fabric is capped here
   double efa_latency_s_ = 0;
   double efa_bytes_per_s_ = 0;
   spec::ScaleOut scale_out_ = spec::ScaleOut::hierarchical;

@@ -46,6 +46,9 @@ struct TracePrior {
 // network's latency_us is added to. known() is false where none is stated.
 struct StepLatencyBand {
   double high_s = 0;
+  // The same model's step inside the instance (NCCL's NVLink Ring/Simple
+  // step): steps on the fabric take at most this of the fitted latency. 0: none stated.
+  double fabric_high_s = 0;
   std::string source;
   bool known() const { return high_s > 0; }
 };

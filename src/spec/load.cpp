@@ -146,16 +146,21 @@ ShareBand share_band(const JsonReader& r, const nlohmann::json& parent, const st
   return b;
 }
 
-// {"high", "source", "note"?}: the collective library's largest per-step ring
-// latency in microseconds, 0 < high <= 5000 (the fit's own range).
+// {"high", "fabric_high"?, "source", "note"?}: the collective library's largest
+// per-step ring latency in microseconds, 0 < high <= 5000 (the fit's own range),
+// and its step on the instance's own fabric, 0 < fabric_high <= high.
 StepLatencyBand step_latency_band(const JsonReader& r, const nlohmann::json& j) {
   const std::string path = "$.collective_step_latency_us";
   const auto& band = r.object(j, "$", "collective_step_latency_us");
-  r.only_keys(band, path, {"high", "source", "note"});
+  r.only_keys(band, path, {"high", "fabric_high", "source", "note"});
   StepLatencyBand b;
   b.high_s = r.positive(band, path, "high") * 1e-6;
   b.source = r.string(band, path, "source");
   if (b.high_s > 5e-3) r.fail(path, "expected microseconds up to 5000 (the fit's bound)");
+  if (r.has(band, "fabric_high")) {
+    b.fabric_high_s = r.positive(band, path, "fabric_high") * 1e-6;
+    if (b.fabric_high_s > b.high_s) r.fail(path + ".fabric_high", "expected microseconds up to high");
+  }
   return b;
 }
 

@@ -123,6 +123,24 @@ TEST(Cluster, LatencyIsAlphaPerRingStep) {
   EXPECT_NEAR(c.seconds(Collective::all_reduce, 0, {32, 1}, 4, eff), 14 * 12e-6 + 6 * 25e-6, 1e-15);
 }
 
+// A descriptor stating its collective library's step on the fabric (NCCL's
+// NVLink Ring/Simple step, 3.4 us, NVIDIA/nccl@b6475625 src/graph/tuning.cc)
+// caps the fitted step latency there; steps between instances keep all of it.
+TEST(Cluster, FabricStepLatencyIsCappedWhereTheDescriptorStatesOne) {
+  auto hw = testing::dl1();
+  hw.fabric_latency_s = 2e-6;
+  hw.efa_latency_s = 15e-6;
+  hw.step_latency_band = {14e-6, 3.4e-6, "nccl"};
+  Cluster c(hw);
+  auto eff = testing::ideal();
+  eff.step_latency_s = 10e-6;
+  EXPECT_NEAR(c.seconds(Collective::all_reduce, 0, {8, 1}, 1, eff), 14 * 5.4e-6, 1e-15);
+  EXPECT_NEAR(c.seconds(Collective::all_reduce, 0, {32, 1}, 4, eff), 14 * 5.4e-6 + 6 * 25e-6, 1e-15);
+  EXPECT_NEAR(c.seconds(Collective::point_to_point, 0, {2, 1}, 1, eff), 5.4e-6, 1e-15);
+  eff.step_latency_s = 1e-6;  // under the cap: the fitted figure stands
+  EXPECT_NEAR(c.seconds(Collective::all_reduce, 0, {8, 1}, 1, eff), 14 * 3e-6, 1e-15);
+}
+
 TEST(Cluster, PointToPointInsideTrn1) {
   // PP at stride 8 (TP=8): stage k in torus row k sends to row k+1; the
   // 2 devices of a chip share its one downward link: 96e9 / 2 = 48e9.

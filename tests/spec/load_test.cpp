@@ -308,6 +308,7 @@ TEST(LoadHardware, MatmulShareBandIsCheckedAndKept) {
 // src/graph/tuning.cc hwLat: 14.0 us).
 TEST(LoadHardware, StepLatencyBandIsCheckedAndKept) {
   EXPECT_DOUBLE_EQ(load_hardware("dgx-h100").step_latency_band.high_s, 14e-6);
+  EXPECT_DOUBLE_EQ(load_hardware("dgx-h100").step_latency_band.fabric_high_s, 3.4e-6);  // NCCL's NVLink step
   EXPECT_FALSE(load_hardware("jean-zay-a100-80gb").step_latency_band.known());
   json j = trn1();
   EXPECT_FALSE(hardware_from_json(j, "x.json").step_latency_band.known());
@@ -315,6 +316,11 @@ TEST(LoadHardware, StepLatencyBandIsCheckedAndKept) {
   const HardwareSpec hw = hardware_from_json(j, "x.json");
   EXPECT_DOUBLE_EQ(hw.step_latency_band.high_s, 9.6e-6);
   EXPECT_EQ(hw.step_latency_band.source, "nccl tuning.cc");
+  EXPECT_DOUBLE_EQ(hw.step_latency_band.fabric_high_s, 0);
+  j["collective_step_latency_us"]["fabric_high"] = 12;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.collective_step_latency_us.fabric_high", "up to high");
+  j["collective_step_latency_us"]["fabric_high"] = 3.4;
+  EXPECT_DOUBLE_EQ(hardware_from_json(j, "x.json").step_latency_band.fabric_high_s, 3.4e-6);
   j["collective_step_latency_us"]["high"] = 6000;
   expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.collective_step_latency_us", "5000");
   j["collective_step_latency_us"]["high"] = 14;
