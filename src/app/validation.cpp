@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "spec/error.h"
@@ -85,9 +86,16 @@ FitOutcome fit_calibration(const FitQuery& o) {
   spec::CalibrationFile& file = out.file;
   file.calibration = fit.calibration;
   file.calibration.name = hardware.family + (o.stack.empty() ? "" : "+" + o.stack) + "-fitted";
+  // A family-wide file names the stacks its runs ran under: where every one is a
+  // fine-tuning stack, a user pricing another stack on that family should know.
+  std::set<std::string> stacks;
+  for (const auto& r : runs)
+    if (std::find(fit.fitted_on.begin(), fit.fitted_on.end(), r.id) != fit.fitted_on.end()) stacks.insert(r.stack);
+  std::string stack_list;
+  for (const std::string& s : stacks) stack_list += (stack_list.empty() ? "" : ", ") + s;
   file.calibration.description = "fitted by `trainplan calibrate fit` on " + std::to_string(fit.fitted_on.size()) +
                                  " published runs of the " + hardware.family + " family" +
-                                 (o.stack.empty() ? std::string(" (all stacks)") : " under " + o.stack) + " (" +
+                                 (o.stack.empty() ? " (stacks " + stack_list + ")" : " under " + o.stack) + " (" +
                                  (o.measured.empty() ? std::string("data/measured") : o.measured) +
                                  "); GEMM, memory and intra-instance shapes are the assumed defaults";
   (*file.extra)["fitted_on"] = fit.fitted_on;
