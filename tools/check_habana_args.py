@@ -29,6 +29,8 @@ import sys
 import tempfile
 import types
 
+from one_per_process import check_each
+
 RESOLVED = ["tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size", "num_layers",
             "hidden_size", "num_attention_heads", "num_key_value_heads", "ffn_hidden_size", "seq_length",
             "micro_batch_size", "global_batch_size", "sequence_parallel", "recompute_granularity", "recompute_method",
@@ -122,14 +124,7 @@ def main():
     if o.one:  # one script per process: the client's module state does not carry over
         print(check_one(fork, o.scripts[0]))
         return 0
-    failed = 0
-    for script in o.scripts:
-        run = subprocess.run([sys.executable, __file__, "--one", "--fork", fork, script], capture_output=True, text=True)
-        lines = (run.stdout if run.returncode == 0 else run.stderr).strip().splitlines()
-        last = lines[-1] if lines else "(no output)"
-        failed += run.returncode != 0
-        print("%s: %s" % (script, last if run.returncode == 0 else "FAILED: " + last))
-    return 1 if failed else 0
+    return check_each(__file__, ["--fork", fork], o.scripts)
 
 
 if __name__ == "__main__":

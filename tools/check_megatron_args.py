@@ -24,10 +24,11 @@ import importlib.metadata
 import os
 import re
 import shlex
-import subprocess
 import sys
 import types
 import unittest.mock
+
+from one_per_process import check_each
 
 RESOLVED = ["tensor_model_parallel_size", "pipeline_model_parallel_size", "virtual_pipeline_model_parallel_size",
             "context_parallel_size", "expert_model_parallel_size", "sequence_parallel", "use_distributed_optimizer",
@@ -154,15 +155,7 @@ def main():
     if o.one:  # one script per process: the client's globals do not carry over
         print(check_one(os.path.abspath(o.megatron), o.scripts[0]))
         return 0
-    failed = 0
-    for script in o.scripts:
-        run = subprocess.run([sys.executable, __file__, "--one", "--megatron", o.megatron, script],
-                             capture_output=True, text=True)
-        lines = (run.stdout if run.returncode == 0 else run.stderr).strip().splitlines()
-        last = lines[-1] if lines else "(no output)"
-        failed += run.returncode != 0
-        print("%s: %s" % (script, last if run.returncode == 0 else "FAILED: " + last))
-    return 1 if failed else 0
+    return check_each(__file__, ["--megatron", o.megatron], o.scripts)
 
 
 if __name__ == "__main__":
