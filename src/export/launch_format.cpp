@@ -39,9 +39,12 @@ const FormatInfo& info(LaunchFormat format) {
 }
 
 LaunchFormat parse_launch_format(std::string_view text, const std::string& option) {
-  for (const FormatInfo& f : launch_formats())
+  std::string names;
+  for (const FormatInfo& f : launch_formats()) {
     if (text == f.name) return f.format;
-  throw spec::SpecError(option, "", "one of megatron, nemo, nxd, deepspeed, habana, found '" + std::string(text) + "'");
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  }
+  throw spec::SpecError(option, "", "one of " + names + ", found '" + std::string(text) + "'");
 }
 
 namespace {

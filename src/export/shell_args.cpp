@@ -428,6 +428,9 @@ std::map<std::string, std::string> ShellArgs::environment_of(const Command& comm
   return env;
 }
 
+// A word that ends one command and starts the next on the same line.
+static bool is_control_operator(const std::string& word) { return word == "&&" || word == "||" || word == "|" || word == "&"; }
+
 ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   ShellArgs out;
   std::vector<std::string> words;
@@ -526,7 +529,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   for (std::size_t w = 0; w < words.size(); ++w) {
     emit_heredocs_before(w);
     const std::string& raw = words[w];
-    if (starts_command[w] || raw == "&&" || raw == "||" || raw == "|" || raw == "&") {
+    if (starts_command[w] || is_control_operator(raw)) {
       in_prefix = true;
       exporting = false;
       prefix.clear();
@@ -571,7 +574,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     } else if (exporting && raw.rfind('-', 0) != 0) {
       out.exported.insert(raw);  // `export NAME`
     } else {
-      starts_a_command = in_prefix && !exporting && raw != "&&" && raw != "||" && raw != "|" && raw != "&";
+      starts_a_command = in_prefix && !exporting && !is_control_operator(raw);
     }
     bool environment = false;
     out.words.push_back(evaluate_arithmetic(expand(raw, vars, file, 0, &from_environment, &environment), vars));
