@@ -201,10 +201,10 @@ std::string expand(const std::string& word, const Variables& vars, const std::st
 // Launch scripts keep options in bash arrays whose quoted items hold an option
 // and its value ("--fp8-format hybrid"), or in strings run unquoted or by eval;
 // the shell splits them at whitespace.
-// `environment[i]` follows word i into each piece it splits into.
-std::vector<std::string> split_option_items(const std::vector<std::string>& words, std::vector<bool>& environment) {
+// `origin[p]` names the word that piece p came from.
+std::vector<std::string> split_option_items(const std::vector<std::string>& words, std::vector<std::size_t>& origin) {
   std::vector<std::string> out;
-  std::vector<bool> pieces_environment;
+  origin.clear();
   for (std::size_t index = 0; index < words.size(); ++index) {
     const std::string& word = words[index];
     // An unquoted "$OPTIONS" holding " --a 1 --b 2" splits the same way.
@@ -217,7 +217,7 @@ std::vector<std::string> split_option_items(const std::vector<std::string>& word
                                w.find("\t--") != std::string::npos || w.find("\n--") != std::string::npos;
     if (!holds_options || space == std::string::npos || (w.rfind("--", 0) == 0 && w.find('=') < space)) {
       out.push_back(word);
-      pieces_environment.push_back(environment[index]);
+      origin.push_back(index);
       continue;
     }
     std::size_t start = 0;
@@ -228,9 +228,8 @@ std::vector<std::string> split_option_items(const std::vector<std::string>& word
       out.push_back(w.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
       start = end == std::string::npos ? w.size() : end;
     }
-    pieces_environment.resize(out.size(), environment[index]);
+    origin.resize(out.size(), index);
   }
-  environment = std::move(pieces_environment);
   return out;
 }
 
@@ -514,6 +513,8 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   Variables vars{{kScriptPath, file}};
   std::set<std::string> from_environment;  // variables assigned from the caller's environment
   std::vector<bool> word_environment;      // per out.words entry
+  std::vector<bool> word_begins_command;   // per out.words entry: a command's first word, never an option's value
+  bool in_array = false;                   // inside NAME=( ... ), where a newline ends no command
   Branches branches;
   std::size_t next_heredoc = 0;
   auto emit_heredocs_before = [&](std::size_t index) {
@@ -529,6 +530,10 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   for (std::size_t w = 0; w < words.size(); ++w) {
     emit_heredocs_before(w);
     const std::string& raw = words[w];
+    const bool begins_command =
+        (starts_command[w] && !in_array) || is_control_operator(raw) || (w > 0 && is_control_operator(words[w - 1]));
+    if (!assigned_name(raw).empty() && raw.find("=(") != std::string::npos) in_array = raw.back() != ')';
+    else if (in_array && !raw.empty() && raw.back() == ')') in_array = false;
     if (starts_command[w] || is_control_operator(raw)) {
       in_prefix = true;
       exporting = false;
@@ -579,6 +584,7 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
     bool environment = false;
     out.words.push_back(evaluate_arithmetic(expand(raw, vars, file, 0, &from_environment, &environment), vars));
     word_environment.push_back(environment);
+    word_begins_command.push_back(begins_command);
     if (starts_a_command) {  // its first word as expanded, with the NAME=value words before it
       out.commands.push_back({out.words.back(), prefix});
       in_prefix = false;
@@ -588,18 +594,23 @@ ShellArgs parse_shell_args(const std::string& text, const std::string& file) {
   for (const auto& [name, value] : vars)
     if (name != kScriptPath) out.variables[name] = value;
   collect_sed_pipelines(out.words, out.templated_files);
-  out.words = split_option_items(out.words, word_environment);
+  std::vector<std::size_t> origin;
+  out.words = split_option_items(out.words, origin);
+  // A bare flag ending one command takes no value from the next command's first word.
+  const auto begins_command = [&](std::size_t piece) {
+    return word_begins_command[origin[piece]] && (piece == 0 || origin[piece - 1] != origin[piece]);
+  };
   for (std::size_t w = 0; w < out.words.size(); ++w) {
     const std::string& s = out.words[w];
     if (s.size() < 3 || s.rfind("--", 0) != 0) continue;
     std::string name = s;
-    bool environment = word_environment[w];
+    bool environment = word_environment[origin[w]];
     if (const std::size_t eq = s.find('='); eq != std::string::npos) {
       name = s.substr(0, eq);
       out.options[name] = s.substr(eq + 1);
-    } else if (w + 1 < out.words.size() && out.words[w + 1].rfind("--", 0) != 0) {
+    } else if (w + 1 < out.words.size() && out.words[w + 1].rfind("--", 0) != 0 && !begins_command(w + 1)) {
       out.options[s] = out.words[w + 1];
-      environment = word_environment[w + 1];
+      environment = word_environment[origin[w + 1]];
     } else {
       out.options[s] = "";
     }

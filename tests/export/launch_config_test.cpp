@@ -1054,6 +1054,24 @@ TEST(ShellArgs, QuotesContinuationsCommentsAndEquals) {
   expect_spec_error([] { parse_shell_args("run --x 'open", "f"); }, "", "closing '", "f");
 }
 
+// A newline or ';' ends a command (bash(1) SHELL GRAMMAR, Lists), so a bare flag
+// closing one takes no value from the next command's first word; inside a
+// NAME=( ... ) array a newline separates items only, and an option's value on
+// the next line stays its value.
+TEST(ShellArgs, ABareFlagEndingACommandTakesNoValueFromTheNext) {
+  const ShellArgs a = parse_shell_args(
+      "torchrun pretrain_gpt.py --bf16\necho done\nrun --flag; ls -l\nrun --and && true\n"
+      "ARGS=(\n  --tokenizer-model\n    /data/tok.model\n  --swiglu\n)\nrun ${ARGS[@]} --last\nset +x\n",
+      "f");
+  EXPECT_EQ(a.value("--bf16"), "");
+  EXPECT_EQ(a.value("--flag"), "");
+  EXPECT_EQ(a.value("--and"), "");
+  EXPECT_EQ(a.value("--tokenizer-model"), "/data/tok.model");
+  EXPECT_EQ(a.value("--last"), "");
+  const ShellArgs continued = parse_shell_args("run --x \\\n  value\n", "f");
+  EXPECT_EQ(continued.value("--x"), "value");  // a continuation ends no command
+}
+
 }  // namespace
 }  // namespace trainplan::exporting
 
