@@ -711,8 +711,13 @@ Stack load_release(const std::string& line, const std::string& version, const st
     std::string known;
     for (const auto& l : lines) known += (known.empty() ? "" : ", ") + l;
     const std::string guess = closest_name(line, {lines.begin(), lines.end()});
-    throw SpecError(asked, "", "a release line before '@'" + (guess.empty() ? "" : "; did you mean " + guess + "?") +
-                                   " Lines: " + known);
+    const std::vector<std::string> stacks = list_stack_names();
+    const bool is_stack = std::find(stacks.begin(), stacks.end(), line) != stacks.end();
+    const std::string what = line.empty()  ? "a release line before '@'"
+                             : is_stack    ? "a release line before '@' (stack " + line + " lists no releases)"
+                                           : "a release line before '@' (no stack is named " + line + ")";
+    throw SpecError(asked, "", what + (guess.empty() ? "" : "; did you mean " + guess + "?") +
+                                   "; lines with releases: " + known);
   }
   std::string ranges;
   for (const Stack& s : of_line) {

@@ -1165,6 +1165,9 @@ TEST(StackReleases, ALinesReleasePicksItsStackOrIsRefused) {
                                   "2.15-2.19 (neuronx-distributed), 2.20-2.24 (neuronx-distributed-2.20)");
   test_support::expect_spec_error([] { load_stack("neuronx-distributed@two"); }, "", "a release number after '@'");
   test_support::expect_spec_error([] { load_stack("neuronx-distributd@2.21"); }, "", "did you mean neuronx-distributed?");
+  test_support::expect_spec_error([] { load_stack("neuronx-distributd@2.21"); }, "", "no stack is named neuronx-distributd");
+  // A shipped stack outside every line: the refusal says so rather than "no stack".
+  test_support::expect_spec_error([] { load_stack("optimum-habana@1.18"); }, "", "stack optimum-habana lists no releases");
 }
 
 // A stack that extends one with a release range is no release of that line:
