@@ -29,6 +29,22 @@ TEST(ModelSpec, PublishedRoundFigures) {
   EXPECT_NEAR(load_model("bert-1.5b").total_parameters() / 1e9, 1.5, 0.05);
 }
 
+// Nemotron-4 (NeMo's Nemotron4Config340B / 15B: GQA with 8 groups, a squared-ReLU
+// MLP of two GEMMs, untied 256000-token embeddings), counted by hand from those
+// shapes: per layer Q and O h x h, K and V h x 8 x (h / heads), MLP 2 x h x ffn.
+TEST(ModelSpec, NemotronFourCountsFromItsShapes) {
+  const ModelSpec big = load_model("nemotron4-340b");
+  const double layer = 2.0 * 18432 * 18432 + 2.0 * 18432 * 8 * 192 + 2.0 * 18432 * 73728;
+  const double embeddings = 2.0 * 256000 * 18432;
+  EXPECT_NEAR(big.total_parameters(), 96 * layer + embeddings, 1e7);  // norms: under 10 M
+  EXPECT_NEAR((96 * layer + embeddings) / 1e9, 341.0, 0.1);
+  EXPECT_EQ(big.mlp, MlpKind::gelu);
+  EXPECT_DOUBLE_EQ(big.rotary_fraction, 0.5);
+  const ModelSpec small = load_model("nemotron4-15b");
+  const double small_layer = 2.0 * 6144 * 6144 + 2.0 * 6144 * 8 * 128 + 2.0 * 6144 * 24576;
+  EXPECT_NEAR(small.total_parameters(), 32 * small_layer + 2.0 * 256000 * 6144, 1e6);
+}
+
 TEST(ModelSpec, VocabularyPaddingFollowsMegatron) {
   auto m = load_model("gpt3-175b");  // 50257 padded to a multiple of 128 x TP
   EXPECT_EQ(m.padded_vocab(1), 50304);
