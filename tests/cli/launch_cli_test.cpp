@@ -569,7 +569,7 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"megatron", "--model llama3-70b --instances 16 --tp 8 --pp 4 --sp --global-batch 512 --recompute selective --zero 1 --hardware p5.48xlarge --seq-len 8192 --micro-batch 1 --precision fp8"},
       {"nemo", kLlama70bP5 + " --stack nemo"},
       {"nemo", "--model qwen2.5-14b --instances 4 --tp 4 --pp 2 --sp --global-batch 256 --recompute selective --zero 2 --stack nemo" + p5},
-      {"nemo", "--model llama2-7b --instances 4 --tp 4 --pp 1 --global-batch 256 --recompute full --zero 0 --stack nemo" + p5},
+      {"nemo", "--model llama2-7b --instances 4 --tp 4 --pp 1 --no-sp --global-batch 256 --recompute full --zero 0 --stack nemo" + p5},
       {"nemo", "--model llama2-13b --instances 4 --tp 2 --pp 1 --sp --global-batch 256 --recompute full --zero 3 --stack nemo-fsdp" + p5},
       {"nxd", kSeed002 + " --precision bf16-sr"},
       {"nxd", "--model llama2-70b --hardware trn1.32xlarge --instances 16 --tp 8 --pp 8 --virtual-stages 2 --sp --seq-len 4096 "
