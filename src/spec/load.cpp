@@ -380,6 +380,15 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
     m.shared_expert_ffn_hidden = a == "Qwen2MoeForCausalLM" ? hf_int(r, j, "shared_expert_intermediate_size", 0) : 0;
     check_moe(r, m, "$.", {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
                            "shared_expert_intermediate_size", "mlp_only_layers", "num_experts"});
+  } else if (a == "GptOssForCausalLM") {
+    // configuration_gpt_oss.py: num_local_experts gated experts of intermediate_size,
+    // num_experts_per_tok of them per token, every layer; no shared expert.
+    m.experts = r.positive_int(j, "$", "num_local_experts");
+    m.top_k = r.positive_int(j, "$", "num_experts_per_tok");
+    m.expert_ffn_hidden = m.ffn_hidden;
+    check_moe(r, m, "$.", {"num_local_experts", "num_experts_per_tok", "intermediate_size", "intermediate_size",
+                           "num_hidden_layers", "num_local_experts"});
+    m.unpriced.push_back("learned attention sinks: one more logit per head in every softmax row");
   } else if (a == "DeepseekV2ForCausalLM" || a == "DeepseekV3ForCausalLM") {
     if (hf_int(r, j, "moe_layer_freq", 1, false) != 1)
       r.fail("$.moe_layer_freq", "expected 1 (every layer after the first dense ones is MoE)");
@@ -426,7 +435,9 @@ void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, cons
       m.unpriced.push_back(line);
     }
   }
-  const bool windowed_family = gemma2 || a == "MistralForCausalLM" || a == "MixtralForCausalLM" || a == "Phi3ForCausalLM";
+  const bool gpt_oss = a == "GptOssForCausalLM";
+  const bool windowed_family =
+      gemma2 || gpt_oss || a == "MistralForCausalLM" || a == "MixtralForCausalLM" || a == "Phi3ForCausalLM";
   if (!windowed_family) {
     // Qwen2 and Qwen3 state a window they use only when told (use_sliding_window,
     // default false), on the layers max_window_layers picks: named, not priced.
@@ -434,13 +445,14 @@ void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, cons
       m.unpriced.push_back("use_sliding_window: a sliding window on some layers (max_window_layers), priced as full attention");
     return;
   }
-  // Absent: Gemma2Config's 4096, no window elsewhere; null: no window.
-  const int window = !r.has(j, "sliding_window")     ? (gemma2 ? 4096 : 0)
+  // Absent: Gemma2Config's 4096, GptOssConfig's 128, no window elsewhere; null: no window.
+  const int window = !r.has(j, "sliding_window")     ? (gemma2 ? 4096 : gpt_oss ? 128 : 0)
                      : j["sliding_window"].is_null() ? 0
                                                      : r.positive_int(j, "$", "sliding_window", true);
   if (window <= 0) return;
   m.sliding_window_tokens = window;
-  m.sliding_window_layer_share = gemma2 ? 0.5 : 1.0;
+  // GptOssConfig without layer_types alternates, the first layer windowed: ceil(layers / 2).
+  m.sliding_window_layer_share = gemma2 ? 0.5 : gpt_oss ? double((m.layers + 1) / 2) / m.layers : 1.0;
   if (r.has(j, "layer_types") && !j["layer_types"].is_null()) {
     const auto& types = j["layer_types"];
     if (!types.is_array() || types.size() != size_t(m.layers))
@@ -512,10 +524,13 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   // modeling_qwen2.py: bias on the Q, K and V projections; modeling_phi3.py:
   // fused qkv_proj and gate_up_proj, the same GEMM FLOPs).
   const bool gemma = a == "GemmaForCausalLM" || a == "Gemma2ForCausalLM";
+  // GPT-OSS (transformers' configuration_gpt_oss.py): Llama's layer with biased
+  // attention (attention_bias always True), 64-wide heads, gated experts.
+  const bool gpt_oss = a == "GptOssForCausalLM";
   const bool llama_like = a == "LlamaForCausalLM" || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
                           a == "Qwen2ForCausalLM" || a == "Phi3ForCausalLM" || gemma ||
                           a == "Qwen2MoeForCausalLM" ||
-                          a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek;
+                          a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || deepseek || gpt_oss;
   const bool falcon = a == "FalconForCausalLM";
   const bool known = llama_like || falcon || a == "GPTNeoXForCausalLM" || a == "BertForPreTraining" ||
                      a == "BertForMaskedLM";
@@ -523,7 +538,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
                                  "Qwen2ForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Gemma2ForCausalLM, Qwen2MoeForCausalLM, "
                                  "Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
-                                 "DeepseekV3ForCausalLM, GPTNeoXForCausalLM, FalconForCausalLM, "
+                                 "DeepseekV3ForCausalLM, GptOssForCausalLM, GPTNeoXForCausalLM, FalconForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
   m.layers = r.positive_int(j, "$", "num_hidden_layers");
   m.hidden = r.positive_int(j, "$", "hidden_size");
@@ -546,7 +561,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     // Qwen2's Q, K and V projections carry biases, no other linear layer does
     // (modeling_qwen2.py: q_proj/k_proj/v_proj bias=True, o_proj bias=False);
     // Llama-family attention_bias puts them on all four projections.
-    m.bias = flag("attention_bias", false);
+    m.bias = flag("attention_bias", gpt_oss);
     m.qkv_bias = a == "Qwen2ForCausalLM" || a == "Qwen2MoeForCausalLM";
     // Qwen3 normalises each head's query and key (modeling_qwen3.py q_norm, k_norm).
     m.qk_norm = a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM";

@@ -264,3 +264,49 @@ TEST(ModelSpec, HuggingFaceMistralAndQwen3AsPublished) {
   EXPECT_DOUBLE_EQ(q.rope_theta, 1e6);
   EXPECT_EQ(q.sliding_window_tokens, 0);  // use_sliding_window false
 }
+
+// GPT-OSS as transformers describes it (huggingface/transformers@828a27fd
+// src/transformers/models/gpt_oss/configuration_gpt_oss.py, GptOssConfig, whose
+// defaults are the 120B model: 36 layers, 128 experts of 2880, top-4, 64 heads of
+// 64, 8 KV heads, a 128-token window on alternate layers starting with the first,
+// attention_bias always True, rope_theta 150000). The config here states what
+// save_pretrained writes for those defaults, layer_types left to the default.
+// By hand from the shapes, without biases and norms: per layer Q 2880 x 4096,
+// K and V 2880 x 512 each, O 4096 x 2880, 128 experts of 3 x 2880 x 2880 and a
+// 2880 x 128 router; 2 x 201088 x 2880 untied embeddings: 116.79 G.
+TEST(ModelSpec, HuggingFaceGptOssAsTransformersDefinesIt) {
+  const auto config = nlohmann::json::parse(R"({
+  "architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "num_hidden_layers": 36,
+  "num_local_experts": 128, "vocab_size": 201088, "hidden_size": 2880, "intermediate_size": 2880,
+  "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8, "sliding_window": 128,
+  "rope_theta": 150000.0, "tie_word_embeddings": false, "max_position_embeddings": 131072,
+  "num_experts_per_tok": 4, "attention_bias": true})");
+  const trainplan::spec::ModelSpec hf = trainplan::spec::model_from_hf_config(config, "config.json");
+  EXPECT_EQ(hf.experts, 128);
+  EXPECT_EQ(hf.top_k, 4);
+  EXPECT_EQ(hf.expert_ffn_hidden, 2880);
+  EXPECT_EQ(hf.head_dim(), 64);
+  EXPECT_TRUE(hf.bias);
+  EXPECT_EQ(hf.sliding_window_tokens, 128);
+  EXPECT_DOUBLE_EQ(hf.sliding_window_layer_share, 0.5);
+  EXPECT_DOUBLE_EQ(hf.rope_theta, 150000);
+  ASSERT_EQ(hf.unpriced.size(), 1u);
+  EXPECT_NE(hf.unpriced[0].find("attention sinks"), std::string::npos);
+  const double layer = 2880.0 * 4096 + 2 * 2880.0 * 512 + 4096.0 * 2880 + 128 * 3 * 2880.0 * 2880 + 2880.0 * 128;
+  const double hand = 36 * layer + 2 * 201088.0 * 2880;
+  EXPECT_NEAR(hand / 1e9, 116.79, 0.01);
+  EXPECT_NEAR(hf.total_parameters(), hand, 0.002 * hand);  // biases and norms: under 0.2%
+  // The catalogue's file (models/gpt-oss-120b.json) is the same model.
+  const trainplan::spec::ModelSpec file = load_model("gpt-oss-120b");
+  EXPECT_EQ(file.total_parameters(), hf.total_parameters());
+  EXPECT_EQ(file.active_parameters(), hf.active_parameters());
+  // The 20B model states its layer_types: 12 of 24 windowed.
+  auto twenty = config;
+  twenty["num_hidden_layers"] = 24;
+  twenty["num_local_experts"] = 32;
+  twenty["layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 24; ++i) twenty["layer_types"].push_back(i % 2 ? "full_attention" : "sliding_attention");
+  const trainplan::spec::ModelSpec small = trainplan::spec::model_from_hf_config(twenty, "config.json");
+  EXPECT_DOUBLE_EQ(small.sliding_window_layer_share, 0.5);
+  EXPECT_EQ(load_model("gpt-oss-20b").total_parameters(), small.total_parameters());
+}
