@@ -9,6 +9,7 @@
 
 #include "export/header.h"
 #include "export/megatron_args.h"
+#include "export/megatron_options.h"
 #include "export/shell_args.h"
 #include "export/refusal.h"
 #include "spec/error.h"
@@ -421,7 +422,16 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     state("--qk-layernorm", args.has("--qk-layernorm") ? "true" : "false", stated_qk_norm);
     if (m.experts > 0) state("--moe-router-topk", std::to_string(whole("--moe-router-topk", 1, kBig, 2)), stated_top_k);
   }
-  if (const std::string note = unread_options_note(args.unconsulted()); !note.empty()) job.notes.push_back(note);
+  std::vector<std::string> unread, unknown;
+  for (const std::string& option : args.unconsulted())
+    (megatron_lm_or_torchrun_parses(option) ? unread : unknown).push_back(option);
+  if (const std::string note = unread_options_note(unread); !note.empty()) job.notes.push_back(note);
+  if (!unknown.empty()) {
+    std::string note = "options Megatron-LM core_r0.13.0 and torchrun do not define (that release stops on them: "
+                       "'unrecognized arguments'; a later one may read them), not read:";
+    for (const std::string& option : unknown) note += " " + spec::one_line(option, 200);
+    job.notes.push_back(note);
+  }
   return job;
 }
 
