@@ -414,17 +414,18 @@ void read_hf_moe(const JsonReader& r, const nlohmann::json& j, const std::string
 // or to the layers its layer_types marks "sliding_attention". What a config
 // states that the cost model does not price is named in m.unpriced.
 void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, const std::string& a, ModelSpec& m) {
-  const bool gemma2 = a == "Gemma2ForCausalLM";
-  if (gemma2) {
-    // Gemma 2's sandwich: RMSNorms before and after attention and the MLP
+  const bool gemma2 = a == "Gemma2ForCausalLM", gemma3 = a == "Gemma3ForCausalLM";
+  if (gemma2 || gemma3) {
+    // Gemma 2's and 3's sandwich: RMSNorms before and after attention and the MLP
     // (modeling_gemma2.py pre_feedforward_layernorm, post_attention_layernorm, post_feedforward_layernorm).
     m.post_norms = 2;
-    // Gemma2Config's defaults: 50 on the attention scores, 30 on the logits; null turns one off.
+    // Gemma2Config's defaults: 50 on the attention scores, 30 on the logits;
+    // Gemma3TextConfig's: none; null turns one off.
     const auto cap = [&](const char* key, double fallback) {
       return !r.has(j, key) ? fallback : j[key].is_null() ? 0.0 : r.positive(j, "$", key);
     };
-    const double score_cap = cap("attn_logit_softcapping", 50.0);
-    const double logit_cap = cap("final_logit_softcapping", 30.0);
+    const double score_cap = cap("attn_logit_softcapping", gemma2 ? 50.0 : 0.0);
+    const double logit_cap = cap("final_logit_softcapping", gemma2 ? 30.0 : 0.0);
     char line[160];
     if (score_cap > 0) {
       std::snprintf(line, sizeof line, "attn_logit_softcapping %g: a tanh on every attention score", score_cap);
@@ -436,8 +437,8 @@ void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, cons
     }
   }
   const bool gpt_oss = a == "GptOssForCausalLM";
-  const bool windowed_family =
-      gemma2 || gpt_oss || a == "MistralForCausalLM" || a == "MixtralForCausalLM" || a == "Phi3ForCausalLM";
+  const bool windowed_family = gemma2 || gemma3 || gpt_oss || a == "MistralForCausalLM" || a == "MixtralForCausalLM" ||
+                               a == "Phi3ForCausalLM";
   if (!windowed_family) {
     // Qwen2 and Qwen3 state a window they use only when told (use_sliding_window,
     // default false), on the layers max_window_layers picks: named, not priced.
@@ -445,14 +446,19 @@ void read_hf_attention_window(const JsonReader& r, const nlohmann::json& j, cons
       m.unpriced.push_back("use_sliding_window: a sliding window on some layers (max_window_layers), priced as full attention");
     return;
   }
-  // Absent: Gemma2Config's 4096, GptOssConfig's 128, no window elsewhere; null: no window.
-  const int window = !r.has(j, "sliding_window")     ? (gemma2 ? 4096 : gpt_oss ? 128 : 0)
+  // Absent: Gemma2Config's and Gemma3TextConfig's 4096, GptOssConfig's 128, no window elsewhere; null: no window.
+  const int window = !r.has(j, "sliding_window")     ? (gemma2 || gemma3 ? 4096 : gpt_oss ? 128 : 0)
                      : j["sliding_window"].is_null() ? 0
                                                      : r.positive_int(j, "$", "sliding_window", true);
   if (window <= 0) return;
   m.sliding_window_tokens = window;
   // GptOssConfig without layer_types alternates, the first layer windowed: ceil(layers / 2).
   m.sliding_window_layer_share = gemma2 ? 0.5 : gpt_oss ? double((m.layers + 1) / 2) / m.layers : 1.0;
+  if (gemma3) {
+    // Gemma3TextConfig: every sliding_window_pattern-th layer (default 6) attends globally, the rest locally.
+    const int pattern = hf_int(r, j, "sliding_window_pattern", 6, false);
+    m.sliding_window_layer_share = double(m.layers - m.layers / pattern) / m.layers;
+  }
   if (r.has(j, "layer_types") && !j["layer_types"].is_null()) {
     const auto& types = j["layer_types"];
     if (!types.is_array() || types.size() != size_t(m.layers))
@@ -499,12 +505,35 @@ void read_hf_falcon(const JsonReader& r, const nlohmann::json& j, ModelSpec& m) 
 
 }  // namespace
 
+namespace {
+
+// Gemma 3's multimodal checkpoints (Gemma3ForConditionalGeneration): the text
+// model is text_config, saved as its differences from Gemma3TextConfig's
+// defaults (huggingface/transformers@008f5c8c src/transformers/models/gemma3/
+// configuration_gemma3.py), which fill the rest. The vision tower is not priced, and said so.
+ModelSpec gemma3_text_model(const JsonReader& r, const nlohmann::json& j, const std::string& file) {
+  const auto& text = r.object(j, "$", "text_config");
+  nlohmann::json full = {{"vocab_size", 262208}, {"hidden_size", 2304}, {"intermediate_size", 9216},
+                         {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+                         {"head_dim", 256}, {"max_position_embeddings", 131072}, {"tie_word_embeddings", true},
+                         {"rope_theta", 1000000.0}, {"sliding_window", 4096}, {"sliding_window_pattern", 6}};
+  for (const auto& [key, value] : text.items()) full[key] = value;
+  full["architectures"] = nlohmann::json::array({"Gemma3ForCausalLM"});
+  if (j.contains("_name_or_path")) full["_name_or_path"] = j["_name_or_path"];
+  ModelSpec m = model_from_hf_config(full, file + " (text_config)");
+  m.unpriced.push_back("Gemma3ForConditionalGeneration's vision tower (vision_config) and image tokens: the text model alone is priced");
+  return m;
+}
+
+}  // namespace
+
 ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file) {
   JsonReader r(file);
   const auto& arch = r.field(j, "$", "architectures");
   if (!arch.is_array() || arch.empty() || !arch[0].is_string())
     r.fail("$.architectures", "expected an array naming the architecture");
   const std::string a = arch[0].get<std::string>();
+  if (a == "Gemma3ForConditionalGeneration") return gemma3_text_model(r, j, file);
   ModelSpec m;
   m.source_file = file;
   m.source = "Hugging Face config.json (" + a + ")";
@@ -523,7 +552,7 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
   // Qwen2 and Phi-3 are Llama's layer with other names (transformers'
   // modeling_qwen2.py: bias on the Q, K and V projections; modeling_phi3.py:
   // fused qkv_proj and gate_up_proj, the same GEMM FLOPs).
-  const bool gemma = a == "GemmaForCausalLM" || a == "Gemma2ForCausalLM";
+  const bool gemma = a == "GemmaForCausalLM" || a == "Gemma2ForCausalLM" || a == "Gemma3ForCausalLM";
   // GPT-OSS (transformers' configuration_gpt_oss.py): Llama's layer with biased
   // attention (attention_bias always True), 64-wide heads, gated experts.
   const bool gpt_oss = a == "GptOssForCausalLM";
@@ -536,7 +565,8 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
                      a == "BertForMaskedLM";
   if (!known)
     r.fail("$.architectures[0]", "expected LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                                 "Qwen2ForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Gemma2ForCausalLM, Qwen2MoeForCausalLM, "
+                                 "Qwen2ForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, "
+                                 "Gemma3ForConditionalGeneration, Qwen2MoeForCausalLM, "
                                  "Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM, "
                                  "DeepseekV3ForCausalLM, GptOssForCausalLM, GPTNeoXForCausalLM, FalconForCausalLM, "
                                  "BertForPreTraining or BertForMaskedLM, got \"" + a + "\"");
@@ -563,8 +593,8 @@ ModelSpec model_from_hf_config(const nlohmann::json& j, const std::string& file)
     // Llama-family attention_bias puts them on all four projections.
     m.bias = flag("attention_bias", gpt_oss);
     m.qkv_bias = a == "Qwen2ForCausalLM" || a == "Qwen2MoeForCausalLM";
-    // Qwen3 normalises each head's query and key (modeling_qwen3.py q_norm, k_norm).
-    m.qk_norm = a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM";
+    // Qwen3 and Gemma 3 normalise each head's query and key (modeling_qwen3.py, modeling_gemma3.py q_norm, k_norm).
+    m.qk_norm = a == "Qwen3ForCausalLM" || a == "Qwen3MoeForCausalLM" || a == "Gemma3ForCausalLM";
     // Llama-family configs may state head_dim (Qwen3: always; 128 with hidden
     // 2048 and 32 heads); MLA's head widths come from its own keys.
     if (!deepseek && r.has(j, "head_dim") && !j["head_dim"].is_null()) {

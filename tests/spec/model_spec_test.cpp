@@ -310,3 +310,47 @@ TEST(ModelSpec, HuggingFaceGptOssAsTransformersDefinesIt) {
   EXPECT_DOUBLE_EQ(small.sliding_window_layer_share, 0.5);
   EXPECT_EQ(load_model("gpt-oss-20b").total_parameters(), small.total_parameters());
 }
+
+// Gemma 3 (huggingface/transformers@008f5c8c src/transformers/models/gemma3/
+// configuration_gemma3.py): Gemma 2's sandwich norms and GeGLU, per-head QK norms,
+// 256-wide heads, and a local window on all layers but every sliding_window_pattern-th
+// (default 6); no soft-capping by default. A multimodal checkpoint's text_config holds
+// only what differs from Gemma3TextConfig's defaults (PretrainedConfig.to_diff_dict),
+// which fill the rest; its vision tower is said as not priced.
+TEST(ModelSpec, HuggingFaceGemma3TextAndMultimodal) {
+  const auto multimodal = nlohmann::json::parse(R"({
+  "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+  "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
+                  "num_hidden_layers": 34, "sliding_window": 1024},
+  "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152}})");
+  const trainplan::spec::ModelSpec g = trainplan::spec::model_from_hf_config(multimodal, "config.json");
+  EXPECT_EQ(g.layers, 34);
+  EXPECT_EQ(g.hidden, 2560);
+  EXPECT_EQ(g.heads, 8);      // Gemma3TextConfig's default
+  EXPECT_EQ(g.kv_heads, 4);   // default
+  EXPECT_EQ(g.head_dim(), 256);
+  EXPECT_EQ(g.vocab, 262208);  // default
+  EXPECT_TRUE(g.tied_embeddings);
+  EXPECT_TRUE(g.qk_norm);
+  EXPECT_EQ(g.post_norms, 2);
+  EXPECT_EQ(g.sliding_window_tokens, 1024);
+  EXPECT_DOUBLE_EQ(g.sliding_window_layer_share, (34.0 - 34 / 6) / 34);  // layers 6, 12, ..., 30 are global
+  EXPECT_DOUBLE_EQ(g.rope_theta, 1000000);
+  ASSERT_EQ(g.unpriced.size(), 1u);  // no soft-capping by default, the vision tower said
+  EXPECT_NE(g.unpriced[0].find("vision tower"), std::string::npos);
+  // The text model alone reads its own keys; a stated cap is said.
+  auto text = nlohmann::json::parse(R"({
+  "architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "vocab_size": 262144, "hidden_size": 1152,
+  "intermediate_size": 6912, "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1,
+  "head_dim": 256, "max_position_embeddings": 32768, "sliding_window": 512, "sliding_window_pattern": 6,
+  "attn_logit_softcapping": 50.0})");
+  const trainplan::spec::ModelSpec one = trainplan::spec::model_from_hf_config(text, "config.json");
+  EXPECT_EQ(one.kv_heads, 1);
+  EXPECT_DOUBLE_EQ(one.sliding_window_layer_share, 22.0 / 26);
+  ASSERT_EQ(one.unpriced.size(), 1u);
+  EXPECT_NE(one.unpriced[0].find("attn_logit_softcapping"), std::string::npos);
+  // A text_config that is not an object is refused with its path.
+  auto bad = multimodal;
+  bad["text_config"] = 3;
+  expect_spec_error([&] { trainplan::spec::model_from_hf_config(bad, "config.json"); }, "text_config", "", "config.json");
+}
