@@ -52,6 +52,7 @@ ArgList bigscience_arguments(const LaunchJob& job) {
     refuse_deepspeed("zero_optimization.stage", "0 or 1: bigscience Megatron-DeepSpeed always runs DeepSpeed's pipeline engine, "
                                       "which rejects ZeRO-2 and -3");
   if (m.qk_norm) refuse_deepspeed("--qk-layernorm", "no QK-norm: not offered");
+  if (m.squared_relu) refuse_deepspeed("--glu-activation", "GELU or a GLU: bigscience Megatron-DeepSpeed offers no squared ReLU; " + m.name + " has it");
   if (m.position == spec::PositionKind::rotary && m.rope_theta > 0 && m.rope_theta != 10000)
     refuse_deepspeed("--position-embedding-type", "a RoPE base of 10000: the fork's rotary embedding has no option for " +
                                             m.name + "'s " + rope_base_text(m));

@@ -105,7 +105,9 @@ ReadLaunch read_launch_config(const std::string& path, const std::string& stack)
 
 std::string stated_kv_heads(const spec::ModelSpec& m) { return std::to_string(m.kv_heads); }
 std::string stated_norm(const spec::ModelSpec& m) { return m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
-std::string stated_mlp(const spec::ModelSpec& m) { return m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu"; }
+std::string stated_mlp(const spec::ModelSpec& m) {
+  return m.mlp == spec::MlpKind::swiglu ? "swiglu" : m.squared_relu ? "squared-relu" : "gelu";
+}
 std::string stated_position(const spec::ModelSpec& m) {
   return m.position == spec::PositionKind::rotary ? "rope" : m.position == spec::PositionKind::alibi ? "alibi" : "learned_absolute";
 }

@@ -39,6 +39,9 @@ void write_rotary_percent(ArgList& a, const spec::ModelSpec& m) {
 
 void write_shared_architecture(ArgList& a, const spec::ModelSpec& m) {
   if (m.mlp == spec::MlpKind::swiglu) a.flag("--swiglu");
+  // NVIDIA/Megatron-LM@73a28a10 megatron/training/arguments.py:1446 and microsoft/Megatron-DeepSpeed@f4157bea
+  // megatron/arguments.py:668: --squared-relu, 'Use squared relu activation instead of default gelu'.
+  if (m.squared_relu) a.flag("--squared-relu");
   if (!m.tied_embeddings) a.flag("--untie-embeddings-and-output-weights");
   if (!m.bias) a.flag("--disable-bias-linear");
   if (!m.dropout) {

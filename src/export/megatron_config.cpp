@@ -355,6 +355,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
                             "a divisor of --num-attention-heads " + std::to_string(m.heads) + ", found " +
                                 std::to_string(m.kv_heads));
     m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
+    m.squared_relu = !args.has("--swiglu") && args.has("--squared-relu");
     m.ffn_hidden =
         read_ffn_hidden(args, file, m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden);
     const std::string norm = args.value("--normalization").value_or("LayerNorm");
@@ -413,7 +414,7 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
             stated_kv_heads);
     const std::string norm = args.value("--normalization").value_or("LayerNorm");
     state("--normalization", norm == "RMSNorm" ? "rmsnorm" : norm == "LayerNorm" ? "layernorm" : norm, stated_norm);
-    state("--swiglu", args.has("--swiglu") ? "swiglu" : "gelu", stated_mlp);
+    state("--swiglu", args.has("--swiglu") ? "swiglu" : args.has("--squared-relu") ? "squared-relu" : "gelu", stated_mlp);
     const std::string position = args.value("--position-embedding-type").value_or("learned_absolute");
     state("--position-embedding-type", position, stated_position);
     if (position == "rope") state("--rotary-base", std::to_string(whole("--rotary-base", 1, kBig, 10000)), stated_rope_base);

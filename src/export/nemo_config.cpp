@@ -183,7 +183,8 @@ std::string write_nemo(const LaunchJob& job) {
   else model["num_query_groups"] = YAML::Node(YAML::NodeType::Null);
   if (m.explicit_head_dim > 0) model["kv_channels"] = m.explicit_head_dim;
   model["normalization"] = m.norm == spec::NormKind::rmsnorm ? "rmsnorm" : "layernorm";
-  model["activation"] = m.mlp == spec::MlpKind::swiglu ? "swiglu" : "gelu";
+  // NVIDIA/NeMo@e938df32 nemo/collections/nlp/parts/utils_funcs.py:170-214 activation_to_func: 'squared-relu' too.
+  model["activation"] = stated_mlp(m);
   model["position_embedding_type"] = m.position == spec::PositionKind::rotary ? "rope"
                                      : m.position == spec::PositionKind::alibi ? "alibi"
                                                                                  : "learned_absolute";

@@ -35,6 +35,7 @@ std::string write_nxd(const LaunchJob& job) {
     refuse_nxd("model.has_bias", "all linear biases or none (NxD Training's megatron model has one switch); " + m.name +
                                      " has Q, K and V biases alone");
   if (m.qk_norm) refuse_nxd("model.normalization", "no QK-norm: NxD Training@ff83d7bd's models have none; " + m.name + " has it");
+  if (m.squared_relu) refuse_nxd("model.activation", "swiglu or gelu: NxD Training@ff83d7bd's models offer no squared ReLU; " + m.name + " has it");
   // The megatron model has no flash-attention path (see nxd_hf_config.cpp: a dense Llama priced
   // with flash attention goes to the HF path). A dense model of another shape cannot run it.
   if (job.flash_attention && m.moe())

@@ -258,7 +258,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   r.only_keys(j, "$", {"name", "source", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "mlp", "norm",
                       "position", "rotary_fraction", "parallel_residual", "tied_embeddings", "embedding_norm", "bias", "qkv_bias", "qk_norm", "rope_theta", "dropout", "vocab",
                       "vocab_pad_multiple", "max_positions", "type_vocab", "head_token_fraction", "moe", "mla",
-                      "pre_norms", "post_norms", "sliding_window"});
+                      "pre_norms", "post_norms", "sliding_window", "activation"});
   m.name = r.string(j, "$", "name");
   m.source = r.string(j, "$", "source");
   m.kind = r.choice(j, "$", "kind", {"decoder", "encoder-mlm"}) == "decoder" ? ModelKind::decoder : ModelKind::encoder_mlm;
@@ -270,6 +270,11 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& file) {
   if (r.has(j, "head_dim")) m.explicit_head_dim = r.positive_int(j, "$", "head_dim");
   m.ffn_hidden = r.positive_int(j, "$", "ffn_hidden");
   m.mlp = r.choice(j, "$", "mlp", {"gelu", "swiglu"}) == "gelu" ? MlpKind::gelu : MlpKind::swiglu;
+  // Optional: a gelu-kind MLP's activation where it is not GELU.
+  if (r.has(j, "activation")) {
+    m.squared_relu = r.choice(j, "$", "activation", {"gelu", "squared-relu"}) == "squared-relu";
+    if (m.mlp != MlpKind::gelu) r.fail("$.activation", "no activation key with mlp swiglu (SwiGLU's is SiLU)");
+  }
   m.norm = r.choice(j, "$", "norm", {"layernorm", "rmsnorm"}) == "layernorm" ? NormKind::layernorm : NormKind::rmsnorm;
   const std::string position = r.choice(j, "$", "position", {"learned", "rotary", "alibi"});
   m.position = position == "learned" ? PositionKind::learned

@@ -41,6 +41,9 @@ struct ModelSpec {
   bool bias = false;      // linear layers carry biases (BERT, GPT, NeoX; not Llama)
   bool qkv_bias = false;  // the Q, K and V projections alone carry biases (Qwen 1-2.5), where bias is false
   bool qk_norm = false;   // an RMSNorm over each head's query and key before RoPE (Qwen3, OLMo 2)
+  // A gelu-kind MLP (two GEMMs) whose activation is ReLU squared (Nemotron): the
+  // same FLOPs and bytes as GELU's, a different model for the launch files.
+  bool squared_relu = false;
   double rope_theta = 0;  // RoPE base (HF rope_theta); 0: unstated, the clients' default 10000 applies
   // Sliding-window attention: on sliding_window_layer_share of the layers a
   // query sees at most sliding_window_tokens earlier tokens (0: every layer

@@ -1090,6 +1090,43 @@ TEST(LaunchConfig, Fp8RoundTripsWhereTheStackOffersIt) {
   expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "precision.type", "FP8");
 }
 
+// Nemotron's squared-ReLU MLP (models/nemotron4-15b.json "activation") is a
+// different model from a GELU one of the same shapes: Megatron-LM and Microsoft's
+// fork take --squared-relu (arguments.py:1446 at 73a28a10; :668 at f4157bea), NeMo
+// activation 'squared-relu' (utils_funcs.py:170-214 at e938df32); bigscience's fork
+// and NxD Training offer none and refuse it. Read back, the file states it, and a
+// --model without it is a contradiction.
+TEST(LaunchConfig, SquaredReluIsWrittenReadAndCheckedOrRefused) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.model = spec::load_model("nemotron4-15b");
+  job.model_name = "nemotron4-15b";
+  job.plan.tp = 2;
+  job.plan.pp = 1;
+  job.plan.virtual_stages = 1;
+  ASSERT_TRUE(job.model.squared_relu);
+  const std::string script = launch_files(LaunchFormat::megatron, job, "x.sh").front().text;
+  EXPECT_TRUE(parse_shell_args(script, "x.sh").has("--squared-relu")) << script;
+  const ReadLaunch back = round_trip(LaunchFormat::megatron, job, "squared-relu.sh");
+  EXPECT_TRUE(back.job.model.squared_relu);
+  // Without --vocab-size the script states a partial architecture, held against --model.
+  const std::size_t vocab = script.find("--vocab-size");
+  ASSERT_NE(vocab, std::string::npos);
+  ReadLaunch partial{LaunchFormat::megatron,
+                     read_megatron(script.substr(0, vocab) + script.substr(script.find('\n', vocab)), "partial.sh")};
+  spec::ModelSpec gelu = job.model;
+  gelu.squared_relu = false;
+  expect_spec_error([&] { check_stated_architecture(partial, gelu, "partial.sh"); }, "--swiglu", "squared-relu");
+  check_stated_architecture(partial, job.model, "partial.sh");  // the model it is
+  job.stack_name = "nemo";
+  EXPECT_EQ(YAML::Load(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text)["model"]["activation"].as<std::string>(),
+            "squared-relu");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); }, "model.activation", "squared ReLU");
+  job.stack_name = "megatron-deepspeed";
+  job.plan.sp = false;
+  job.plan.recompute = spec::Recompute::full;
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, job, "x.sh"); }, "--glu-activation", "squared ReLU");
+}
+
 // FP8 parameters (stacks/nemo.json fp8_param_gather): NeMo takes
 // +model.fp8_params=true, as NVIDIA's launcher examples pass it; Megatron-LM
 // --fp8-param-gather (arguments.py@73a28a10:1208), only beside the distributed

@@ -354,3 +354,20 @@ TEST(ModelSpec, HuggingFaceGemma3TextAndMultimodal) {
   bad["text_config"] = 3;
   expect_spec_error([&] { trainplan::spec::model_from_hf_config(bad, "config.json"); }, "text_config", "", "config.json");
 }
+
+// A gelu-kind MLP may name its activation (Nemotron's squared ReLU); a SwiGLU one may not.
+TEST(ModelSpec, ActivationKeyIsAGeluKindMlpsOnly) {
+  EXPECT_TRUE(load_model("nemotron4-340b").squared_relu);
+  EXPECT_FALSE(load_model("gpt3-175b").squared_relu);
+  auto j = nlohmann::json::parse(R"({"name": "x", "source": "test", "kind": "decoder", "layers": 2, "hidden": 64,
+    "heads": 4, "kv_heads": 4, "ffn_hidden": 256, "mlp": "swiglu", "norm": "rmsnorm", "position": "learned",
+    "parallel_residual": false, "tied_embeddings": true, "bias": false, "vocab": 1000, "vocab_pad_multiple": 1,
+    "max_positions": 128, "activation": "squared-relu"})");
+  expect_spec_error([&] { trainplan::spec::model_from_json(j, "x.json"); }, "$.activation", "no activation key with mlp swiglu",
+                    "x.json");
+  j["mlp"] = "gelu";
+  j["activation"] = "relu";
+  expect_spec_error([&] { trainplan::spec::model_from_json(j, "x.json"); }, "$.activation", "squared-relu", "x.json");
+  j["activation"] = "squared-relu";
+  EXPECT_TRUE(trainplan::spec::model_from_json(j, "x.json").squared_relu);
+}
