@@ -310,7 +310,6 @@ void read_microsoft_deepspeed_arguments(const ShellArgs& args, const std::string
                               std::to_string(p.cp) + " (megatron/model/transformer.py:729 asserts K and V as wide as Q), found " +
                               std::to_string(m.kv_heads));
   m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
-  m.squared_relu = !args.has("--swiglu") && args.has("--squared-relu");
   // The fork's defaults (arguments.py:287-296): 4h, or for SwiGLU 8h/3 rounded down to a multiple of 64.
   m.ffn_hidden =
       read_ffn_hidden(args, file, m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden);

@@ -55,6 +55,7 @@ void write_shared_architecture(ArgList& a, const spec::ModelSpec& m) {
 void read_shared_architecture(const ShellArgs& args, const std::string& file, LaunchJob& job) {
   constexpr long kBig = 1L << 30;
   spec::ModelSpec& m = job.model;
+  m.squared_relu = m.mlp == spec::MlpKind::gelu && args.has("--squared-relu");  // read after --swiglu
   m.tied_embeddings = !args.has("--untie-embeddings-and-output-weights");
   m.bias = !args.has("--disable-bias-linear");
   m.dropout = args.real("--attention-dropout", 0.1, file) > 0 || args.real("--hidden-dropout", 0.1, file) > 0;

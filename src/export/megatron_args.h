@@ -22,7 +22,7 @@ void write_layer_shape(ArgList& args, const spec::ModelSpec& model);
 std::string rope_base_text(const spec::ModelSpec& m);
 void write_rotary_percent(ArgList& args, const spec::ModelSpec& model);
 void write_shared_architecture(ArgList& args, const spec::ModelSpec& model);
-// The reverse of write_shared_architecture (less --swiglu) and --max-position-embeddings:
+// The reverse of write_shared_architecture (less --swiglu, which the caller reads first) and --max-position-embeddings:
 // the defaults are Megatron's (tied, biased, dropout 0.1, padded to 128).
 void read_shared_architecture(const ShellArgs& args, const std::string& file, LaunchJob& job);
 // --ffn-hidden-size, else `fallback`, the width the client derives from --hidden-size; refused

@@ -355,7 +355,6 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
                             "a divisor of --num-attention-heads " + std::to_string(m.heads) + ", found " +
                                 std::to_string(m.kv_heads));
     m.mlp = args.has("--swiglu") ? spec::MlpKind::swiglu : spec::MlpKind::gelu;
-    m.squared_relu = !args.has("--swiglu") && args.has("--squared-relu");
     m.ffn_hidden =
         read_ffn_hidden(args, file, m.mlp == spec::MlpKind::swiglu ? long(m.hidden) * 8 / 3 / 64 * 64 : 4L * m.hidden);
     const std::string norm = args.value("--normalization").value_or("LayerNorm");
