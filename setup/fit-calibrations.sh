@@ -20,7 +20,7 @@ fit dgx-h100 h100 composer-fsdp megatron-lm nemo nemo-24.07 torchtitan torchtita
 fit dl1.24xlarge gaudi1 deepspeed-habana
 fit hls-gaudi2 gaudi2 megatron-deepspeed-habana optimum-habana
 fit hls-gaudi3 gaudi3 optimum-habana
-fit trn1.32xlarge trainium1 neuronx-nemo-megatron neuronx-distributed neuronx-distributed-2.20 torch-neuronx-hf
+fit trn1.32xlarge trainium1 neuronx-nemo-megatron neuronx-distributed neuronx-distributed-2.20 torch-neuronx-hf torch-neuronx-hf-2.20 torch-neuronx-hf-2.21
 # The held-out error bands that estimate puts on its figures (the test
 # ErrorBands.ShippedFileMatchesTheCorpus fails until they are regenerated).
 $T validate --hold-out source --write-error-bands data/error-bands.json > /dev/null

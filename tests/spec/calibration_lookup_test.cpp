@@ -66,6 +66,17 @@ TEST(FindCalibration, Trn1NeuronxDistributedGenerationsHaveTheirOwnFamilyStackFi
   }
 }
 
+TEST(FindCalibration, Trn1HfBertGenerationsHaveTheirOwnFamilyStackFiles) {
+  // The Neuron SDK table's hf-bert rows fit each generation apart: 2.5-2.19, 2.20, 2.21-2.28.
+  for (const std::string stack : {"torch-neuronx-hf", "torch-neuronx-hf-2.20", "torch-neuronx-hf-2.21"}) {
+    const Stack s = load_stack(stack);
+    const CalibrationChoice choice = find_calibration(load_hardware("trn1.32xlarge"), s.name, s.bases);
+    EXPECT_EQ(choice.file, "data/calibration/trainium1+" + stack + ".json");
+    EXPECT_TRUE(choice.exact);
+    EXPECT_EQ(choice.calibration.origin, "fitted");
+  }
+}
+
 TEST(FindCalibration, StackWithoutItsOwnFitOnTrn1UsesTheFamilyFile) {
   ASSERT_FALSE(shipped("trainium1+neuronx-distributed-training.json"));
   const CalibrationChoice choice = find_calibration(load_hardware("trn1.32xlarge"), "neuronx-distributed-training");

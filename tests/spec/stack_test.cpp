@@ -1175,7 +1175,29 @@ TEST(StackReleases, ALinesReleasePicksItsStackOrIsRefused) {
 TEST(StackReleases, ARangeIsNotInherited) {
   EXPECT_FALSE(load_stack("neuronx-distributed-2.20").releases.line.empty());
   EXPECT_TRUE(load_stack("neuronx-distributed-2.20-unfused-attn").releases.line.empty());
-  EXPECT_TRUE(load_stack("torch-neuronx-hf").releases.line.empty());
+  EXPECT_FALSE(load_stack("torch-neuronx-hf-2.20").releases.line.empty());
+  EXPECT_TRUE(load_stack("nemo-alltoall").releases.line.empty());
+}
+
+// The hf-bert tutorial's three generations, each a release of line
+// torch-neuronx-hf: 2.20 changed which parameter buffers torch-neuronx marks
+// static (aws-neuron/aws-neuron-sdk@72825d50 release-notes/torch/torch-neuronx/index.rst:45-48),
+// 2.21 emptied that list and the script moved to model.to(torch.bfloat16)
+// (aws-neuron/aws-neuron-samples@b14af0b).
+TEST(StackReleases, HfBertGenerationsAreReleasesOfOneLine) {
+  EXPECT_EQ(load_stack("torch-neuronx-hf@2.5").name, "torch-neuronx-hf");
+  EXPECT_EQ(load_stack("torch-neuronx-hf@2.18.0").name, "torch-neuronx-hf");
+  EXPECT_EQ(load_stack("torch-neuronx-hf@2.20.0").name, "torch-neuronx-hf-2.20");
+  EXPECT_EQ(load_stack("torch-neuronx-hf@2.21").name, "torch-neuronx-hf-2.21");
+  EXPECT_EQ(load_stack("torch-neuronx-hf@2.28.0").name, "torch-neuronx-hf-2.21");
+  // The generations differ in what is fitted, not in what the stack offers.
+  EXPECT_EQ(load_stack("torch-neuronx-hf-2.21").capabilities.zero_stages,
+            load_stack("torch-neuronx-hf").capabilities.zero_stages);
+  EXPECT_EQ(load_stack("torch-neuronx-hf-2.21").bases,
+            (std::vector<std::string>{"torch-neuronx-hf-2.20", "torch-neuronx-hf", "neuronx-distributed"}));
+  test_support::expect_spec_error([] { load_stack("torch-neuronx-hf@2.4"); }, "$.releases",
+                                  "2.5-2.19 (torch-neuronx-hf), 2.20-2.20 (torch-neuronx-hf-2.20), 2.21-2.28 "
+                                  "(torch-neuronx-hf-2.21)");
 }
 
 TEST(StackReleases, ABadRangeNamesTheField) {
