@@ -13,7 +13,9 @@ double overhead_s(const StepContext& ctx);
 // Under lazy tracing (StackCompute::lazy_tracing) the host records each of
 // `micro_batches` graphs, Calibration::host_trace_s_per_layer per layer of the
 // rank, while the device runs the previous one: what the host's time exceeds
-// the rank's device work by (`device_s` over the step). 0 for other stacks.
+// the rank's device work by (`device_s` over the step); all of the host's time
+// where the loop waits for the device every micro-batch
+// (StackCompute::host_waits_every_micro_batch). 0 for other stacks.
 double host_tracing_exposed_s(const StepContext& ctx, double rank_layers, double micro_batches, double device_s);
 
 // Where the runtime launches each graph synchronously (StackCompute::sync_launch_share

@@ -83,7 +83,7 @@ Table group_table(const std::map<std::string, validate::GroupError>& groups, con
 Table as_priced_table(const validate::ValidationResult& v) {
   Table t;
   t.key = "held_out_as_priced";
-  t.title = "Held out as estimate prices a new source: its stack's own fit where the stack has one";
+  t.title = "Held out as estimate prices a new source: its stack's own fit, or the fit of the stack it extends";
   t.columns = {text_column("group"), count_column("timed runs"), count_column("by a stack fit"),
                share_column("MAPE family fit"), share_column("MAPE as priced")};
   auto row = [&](const std::string& name, const validate::GroupError& g) {
@@ -94,9 +94,10 @@ Table as_priced_table(const validate::ValidationResult& v) {
   for (const auto& [stack, g] : v.by_stack)
     if (g.priced_by_stack_fit > 0) row("stack " + stack, g);
   row("all", v.overall);
-  t.notes.push_back("both leave the run's source out; 'as priced' fits the run's stack on its other sources where "
-                    "they hold " + std::to_string(validate::kOwnStackFitRuns) +
-                    " or more timed runs (as data/calibration/<family>+<stack>.json is fitted), else it is the "
+  t.notes.push_back("both leave the run's source out; 'as priced' fits the first of the run's stack and the stacks "
+                    "it extends (nearest first, as estimate looks calibrations up) whose runs on other sources number " +
+                    std::to_string(validate::kOwnStackFitRuns) +
+                    " or more (as data/calibration/<family>+<stack>.json is fitted), on those runs; else it is the "
                     "family fit's figure");
   return t;
 }

@@ -115,6 +115,11 @@ struct StackCompute {
   // Neuron, lazy mode on Gaudi): a micro-batch takes at least the host's time,
   // Calibration::host_trace_s_per_layer per layer; optional ("lazy_tracing").
   bool lazy_tracing = false;
+  // The training loop blocks the host on the device every micro-batch (a
+  // loss.item() or a barrier per micro-step), so the host records micro-batch
+  // k + 1 only after the device has run k: the recording above adds to the step
+  // instead of overlapping it; optional ("host_waits_every_micro_batch").
+  bool host_waits_every_micro_batch = false;
   // Where the runtime launches each graph synchronously (Neuron's
   // nrt_execute() without NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS), the host
   // prepares the next graph only once the device has finished this one: the

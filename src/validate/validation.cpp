@@ -11,6 +11,18 @@
 namespace trainplan::validate {
 namespace {
 
+// A run's stack and the stacks it extends, nearest first (spec::Stack::bases),
+// each stack file read once per validation (`chains` caches them by name).
+const std::vector<std::string>& stack_and_bases(const std::string& stack,
+                                                std::map<std::string, std::vector<std::string>>& chains) {
+  auto it = chains.find(stack);
+  if (it != chains.end()) return it->second;
+  std::vector<std::string> chain{stack};
+  const std::vector<std::string> bases = spec::load_stack(stack).bases;
+  chain.insert(chain.end(), bases.begin(), bases.end());
+  return chains.emplace(stack, std::move(chain)).first->second;
+}
+
 struct Accumulator {
   std::vector<double> in, loo, cross, memory, priced;
   int by_stack_fit = 0;
@@ -155,27 +167,36 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& all_runs, const s
         if (predictor.run(i).source_id == held && predictor.timed(i)) cross[i] = predictor.predict_seqs_per_s(i);
     }
 
-    // As estimate prices a source it never saw: its stack's own fit on the
-    // stack's other sources, where those hold kOwnStackFitRuns timed runs.
+    // As estimate prices a source it never saw: the first of its stack and the
+    // stacks that one extends (nearest first, as spec::find_calibration looks
+    // them up) whose runs on the other sources number kOwnStackFitRuns, fitted
+    // on those; else the family's leave-one-source-out figure.
     std::vector<double> priced = cross;
     std::vector<bool> by_stack_fit(group.size(), false);
-    std::map<std::string, std::set<std::string>> stack_sources;
-    for (size_t i = 0; i < group.size(); ++i)
-      if (predictor.timed(i)) stack_sources[predictor.run(i).stack].insert(predictor.run(i).source_id);
-    for (const auto& [stack, stack_held] : stack_sources) {
-      if (stack_held.size() < 2) continue;
-      for (const std::string& held : stack_held) {
-        std::vector<size_t> use;
-        for (size_t i = 0; i < group.size(); ++i)
-          if (predictor.timed(i) && predictor.run(i).stack == stack && predictor.run(i).source_id != held) use.push_back(i);
-        if (use.size() < size_t(kOwnStackFitRuns)) continue;
-        predictor.calibration() = start;
-        fit(predictor, family_parameters, use);
-        for (size_t i = 0; i < group.size(); ++i)
-          if (predictor.timed(i) && predictor.run(i).stack == stack && predictor.run(i).source_id == held) {
-            priced[i] = predictor.predict_seqs_per_s(i);
-            by_stack_fit[i] = true;
-          }
+    std::map<std::pair<std::string, std::string>, std::vector<size_t>> priced_by;  // (stack fitted, source held) -> runs
+    std::map<std::string, std::vector<std::string>> chains;
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (!predictor.timed(i)) continue;
+      const MeasuredRun& run = predictor.run(i);
+      for (const std::string& stack : stack_and_bases(run.stack, chains)) {
+        size_t elsewhere = 0;
+        for (size_t k = 0; k < group.size(); ++k)
+          elsewhere += predictor.timed(k) && predictor.run(k).stack == stack && predictor.run(k).source_id != run.source_id;
+        if (elsewhere < size_t(kOwnStackFitRuns)) continue;
+        priced_by[{stack, run.source_id}].push_back(i);
+        break;
+      }
+    }
+    for (const auto& [key, runs_priced] : priced_by) {
+      const auto& [stack, held] = key;
+      std::vector<size_t> use;
+      for (size_t k = 0; k < group.size(); ++k)
+        if (predictor.timed(k) && predictor.run(k).stack == stack && predictor.run(k).source_id != held) use.push_back(k);
+      predictor.calibration() = start;
+      fit(predictor, family_parameters, use);
+      for (const size_t i : runs_priced) {
+        priced[i] = predictor.predict_seqs_per_s(i);
+        by_stack_fit[i] = true;
       }
     }
 

@@ -7,9 +7,10 @@
 // sample. MAPE per table, source, stack and family; the fit boundary (runs that
 // ran but are refused, published out-of-memory runs accepted). Held out "as
 // priced": what estimate would predict for a source it never saw, fitted on the
-// other sources' runs of the run's own stack where they number
-// kOwnStackFitRuns or more (as data/calibration/<family>+<stack>.json is), else
-// the family's leave-one-source-out figure.
+// other sources' runs of the run's own stack, or else of the nearest stack it
+// extends, where they number kOwnStackFitRuns or more (as
+// data/calibration/<family>+<stack>.json is, and as spec::find_calibration
+// falls back along "extends"), else the family's leave-one-source-out figure.
 #pragma once
 #include <functional>
 #include <map>
@@ -37,7 +38,7 @@ struct RunResult {
   bool timed = false;  // has a measured speed and a plan the model runs
   double predicted_in_sample = 0, predicted_loo = 0, predicted_cross_source = 0, predicted_as_priced = 0;  // seq/s
   double error_in_sample = 0, error_loo = 0, error_cross_source = 0, error_as_priced = 0;  // predicted / measured - 1
-  bool priced_by_stack_fit = false;  // as priced, by its stack's fit on other sources (else the family's)
+  bool priced_by_stack_fit = false;  // as priced, by its stack's (or a base stack's) fit on other sources, else the family's
   double efficiency_measured = 0, efficiency_in_sample = 0;
   cost::Estimate estimate;  // in-sample, for the step-time and memory breakdowns
   // Of the stage the measurement names (the heavier when unnamed), among the parts the run's counter sees.

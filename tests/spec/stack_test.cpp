@@ -1260,3 +1260,17 @@ TEST(StackLoad, MicrosoftForkUlyssesIsAllToAllContextParallel) {
   EXPECT_EQ(stack_refusal(s, p), "");
   EXPECT_NE(stack_refusal(nopipe, p).find("context parallelism (CP 4) is not offered"), std::string::npos);
 }
+
+// A loop that blocks on the device every micro-step (HabanaAI/Model-References@6450b9cb
+// PyTorch/nlp/bert/pretraining/run_pretraining.py:731-732, 779) is a flag of its
+// stack; the stack it extends does not wait, and a value that is no flag is refused.
+TEST(StackLoad, HostWaitingEveryMicroBatchIsAFlag) {
+  const Stack pytorch = load_stack("pytorch-habana-0.13");
+  EXPECT_TRUE(pytorch.compute.host_waits_every_micro_batch);
+  EXPECT_TRUE(pytorch.compute.lazy_tracing);
+  EXPECT_EQ(pytorch.capabilities.zero_stages, std::vector<int>{0});
+  EXPECT_FALSE(load_stack("deepspeed-habana").compute.host_waits_every_micro_batch);
+  json j = shipped_stack("deepspeed-habana");
+  j["host_waits_every_micro_batch"] = {{"value", "yes"}, {"source", "test"}};
+  expect_stack_error([&] { from(j); }, "$.host_waits_every_micro_batch.value", "true or false");
+}

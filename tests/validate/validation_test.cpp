@@ -459,22 +459,37 @@ TEST(Validation, CrossSourceErrorDoesNotRegress) {
 // long-sequence table, attention-bound, held out on them goes 1.4% -> 4.4%
 // too fast: 2.9% -> 4.2% over the two. The family fit's figures improve
 // (this stack held out 7.7% -> 6.8%, h100 7.7% -> 7.5%).
+// As estimate looks a calibration up: the run's stack's own fit, else the fit of
+// the nearest stack it extends, each fitted only on other sources' runs; a run
+// whose chain has no such stack takes the family's held-out figure.
 TEST(Validation, HeldOutAsPricedUsesTheStacksOwnFit) {
   const auto v = validate_runs(load_measured_dir(measured_dir()), spec::Calibration{}, default_fit_parameters(), false);
   int by_stack = 0;
   for (const auto& r : v.runs) {
     if (!r.timed) continue;
+    std::vector<std::string> chain{r.run.stack};
+    for (const std::string& base : spec::load_stack(r.run.stack).bases) chain.push_back(base);
+    int most_elsewhere = 0;  // the most timed runs from other sources on the family of one stack in the chain
+    for (const std::string& stack : chain) {
+      int others = 0;
+      for (const auto& o : v.runs)
+        others += o.timed && o.family == r.family && o.run.stack == stack && o.run.source_id != r.run.source_id;
+      most_elsewhere = std::max(most_elsewhere, others);
+    }
     if (!r.priced_by_stack_fit) {
+      EXPECT_LT(most_elsewhere, kOwnStackFitRuns) << r.run.id;
       EXPECT_DOUBLE_EQ(r.error_as_priced, r.error_cross_source) << r.run.id;
       continue;
     }
     ++by_stack;
-    int others = 0;  // the stack's timed runs from other sources on the family
-    for (const auto& o : v.runs)
-      others += o.timed && o.family == r.family && o.run.stack == r.run.stack && o.run.source_id != r.run.source_id;
-    EXPECT_GE(others, kOwnStackFitRuns) << r.run.id;
+    EXPECT_GE(most_elsewhere, kOwnStackFitRuns) << r.run.id;
   }
   EXPECT_EQ(by_stack, v.overall.priced_by_stack_fit);
+  // SynapseAI 0.13's PyTorch BERT (stacks/pytorch-habana-0.13.json extends
+  // deepspeed-habana): priced by seed 000's deepspeed-habana runs, never by its own.
+  const GroupError& pytorch_habana = v.by_stack.at("pytorch-habana-0.13");
+  EXPECT_EQ(pytorch_habana.priced_by_stack_fit, pytorch_habana.timed_runs);
+  EXPECT_LE(pytorch_habana.mape_as_priced, 0.06);
   const GroupError& nemo = v.by_stack.at("nemo-24.07");
   EXPECT_EQ(nemo.priced_by_stack_fit, nemo.timed_runs);
   EXPECT_LE(nemo.mape_as_priced, 0.045);
@@ -553,8 +568,15 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   // trainium1 10.1% -> 11.6% (in sample 9.0% -> 8.9%).
   EXPECT_LE(v.by_family.at("trainium1").mape_cross_source, 0.12);
   EXPECT_LE(v.by_family.at("trainium1").mape_in_sample, 0.115);
-  EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 12);
-  EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.135);
+  EXPECT_GE(v.by_family.at("gaudi1").timed_runs, 18);
+  // Habana's PyTorch BERT-Large pre-training on SynapseAI 0.13 (two BF16 rows,
+  // data/measured/habana-model-references-pt-bert-large-pretraining-hls1.json)
+  // waits for the device every micro-step (stacks/pytorch-habana-0.13.json):
+  // priced as estimate prices them, by the deepspeed-habana fit on seed 000, they
+  // are -4% and -2% held out; the family fit without their source puts the host's
+  // recording at 5 ms per layer where they take about 8, so +13% and +22%, and
+  // gaudi1 held out goes 12.1% -> 14.7% (in sample 7.2% -> 8.4%).
+  EXPECT_LE(v.by_family.at("gaudi1").mape_cross_source, 0.15);
   EXPECT_GE(v.by_family.at("gaudi2").timed_runs + v.by_family.at("gaudi3").timed_runs, 31);
   // Lazy mode's host recording per micro-batch (stacks lazy_tracing, fitted
   // 4.5-5.1 ms per layer on each Gaudi family): gaudi2 15.6% -> 10.1% in sample
