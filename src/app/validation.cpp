@@ -60,7 +60,8 @@ ValidationOutcome run_validation(const ValidationQuery& q) {
       std::to_string(out.result.overall.timed_runs) + " timed and " + std::to_string(out.result.overall.memory_runs) +
           " memory runs of " + (q.measured.empty() ? std::string("data/measured") : q.measured) +
           (q.stack.empty() ? std::string() : " (stack " + q.stack + " only)") +
-          "; throughput predicted with each run's source left out of the fit");
+          "; throughput predicted with each run's source left out of the fit, by the calibration estimate would "
+          "have found (its stack's or a base stack's fit on other sources, else the family's)");
   return out;
 }
 

@@ -159,7 +159,8 @@ Table error_bands_table(const spec::ErrorBands& bands, const validate::HeldOutVe
   };
   t.notes.push_back("error = predicted / measured - 1; low and high are the " +
                     std::to_string((100 - percent) / 2) + "th and " + std::to_string(100 - (100 - percent) / 2) +
-                    "th percentiles; throughput leaves each run's source out of the fit, memory has no fitted term");
+                    "th percentiles; throughput leaves each run's source out of the fit and prices it as estimate "
+                    "would (held_out_as_priced), memory has no fitted term");
   t.notes.push_back("with the memory band, each computed without the run's own source: runs that ran: " +
                     counts(verdicts.ran) + "; published OOMs: " + counts(verdicts.published_oom) +
                     " (marginal: the prediction fits, the band's upper end of the measured peak does not)");

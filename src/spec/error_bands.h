@@ -23,7 +23,7 @@ inline constexpr int kMinRunsForRanking = 4;
 struct ErrorBands {
   double coverage = 0.8;  // share of the runs between low and high
   std::string computed_on;  // the corpus and the hold-out, in words
-  ErrorBand throughput;    // every timed run, each predicted with its own source left out of the fit
+  ErrorBand throughput;    // every timed run, each priced as estimate would with its own source left out of the fit
   std::map<std::string, ErrorBand> throughput_by_family;  // accelerator family -> band
   ErrorBand memory;        // every run with measured memory (no fitted term: in and out of sample alike)
   // Between two runs of one source: each timed run's held-out error less its

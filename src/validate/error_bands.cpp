@@ -37,9 +37,9 @@ spec::ErrorBands error_bands(const ValidationResult& result, double coverage, co
   std::map<std::string, std::vector<double>> by_family;
   std::set<std::string> families;
   for (const RunResult& r : result.runs) {
-    if (r.timed) {
-      throughput.push_back(r.error_cross_source);
-      by_family[r.family].push_back(r.error_cross_source);
+    if (r.timed) {  // held out as estimate would have priced it: the calibration its lookup finds
+      throughput.push_back(r.error_as_priced);
+      by_family[r.family].push_back(r.error_as_priced);
     }
     if (has_memory_error(r)) {
       memory.push_back(r.memory_error);

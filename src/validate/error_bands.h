@@ -12,8 +12,10 @@ namespace trainplan::validate {
 // Linear-interpolation quantile (q in [0, 1]) of unsorted values; 0 for none.
 double quantile(std::vector<double> values, double q);
 
-// Step time from the leave-one-source-out predictions, memory from every run
-// with measured memory; `computed_on` says which corpus.
+// Step time from the held-out predictions as estimate prices them (each run's
+// source left out; RunResult::error_as_priced: its stack's or a base stack's fit
+// where one exists, else the family's), memory from every run with measured
+// memory; `computed_on` says which corpus.
 spec::ErrorBands error_bands(const ValidationResult& result, double coverage, const std::string& computed_on);
 
 struct VerdictCounts {
