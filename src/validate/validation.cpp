@@ -173,27 +173,29 @@ ValidationResult validate_runs(const std::vector<MeasuredRun>& all_runs, const s
     // on those; else the family's leave-one-source-out figure.
     std::vector<double> priced = cross;
     std::vector<bool> by_stack_fit(group.size(), false);
-    std::map<std::pair<std::string, std::string>, std::vector<size_t>> priced_by;  // (stack fitted, source held) -> runs
+    // (stack, source held) -> the stack's timed runs on the family's other sources
+    std::map<std::pair<std::string, std::string>, std::vector<size_t>> fitted_on;
+    std::map<std::pair<std::string, std::string>, std::vector<size_t>> priced_by;  // the same key -> runs it prices
     std::map<std::string, std::vector<std::string>> chains;
     for (size_t i = 0; i < group.size(); ++i) {
       if (!predictor.timed(i)) continue;
-      const MeasuredRun& run = predictor.run(i);
-      for (const std::string& stack : stack_and_bases(run.stack, chains)) {
-        size_t elsewhere = 0;
-        for (size_t k = 0; k < group.size(); ++k)
-          elsewhere += predictor.timed(k) && predictor.run(k).stack == stack && predictor.run(k).source_id != run.source_id;
-        if (elsewhere < size_t(kOwnStackFitRuns)) continue;
-        priced_by[{stack, run.source_id}].push_back(i);
+      const std::string& held = predictor.run(i).source_id;
+      for (const std::string& stack : stack_and_bases(predictor.run(i).stack, chains)) {
+        const auto key = std::make_pair(stack, held);
+        if (!fitted_on.count(key)) {
+          std::vector<size_t>& use = fitted_on[key];
+          for (size_t k = 0; k < group.size(); ++k)
+            if (predictor.timed(k) && predictor.run(k).stack == stack && predictor.run(k).source_id != held)
+              use.push_back(k);
+        }
+        if (fitted_on[key].size() < size_t(kOwnStackFitRuns)) continue;
+        priced_by[key].push_back(i);
         break;
       }
     }
     for (const auto& [key, runs_priced] : priced_by) {
-      const auto& [stack, held] = key;
-      std::vector<size_t> use;
-      for (size_t k = 0; k < group.size(); ++k)
-        if (predictor.timed(k) && predictor.run(k).stack == stack && predictor.run(k).source_id != held) use.push_back(k);
       predictor.calibration() = start;
-      fit(predictor, family_parameters, use);
+      fit(predictor, family_parameters, fitted_on.at(key));
       for (const size_t i : runs_priced) {
         priced[i] = predictor.predict_seqs_per_s(i);
         by_stack_fit[i] = true;
