@@ -33,7 +33,11 @@ void write_trainium_gaudi_section(std::ostream& out, const validate::ValidationR
          "traces it (`host_trace_s_per_layer`: torch-xla on Neuron, lazy mode on Gaudi) are fitted beside them "
          "(`fitted_factors`); the recording's prior comes from the other vendor's runs (hardware "
          "`host.trace_ms_per_layer`: trn1 from the Gaudi lazy-mode fits, Gaudi from the HF BERT rows' plateau on "
-         "trn1), since an LLM run hides it behind seconds of device time and cannot fit it. Rows whose source "
+         "trn1), since an LLM run hides it behind seconds of device time and cannot fit it; where the loop waits "
+         "for the device every micro-step (stack `host_waits_every_micro_batch`: SynapseAI 0.13's PyTorch BERT) "
+         "the recording adds to the step instead. Software generations that the vendor's release notes and the "
+         "table's rows both show apart are stacks of their own, fitted apart (`--stack neuronx-distributed@2.21`, "
+         "`torch-neuronx-hf@2.24`). Rows whose source "
          "contradicts itself are left out (`runs_left_out`). The scaling plot is "
          "`validation-trainium-gaudi-scaling.png`.\n\n"
       << "| family | timed runs | MAPE in sample | MAPE leave-one-source-out |\n|---|---|---|---|\n";
