@@ -12,17 +12,22 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   const net::GroupLayout group{p.tp, 1};
   const double bytes = ctx.tokens() * ctx.model.hidden * ctx.element_bytes();
   auto seconds = [&](Collective c, double b) { return ctx.cluster.seconds(c, b, group, p.instances, ctx.calibration.collective); };
-  // Under FP8, Transformer Engine's LayerNormLinear quantizes the norm output
-  // and all-gathers that FP8 tensor, the same one it saves for the weight
-  // gradient (TransformerEngine@v1.4 module/layernorm_linear.py:125-154,
-  // @v2.5 :189-254 gather_along_first_dim(ln_out, quantizer=...)): one byte
-  // per element. The reduce-scatters and the backward's gathers stay BF16.
+  // Under FP8 every sequence-parallel all-gather moves an FP8 tensor, one byte
+  // per element; the reduce-scatters move BF16 GEMM outputs. Forward,
+  // Transformer Engine's LayerNormLinear quantizes the norm output and gathers
+  // that, the tensor it saves for the weight gradient (TransformerEngine@v1.4
+  // module/layernorm_linear.py:125-154, @v2.5 :189-254 gather_along_first_dim
+  // (ln_out, quantizer=...)); backward, the row-parallel layer casts its output
+  // gradient to FP8 before gathering it (@v1.8 module/base.py:674-689
+  // grad_output_preprocess: cast_to_fp8, then gather_along_first_dim; @v2.5
+  // base.py:1076-1105 with the quantizer) and the column-parallel layer
+  // re-gathers its saved FP8 input for the weight gradient (@v1.8
+  // layernorm_linear.py:444, @v2.5 :648).
   const bool fp8_gather = p.sp && ctx.workload.precision == spec::Precision::fp8 && ctx.stack.memory.fp8_saves_gemm_inputs_in_fp8;
   const double gather_bytes = fp8_gather ? ctx.tokens() * ctx.model.hidden * 1.0 : bytes;
-  const double forward_pair = p.sp ? seconds(Collective::all_gather, gather_bytes) + seconds(Collective::reduce_scatter, bytes)
-                                   : seconds(Collective::all_reduce, bytes);
-  const double backward_pair = p.sp ? seconds(Collective::all_gather, bytes) + seconds(Collective::reduce_scatter, bytes)
-                                    : seconds(Collective::all_reduce, bytes);
+  const double gather_s = seconds(Collective::all_gather, gather_bytes);
+  const double forward_pair = p.sp ? gather_s + seconds(Collective::reduce_scatter, bytes) : seconds(Collective::all_reduce, bytes);
+  const double backward_pair = forward_pair;
   // One pair around attention and one around the MLP; a MoE layer's routed
   // tokens travel with the dispatcher instead (cost/expert_parallel.h), so only
   // its shared experts, when it has any, keep the MLP's pair.
@@ -37,8 +42,8 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   if (separate_gate_up) {
     const double mlps = pairs - 1;
     if (p.sp) {
-      t.forward_s += mlps * seconds(Collective::all_gather, gather_bytes);
-      t.backward_s += mlps * (seconds(Collective::all_gather, bytes) + seconds(Collective::reduce_scatter, bytes));
+      t.forward_s += mlps * gather_s;
+      t.backward_s += mlps * (gather_s + seconds(Collective::reduce_scatter, bytes));
     } else {
       t.backward_s += mlps * seconds(Collective::all_reduce, bytes);
     }
@@ -59,7 +64,7 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
   const spec::TpBackwardOverlap overlap = ctx.stack.communication.tp_backward_overlap;
   if (!p.overlap_tp_comm && (overlap == spec::TpBackwardOverlap::always ||
                              (overlap == spec::TpBackwardOverlap::sequence_parallel && p.sp))) {
-    const double gather = seconds(Collective::all_gather, bytes), scatter = seconds(Collective::reduce_scatter, bytes);
+    const double gather = gather_s, scatter = seconds(Collective::reduce_scatter, bytes);
     const double reduce = seconds(Collective::all_reduce, bytes);
     // `linears` column-parallel layers that split one GEMM evenly (separate gate and up).
     auto column = [&](const GemmTime& g, double linears) {

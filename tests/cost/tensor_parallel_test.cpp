@@ -1,6 +1,6 @@
 // Tensor-parallel collectives per layer: two pairs (attention, MLP), all-reduce
 // without SP, all-gather + reduce-scatter with it; under FP8 a Transformer
-// Engine stack gathers the FP8 norm output forward (one byte per element).
+// Engine stack gathers FP8 tensors (one byte per element) forward and backward.
 #include <gtest/gtest.h>
 
 #include "cost/gemm_time.h"
@@ -20,9 +20,14 @@ spec::Plan tp8_sp() {
 }
 
 // Llama 2 7B on one p5.48xlarge, TP 8 with SP, seq 4096, micro-batch 1: each
-// collective moves 4096 x 4096 elements; forward is two all-gathers and two
-// reduce-scatters, at 1 and 2 bytes per element under FP8 with TE, at 2 under BF16.
-TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
+// collective moves 4096 x 4096 elements; forward and backward are each two
+// all-gathers and two reduce-scatters, at 1 and 2 bytes per element under FP8
+// with TE, at 2 under BF16. Forward TE gathers the quantized norm output
+// (NVIDIA/TransformerEngine@v2.5 module/layernorm_linear.py:189-254); backward
+// the row-parallel layer quantizes its output gradient before gathering it
+// (@v1.8 module/base.py:674-689 cast_to_fp8 then gather_along_first_dim;
+// @v2.5 base.py:1076-1105), and the reduce-scatters carry BF16 GEMM outputs.
+TEST(TensorParallel, Fp8SequenceParallelGathersOneByte) {
   testing::StepFixture f("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::fp8, tp8_sp());
   f.stack = spec::load_stack("megatron-lm");
   ASSERT_TRUE(f.stack.memory.fp8_saves_gemm_inputs_in_fp8);
@@ -37,8 +42,8 @@ TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
   const double gather_fp8 = s(net::Collective::all_gather, elements), gather = s(net::Collective::all_gather, 2 * elements);
   const double scatter = s(net::Collective::reduce_scatter, 2 * elements);
   EXPECT_DOUBLE_EQ(t.forward_s, 2 * (gather_fp8 + scatter));
-  EXPECT_DOUBLE_EQ(t.backward_s, 2 * (gather + scatter));
-  EXPECT_LT(t.forward_s, t.backward_s);
+  EXPECT_DOUBLE_EQ(t.backward_s, 2 * (gather_fp8 + scatter));
+  EXPECT_LT(gather_fp8, gather);
 
   testing::StepFixture bf16("llama2-7b", "p5.48xlarge", 4096, 8, spec::Precision::mixed_bf16, tp8_sp());
   bf16.stack = f.stack;
@@ -46,6 +51,20 @@ TEST(TensorParallel, Fp8SequenceParallelGathersOneByteForward) {
   const TensorParallelTime b = tensor_parallel(bctx, layer_compute(bctx));
   EXPECT_DOUBLE_EQ(b.forward_s, b.backward_s);
   EXPECT_DOUBLE_EQ(b.forward_s, 2 * (gather + scatter));
+
+  // With the stack's backward overlap (Megatron-Core's column-parallel layers),
+  // the column layer's re-gather of its saved FP8 input for the weight gradient
+  // (@v1.8 layernorm_linear.py:444, @v2.5 :648) is FP8 as well: it costs at
+  // most the one-byte gather, never the two-byte one.
+  f.stack.communication.tp_backward_overlap = spec::TpBackwardOverlap::always;
+  const StepContext octx = f.context();
+  const TensorParallelTime o = tensor_parallel(octx, layer_compute(octx));
+  EXPECT_GE(o.backward_s, 2 * gather_fp8);  // the row-parallel layers' gathers block
+  EXPECT_LE(o.backward_s, 2 * gather_fp8 + 2 * (gather_fp8 + scatter) + 1e-15);
+  testing::StepFixture bf16_inputs = f;  // a stack that keeps BF16 GEMM inputs gathers them in BF16
+  bf16_inputs.stack.memory.fp8_saves_gemm_inputs_in_fp8 = false;
+  const StepContext ictx = bf16_inputs.context();
+  EXPECT_GE(tensor_parallel(ictx, layer_compute(ictx)).backward_s, 2 * gather);
 }
 
 // Neuron NeMo before 2.18 runs a SwiGLU MLP's gate and up projections as two

@@ -492,7 +492,11 @@ TEST(Validation, HeldOutAsPricedUsesTheStacksOwnFit) {
   EXPECT_LE(pytorch_habana.mape_as_priced, 0.06);
   const GroupError& nemo = v.by_stack.at("nemo-24.07");
   EXPECT_EQ(nemo.priced_by_stack_fit, nemo.timed_runs);
-  EXPECT_LE(nemo.mape_as_priced, 0.045);
+  // 4.3% -> 4.9% once Transformer Engine's backward sequence-parallel gathers
+  // move FP8 (cost/tensor_parallel.cpp): each source's rows, held out, are
+  // priced by the other's fit, and the long-sequence rows' own error fell
+  // (8.3% -> 7.0% held out by source) as the pair's fits moved apart.
+  EXPECT_LE(nemo.mape_as_priced, 0.05);
   EXPECT_LT(nemo.mape_as_priced, nemo.mape_cross_source);
 }
 
@@ -596,7 +600,10 @@ TEST(Validation, TrainiumAndGaudiDoNotRegress) {
   // runs fit the recording at 10.2 ms per layer).
   EXPECT_LE(v.by_family.at("gaudi2").mape_cross_source, 0.30);
   EXPECT_LE(v.by_family.at("gaudi3").mape_cross_source, 0.81);
-  EXPECT_LE(v.by_source.at("optimum-habana-ci").mape_cross_source, 0.51);
+  // 51.0% -> 51.2% when the FP8 backward gathers (cost/tensor_parallel.cpp)
+  // moved the gaudi2 fit that prices these runs held out toward Intel's
+  // Megatron-DeepSpeed rows (16.2% -> 13.6% held out; gaudi2 23.6% -> 22.3%).
+  EXPECT_LE(v.by_source.at("optimum-habana-ci").mape_cross_source, 0.52);
 }
 
 // A run counts in every kind it is; the three new kinds also gather together.
