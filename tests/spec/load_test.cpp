@@ -40,6 +40,21 @@ TEST(LoadHardware, EveryShippedDescriptorLoads) {
   EXPECT_GE(list_model_names().size(), 10u);
 }
 
+// NVLink 3 through NVSwitch is held to what nccl-tests measures on one
+// 8 x A100 node (data/fabric-measurements.json 'a100-nvlink': all-reduce busbw
+// 234.89 GB/s at 16 GiB = 0.78 of 300 GB/s, 194.07 at 256 MiB = 0.65), the same
+// band on every A100 SXM descriptor, so the a100 family fit can meet all of them.
+TEST(LoadHardware, A100NvlinkShareIsBandedByMeasurement) {
+  for (const char* name : {"dgx-a100-80gb", "dgx-a100-40gb", "p4d.24xlarge", "jean-zay-a100-80gb"}) {
+    const HardwareSpec hw = load_hardware(name);
+    ASSERT_TRUE(hw.fabric_share.known()) << name;
+    EXPECT_DOUBLE_EQ(hw.fabric_share.centre, 0.78) << name;
+    EXPECT_DOUBLE_EQ(hw.fabric_share.low, 0.65) << name;
+    EXPECT_DOUBLE_EQ(hw.fabric_share.high, 0.85) << name;
+    EXPECT_NE(hw.fabric_share.source.find("a100-nvlink"), std::string::npos) << name;
+  }
+}
+
 TEST(LoadHardware, MissingField) {
   json j = trn1();
   j.erase("chips_per_instance");
