@@ -62,8 +62,17 @@ spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw,
     throw spec::SpecError(hw.source_file, "$.default_stack",
                           "a default stack for " + hw.name + ", or --stack NAME (one of `trainplan list`'s stacks)");
   spec::Stack stack = spec::load_stack(hw.default_stack);
-  assumptions.push_back("stack " + stack.name + " (" + stack.versions + "), " + hw.name +
-                        "'s default; --stack names another");
+  std::string others = "--stack names another";
+  // A default on a release line prices one generation; say which others the line has, as a user
+  // running a later SDK must pick theirs (their efficiencies differ by tens of percent).
+  if (!stack.releases.line.empty()) {
+    std::string ranges;
+    for (const spec::Stack& s : spec::stacks_of_line(stack.releases.line))
+      ranges += (ranges.empty() ? "" : ", ") + s.releases.from + "-" + s.releases.to + " (" + s.name + ")";
+    others = "its line's " + stack.releases.software + " releases: " + ranges + "; --stack " + stack.releases.line +
+             "@RELEASE prices the one you run, --stack names another";
+  }
+  assumptions.push_back("stack " + stack.name + " (" + stack.versions + "), " + hw.name + "'s default; " + others);
   return stack;
 }
 

@@ -426,18 +426,24 @@ Stack load_stack_file(const std::string& path) {
   return s;
 }
 
-// LINE@VERSION: the shipped stack whose release range on LINE holds VERSION.
-Stack load_release(const std::string& line, const std::string& version, const std::string& asked) {
-  if (!is_release_number(version))
-    throw SpecError(asked, "", "a release number after '@', such as neuronx-distributed@2.21");
+// The shipped stacks on a release line, each line seen in `lines`.
+std::vector<Stack> shipped_stacks_of_line(const std::string& line, std::set<std::string>& lines) {
   std::vector<Stack> of_line;
-  std::set<std::string> lines;
   for (const std::string& name : list_stack_names()) {
     Stack s = load_stack_file((fs::path(data_root()) / "stacks" / (name + ".json")).string());
     if (s.releases.line.empty()) continue;
     lines.insert(s.releases.line);
     if (s.releases.line == line) of_line.push_back(std::move(s));
   }
+  return of_line;
+}
+
+// LINE@VERSION: the shipped stack whose release range on LINE holds VERSION.
+Stack load_release(const std::string& line, const std::string& version, const std::string& asked) {
+  if (!is_release_number(version))
+    throw SpecError(asked, "", "a release number after '@', such as neuronx-distributed@2.21");
+  std::set<std::string> lines;
+  const std::vector<Stack> of_line = shipped_stacks_of_line(line, lines);
   if (of_line.empty()) {
     std::string known;
     for (const auto& l : lines) known += (known.empty() ? "" : ", ") + l;
@@ -461,6 +467,11 @@ Stack load_release(const std::string& line, const std::string& version, const st
 }
 
 }  // namespace
+
+std::vector<Stack> stacks_of_line(const std::string& line) {
+  std::set<std::string> lines;
+  return line.empty() ? std::vector<Stack>{} : shipped_stacks_of_line(line, lines);
+}
 
 Stack load_stack(const std::string& name_or_path) {
   const std::size_t at = name_or_path.find('@');

@@ -26,6 +26,9 @@ nlohmann::json read_json_file(const std::string& path);
 HardwareSpec load_hardware(const std::string& name_or_path);
 ModelSpec load_model(const std::string& name_or_path);
 Stack load_stack(const std::string& name_or_path);
+// The shipped stacks of one release line (`--stack LINE@VERSION`), in name
+// order; empty when no stack lists releases on LINE.
+std::vector<Stack> stacks_of_line(const std::string& line);
 Stack stack_from_json(const nlohmann::json& j, const std::string& file);
 HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file);
 ModelSpec model_from_json(const nlohmann::json& j, const std::string& file);

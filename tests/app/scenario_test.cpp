@@ -23,7 +23,8 @@ TEST(Scenario, DefaultsComeFromTheModelHardwareAndStackAndAreSaid) {
   EXPECT_EQ(s.workload.seq_len, 512);  // BERT's positions, short of the 4096 default
   EXPECT_TRUE(says(s, "sequence length 512"));
   EXPECT_EQ(s.stack.name, s.hardware.default_stack);
-  EXPECT_TRUE(says(s, "'s default; --stack names another"));
+  EXPECT_TRUE(says(s, "trn1.32xlarge's default; "));
+  EXPECT_TRUE(says(s, "--stack names another"));
   EXPECT_EQ(s.workload.precision, s.stack.capabilities.default_precision);
   EXPECT_TRUE(says(s, "precision "));
   EXPECT_DOUBLE_EQ(s.workload.tokens_to_train, 20.0 * double(s.model.total_parameters()));
@@ -39,8 +40,31 @@ TEST(Scenario, NamedChoicesAreNotAssumptions) {
   EXPECT_EQ(s.stack.name, "megatron-lm");
   EXPECT_EQ(s.workload.precision, spec::Precision::fp8);
   EXPECT_EQ(s.workload.seq_len, 2048);
-  EXPECT_FALSE(says(s, "'s default; --stack names another"));
+  EXPECT_FALSE(says(s, "'s default; "));
   EXPECT_FALSE(says(s, "precision fp8"));
+}
+
+// A default stack on a release line prices one generation of it: the
+// assumption names each release range of the line with its stack, so a user
+// on a later SDK sees that `--stack LINE@RELEASE` prices theirs. A default on
+// no line (dl1's deepspeed-habana) says only that --stack names another.
+TEST(Scenario, DefaultStackOnAReleaseLineNamesTheLinesOtherReleases) {
+  ScenarioOptions o;
+  o.model = "llama2-7b";
+  const Scenario trn1 = load_scenario(o, "trn1.32xlarge");
+  ASSERT_FALSE(trn1.stack.releases.line.empty());
+  const std::vector<spec::Stack> line = spec::stacks_of_line(trn1.stack.releases.line);
+  ASSERT_GE(line.size(), 2u);
+  for (const spec::Stack& release : line)
+    EXPECT_TRUE(says(trn1, release.releases.from + "-" + release.releases.to + " (" + release.name + ")")) << release.name;
+  EXPECT_TRUE(says(trn1, "--stack " + trn1.stack.releases.line + "@RELEASE prices the one you run"));
+
+  o.model = "bert-large";
+  const Scenario dl1 = load_scenario(o, "dl1.24xlarge");
+  ASSERT_TRUE(dl1.stack.releases.line.empty());
+  EXPECT_TRUE(says(dl1, "dl1.24xlarge's default; --stack names another"));
+  EXPECT_TRUE(spec::stacks_of_line("").empty());
+  EXPECT_TRUE(spec::stacks_of_line("no-such-line").empty());
 }
 
 // A stack that hides part of the EP all-to-all says by how much, as an
