@@ -66,9 +66,7 @@ spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw,
   // A default on a release line prices one generation; say which others the line has, as a user
   // running a later SDK must pick theirs (their efficiencies differ by tens of percent).
   if (!stack.releases.line.empty()) {
-    std::string ranges;
-    for (const spec::Stack& s : spec::stacks_of_line(stack.releases.line))
-      ranges += (ranges.empty() ? "" : ", ") + s.releases.from + "-" + s.releases.to + " (" + s.name + ")";
+    const std::string ranges = spec::release_ranges_text(spec::stacks_of_line(stack.releases.line));
     others = "its line's " + stack.releases.software + " releases: " + ranges + "; --stack " + stack.releases.line +
              "@RELEASE prices the one you run, --stack names another";
   }

@@ -426,25 +426,30 @@ Stack load_stack_file(const std::string& path) {
   return s;
 }
 
-// The shipped stacks on a release line, each line seen in `lines`.
-std::vector<Stack> shipped_stacks_of_line(const std::string& line, std::set<std::string>& lines) {
-  std::vector<Stack> of_line;
+// Every shipped stack that lists releases on a line, in name order.
+std::vector<Stack> shipped_release_stacks() {
+  std::vector<Stack> stacks;
   for (const std::string& name : list_stack_names()) {
     Stack s = load_stack_file((fs::path(data_root()) / "stacks" / (name + ".json")).string());
-    if (s.releases.line.empty()) continue;
-    lines.insert(s.releases.line);
-    if (s.releases.line == line) of_line.push_back(std::move(s));
+    if (!s.releases.line.empty()) stacks.push_back(std::move(s));
   }
-  return of_line;
+  return stacks;
+}
+
+std::vector<Stack> of_line(std::vector<Stack> stacks, const std::string& line) {
+  std::erase_if(stacks, [&](const Stack& s) { return s.releases.line != line; });
+  return stacks;
 }
 
 // LINE@VERSION: the shipped stack whose release range on LINE holds VERSION.
 Stack load_release(const std::string& line, const std::string& version, const std::string& asked) {
   if (!is_release_number(version))
     throw SpecError(asked, "", "a release number after '@', such as neuronx-distributed@2.21");
-  std::set<std::string> lines;
-  const std::vector<Stack> of_line = shipped_stacks_of_line(line, lines);
-  if (of_line.empty()) {
+  const std::vector<Stack> release_stacks = shipped_release_stacks();
+  const std::vector<Stack> stacks = of_line(release_stacks, line);
+  if (stacks.empty()) {
+    std::set<std::string> lines;
+    for (const Stack& s : release_stacks) lines.insert(s.releases.line);
     std::string known;
     for (const auto& l : lines) known += (known.empty() ? "" : ", ") + l;
     const std::string guess = closest_name(line, {lines.begin(), lines.end()});
@@ -456,21 +461,25 @@ Stack load_release(const std::string& line, const std::string& version, const st
     throw SpecError(asked, "", what + (guess.empty() ? "" : "; did you mean " + guess + "?") +
                                    "; lines with releases: " + known);
   }
-  std::string ranges;
-  for (const Stack& s : of_line) {
+  for (const Stack& s : stacks)
     if (release_holds(s.releases, version)) return s;
-    ranges += (ranges.empty() ? "" : ", ") + s.releases.from + "-" + s.releases.to + " (" + s.name + ")";
-  }
-  throw SpecError(of_line.front().source_file, "$.releases",
-                  "a " + line + " stack whose " + of_line.front().releases.software + " releases hold " + version +
-                      "; the stacks of this line cover " + ranges + ", and a release outside them is not priced");
+  throw SpecError(stacks.front().source_file, "$.releases",
+                  "a " + line + " stack whose " + stacks.front().releases.software + " releases hold " + version +
+                      "; the stacks of this line cover " + release_ranges_text(stacks) +
+                      ", and a release outside them is not priced");
 }
 
 }  // namespace
 
 std::vector<Stack> stacks_of_line(const std::string& line) {
-  std::set<std::string> lines;
-  return line.empty() ? std::vector<Stack>{} : shipped_stacks_of_line(line, lines);
+  return line.empty() ? std::vector<Stack>{} : of_line(shipped_release_stacks(), line);
+}
+
+std::string release_ranges_text(const std::vector<Stack>& stacks) {
+  std::string ranges;
+  for (const Stack& s : stacks)
+    ranges += (ranges.empty() ? "" : ", ") + s.releases.from + "-" + s.releases.to + " (" + s.name + ")";
+  return ranges;
 }
 
 Stack load_stack(const std::string& name_or_path) {

@@ -29,6 +29,8 @@ Stack load_stack(const std::string& name_or_path);
 // The shipped stacks of one release line (`--stack LINE@VERSION`), in name
 // order; empty when no stack lists releases on LINE.
 std::vector<Stack> stacks_of_line(const std::string& line);
+// "2.15-2.19 (neuronx-distributed), 2.20-2.24 (neuronx-distributed-2.20)": each stack's release range.
+std::string release_ranges_text(const std::vector<Stack>& stacks);
 Stack stack_from_json(const nlohmann::json& j, const std::string& file);
 HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file);
 ModelSpec model_from_json(const nlohmann::json& j, const std::string& file);
