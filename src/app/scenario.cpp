@@ -106,6 +106,8 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
   } else {
     s.hardware = spec::load_hardware(hardware_name);
     s.stack = choose_stack(o, s.hardware, s.assumptions);
+    if (const std::string why = spec::runtime_refusal(s.hardware, s.stack); !why.empty())
+      throw spec::SpecError("--stack " + s.stack.name, "", why);
     if (!o.calibration.empty()) {
       s.calibration = spec::load_calibration(o.calibration).calibration;
       spec::check_measured_bands(s.calibration, s.hardware, o.calibration);

@@ -1,5 +1,6 @@
 // `trainplan list`: the models, hardware and stacks trainplan knows, with key figures.
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "report/column_choice.h"
@@ -68,6 +69,7 @@ report::Table stack_table() {
   t.key = "stacks";
   t.title = "Stacks (stacks/*.json): the training software, --stack NAME or --stack LINE@RELEASE";
   t.columns = {{"name", ""},
+               {"runs on", "", report::NumberStyle::fixed, 2, report::Align::automatic, "runs_on"},
                {"releases (--stack LINE@RELEASE)", "", report::NumberStyle::fixed, 2, report::Align::automatic, "releases"},
                {"gradient accumulation", ""}, {"attention", ""}, {"DP overlap", ""}, {"ZeRO stages", ""},
                {"pipeline", ""}, {"versions", ""}};
@@ -81,17 +83,20 @@ report::Table stack_table() {
     const spec::ReleaseRange& r = s.releases;
     const std::string releases = r.line.empty() ? "" : r.line + "@" + r.from + "-" + r.to;
     if (!releases.empty()) lines += (lines.empty() ? "" : ", ") + releases + (r.line == s.name ? "" : " is " + s.name);
-    t.add_row({s.name, releases, std::string(spec::to_string(s.compute.grad_accumulation)),
+    const std::optional<spec::DeviceRuntime> runtime = s.capabilities.runs_on;
+    t.add_row({s.name, std::string(runtime ? spec::to_string(*runtime) : "any"), releases, std::string(spec::to_string(s.compute.grad_accumulation)),
                std::string(spec::to_string(s.compute.attention)), s.communication.overlap_dp_grad_reduce, zero,
                pipeline.empty() ? std::string("none") : pipeline, s.versions});
   }
-  t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields.");
+  t.notes.push_back("Each behaviour carries its source in the file; stacks/README.md lists the fields. Runs on: the device "
+                    "runtime, cuda (NVIDIA GPUs), synapse (Intel Gaudi) or neuron (AWS Trainium); a stack is refused on "
+                    "hardware that needs another.");
   t.notes.push_back("LINE@RELEASE picks the stack whose releases of that line hold RELEASE (--stack "
                     "neuronx-distributed@2.21 is neuronx-distributed-2.20); a release no stack holds is refused. "
                     "Lines: " + lines + ".");
   // A person's view fits 120 columns: the release ranges are in the note,
   // accumulation and DP overlap in --columns all.
-  t.reading_view = {"name", "attention", "zero_stages", "pipeline", "versions"};
+  t.reading_view = {"name", "runs_on", "attention", "zero_stages", "pipeline", "versions"};
   return t;
 }
 

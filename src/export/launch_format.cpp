@@ -1,5 +1,8 @@
 #include "export/launch_format.h"
 
+#include <optional>
+
+#include "spec/device_runtime.h"
 #include "spec/error.h"
 
 namespace trainplan::exporting {
@@ -107,11 +110,10 @@ void check_serves_stack(LaunchFormat format, const std::string& stack, const std
 
 bool runs_on(LaunchFormat format, const std::string& family) {
   if (family.empty()) return true;
-  const bool neuron = starts_with(family, "trainium") || starts_with(family, "inferentia");
-  const bool gaudi = starts_with(family, "gaudi");
-  if (format == LaunchFormat::nxd) return neuron;
+  const std::optional<spec::DeviceRuntime> runtime = spec::runtime_of_family(family);
+  if (format == LaunchFormat::nxd) return runtime == spec::DeviceRuntime::neuron;
   if (format == LaunchFormat::habana) return family == "gaudi2" || family == "gaudi3";
-  return !neuron && !gaudi;
+  return !runtime || *runtime == spec::DeviceRuntime::cuda;  // a family trainplan does not know passes
 }
 
 void check_runs_on(LaunchFormat format, const std::string& family, const std::string& hardware, const std::string& where) {

@@ -2,6 +2,15 @@
 
 namespace trainplan::spec {
 
+std::string runtime_refusal(const HardwareSpec& hardware, const Stack& stack) {
+  const std::optional<DeviceRuntime> needed = runtime_of_family(hardware.family);
+  if (!needed || !stack.capabilities.runs_on || *needed == *stack.capabilities.runs_on) return {};
+  return stack.name + " runs under " + describe(*stack.capabilities.runs_on) + ", as " + stack.source_file +
+         " states in runs_on; " + hardware.name + " (" + hardware.accelerator + ") needs " + describe(*needed) +
+         ": name one of its stacks with --stack (`trainplan list` shows where each runs)" +
+         (hardware.default_stack.empty() ? "" : ", or omit --stack for " + hardware.name + "'s default, " + hardware.default_stack);
+}
+
 std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision) {
   if (precision == Precision::fp32_bf16_matmul && !stack.capabilities.fp32_bf16_matmul)
     return "fp32-bf16-matmul (an FP32 model whose matmuls the compiler casts to BF16) is not offered by " + stack.name +

@@ -1,6 +1,7 @@
-// Whether a precision can run on a hardware under a stack: FP8 needs an FP8
-// matrix path in the hardware descriptor (peak_fp8_tflops_per_chip) and a
-// stack that offers it. Returns the reason in words, or empty when it can.
+// Whether a stack, and a precision under it, can run on a hardware: the stack
+// needs the device runtime the accelerator runs (stack file "runs_on"); FP8
+// needs an FP8 matrix path in the hardware descriptor (peak_fp8_tflops_per_chip)
+// and a stack that offers it. Each returns the reason in words, or empty when it can.
 #pragma once
 #include <string>
 
@@ -10,6 +11,7 @@
 
 namespace trainplan::spec {
 
+std::string runtime_refusal(const HardwareSpec& hardware, const Stack& stack);
 std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision);
 
 }  // namespace trainplan::spec

@@ -131,7 +131,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   if (r.has(j, "dp_bucket_buffer_by_zero_stage"))
     r.fail("$.dp_bucket_buffer_by_zero_stage",
            "no longer a field: state dp_bucket_buffer_mb (MB or \"hidden-squared\") in by_zero_stage's entry for each stage");
-  r.only_keys(j, "$", {"by_zero_stage", "name", "description", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
+  r.only_keys(j, "$", {"by_zero_stage", "name", "description", "runs_on", "versions", "releases", "gradient_accumulation", "main_grad_dtype", "keeps_16bit_grads",
                       "overlap_dp_grad_reduce", "dp_bucket_mb", "dp_bucket_buffer_mb", "dp_bucket_buffers_overlapped", "dp_reduce_dtype", "dp_reduction_copy_mb", "zero_grad_reduce", "overlap_dp_param_gather",
                       "dp_grad_reduce_every_micro_batch", "dp_param_gather_every_micro_batch",
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "sequence_parallel_default", "fp8",
@@ -147,6 +147,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   if (!versions.is_string()) r.fail("$.versions.value", "expected a string naming the releases");
   s.versions = versions.get<std::string>();
   if (r.has(j, "releases")) s.releases = release_range(r, behaviour(r, j, "releases"));
+  s.capabilities.runs_on = parse_device_runtime(word(r, j, "runs_on", {"cuda", "synapse", "neuron"}));
 
   s.compute.grad_accumulation = word(r, j, "gradient_accumulation", {"fused-wgrad", "separate-pass"}) == "fused-wgrad"
                             ? GradAccumulation::fused_wgrad

@@ -5,9 +5,11 @@
 #pragma once
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "spec/device_runtime.h"
 #include "spec/plan.h"
 #include "spec/workload.h"
 
@@ -58,6 +60,9 @@ enum class TpBackwardOverlap { none, sequence_parallel, always };
 // and the search space refuse the rest), and what it takes where the plan leaves
 // it open: the default precision, the 16-bit type, the selective-recompute scheme.
 struct StackCapabilities {
+  // The device runtime its kernels run on (file: "runs_on"): hardware whose
+  // accelerator needs another is refused. Empty only in the generic host stack.
+  std::optional<DeviceRuntime> runs_on;
   std::vector<int> zero_stages{0, 1, 2, 3};
   bool pipeline_1f1b = true, pipeline_interleaved = true;
   // The embedding and the LM head may each take a layer's slot in the pipeline

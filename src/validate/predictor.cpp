@@ -45,6 +45,8 @@ Predictor::Predictor(const std::vector<MeasuredRun>& runs, const spec::Calibrati
     l->model = named("model", [&] { return spec::load_model(run.model); });
     l->hardware = named("hardware", [&] { return spec::load_hardware(run.hardware); });
     l->stack = named("stack", [&] { return spec::load_stack(run.stack); });
+    if (const std::string why = spec::runtime_refusal(l->hardware, l->stack); !why.empty())
+      throw spec::SpecError(run.file, "$.stack (" + run.id + ")", why);
     const std::string refusal = spec::stack_refusal(l->stack, run.plan);
     if (!refusal.empty()) throw spec::SpecError(run.id, "plan", "a plan its stack runs, not: " + refusal);
     l->batch_per_replica = run.workload.global_batch_seqs == 0;

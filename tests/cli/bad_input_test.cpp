@@ -125,6 +125,14 @@ const Case kCases[] = {
     {"stack_number_1e400", "estimate --stack {FILE}", S::file, [] { return raw(stack(), "/dp_bucket_mb/value", "1e400"); }, "{FILE}"},
     {"stack_utf16", "estimate --stack {FILE}", S::file, [] { return std::string("\xff\xfe[\0]\0", 6); }, "{FILE}"},
     {"stack_missing_file", "estimate --stack {FILE}", S::none, none, "{FILE}"},
+    // A stack on hardware whose runtime it lacks names the stack and runs_on (NxD on an H100, Megatron-LM on trn1).
+    {"stack_on_another_runtime", "estimate --hardware dgx-h100 --stack neuronx-distributed@2.21", S::none, none,
+     "--stack neuronx-distributed-2.20: neuronx-distributed-2.20 runs under Neuron"},
+    {"stack_cuda_on_trainium", "search --hardware trn1.32xlarge --stack megatron-lm -q", S::none, none, "runs_on"},
+    {"measured_run_stack_on_another_runtime", "validate -q --measured {DIR}", S::measured,
+     [] { return set(measured(), "/stack", "megatron-lm"); }, "{DIR}/run.json: $.stack"},
+    {"stack_runs_on_unknown_word", "estimate --hardware dgx-h100 --stack {FILE}", S::file,
+     [] { return set(stack(), "/runs_on/value", "rocm"); }, "{FILE}: $.runs_on.value"},
     // A release no stack of the line holds (issue 37.3): the line's file and field.
     {"stack_release_unknown", "estimate --stack neuronx-distributed@2.30", S::none, none,
      "stacks/neuronx-distributed.json: $.releases"},

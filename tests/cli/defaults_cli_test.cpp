@@ -161,7 +161,7 @@ TEST(Defaults, ListAndEstimateFitOneHundredTwentyColumns) {
   const auto list = run_cli("list");
   EXPECT_NE(list.out.find("Lines: megatron-deepspeed-habana@1.16-1.19"), std::string::npos) << list.out;
   const auto csv = run_cli("list --format csv");
-  EXPECT_NE(csv.out.find("name,releases,gradient_accumulation,attention,dp_overlap,zero_stages,pipeline,versions"),
+  EXPECT_NE(csv.out.find("name,runs_on,releases,gradient_accumulation,attention,dp_overlap,zero_stages,pipeline,versions"),
             std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("llm-foundry MPT benchmarks (scripts/train/benchmarking, 2023)"), std::string::npos);
 }
