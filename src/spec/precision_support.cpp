@@ -8,7 +8,9 @@ std::string runtime_refusal(const HardwareSpec& hardware, const Stack& stack) {
   return stack.name + " runs under " + describe(*stack.capabilities.runs_on) + ", as " + stack.source_file +
          " states in runs_on; " + hardware.name + " (" + hardware.accelerator + ") needs " + describe(*needed) +
          ": name one of its stacks with --stack (`trainplan list` shows where each runs)" +
-         (hardware.default_stack.empty() ? "" : ", or omit --stack for " + hardware.name + "'s default, " + hardware.default_stack);
+         (hardware.default_stack.empty() ? "" : ", omit --stack for " + hardware.name + "'s default, " + hardware.default_stack) +
+         ", or write a stack file that extends " + stack.name + " and states how it runs on " + hardware.family +
+         " (runs_on " + to_string(*needed) + ")";
 }
 
 std::string precision_refusal(const HardwareSpec& hardware, const Stack& stack, Precision precision) {
