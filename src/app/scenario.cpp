@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/search_query.h"
+#include "app/stack_choice.h"
 #include "spec/calibration_io.h"
 #include "spec/calibration_lookup.h"
 #include "calib/host_hardware.h"
@@ -105,7 +107,9 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     }
   } else {
     s.hardware = spec::load_hardware(hardware_name);
-    s.stack = choose_stack(o, s.hardware, s.assumptions);
+    ScenarioOptions for_hardware = o;
+    for_hardware.stack = stack_option_for(o.stack, hardware_name, split_hardware(o.hardware));
+    s.stack = choose_stack(for_hardware, s.hardware, s.assumptions);
     if (const std::string why = spec::runtime_refusal(s.hardware, s.stack); !why.empty())
       throw spec::SpecError("--stack " + s.stack.name, "", why);
     if (!o.calibration.empty()) {

@@ -12,9 +12,13 @@ void add_scenario_options(CLI::App* c, app::ScenarioOptions& o, bool multiple_ha
                                   : "Instance type: a name from `trainplan list`, a hardware/*.json path, or host (this CPU, with --calibration)")
       ->capture_default_str();
   c->add_option("--stack", o.stack,
-                "Training software: a name from `trainplan list` (megatron-lm, nemo, neuronx-distributed, ...), a "
-                "release of a line (neuronx-distributed@2.21 picks the stack whose releases hold 2.21) or a "
-                "stacks/*.json path; default: the hardware's default stack");
+                std::string("Training software: a name from `trainplan list` (megatron-lm, nemo, neuronx-distributed, ...), a "
+                            "release of a line (neuronx-distributed@2.21 picks the stack whose releases hold 2.21) or a "
+                            "stacks/*.json path; default: the hardware's default stack") +
+                    (multiple_hardware ? "; per hardware: HARDWARE=STACK entries, comma-separated "
+                                         "(trn1.32xlarge=neuronx-distributed@2.21,p5.48xlarge=nemo), the others taking "
+                                         "their default or one bare STACK among the entries"
+                                       : ""));
   c->add_option("--calibration", o.calibration,
                 "Calibration file; default: data/calibration/<hardware>+<stack>.json, <family>+<stack>.json, "
                 "<family>.json, <hardware>.json, the first that exists, else the assumed default");

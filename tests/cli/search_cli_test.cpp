@@ -93,6 +93,27 @@ TEST(CompareCli, OneRowPerHardwareWithRatioOneForTheFirst) {
   EXPECT_EQ(rows[0]["hardware"], "trn1.32xlarge");
 }
 
+// Each instance type under its own software: HARDWARE=STACK entries.
+TEST(CompareCli, EachHardwareTakesItsOwnStackEntry) {
+  const Outcome r = run("compare --hardware trn1.32xlarge,p4d.24xlarge --at instances --instances 4 --quiet --format json "
+                        "--stack trn1.32xlarge=neuronx-distributed@2.21,p4d.24xlarge=nemo");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json rows = rows_of(nlohmann::json::parse(r.out), "hardware_compared");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["stack_precision"].get<std::string>().rfind("neuronx-distributed-2.20,", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[1]["stack_precision"].get<std::string>().rfind("nemo,", 0), 0u) << rows[1];
+  // One entry, the other hardware on its default (megatron-lm on p4d).
+  const Outcome one = run("compare --hardware trn1.32xlarge,p4d.24xlarge --at instances --instances 4 --quiet "
+                          "--format json --stack trn1.32xlarge=neuronx-distributed@2.21");
+  ASSERT_EQ(one.code, 0) << one.out;
+  EXPECT_EQ(rows_of(nlohmann::json::parse(one.out), "hardware_compared")[1]["stack_precision"].get<std::string>().rfind(
+                "megatron-lm,", 0),
+            0u);
+  const Outcome typo = run("compare --hardware trn1.32xlarge,p4d.24xlarge --quiet --stack trn2.48xlarge=nemo");
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.out.find("a hardware of --hardware (trn1.32xlarge, p4d.24xlarge)"), std::string::npos) << typo.out;
+}
+
 TEST(SearchCli, BadInstancesAreRefused) {
   EXPECT_NE(run("search --instances 0..4 --quiet").code, 0);
 }
