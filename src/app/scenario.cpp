@@ -107,11 +107,15 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
     }
   } else {
     s.hardware = spec::load_hardware(hardware_name);
+    const std::vector<std::string> hardware_list = split_hardware(o.hardware);
     ScenarioOptions for_hardware = o;
-    for_hardware.stack = stack_option_for(o.stack, hardware_name, split_hardware(o.hardware));
+    for_hardware.stack = stack_option_for(o.stack, hardware_name, hardware_list);
     s.stack = choose_stack(for_hardware, s.hardware, s.assumptions);
     if (const std::string why = spec::runtime_refusal(s.hardware, s.stack); !why.empty())
-      throw spec::SpecError("--stack " + s.stack.name, "", why);
+      throw spec::SpecError("--stack " + s.stack.name, "",
+                            why + (hardware_list.size() > 1 ? "; over several instance types, --stack HARDWARE=STACK "
+                                                              "entries name one per hardware"
+                                                            : ""));
     if (!o.calibration.empty()) {
       s.calibration = spec::load_calibration(o.calibration).calibration;
       spec::check_measured_bands(s.calibration, s.hardware, o.calibration);

@@ -109,6 +109,10 @@ TEST(CompareCli, EachHardwareTakesItsOwnStackEntry) {
   EXPECT_EQ(rows_of(nlohmann::json::parse(one.out), "hardware_compared")[1]["stack_precision"].get<std::string>().rfind(
                 "megatron-lm,", 0),
             0u);
+  // One CUDA stack for a list with a Trainium instance: refused, pointing at the per-hardware entries.
+  const Outcome mixed = run("compare --hardware trn1.32xlarge,p4d.24xlarge --quiet --stack nemo");
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.out.find("--stack HARDWARE=STACK"), std::string::npos) << mixed.out;
   const Outcome typo = run("compare --hardware trn1.32xlarge,p4d.24xlarge --quiet --stack trn2.48xlarge=nemo");
   EXPECT_EQ(typo.code, 2);
   EXPECT_NE(typo.out.find("a hardware of --hardware (trn1.32xlarge, p4d.24xlarge)"), std::string::npos) << typo.out;
