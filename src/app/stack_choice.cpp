@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <system_error>
 
 #include "spec/error.h"
 
@@ -11,7 +12,8 @@ namespace trainplan::app {
 
 std::string stack_option_for(const std::string& option, const std::string& hardware,
                              const std::vector<std::string>& hardware_list) {
-  if (option.empty() || std::filesystem::is_regular_file(option)) return option;
+  std::error_code unreadable;  // a name no file system takes (too long, no access) is not a file
+  if (option.empty() || std::filesystem::is_regular_file(option, unreadable)) return option;
   std::string bare, chosen;
   bool named = false;
   std::set<std::string> seen;

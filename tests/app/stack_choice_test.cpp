@@ -29,6 +29,11 @@ TEST(StackChoice, EntriesNameTheirHardwareAndTheRestTakeTheBareOrTheDefault) {
   EXPECT_EQ(stack_option_for("p5.48xlarge=nemo,deepspeed-habana", "p5.48xlarge", kList), "nemo");
 }
 
+TEST(StackChoice, ANameNoFileSystemTakesIsReadAsEntriesNotAFile) {
+  const std::string long_name(5000, 'x');  // past NAME_MAX: is_regular_file fails, it must not throw
+  EXPECT_EQ(stack_option_for(long_name, "p5.48xlarge", kList), long_name);
+}
+
 TEST(StackChoice, MalformedEntriesAreRefusedNamingTheOption) {
   for (const char* bad : {"trn2.48xlarge=nemo", "p5.48xlarge=nemo,p5.48xlarge=megatron-lm", "nemo,megatron-lm",
                           "p5.48xlarge=", "=nemo", "nemo,,megatron-lm"}) {
