@@ -51,12 +51,12 @@ spec::Workload load_workload(const ScenarioOptions& o, const spec::ModelSpec& mo
 
 namespace {
 
-// The stack named on the command line, or the hardware's default, said as an assumption.
-spec::Stack choose_stack(const ScenarioOptions& o, const spec::HardwareSpec& hw, std::vector<std::string>& assumptions) {
-  if (!o.stack.empty()) {
-    spec::Stack stack = spec::load_stack(o.stack);
-    if (o.stack.find('@') != std::string::npos && !stack.releases.line.empty())
-      assumptions.push_back("stack " + o.stack + " is " + stack.name + " (" + stack.releases.software + " " +
+// The stack named for this hardware (`named`, from --stack), or the hardware's default, said as an assumption.
+spec::Stack choose_stack(const std::string& named, const spec::HardwareSpec& hw, std::vector<std::string>& assumptions) {
+  if (!named.empty()) {
+    spec::Stack stack = spec::load_stack(named);
+    if (named.find('@') != std::string::npos && !stack.releases.line.empty())
+      assumptions.push_back("stack " + named + " is " + stack.name + " (" + stack.releases.software + " " +
                             stack.releases.from + "-" + stack.releases.to + ")");
     return stack;
   }
@@ -108,9 +108,7 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
   } else {
     s.hardware = spec::load_hardware(hardware_name);
     const std::vector<std::string> hardware_list = split_hardware(o.hardware);
-    ScenarioOptions for_hardware = o;
-    for_hardware.stack = stack_option_for(o.stack, hardware_name, hardware_list);
-    s.stack = choose_stack(for_hardware, s.hardware, s.assumptions);
+    s.stack = choose_stack(stack_option_for(o.stack, hardware_name, hardware_list), s.hardware, s.assumptions);
     if (const std::string why = spec::runtime_refusal(s.hardware, s.stack); !why.empty())
       throw spec::SpecError("--stack " + s.stack.name, "",
                             why + (hardware_list.size() > 1 ? "; over several instance types, --stack HARDWARE=STACK "

@@ -52,8 +52,6 @@ LaunchFormat parse_launch_format(std::string_view text, const std::string& optio
 
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 // Stack-name prefixes each format's launcher runs: Megatron-LM and NeMo share
 // Megatron-Core; NxD Training runs the neuronx-distributed stacks; the DeepSpeed
 // format is a Megatron-DeepSpeed launch on GPUs, the habana format Intel's fork of it.
@@ -79,7 +77,7 @@ const char* kUnservedPrefixes[] = {"composer", "torchtitan", "torchtune", "hf-tr
 bool served(LaunchFormat format, const std::string& stack) {
   if (format != LaunchFormat::habana && gaudi_fork(stack)) return false;
   for (const char* prefix : served_prefixes(format))
-    if (starts_with(stack, prefix)) return true;
+    if (stack.starts_with(prefix)) return true;
   return false;
 }
 
@@ -98,7 +96,7 @@ void check_serves_stack(LaunchFormat format, const std::string& stack, const std
   if (stack.empty() || served(format, stack)) return;
   const std::string others = formats_where([&](LaunchFormat f) { return served(f, stack); });
   bool shipped = !others.empty();
-  for (const char* prefix : kUnservedPrefixes) shipped = shipped || starts_with(stack, prefix);
+  for (const char* prefix : kUnservedPrefixes) shipped = shipped || stack.starts_with(prefix);
   if (!shipped) return;
   std::string runs;
   for (const char* prefix : served_prefixes(format)) runs += std::string(runs.empty() ? "" : ", ") + prefix + "*";

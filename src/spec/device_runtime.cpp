@@ -6,8 +6,6 @@ namespace trainplan::spec {
 
 namespace {
 
-bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
-
 // The NVIDIA families the shipped descriptors and the GPU generations around
 // them use (hardware/*.json "family").
 constexpr std::array<std::string_view, 9> kNvidiaFamilies{"v100", "a100", "a10", "l4",    "l40",
@@ -40,8 +38,8 @@ std::optional<DeviceRuntime> parse_device_runtime(std::string_view text) {
 }
 
 std::optional<DeviceRuntime> runtime_of_family(const std::string& family) {
-  if (starts_with(family, "trainium") || starts_with(family, "inferentia")) return DeviceRuntime::neuron;
-  if (starts_with(family, "gaudi")) return DeviceRuntime::synapse;
+  if (family.starts_with("trainium") || family.starts_with("inferentia")) return DeviceRuntime::neuron;
+  if (family.starts_with("gaudi")) return DeviceRuntime::synapse;
   for (std::string_view nvidia : kNvidiaFamilies)
     if (family == nvidia) return DeviceRuntime::cuda;
   return std::nullopt;
