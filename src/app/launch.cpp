@@ -267,6 +267,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     agree(c, "--micro-batch", p.micro_batch, plan.micro_batch, file, "micro-batch");
     agree(c, "--zero", p.zero, plan.zero, file, "ZeRO stage");
     agree(c, "--recompute", p.recompute, recompute, file, "recompute");
+    agree(c, "--recompute-layers", p.recompute_layers, plan.recompute_layers, file, "recomputed layers per chunk");
     agree(c, "--sp", p.sp, plan.sp, file, "sequence parallelism");
     agree(c, "--no-sp", p.no_sp, !plan.sp, file, "sequence parallelism off");
     agree(c, "--edge-layer-slots", p.edge_layer_slots, plan.edge_layer_slots, file, "edge layer slots");
@@ -285,6 +286,7 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
   p.micro_batch = plan.micro_batch;
   p.zero = plan.zero;
   p.recompute = recompute;
+  p.recompute_layers = plan.recompute_layers;
   p.no_overlap_dp = !plan.overlap_dp_comm;
   p.overlap_tp = plan.overlap_tp_comm;
   s.config_notes = job.notes;

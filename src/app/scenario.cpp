@@ -223,6 +223,7 @@ spec::Plan to_plan(const PlanOptions& o, const spec::Stack& stack, std::vector<s
   } else {
     spec::parse_recompute(o.recompute, p.recompute);
   }
+  p.recompute_layers = o.recompute_layers;
   p.overlap_dp_comm = !o.no_overlap_dp;
   p.overlap_tp_comm = o.overlap_tp;
   return p;

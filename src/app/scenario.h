@@ -65,6 +65,7 @@ struct PlanOptions {
   bool sp = false, no_overlap_dp = false, overlap_tp = false, uneven_stages = false, edge_layer_slots = false;
   bool no_sp = false;  // neither sp nor no_sp: the stack's default (sequence_parallel_default) at TP > 1
   std::string recompute;  // empty: default_recompute(stack)
+  int recompute_layers = 0;  // with full recompute: the layers per model chunk re-run; 0 all
 };
 // Selective recompute where the stack offers it, else none, else its first mode.
 spec::Recompute default_recompute(const spec::Stack& stack);

@@ -75,7 +75,7 @@ CommandOutput run_command(EstimateOptions& o, const CLI::App& command, std::ostr
   check_emit_options(o.emit);
   o.plan_given = !o.from_config.empty();
   for (const char* flag : {"--instances", "--tp", "--pp", "--virtual-stages", "--sp", "--no-sp", "--cp", "--ep", "--etp",
-                           "--micro-batch", "--zero", "--recompute", "--no-overlap-dp", "--overlap-tp",
+                           "--micro-batch", "--zero", "--recompute", "--recompute-layers", "--no-overlap-dp", "--overlap-tp",
                            "--uneven-stages", "--edge-layer-slots"})
     if (const CLI::Option* option = command.get_option_no_throw(flag); option && option->count() > 0)
       o.plan_given = o.plan_given || std::string(flag) != "--instances";

@@ -92,6 +92,11 @@ void add_plan_options(CLI::App* c, app::PlanOptions& o) {
                 "Activation recompute: none, selective (attention core) or full; default: selective where the stack "
                 "offers it, else none")
       ->check(CLI::IsMember({"none", "selective", "full"}));
+  c->add_option("--recompute-layers", o.recompute_layers,
+                "With --recompute full: recompute only the first N layers of each model chunk (a pipeline stage, or\n"
+                "each virtual stage), the rest keeping their activations (Megatron-Core --recompute-method block\n"
+                "--recompute-num-layers N); default: every layer")
+      ->check(positive_whole());
   c->add_flag("--no-overlap-dp", o.no_overlap_dp, "Do not overlap DP gradient collectives with backward");
   c->add_flag("--overlap-tp", o.overlap_tp, "Overlap TP collectives with the layer's GEMMs (async TP)");
 }

@@ -45,7 +45,8 @@ ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute&
     t.forward_s = steps * std::max(0.0, send_fwd - step_fwd);
     t.backward_s = steps * std::max(0.0, send_bwd - step_bwd);
   }
-  if (p.recompute != spec::Recompute::none) t.recompute_s = t.forward_s;
+  if (p.recompute == spec::Recompute::selective) t.recompute_s = t.forward_s;
+  if (p.recompute == spec::Recompute::full) t.recompute_s = t.forward_s * spec::recomputed_share(ctx.model.layers, p);
   return t;
 }
 

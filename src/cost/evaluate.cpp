@@ -133,7 +133,8 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   est.model_flops_per_step = model_flops(model_, tokens_per_step, workload_.seq_len);
   est.total_parameters = double(model_.total_parameters());
   est.active_parameters = double(model_.active_parameters());
-  est.hardware_flops_per_step = hardware_flops(model_, tokens_per_step, workload_.seq_len, p.recompute);
+  est.hardware_flops_per_step = hardware_flops(model_, tokens_per_step, workload_.seq_len, p.recompute,
+                                                spec::recomputed_share(model_.layers, p));
   est.seqs_per_s = double(workload_.global_batch_seqs) / tb.step_s;
   est.tokens_per_s = est.seqs_per_s * workload_.seq_len;
   est.tokens_per_s_per_device = est.tokens_per_s / est.devices;

@@ -37,11 +37,12 @@ double model_flops(const spec::ModelSpec& m, double tokens, int seq_len) {
   return 3 * forward;
 }
 
-double hardware_flops(const spec::ModelSpec& m, double tokens, int seq_len, spec::Recompute recompute) {
+double hardware_flops(const spec::ModelSpec& m, double tokens, int seq_len, spec::Recompute recompute,
+                      double full_share) {
   const LayerFlops layer = layer_forward_flops(m, tokens, seq_len);
   double again = 0;
   if (recompute == spec::Recompute::selective) again = m.layers * layer.attention_core();
-  if (recompute == spec::Recompute::full) again = m.layers * layer.total();
+  if (recompute == spec::Recompute::full) again = full_share * m.layers * layer.total();
   return model_flops(m, tokens, seq_len) + again;
 }
 

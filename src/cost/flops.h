@@ -22,7 +22,9 @@ LayerFlops layer_forward_flops(const spec::ModelSpec& model, double tokens, int 
 double head_forward_flops(const spec::ModelSpec& model, double tokens, int tp = 1);
 // Model FLOPs (forward + backward, no recompute) of a step over `tokens` tokens.
 double model_flops(const spec::ModelSpec& model, double tokens, int seq_len);
-// Hardware FLOPs: model FLOPs plus what recompute runs again.
-double hardware_flops(const spec::ModelSpec& model, double tokens, int seq_len, spec::Recompute recompute);
+// Hardware FLOPs: model FLOPs plus what recompute runs again; under full
+// recompute, `full_share` of the layers (spec::recomputed_share).
+double hardware_flops(const spec::ModelSpec& model, double tokens, int seq_len, spec::Recompute recompute,
+                      double full_share = 1.0);
 
 }  // namespace trainplan::cost

@@ -210,6 +210,8 @@ LayerCompute layer_compute(const StepContext& ctx) {
       break;
     }
   }
+  // Per layer, averaged over the chunk: --recompute-method block re-runs only its first layers.
+  if (ctx.plan.recompute == spec::Recompute::full) l.recompute_s *= spec::recomputed_share(m.layers, ctx.plan);
   return l;
 }
 

@@ -51,8 +51,12 @@ double layer_activation_bytes(const spec::ModelSpec& model, const spec::Stack& s
 // et al. 2021, section 2.2; Megatron-LM's interleaved schedule), never more
 // than the step's micro-batches times v.
 int chunks_in_flight(const spec::Plan& plan, int rank);
-// A stage's activations: its in-flight chunks times the layers of a chunk,
-// plus one layer's working set under full recompute.
+// Whether a stage's peak holds a replayed layer beside its checkpoints: under
+// full recompute of every layer of its chunks of `chunk_layers`.
+bool replays_a_layer_at_peak(const spec::Plan& plan, double chunk_layers);
+// A stage's activations: its in-flight chunks times the layers of a chunk
+// (under full recompute of some layers, those at their checkpoint, the rest
+// whole), plus one layer's working set where every layer is recomputed.
 double activations_bytes(const spec::ModelSpec& model, const spec::Stack& stack, const spec::Workload& workload,
                          const spec::Plan& plan, int rank);
 // The loss's logits on the last stage, at the stack's bytes per logit.

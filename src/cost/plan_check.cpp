@@ -9,8 +9,10 @@ long cp_sequence_multiple(spec::ContextParallel exchange, int cp) {
 PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw, const spec::Workload& w,
                           spec::Plan& p, spec::ContextParallel exchange) {
   if (p.instances < 1 || p.tp < 1 || p.pp < 1 || p.virtual_stages < 1 || p.micro_batch < 1 || p.zero < 0 ||
-      p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1 || p.cp < 1 || p.ep < 1 || p.etp < 0)
+      p.zero > 3 || w.seq_len < 1 || w.global_batch_seqs < 1 || p.cp < 1 || p.ep < 1 || p.etp < 0 ||
+      p.recompute_layers < 0)
     return PlanProblem::non_positive;
+  if (p.recompute_layers > 0 && p.recompute != spec::Recompute::full) return PlanProblem::partial_recompute_not_full;
   if (!m.tp_divides_heads(p.tp)) return PlanProblem::tp_not_dividing_heads;
   if (!m.tp_fits_kv_heads(p.tp)) return PlanProblem::tp_not_matching_kv_heads;
   if (hw.devices_per_instance() % p.tp != 0) return PlanProblem::tp_not_dividing_instance;
@@ -22,6 +24,8 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (devices > kMaxDevices) return PlanProblem::beyond_limits;
   if (devices % (long(p.tp) * p.pp * p.cp) != 0) return PlanProblem::devices_not_dividing;
   p.dp = int(devices / (long(p.tp) * p.pp * p.cp));
+  // As many layers as the busiest chunk holds, or more, is every layer: one plan, one name.
+  if (p.recompute_layers >= spec::layers_per_stage(m.layers, p) / p.virtual_stages) p.recompute_layers = 0;
   if (p.cp > 1 && w.seq_len % cp_sequence_multiple(exchange, p.cp) != 0) return PlanProblem::cp_not_dividing_seq;
   // A CP group (TP x CP devices) tiles instances as every other group does.
   const long per_instance = hw.devices_per_instance();
@@ -75,6 +79,7 @@ const char* to_string(PlanProblem problem) {
     case PlanProblem::cp_not_dividing_heads: return "CP does not divide the heads per TP rank (all-to-all CP)";
     case PlanProblem::cp_beside_tp_or_pp: return "the stack runs CP only at TP 1 and PP 1";
     case PlanProblem::cp_needs_all_kv_heads: return "the stack runs CP only with as many kv heads as heads";
+    case PlanProblem::partial_recompute_not_full: return "recomputing some layers of each chunk needs full recompute";
     case PlanProblem::beyond_limits: return "more devices or micro-batches than trainplan models";
     case PlanProblem::out_of_memory: return "does not fit in HBM";
     case PlanProblem::count_: break;
@@ -136,6 +141,10 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
       return "CP " + to_string(p.cp) + " runs only with K and V as wide as Q under this stack; " + m.name + " has " +
              to_string(m.kv_heads) + " kv heads for " + to_string(m.heads) + " heads (microsoft/Megatron-DeepSpeed@f4157bea "
              "megatron/model/transformer.py:729 asserts them equal under --ds-sequence-parallel-size)";
+    case PlanProblem::partial_recompute_not_full:
+      return "recompute layers " + to_string(p.recompute_layers) + " names the layers of each model chunk that full "
+             "recompute re-runs (Megatron-Core --recompute-method block); the plan's recompute is " +
+             spec::to_string(p.recompute);
     case PlanProblem::batch_not_dividing:
       return "the global batch of " + to_string(w.global_batch_seqs) + " sequences does not divide into DP " +
              to_string(p.dp) + " x micro-batch " + to_string(p.micro_batch);

@@ -32,6 +32,7 @@ enum class PlanProblem {
   cp_not_dividing_heads,      // an all-to-all CP exchange splits each TP rank's heads and kv heads over CP
   cp_beside_tp_or_pp,         // the stack runs CP > 1 only at TP 1 and PP 1
   cp_needs_all_kv_heads,      // the stack runs CP > 1 only with as many kv heads as heads
+  partial_recompute_not_full, // recompute_layers > 0 names layers of a full recompute
   beyond_limits,              // more devices or micro-batches than the model is built for (see limits below)
   out_of_memory,
   count_

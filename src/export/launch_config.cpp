@@ -20,6 +20,22 @@
 namespace trainplan::exporting {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The option each launcher turns full recompute on with.
+const char* full_recompute_option(LaunchFormat format) {
+  switch (format) {
+    case LaunchFormat::nxd: return "model.activations_checkpoint_granularity";
+    case LaunchFormat::deepspeed: return "--checkpoint-activations";
+    case LaunchFormat::habana: return "HL_CKP_ACT";
+    case LaunchFormat::megatron: return "--recompute-method";
+    case LaunchFormat::nemo: return "model.activations_checkpoint_method";
+  }
+  return "recompute";
+}
+
+}  // namespace
+
 std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, const std::string& path) {
   if (job.workload.document_tokens > 0)
     throw spec::SpecError(std::string(info(format).name) + " format", "--document-tokens",
@@ -34,6 +50,11 @@ std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, 
     throw spec::SpecError(std::string(info(format).name) + " format", "--model",
                           m.name + "'s layer has " + std::to_string(m.pre_norms) + " norm(s) before and " +
                               std::to_string(m.post_norms) + " after its sublayers; the formats trainplan writes build two before");
+  if (job.plan.recompute_layers > 0 && format != LaunchFormat::megatron && format != LaunchFormat::nemo)
+    throw spec::SpecError(std::string(info(format).name) + " format", full_recompute_option(format),
+                          "every layer or none recomputed in full: recomputing the first " +
+                              std::to_string(job.plan.recompute_layers) + " layers of each chunk is Megatron-Core's "
+                              "--recompute-method block, which only the megatron and nemo formats write");
   check_runs_on(format, job.hardware_family, job.hardware_name, std::string(info(format).name) + " format");
   check_serves_stack(format, job.stack_name, std::string(info(format).name) + " format");
   switch (format) {

@@ -137,9 +137,10 @@ std::string write_megatron(const LaunchJob& job) {
   }
   if (p.recompute == spec::Recompute::selective) arg("--recompute-granularity", "selective");
   if (p.recompute == spec::Recompute::full) {
+    // block: the first N layers of each model chunk (megatron/core/recompute.py@d98e8a64:167-181)
     arg("--recompute-granularity", "full");
-    arg("--recompute-method", "uniform");
-    num("--recompute-num-layers", 1);
+    arg("--recompute-method", p.recompute_layers > 0 ? "block" : "uniform");
+    num("--recompute-num-layers", p.recompute_layers > 0 ? p.recompute_layers : 1);
   }
   if (p.overlap_dp_comm) {
     arg("--overlap-grad-reduce");
@@ -329,9 +330,12 @@ LaunchJob read_megatron(const std::string& text, const std::string& file) {
     throw spec::SpecError(file, "--recompute-granularity", "full or selective, found '" + granularity + "'");
   if (p.recompute == spec::Recompute::full) {
     const std::string method = args.value("--recompute-method").value_or("uniform");
-    if (method != "uniform" || whole("--recompute-num-layers", 1, kBig, 1) != 1)
+    const int layers = int(whole("--recompute-num-layers", 1, kBig, 1));
+    if (method == "block") p.recompute_layers = layers;  // the first N of each chunk
+    else if (method != "uniform" || layers != 1)
       throw spec::SpecError(file, "--recompute-method",
-                            "uniform with --recompute-num-layers 1 (every layer recomputed; trainplan models no partial recompute)");
+                            "uniform with --recompute-num-layers 1 (every layer its own checkpoint) or block (the first N "
+                            "layers of each chunk); uniform groups of N > 1 layers are not modelled");
   }
   // The attention kernel and the accumulation as the file runs them (see write_megatron); a
   // script without trainplan's header that asks for the unfused kernel is priced as

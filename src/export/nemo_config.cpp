@@ -232,9 +232,11 @@ std::string write_nemo(const LaunchJob& job) {
   } else if (p.recompute == spec::Recompute::selective) {
     model["activations_checkpoint_granularity"] = "selective";
   } else {
+    // block: the first N layers of each model chunk, as Megatron-Core runs it
+    // (megatron_gpt_config.yaml: 'block' checkpoints the first activations_checkpoint_num_layers per stage)
     model["activations_checkpoint_granularity"] = "full";
-    model["activations_checkpoint_method"] = "uniform";
-    model["activations_checkpoint_num_layers"] = 1;
+    model["activations_checkpoint_method"] = p.recompute_layers > 0 ? "block" : "uniform";
+    model["activations_checkpoint_num_layers"] = p.recompute_layers > 0 ? p.recompute_layers : 1;
   }
   // The nemo stack prices Transformer Engine layers (fused attention, TP-comm
   // overlap, FP8); the base's False builds the local spec, whose fused
@@ -327,10 +329,13 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
   else if (granularity == "selective") p.recompute = spec::Recompute::selective;
   else if (granularity == "full") {
     p.recompute = spec::Recompute::full;
-    if (y.text("model.activations_checkpoint_method", "uniform") != "uniform" ||
-        y.whole("model.activations_checkpoint_num_layers", 1, kBig, 1) != 1)
+    const std::string method = y.text("model.activations_checkpoint_method", "uniform");
+    const int layers = int(y.whole("model.activations_checkpoint_num_layers", 1, kBig, 1));
+    if (method == "block") p.recompute_layers = layers;  // the first N of each chunk
+    else if (method != "uniform" || layers != 1)
       throw spec::SpecError(file, "model.activations_checkpoint_method",
-                            "uniform with activations_checkpoint_num_layers 1 (trainplan models no partial recompute)");
+                            "uniform with activations_checkpoint_num_layers 1 (every layer its own checkpoint) or block (the "
+                            "first N layers of each chunk); uniform groups of N > 1 layers are not modelled");
   } else {
     throw spec::SpecError(file, "model.activations_checkpoint_granularity", "null, selective or full, found '" + granularity + "'");
   }

@@ -57,6 +57,7 @@ nlohmann::json to_json(const EstimateView& v) {
   j["plan"] = {{"instances", p.instances}, {"devices", e.devices}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
                {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"sp", p.sp}, {"virtual_stages", p.virtual_stages}, {"micro_batch_seqs", p.micro_batch},
                {"grad_accum", p.grad_accum}, {"zero", p.zero}, {"recompute", spec::to_string(p.recompute)},
+               {"recompute_layers", p.recompute_layers},
                {"overlap_dp_comm", p.overlap_dp_comm}, {"overlap_tp_comm", p.overlap_tp_comm},
                {"uneven_stages", p.uneven_stages}, {"edge_layer_slots", p.edge_layer_slots}};
   j["time"] = {{"step_s", t.step_s}, {"recompute_s", t.recompute_s}, {"memory_bound_s", t.memory_bound_s},

@@ -15,13 +15,14 @@ std::string describe(const spec::Plan& p, PlanText style) {
            ", SP " + (p.sp ? "on" : "off") + ", virtual stages " + std::to_string(p.virtual_stages) +
            (p.uneven_stages ? " (uneven stages)" : "") + (spec::edge_slots_active(p) ? " (edge layer slots)" : "") +
            ", micro-batch " + std::to_string(p.micro_batch) + ", gradient accumulation " + std::to_string(p.grad_accum) +
-           ", ZeRO " + std::to_string(p.zero) + ", recompute " + spec::to_string(p.recompute) + ", DP overlap " +
+           ", ZeRO " + std::to_string(p.zero) + ", recompute " + spec::recompute_text(p) + ", DP overlap " +
            (p.overlap_dp_comm ? "on" : "off");
   std::ostringstream s;
   s << "TP " << p.tp << " / PP " << p.pp << (p.sp ? " / SP" : "") << (p.virtual_stages > 1 ? " / v" + std::to_string(p.virtual_stages) : "")
     << (p.cp > 1 ? " / CP " + std::to_string(p.cp) : "") << (p.ep > 1 ? " / EP " + std::to_string(p.ep) : "")
     << (p.etp > 0 && p.etp != p.tp ? " / ETP " + std::to_string(p.etp) : "")
     << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::to_string(p.recompute)
+    << (p.recompute_layers > 0 ? " " + std::to_string(p.recompute_layers) + "/chunk" : "")
     << (p.overlap_tp_comm ? " / async TP" : "") << (p.overlap_dp_comm ? "" : " / no DP overlap");
   return s.str();
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "spec/hardware_spec.h"
@@ -40,6 +41,26 @@ double layers_per_stage(int layers, const Plan& p) {
 double stage_layers(int layers, const Plan& p, int rank) {
   const bool edge = edge_slots_active(p) && (rank == 0 || rank == p.pp - 1);
   return layers_per_stage(layers, p) - (edge ? 1 : 0);
+}
+
+double recomputed_layers(const Plan& p, double chunk_layers) {
+  if (p.recompute != Recompute::full) return 0;
+  return p.recompute_layers > 0 ? std::min<double>(p.recompute_layers, chunk_layers) : chunk_layers;
+}
+
+double recomputed_share(const Plan& p, double chunk_layers) {
+  return chunk_layers > 0 ? recomputed_layers(p, chunk_layers) / chunk_layers : 0.0;
+}
+
+double recomputed_share(int layers, const Plan& p) {
+  return recomputed_share(p, layers_per_stage(layers, p) / p.virtual_stages);
+}
+
+std::string recompute_text(const Plan& p) {
+  std::string text = to_string(p.recompute);
+  if (p.recompute == Recompute::full && p.recompute_layers > 0)
+    text += ", " + std::to_string(p.recompute_layers) + (p.recompute_layers == 1 ? " layer" : " layers") + " per chunk";
+  return text;
 }
 
 const char* to_string(Recompute r) {

@@ -4,6 +4,7 @@
 // then CP, DP, PP; experts lay out their own grid ETP x EP x expert-DP x PP.
 #pragma once
 #include <algorithm>
+#include <string>
 #include <string_view>
 
 namespace trainplan::spec {
@@ -37,6 +38,13 @@ struct Plan {
   int grad_accum = 1;        // micro-batches per step per DP replica
   int zero = 0;              // ZeRO stage 0..3
   Recompute recompute = Recompute::none;
+  // With full recompute: how many transformer layers of each model chunk (a
+  // pipeline rank's stage, or each of its virtual stages) are recomputed, the
+  // chunk's first ones, the rest keeping every activation (Megatron-Core
+  // --recompute-method block --recompute-num-layers: NVIDIA/Megatron-LM@d98e8a64
+  // megatron/core/recompute.py:167-181 checkpoints layer l of each block while
+  // l < recompute_num_layers); 0: every layer.
+  int recompute_layers = 0;
   bool overlap_dp_comm = true;   // DP gradient collectives hidden behind backward compute
   bool overlap_tp_comm = false;  // TP collectives overlapped with compute (async TP)
 };
@@ -66,7 +74,18 @@ double stage_layers(int layers, const Plan& plan, int rank);
 // Whether the first and last stage give a slot to the embedding and the head.
 inline bool edge_slots_active(const Plan& p) { return p.edge_layer_slots && p.pp > 1; }
 
+// Layers of a chunk of `chunk_layers` that full recompute re-runs: all of
+// them, or recompute_layers where fewer; 0 without full recompute.
+double recomputed_layers(const Plan& plan, double chunk_layers);
+// That share of the chunk (0..1): what the recompute's time and the chunk's
+// checkpoints scale with.
+double recomputed_share(const Plan& plan, double chunk_layers);
+// The busiest chunk's share (every stage is timed as the busiest).
+double recomputed_share(int layers, const Plan& plan);
+
 const char* to_string(Recompute recompute);
+// "full" or "full, 5 layers per chunk": the mode as a person reads it.
+std::string recompute_text(const Plan& plan);
 bool parse_recompute(std::string_view text, Recompute& out);
 
 }  // namespace trainplan::spec

@@ -121,6 +121,9 @@ std::string stack_refusal(const Stack& s, const Plan& p) {
   if (!s.offers_zero(p.zero)) return "ZeRO stage " + std::to_string(p.zero) + " is not offered by " + s.name;
   if (!s.offers_recompute(p.recompute))
     return std::string("recompute '") + to_string(p.recompute) + "' is not offered by " + s.name;
+  if (p.recompute_layers > 0 && !s.capabilities.block_recompute)
+    return "full recompute of the first " + std::to_string(p.recompute_layers) +
+           " layers of each chunk (Megatron-Core's --recompute-method block) is not offered by " + s.name;
   if (!s.offers_pipeline(p.pp, p.virtual_stages))
     return std::string(p.virtual_stages > 1 ? "the interleaved pipeline schedule" : "pipeline parallelism") +
            " is not offered by " + s.name;

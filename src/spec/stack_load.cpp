@@ -137,7 +137,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
                       "overlap_tp_comm", "zero_stages", "pipeline_schedules", "sequence_parallel", "sequence_parallel_default", "fp8",
                       "fp8_saved_gemm_inputs", "fp32_bf16_matmul", "mixed_precision_autocast", "default_precision", "pipeline_keeps_stage_outputs", "fsdp_gathered_under_pipeline",
                       "gradients_freed_at_step", "gradient_partition_per_micro_batch", "loss_freed_before_recompute",
-                      "context_parallel", "context_parallel_without_tp_pp", "context_parallel_needs_all_kv_heads", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "host_waits_every_micro_batch", "sync_launch_share", "expert_dispatch", "ep_a2a_overlap", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
+                      "context_parallel", "context_parallel_without_tp_pp", "context_parallel_needs_all_kv_heads", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "block_recompute", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "host_waits_every_micro_batch", "sync_launch_share", "expert_dispatch", "ep_a2a_overlap", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
                       "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
@@ -199,6 +199,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   if (r.has(j, "sequence_parallel_default"))
     s.capabilities.sequence_parallel_default = flag(r, j, "sequence_parallel_default");
   if (r.has(j, "edge_layer_slots")) s.capabilities.edge_layer_slots = flag(r, j, "edge_layer_slots");
+  if (r.has(j, "block_recompute")) s.capabilities.block_recompute = flag(r, j, "block_recompute");
   s.capabilities.fp8 = flag(r, j, "fp8");
   if (r.has(j, "fp8_saved_gemm_inputs"))
     s.memory.fp8_saves_gemm_inputs_in_fp8 = word(r, j, "fp8_saved_gemm_inputs", {"fp8", "bf16"}) == "fp8";

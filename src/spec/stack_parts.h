@@ -68,6 +68,10 @@ struct StackCapabilities {
   // The embedding and the LM head may each take a layer's slot in the pipeline
   // split (Plan::edge_layer_slots); optional in files ("edge_layer_slots").
   bool edge_layer_slots = false;
+  // Full recompute of only the first N layers of each model chunk
+  // (Plan::recompute_layers, Megatron-Core's --recompute-method block);
+  // optional in files ("block_recompute").
+  bool block_recompute = false;
   bool sequence_parallel = true;
   // Its client runs SP whenever TP > 1 unless told otherwise, so a plan that
   // states neither --sp nor --no-sp takes it where the stack offers SP; optional

@@ -39,7 +39,7 @@ void read_workload_and_plan(const spec::JsonReader& r, const json& j, spec::Work
     r.fail(wp + ".precision", "mixed-bf16, bf16-sr, fp32, fp8 or fp32-bf16-matmul");
   const json& p = r.object(j, at, "plan");
   r.only_keys(p, pp, {"tp", "pp", "virtual_stages", "sp", "uneven_stages", "edge_layer_slots", "micro_batch", "grad_accum",
-                      "zero", "recompute", "overlap_dp_comm", "overlap_tp_comm", "cp", "ep", "etp"});
+                      "zero", "recompute", "recompute_layers", "overlap_dp_comm", "overlap_tp_comm", "cp", "ep", "etp"});
   plan.tp = r.whole_or(p, pp, "tp", 1, 1, kIntMax);
   plan.pp = r.whole_or(p, pp, "pp", 1, 1, spec::kMaxPipelineStages);
   plan.virtual_stages = r.whole_or(p, pp, "virtual_stages", 1, 1, spec::kMaxVirtualStages);
@@ -56,6 +56,9 @@ void read_workload_and_plan(const spec::JsonReader& r, const json& j, spec::Work
   if (r.has(p, "recompute") &&
       (!p.at("recompute").is_string() || !spec::parse_recompute(p.at("recompute").get<std::string>(), plan.recompute)))
     r.fail(pp + ".recompute", "none, selective or full");
+  plan.recompute_layers = r.whole_or(p, pp, "recompute_layers", 0, 1, spec::kMaxPipelineStages);
+  if (plan.recompute_layers > 0 && plan.recompute != spec::Recompute::full)
+    r.fail(pp + ".recompute_layers", "recompute \"full\" beside it (the layers per chunk that full recompute re-runs)");
 }
 
 // The one figure a row states, or none for a memory-only or out-of-memory row.

@@ -296,6 +296,13 @@ const Case kCases[] = {
      [] { return set(measured(), "/workload/seq_len", "2048"); }, "{DIR}/run.json"},
     {"measured_precision_fp8", "validate --measured {DIR} --hold-out source", S::measured,
      [] { return set(measured(), "/workload/precision", "fp8"); }, "{DIR}/run.json"},
+    {"measured_recompute_layers_selective", "validate --measured {DIR} --hold-out source", S::measured,
+     [] {
+       json j = measured();
+       j["plan"]["recompute"] = "selective";
+       return set(j, "/plan/recompute_layers", 4);
+     },
+     "{DIR}/run.json: $.plan.recompute_layers"},
     {"measured_misspelt_key", "validate --measured {DIR} --hold-out source", S::measured,
      [] { return set(measured(), "/plan/recompte", "full"); }, "{DIR}/run.json"},
     // An unknown name inside a run file: the message names the name, not the file that holds it.
@@ -341,6 +348,11 @@ const Case kCases[] = {
     {"plan_global_batch_0", "estimate --global-batch 0", S::none, none, "--global-batch"},
     {"plan_global_batch_indivisible", "estimate --instances 4 --tp 8 --sp --micro-batch 3", S::none, none, "micro-batch 3"},
     {"plan_recompute_sometimes", "estimate --recompute sometimes", S::none, none, "--recompute"},
+    {"plan_recompute_layers_0", "estimate --recompute full --recompute-layers 0", S::none, none, "--recompute-layers"},
+    {"plan_recompute_layers_selective", "estimate --hardware dgx-h100 --stack megatron-lm --tp 8 --recompute selective "
+     "--recompute-layers 4", S::none, none, "recompute layers 4"},
+    {"plan_recompute_layers_on_nxd", "estimate --tp 8 --recompute full --recompute-layers 4", S::none, none,
+     "neuronx-distributed"},
     {"plan_virtual_stages_without_pp", "estimate --virtual-stages 2 --pp 1", S::none, none, "virtual stages"},
     {"plan_unknown_model", "estimate --model no-such-model", S::none, none, "no-such-model"},
     {"plan_unknown_hardware", "estimate --hardware no-such-hw", S::none, none, "no-such-hw"},

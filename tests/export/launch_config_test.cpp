@@ -86,6 +86,12 @@ LaunchJob bloom_176b_on(int instances, int pp) {
   return job;
 }
 
+LaunchJob bloom_176b_with_layers(int layers) {
+  LaunchJob job = bloom_176b_on(35, 7);
+  job.plan.recompute_layers = layers;
+  return job;
+}
+
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "trainplan_export_test";
   fs::create_directories(dir);
@@ -110,6 +116,7 @@ void expect_same_job(const LaunchJob& a, const LaunchJob& b, bool dp_overlap_wri
   EXPECT_EQ(a.plan.micro_batch, b.plan.micro_batch);
   EXPECT_EQ(a.plan.zero, b.plan.zero);
   EXPECT_EQ(a.plan.recompute, b.plan.recompute);
+  EXPECT_EQ(a.plan.recompute_layers, b.plan.recompute_layers);
   if (dp_overlap_written) EXPECT_EQ(a.plan.overlap_dp_comm, b.plan.overlap_dp_comm);
   EXPECT_EQ(a.plan.overlap_tp_comm, b.plan.overlap_tp_comm);
   EXPECT_EQ(a.workload.seq_len, b.workload.seq_len);
@@ -130,6 +137,51 @@ TEST(LaunchConfig, MegatronRoundTripKeepsPlanAndArchitecture) {
   EXPECT_EQ(back.job.model.total_parameters(), job.model.total_parameters());
   EXPECT_EQ(back.job.model.kv_heads, 8);
   EXPECT_FALSE(back.job.model.dropout);
+}
+
+// Full recompute of the first N layers of each chunk is Megatron-Core's block method
+// (megatron/core/recompute.py@d98e8a64:167-181; NeMo's megatron_gpt_config.yaml: "when using
+// 'block' this will checkpoint the first activations_checkpoint_num_layers per pipeline
+// stage"): megatron and nemo write and read it, uniform groups of N > 1 layers are refused
+// on reading, and the formats whose launchers checkpoint every layer or none refuse the plan.
+TEST(LaunchConfig, PartialFullRecomputeIsTheBlockMethod) {
+  LaunchJob job = llama2_70b_on_p5();  // 80 layers over PP 4 x v2: chunks of 10
+  job.plan.recompute = spec::Recompute::full;
+  job.plan.recompute_layers = 3;
+  const std::string script = launch_files(LaunchFormat::megatron, job, "x.sh").front().text;
+  const ShellArgs args = parse_shell_args(script, "x.sh");
+  EXPECT_EQ(args.value("--recompute-granularity"), "full");
+  EXPECT_EQ(args.value("--recompute-method"), "block");
+  EXPECT_EQ(args.value("--recompute-num-layers"), "3");
+  expect_same_job(job, round_trip(LaunchFormat::megatron, job, "block.sh").job);
+
+  LaunchJob nemo = job;
+  nemo.stack_name = "nemo";
+  nemo.plan.zero = 0;
+  nemo.plan.overlap_dp_comm = false;
+  const std::string yaml = launch_files(LaunchFormat::nemo, nemo, "x.yaml").front().text;
+  EXPECT_NE(yaml.find("activations_checkpoint_method: block"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("activations_checkpoint_num_layers: 3"), std::string::npos) << yaml;
+  expect_same_job(nemo, round_trip(LaunchFormat::nemo, nemo, "block.yaml").job);
+
+  // Every layer: uniform, one layer a checkpoint, as before.
+  job.plan.recompute_layers = 0;
+  const ShellArgs every = parse_shell_args(launch_files(LaunchFormat::megatron, job, "x.sh").front().text, "x.sh");
+  EXPECT_EQ(every.value("--recompute-method"), "uniform");
+  EXPECT_EQ(every.value("--recompute-num-layers"), "1");
+
+  // Uniform groups of several layers keep one input a group: not modelled, refused on reading.
+  const fs::path grouped = scratch("grouped.sh");
+  std::string text = launch_files(LaunchFormat::megatron, job, grouped.string()).front().text;
+  text.replace(text.find("--recompute-num-layers 1"), 24, "--recompute-num-layers 2");
+  std::ofstream(grouped) << text;
+  expect_spec_error([&] { read_launch_config(grouped.string()); }, "--recompute-method", "uniform groups");
+
+  job.plan.recompute_layers = 3;
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, bloom_176b_with_layers(3), "x.sh"); },
+                    "--checkpoint-activations", "--recompute-method block");
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, on_trn1(job), "x.yaml"); },
+                    "model.activations_checkpoint_granularity", "first 3 layers");
 }
 
 // A stack priced with unfused attention and a separate accumulation pass (megatron-lm-unfused-attn,

@@ -1274,3 +1274,25 @@ TEST(StackLoad, HostWaitingEveryMicroBatchIsAFlag) {
   j["host_waits_every_micro_batch"] = {{"value", "yes"}, {"source", "test"}};
   expect_stack_error([&] { from(j); }, "$.host_waits_every_micro_batch.value", "true or false");
 }
+
+// Full recompute of the first N layers of each chunk is Megatron-Core's block
+// method: the Megatron-Core stacks (and those extending them) run it, NxD and
+// torchtitan do not, and their refusal names the stack.
+TEST(Stack, BlockRecomputeIsOfferedWhereMegatronCoreRunsIt) {
+  Plan p;
+  p.zero = 1;
+  p.recompute = Recompute::full;
+  p.recompute_layers = 5;
+  for (const char* name : {"megatron-lm", "megatron-lm-bf16-grads", "nemo", "nemo-24.07", "megatron-lm-unfused-attn"})
+    EXPECT_TRUE(stack_refusal(load_stack(name), p).empty()) << name;
+  for (const char* name : {"neuronx-distributed", "torchtitan", "megatron-deepspeed", "optimum-habana"}) {
+    const Stack s = load_stack(name);
+    p.zero = s.capabilities.zero_stages.front();  // a stage it offers: the refusal is the recompute's
+    const std::string why = stack_refusal(s, p);
+    EXPECT_NE(why.find("first 5 layers of each chunk"), std::string::npos) << name << ": " << why;
+    EXPECT_NE(why.find(name), std::string::npos) << why;
+  }
+  p.recompute_layers = 0;  // every layer: offered wherever full recompute is
+  p.zero = 1;
+  EXPECT_TRUE(stack_refusal(load_stack("neuronx-distributed"), p).empty());
+}

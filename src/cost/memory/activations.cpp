@@ -163,6 +163,10 @@ double layer_activation_bytes(const spec::ModelSpec& m, const spec::Stack& stack
   return all;
 }
 
+bool replays_a_layer_at_peak(const spec::Plan& p, double chunk_layers) {
+  return p.recompute == spec::Recompute::full && spec::recomputed_share(p, chunk_layers) >= 1.0;
+}
+
 int chunks_in_flight(const spec::Plan& p, int rank) {
   const int micro_batches = std::max(1, p.grad_accum);
   if (p.virtual_stages <= 1) return std::min(p.pp - rank, micro_batches);
@@ -173,7 +177,16 @@ int chunks_in_flight(const spec::Plan& p, int rank) {
 double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, const spec::Workload& w,
                          const spec::Plan& p, int rank) {
   const double layers_per_chunk = spec::stage_layers(m.layers, p, rank) / p.virtual_stages;
-  double bytes = layer_activation_bytes(m, stack, w, p) * layers_per_chunk * chunks_in_flight(p, rank);
+  // Full recompute of some layers (--recompute-method block): those keep their
+  // input, the others every activation.
+  spec::Plan stored = p;
+  stored.recompute = spec::Recompute::none;
+  const double recomputed = spec::recomputed_layers(p, layers_per_chunk);
+  const double chunk_bytes = p.recompute == spec::Recompute::full
+                                 ? recomputed * layer_activation_bytes(m, stack, w, p) +
+                                       (layers_per_chunk - recomputed) * layer_activation_bytes(m, stack, w, stored)
+                                 : layer_activation_bytes(m, stack, w, p) * layers_per_chunk;
+  double bytes = chunk_bytes * chunks_in_flight(p, rank);
   // Kept per in-flight micro-batch outside the checkpointed layers: the
   // embedding norm's input on the first stage (the norm saves it for backward;
   // split over TP only under SP), and the stage output a DeepSpeed pipeline
@@ -184,11 +197,9 @@ double activations_bytes(const spec::ModelSpec& m, const spec::Stack& stack, con
   if (m.embedding_norm && rank == 0) bytes += hidden_bytes / (p.sp ? p.tp : 1) * chunks_in_flight(p, rank);
   if (stack.memory.pipeline_keeps_stage_outputs && p.pp > 1 && rank < p.pp - 1)
     bytes += hidden_bytes / p.tp * chunks_in_flight(p, rank);
-  if (p.recompute == spec::Recompute::full) {
-    spec::Plan replay = p;  // backward re-creates one layer's activations at a time
-    replay.recompute = spec::Recompute::none;
-    bytes += layer_activation_bytes(m, stack, w, replay);
-  }
+  // Backward re-creates one layer's activations at a time; where some layers
+  // keep theirs, their backward has freed more than that before the replay.
+  if (replays_a_layer_at_peak(p, layers_per_chunk)) bytes += layer_activation_bytes(m, stack, w, stored);
   return bytes;
 }
 

@@ -52,10 +52,11 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   const double forward_gradients = gradients_from_backward ? 0.0 : gradients;
   spec::Plan stored_plan = p;  // a layer with nothing recomputed: what a replay re-creates
   stored_plan.recompute = spec::Recompute::none;
-  const bool full_recompute = p.recompute == spec::Recompute::full;
+  const bool replays_layer =
+      replays_a_layer_at_peak(p, spec::stage_layers(m.layers, p, rank) / p.virtual_stages);
   const double stored_layer =
-      full_recompute || gradients_from_backward ? layer_activation_bytes(m, stack, w, stored_plan) : 0.0;
-  const double replay = full_recompute ? stored_layer : 0.0;
+      replays_layer || gradients_from_backward ? layer_activation_bytes(m, stack, w, stored_plan) : 0.0;
+  const double replay = replays_layer ? stored_layer : 0.0;
   struct Moment {
     double gradients, activations, logits;
   };
