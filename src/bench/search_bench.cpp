@@ -2,8 +2,10 @@
 // of 3 runs), plan count, plans per second per thread, peak RSS, for three
 // spaces: llama2-70b on trn1.32xlarge over 1..256 instances (seq 4096); the
 // full Llama 3.1 405B space on trn2.48xlarge over 1..512 instances at seq
-// 131072 (CP searched); Mixtral 8x7B on p5.48xlarge over 1..512 (EP searched).
-// Instances run over powers of two.
+// 131072 (CP searched); Mixtral 8x7B on p5.48xlarge over 1..512 (EP searched);
+// Llama 2 70B on p5.48xlarge over 1..256 without and with the block method of
+// full recompute (each fitting full-recompute plan bisects for its fewest
+// recomputed layers), side by side. Instances run over powers of two.
 // Usage: search_bench [threads (default 2)]
 #include <sys/resource.h>
 
@@ -24,7 +26,8 @@ namespace {
 using namespace trainplan;
 
 void run_case(const std::string& model_name, const std::string& hw_name, int seq_len, long batch,
-              spec::Precision precision, const spec::Stack& stack, std::vector<int> instances, int threads) {
+              spec::Precision precision, const spec::Stack& stack, std::vector<int> instances, int threads,
+              const char* label = "") {
   const spec::ModelSpec model = spec::load_model(model_name);
   const spec::HardwareSpec hw = spec::load_hardware(hw_name);
   spec::Calibration cal;  // the assumed default: speed does not depend on the figures
@@ -47,8 +50,8 @@ void run_case(const std::string& model_name, const std::string& hw_name, int seq
   }
   std::sort(seconds.begin(), seconds.end());
   const double median = seconds[1];
-  std::printf("%s on %s, seq %d, instances %d..%d (powers of two), %d threads\n", model_name.c_str(), hw_name.c_str(),
-              seq_len, instances.front(), instances.back(), threads);
+  std::printf("%s on %s, seq %d, instances %d..%d (powers of two), %d threads%s\n", model_name.c_str(), hw_name.c_str(),
+              seq_len, instances.front(), instances.back(), threads, label);
   std::printf("  plans considered %lld, feasible %lld\n", (long long)r.drops.considered, (long long)r.drops.feasible);
   std::printf("  full search: median %.3f s of 3 (min %.3f, max %.3f)\n", median, seconds[0], seconds[2]);
   std::printf("  plans per second: %.3g total, %.3g per thread\n", r.drops.considered / median,
@@ -87,6 +90,12 @@ int main(int argc, char** argv) {
            threads);
   run_case("mixtral-8x7b", "p5.48xlarge", 4096, 1024, spec::Precision::mixed_bf16, with_cp_ep, powers_of_two(512),
            threads);
+  spec::Stack with_block = generic;
+  with_block.capabilities.block_recompute = true;
+  run_case("llama2-70b", "p5.48xlarge", 4096, 1024, spec::Precision::mixed_bf16, generic, powers_of_two(256), threads,
+           ", every layer or none recomputed");
+  run_case("llama2-70b", "p5.48xlarge", 4096, 1024, spec::Precision::mixed_bf16, with_block, powers_of_two(256), threads,
+           ", block recompute searched");
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak RSS: %.1f MiB\n", usage.ru_maxrss / 1024.0);

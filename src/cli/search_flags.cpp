@@ -37,7 +37,9 @@ void add_narrowing_options(CLI::App* c, app::SearchQuery& f) {
   c->add_option("--etp", f.etp, "Fix the expert tensor-parallel degree (default: TP's and 1)")->check(positive_whole());
   c->add_option("--sp", f.sp, "Sequence parallel: on, off or any")->capture_default_str()
       ->check(CLI::IsMember({"on", "off", "any"}));
-  c->add_option("--recompute", f.recompute, "Activation recompute: none, selective, full or any")
+  c->add_option("--recompute", f.recompute,
+                "Activation recompute: none, selective, full or any; under stacks that run Megatron-Core's block method\n"
+                "(megatron-lm, nemo) a full-recompute plan recomputes the fewest first layers of each chunk that fit")
       ->capture_default_str()->check(CLI::IsMember({"none", "selective", "full", "any"}));
   c->add_option("--overlap-dp", f.overlap_dp, "Overlap DP gradient collectives: on, off or any")
       ->capture_default_str()->check(CLI::IsMember({"on", "off", "any"}));

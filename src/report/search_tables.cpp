@@ -59,7 +59,7 @@ Table top_table(const search::SearchResult& r, const std::string& title, search:
     const bool tie = i < verdicts.tied_with_leader.size() && verdicts.tied_with_leader[i];
     t.add_row({double(rank++), double(pl.instances), double(pl.tp), double(pl.pp), double(pl.dp), double(pl.cp),
                double(pl.ep), pl.sp, double(pl.virtual_stages), double(pl.micro_batch),
-               double(pl.grad_accum), double(pl.zero), spec::recompute_text(pl),
+               double(pl.grad_accum), double(pl.zero), spec::recompute_text(pl, false),
                overlap.empty() ? std::string("none") : overlap, e.time.step_s, e.tokens_per_s, e.mfu,
                e.memory.total_bytes, fit, p.dag_score.tokens_per_usd, p.dag_score.utilisation,
                p.dag_score.time_to_train_s / 86400.0, p.dag_score.cost_to_train_usd, p.dag_score.objective / lead,

@@ -121,12 +121,19 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
   for (auto r : {spec::Recompute::none, spec::Recompute::selective, spec::Recompute::full})
     if (allowed(c.recompute, r) && stack.offers_recompute(r)) recompute_.push_back(r);
   require(!recompute_.empty(), "recompute");
+  model_layers_ = model.layers;
+  block_recompute_ = stack.capabilities.block_recompute &&
+                     std::find(recompute_.begin(), recompute_.end(), spec::Recompute::full) != recompute_.end();
   // DP overlap is the stack's behaviour at the plan's ZeRO stage unless the user fixes it.
   for (int z : zero_)
     overlap_dp_by_zero_[z] = c.overlap_dp.value_or(spec::at_zero_stage(stack, z).communication.overlap_dp_grad_reduce);
 
   size_ = std::uint64_t(instances_.size()) * tp_.size() * pp_.size() * split_.size() * micro_batch_.size() *
           zero_.size() * recompute_.size();
+}
+
+double PlanSpace::chunk_layers(const spec::Plan& plan) const {
+  return spec::layers_per_stage(model_layers_, plan) / plan.virtual_stages;
 }
 
 spec::Plan PlanSpace::at(std::uint64_t i) const {

@@ -43,6 +43,12 @@ class PlanSpace {
   std::uint64_t size() const { return size_; }
   // The index-th plan (dp and grad_accum left for cost::complete_plan). Allocation-free.
   spec::Plan at(std::uint64_t index) const;
+  // Where the stack runs Megatron-Core's block method, a plan with full
+  // recompute may recompute only the first layers of each chunk: the search
+  // takes the fewest that fit (ranker.cpp), so "full" covers both.
+  bool tries_block_recompute() const { return block_recompute_; }
+  // Layers of the plan's busiest model chunk.
+  double chunk_layers(const spec::Plan& plan) const;
   const std::vector<int>& instance_counts() const { return instances_; }
 
  private:
@@ -55,6 +61,8 @@ class PlanSpace {
   std::vector<SplitChoice> split_;
   std::vector<int> micro_batch_, zero_;
   std::vector<spec::Recompute> recompute_;
+  int model_layers_ = 0;
+  bool block_recompute_ = false;
   // DP overlap per ZeRO stage: the user's, else the stack's behaviour at that stage (spec::at_zero_stage).
   std::array<bool, 4> overlap_dp_by_zero_{};
   std::uint64_t size_ = 0;

@@ -28,6 +28,42 @@ bool marginal(const cost::Evaluation& ev, const SearchOptions& options) {
                                                   *options.memory_band) == cost::FitVerdict::marginal;
 }
 
+// The index-th plan, evaluated. Under full recompute on a stack with the block
+// method, the fewest first layers of each chunk whose recompute lets the plan
+// fit (memory falls as layers are added, time rises), found by bisection; the
+// plan recomputing every layer where none of 1 .. chunk - 1 fits, or where the
+// plan fits without recompute (its own index, faster than any of them).
+cost::Evaluation evaluate_at(const cost::Evaluator& evaluator, const PlanSpace& space, std::uint64_t index,
+                             const SearchOptions& options, cost::PipelineMethod method = cost::PipelineMethod::closed_form) {
+  spec::Plan plan = space.at(index);
+  const cost::Evaluation every_layer = evaluator.evaluate(plan, method);
+  const auto fits = [&](const cost::Evaluation& ev) { return ev.ok() && !marginal(ev, options); };
+  if (!space.tries_block_recompute() || plan.recompute != spec::Recompute::full || !fits(every_layer))
+    return every_layer;
+  int fit = int(space.chunk_layers(plan)) - 1;  // the most layers short of every one
+  if (fit < 1) return every_layer;
+  const auto with_layers = [&](int layers) {
+    plan.recompute_layers = layers;
+    return evaluator.evaluate(plan, method);
+  };
+  cost::Evaluation best = with_layers(fit);
+  if (!fits(best)) return every_layer;
+  if (cost::Evaluation one = with_layers(1); fits(one)) {
+    spec::Plan bare = plan;
+    bare.recompute = spec::Recompute::none;
+    bare.recompute_layers = 0;
+    return fits(evaluator.evaluate(bare, method)) ? every_layer : one;
+  }
+  int fail = 1;
+  while (fit - fail > 1) {
+    const int mid = fail + (fit - fail) / 2;
+    cost::Evaluation ev = with_layers(mid);
+    if (fits(ev)) fit = mid, best = std::move(ev);
+    else fail = mid;
+  }
+  return best;
+}
+
 }  // namespace
 
 SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space, const Scorer& scorer,
@@ -66,8 +102,8 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
       if (begin >= total) break;
       const std::uint64_t end = std::min(total, begin + chunk_plans);
       for (std::uint64_t i = begin; i < end; ++i) {
-        const spec::Plan plan = space.at(i);
-        const cost::Evaluation ev = evaluator.evaluate(plan);
+        const cost::Evaluation ev = evaluate_at(evaluator, space, i, options);
+        const spec::Plan& plan = ev.plan;
         ++st.considered;
         if (!ev.ok()) {
           ++st.by_problem[std::size_t(ev.problem)];
@@ -136,9 +172,9 @@ SearchResult run_search(const cost::Evaluator& evaluator, const PlanSpace& space
   for (const Entry& e : merged) {
     RankedPlan r;
     r.index = e.index;
-    r.evaluation = evaluator.evaluate(space.at(e.index));
+    r.evaluation = evaluate_at(evaluator, space, e.index, options);
     r.score = scorer.score(r.evaluation.estimate, r.evaluation.plan.instances);
-    const cost::Evaluation dag = evaluator.evaluate(space.at(e.index), cost::PipelineMethod::dag);
+    const cost::Evaluation dag = evaluator.evaluate(r.evaluation.plan, cost::PipelineMethod::dag);
     r.dag_estimate = dag.estimate;
     r.dag_score = scorer.score(dag.estimate, dag.plan.instances);
     result.top.push_back(r);

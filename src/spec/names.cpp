@@ -56,10 +56,11 @@ double recomputed_share(int layers, const Plan& p) {
   return recomputed_share(p, layers_per_stage(layers, p) / p.virtual_stages);
 }
 
-std::string recompute_text(const Plan& p) {
+std::string recompute_text(const Plan& p, bool spelled_out) {
   std::string text = to_string(p.recompute);
   if (p.recompute == Recompute::full && p.recompute_layers > 0)
-    text += ", " + std::to_string(p.recompute_layers) + (p.recompute_layers == 1 ? " layer" : " layers") + " per chunk";
+    text += ", first " + std::to_string(p.recompute_layers) +
+            (spelled_out ? (p.recompute_layers == 1 ? " layer of each chunk" : " layers of each chunk") : "");
   return text;
 }
 

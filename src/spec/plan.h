@@ -84,8 +84,9 @@ double recomputed_share(const Plan& plan, double chunk_layers);
 double recomputed_share(int layers, const Plan& plan);
 
 const char* to_string(Recompute recompute);
-// "full" or "full, 5 layers per chunk": the mode as a person reads it.
-std::string recompute_text(const Plan& plan);
+// The mode as a person reads it: "full", "full, first 5 layers of each
+// chunk", or in a table's cell "full, first 5".
+std::string recompute_text(const Plan& plan, bool spelled_out = true);
 bool parse_recompute(std::string_view text, Recompute& out);
 
 }  // namespace trainplan::spec

@@ -50,7 +50,8 @@ TEST(PartialRecompute, SharesFollowTheChunk) {
   p.pp = 2;
   p.virtual_stages = 2;  // 32 layers: chunks of 8
   EXPECT_DOUBLE_EQ(spec::recomputed_share(32, p), 5.0 / 8);
-  EXPECT_EQ(spec::recompute_text(p), "full, 5 layers per chunk");
+  EXPECT_EQ(spec::recompute_text(p), "full, first 5 layers of each chunk");
+  EXPECT_EQ(spec::recompute_text(p, false), "full, first 5");
   p.recompute = spec::Recompute::selective;
   EXPECT_DOUBLE_EQ(spec::recomputed_layers(p, 16), 0);
 }

@@ -149,3 +149,61 @@ TEST(Scorer, SparseInstanceCountsNeedNoDenseTable) {
 
 }  // namespace
 }  // namespace trainplan::search
+
+namespace trainplan::search {
+namespace {
+
+// Llama 3 8B at 8192 tokens on one DGX H100, TP 1 / PP 1 / ZeRO 1 / micro-batch
+// 1 (BF16, the generic stack): without recompute it does not fit, full
+// recompute of every layer does; where the stack runs the block method the
+// search takes the fewest first layers that fit, and one fewer does not.
+struct BlockFixture {
+  spec::ModelSpec model = spec::load_model("llama3-8b");
+  spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
+  spec::Calibration cal;
+  spec::Stack stack = [] {
+    spec::Stack s;
+    s.capabilities.block_recompute = true;
+    return s;
+  }();
+  spec::Workload w{8192, 128, 1e11, spec::Precision::mixed_bf16};
+  cost::Evaluator evaluator{model, hw, stack, cal, w};
+  SpaceConstraints constraints = [] {
+    SpaceConstraints c;
+    c.tp = 1, c.pp = 1, c.cp = 1, c.zero = 1, c.micro_batch = 1;
+    return c;
+  }();
+};
+
+TEST(Ranker, FullRecomputeTakesTheFewestLayersThatFit) {
+  BlockFixture f;
+  spec::Plan p;
+  p.zero = 1;
+  ASSERT_EQ(f.evaluator.evaluate(p).problem, cost::PlanProblem::out_of_memory);  // no recompute: short of HBM
+  p.recompute = spec::Recompute::full;
+  ASSERT_TRUE(f.evaluator.evaluate(p).ok());
+  const PlanSpace space{f.model, f.hw, f.stack, f.w, f.constraints};
+  ASSERT_TRUE(space.tries_block_recompute());
+  const Scorer scorer{f.evaluator, space.instance_counts(), 98.3, Objective::throughput, cost::FailureSettings{}};
+  const SearchResult r = run_search(f.evaluator, space, scorer, options(3, 1));
+  ASSERT_FALSE(r.top.empty());
+  const cost::Evaluation& best = r.top.front().evaluation;
+  ASSERT_EQ(best.plan.recompute, spec::Recompute::full);
+  const int layers = best.plan.recompute_layers;
+  ASSERT_GT(layers, 0);
+  ASSERT_LT(layers, 32);
+  spec::Plan fewer = best.plan;
+  fewer.recompute_layers = layers - 1;
+  if (layers > 1) EXPECT_EQ(f.evaluator.evaluate(fewer).problem, cost::PlanProblem::out_of_memory);
+  EXPECT_GT(best.estimate.seqs_per_s, f.evaluator.evaluate(p).estimate.seqs_per_s);  // faster than every layer
+  // Without the block method the same space keeps every layer recomputed.
+  BlockFixture g;
+  g.stack.capabilities.block_recompute = false;
+  const cost::Evaluator plain{g.model, g.hw, g.stack, g.cal, g.w};
+  const PlanSpace no_block{g.model, g.hw, g.stack, g.w, g.constraints};
+  const SearchResult q = run_search(plain, no_block, scorer, options(3, 1));
+  for (const RankedPlan& rp : q.top) EXPECT_EQ(rp.evaluation.plan.recompute_layers, 0);
+}
+
+}  // namespace
+}  // namespace trainplan::search
