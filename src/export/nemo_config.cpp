@@ -233,7 +233,8 @@ std::string write_nemo(const LaunchJob& job) {
     model["activations_checkpoint_granularity"] = "selective";
   } else {
     // block: the first N layers of each model chunk, as Megatron-Core runs it
-    // (megatron_gpt_config.yaml: 'block' checkpoints the first activations_checkpoint_num_layers per stage)
+    // (megatron_gpt_config.yaml@e938df32:194-200: "when using 'block' this will checkpoint the first
+    // activations_checkpoint_num_layers per pipeline stage")
     model["activations_checkpoint_granularity"] = "full";
     model["activations_checkpoint_method"] = p.recompute_layers > 0 ? "block" : "uniform";
     model["activations_checkpoint_num_layers"] = p.recompute_layers > 0 ? p.recompute_layers : 1;

@@ -140,9 +140,9 @@ TEST(LaunchConfig, MegatronRoundTripKeepsPlanAndArchitecture) {
 }
 
 // Full recompute of the first N layers of each chunk is Megatron-Core's block method
-// (megatron/core/recompute.py@d98e8a64:167-181; NeMo's megatron_gpt_config.yaml: "when using
-// 'block' this will checkpoint the first activations_checkpoint_num_layers per pipeline
-// stage"): megatron and nemo write and read it, uniform groups of N > 1 layers are refused
+// (megatron/core/recompute.py@d98e8a64:167-181; NeMo's megatron_gpt_config.yaml@e938df32:200:
+// "when using 'block' this this will checkpoint the first activations_checkpoint_num_layers per
+// pipeline stage"): megatron and nemo write and read it, uniform groups of N > 1 layers are refused
 // on reading, and the formats whose launchers checkpoint every layer or none refuse the plan.
 TEST(LaunchConfig, PartialFullRecomputeIsTheBlockMethod) {
   LaunchJob job = llama2_70b_on_p5();  // 80 layers over PP 4 x v2: chunks of 10
