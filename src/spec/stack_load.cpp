@@ -140,7 +140,7 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
                       "context_parallel", "context_parallel_without_tp_pp", "context_parallel_needs_all_kv_heads", "expert_parallel", "moe_probs_after_activation", "fp8_param_gather", "pipeline_graph_cut_per_micro_batch", "pipeline_p2p", "edge_layer_slots", "block_recompute", "gate_up_projection", "tp_backward_overlap", "lazy_tracing", "host_waits_every_micro_batch", "sync_launch_share", "expert_dispatch", "ep_a2a_overlap", "expert_compute", "attention", "attention_speedup", "elementwise_bytes", "eager_activations", "loss_bytes_per_logit", "loss_bytes_per_logit_tp",
                       "recompute_modes", "selective_recompute", "full_recompute", "master_weights_dtype", "optimizer_state_dtype",
                       "optimizer_step_temporaries", "optimizer_sub_group_parameters", "zero3_keeps_16bit_shard", "runtime_reserve_gib",
-                      "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "host_overhead_s"});
+                      "communicator_gib", "allocator_overhead_fraction", "allocator_unreleasable_fraction", "allocator_overhead_on_transients", "host_overhead_s"});
   s.name = r.string(j, "$", "name");
   s.description = r.string(j, "$", "description");
   const auto& versions = behaviour(r, j, "versions");
@@ -327,6 +327,8 @@ Stack read_stack(const nlohmann::json& j, const std::string& file) {
   s.memory.allocator_overhead_fraction = amount(r, j, "allocator_overhead_fraction");
   if (r.has(j, "allocator_unreleasable_fraction"))
     s.memory.allocator_unreleasable_fraction = amount(r, j, "allocator_unreleasable_fraction");
+  if (r.has(j, "allocator_overhead_on_transients"))
+    s.memory.allocator_overhead_on_transients = flag(r, j, "allocator_overhead_on_transients");
   s.compute.host_overhead_s = amount(r, j, "host_overhead_s");
   check_plausible(s);
   return s;

@@ -229,6 +229,12 @@ struct StackMemory {
   // files ("allocator_unreleasable_fraction"); absent: all of
   // allocator_overhead_fraction.
   double allocator_unreleasable_fraction = -1;
+  // The share falls on what is freed and allocated again within a step
+  // (activations, logits, temporaries, gathered shards), not on state the
+  // stack holds in buffers allocated once (parameters, gradients, optimizer
+  // state): Megatron-Core's contiguous parameter and gradient buffers.
+  // Optional in files ("allocator_overhead_on_transients"); false: every tensor.
+  bool allocator_overhead_on_transients = false;
   double allocator_unreleasable() const {
     return allocator_unreleasable_fraction < 0 ? allocator_overhead_fraction : allocator_unreleasable_fraction;
   }

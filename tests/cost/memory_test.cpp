@@ -372,6 +372,16 @@ TEST(Memory, RuntimeReserveAndAllocatorComeOnTop) {
   EXPECT_DOUBLE_EQ(mem.total_bytes, mem.tensors_bytes * 1.05 + 2 * GiB);
   // An "80 GB" H100 holds 80 GiB (nvidia-smi: 81,559 MiB usable of 81,920).
   EXPECT_DOUBLE_EQ(mem.capacity_bytes, 80 * GiB);
+  // State kept in buffers allocated once (Megatron-Core's contiguous parameter
+  // and gradient buffers) takes no share: only what a step frees and allocates again.
+  s.memory.allocator_overhead_on_transients = true;
+  const auto kept = cost::memory_per_device(m, hw, s, w, p);
+  const double persistent =
+      kept.weights_bytes + kept.master_weights_bytes + kept.gradients_bytes + kept.optimizer_states_bytes;
+  EXPECT_DOUBLE_EQ(kept.tensors_bytes, mem.tensors_bytes);
+  EXPECT_GT(persistent, 0);
+  EXPECT_DOUBLE_EQ(kept.allocator_bytes, 0.05 * (kept.tensors_bytes - persistent));
+  EXPECT_DOUBLE_EQ(kept.allocator_bytes, 0.05 * (kept.activations_bytes + kept.logits_bytes));
 }
 
 TEST(Memory, VerdictAgainstCapacityNamesTheLargestComponent) {
@@ -538,9 +548,11 @@ TEST(Memory, DeepSpeedReductionCopiesOneBucketOrTheLargestGradient) {
 // peak, counts against the device; a reserved counter still reads the 0.1.
 // Llama 3.1 8B FP8 on one DGX H100 (TP 1, CP 1, DP 8, 8,192 tokens, no
 // recompute): runtime 0.8 GiB of context + 0.6 GiB for the one DP
-// communicator; the tensors come to about 76.5 GiB, so the whole reserve
-// (1.1 x 76.5 + 1.4 = 85.6 GiB) refused it and the unreleasable part
-// (1.02 x 76.5 + 1.4 = 79.5 GiB) fits it in 80 GiB.
+// communicator; the tensors come to about 76.5 GiB, of which the activations
+// and logits, what a step frees and allocates again, are the part the
+// allocator's share falls on (stacks/nemo.json allocator_overhead_on_transients:
+// parameters and gradients live in Megatron-Core's contiguous buffers), so the
+// whole reserve (0.1 of them) refuses it and the unreleasable part (0.02) fits.
 TEST(Memory, OnlyTheUnreleasableAllocatorShareDecidesTheFit) {
   const spec::ModelSpec m = spec::load_model("llama3.1-8b");
   const spec::HardwareSpec hw = spec::load_hardware("dgx-h100");
@@ -553,13 +565,13 @@ TEST(Memory, OnlyTheUnreleasableAllocatorShareDecidesTheFit) {
   ASSERT_EQ(cost::complete_plan(m, hw, w, p), cost::PlanProblem::none);
   ASSERT_EQ(p.dp, 8);
   const auto mem = cost::memory_per_device(m, hw, nemo, w, p);
-  const double T = mem.tensors_bytes;
+  const double T = mem.tensors_bytes, X = mem.activations_bytes + mem.logits_bytes;
   EXPECT_NEAR(T / GiB, 76.5, 0.5);
   EXPECT_DOUBLE_EQ(mem.runtime_reserve_bytes, 1.4 * GiB);
-  EXPECT_DOUBLE_EQ(mem.allocator_bytes, 0.02 * T);
-  EXPECT_DOUBLE_EQ(mem.total_bytes, T + 0.02 * T + 1.4 * GiB);
-  EXPECT_DOUBLE_EQ(mem.reserved_bytes, T + 0.1 * T);  // what max_memory_reserved would read
-  EXPECT_NEAR(mem.cached_free_bytes(), 0.08 * T, 1.0);
+  EXPECT_DOUBLE_EQ(mem.allocator_bytes, 0.02 * X);
+  EXPECT_DOUBLE_EQ(mem.total_bytes, T + 0.02 * X + 1.4 * GiB);
+  EXPECT_DOUBLE_EQ(mem.reserved_bytes, T + 0.1 * X);  // what max_memory_reserved would read
+  EXPECT_NEAR(mem.cached_free_bytes(), 0.08 * X, 1.0);
   EXPECT_TRUE(mem.fits);
 
   // The same stack counting its whole reserve (no allocator_unreleasable_fraction).
@@ -567,10 +579,10 @@ TEST(Memory, OnlyTheUnreleasableAllocatorShareDecidesTheFit) {
   whole.memory.allocator_unreleasable_fraction = -1;
   const auto before = cost::memory_per_device(m, hw, whole, w, p);
   EXPECT_DOUBLE_EQ(before.tensors_bytes, T);
-  EXPECT_DOUBLE_EQ(before.total_bytes, T + 0.1 * T + 1.4 * GiB);
+  EXPECT_DOUBLE_EQ(before.total_bytes, T + 0.1 * X + 1.4 * GiB);
   EXPECT_DOUBLE_EQ(before.reserved_bytes, mem.reserved_bytes);  // the reading does not move
   EXPECT_FALSE(before.fits);
-  EXPECT_NEAR(mem.margin_bytes - before.margin_bytes, 0.08 * T, 1.0);
+  EXPECT_NEAR(mem.margin_bytes - before.margin_bytes, 0.08 * X, 1.0);
 }
 
 // DeepSpeed's flat shard copies take new segments on top. Llama 2 7B under

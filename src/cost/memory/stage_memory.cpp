@@ -119,8 +119,11 @@ MemoryBreakdown stage_memory(const spec::ModelSpec& m, const spec::HardwareSpec&
   }
   // What the allocator reserves beyond the tensors (a reserved counter reads
   // it), and the part of it that it cannot give back: only that decides the fit.
-  const double reserve = stack.memory.allocator_overhead_fraction * (mem.tensors_bytes - flat_copies);
-  mem.allocator_bytes = stack.memory.allocator_unreleasable() * (mem.tensors_bytes - flat_copies);
+  const double persistent = mem.weights_bytes + mem.master_weights_bytes + mem.gradients_bytes + mem.optimizer_states_bytes;
+  const double fragmenting =
+      mem.tensors_bytes - flat_copies - (stack.memory.allocator_overhead_on_transients ? persistent : 0.0);
+  const double reserve = stack.memory.allocator_overhead_fraction * fragmenting;
+  mem.allocator_bytes = stack.memory.allocator_unreleasable() * fragmenting;
   mem.runtime_reserve_bytes = runtime_reserve_bytes(stack, p);
   mem.total_bytes = mem.tensors_bytes + mem.allocator_bytes + mem.runtime_reserve_bytes;
   mem.capacity_bytes = hw.hbm_bytes;
