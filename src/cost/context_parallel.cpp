@@ -46,7 +46,7 @@ ContextParallelTime context_parallel(const StepContext& ctx, const LayerCompute&
     t.backward_s = steps * std::max(0.0, send_bwd - step_bwd);
   }
   if (p.recompute == spec::Recompute::selective) t.recompute_s = t.forward_s;
-  if (p.recompute == spec::Recompute::full) t.recompute_s = t.forward_s * spec::recomputed_share(ctx.model.layers, p);
+  if (p.recompute == spec::Recompute::full) t.recompute_s = t.forward_s * ctx.full_recompute_share();
   return t;
 }
 

@@ -76,7 +76,7 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   // embedding, the last, with the head, both when there is no pipeline, or a
   // middle one where the edges take a layer's slot and weigh less than it).
   // Uneven stages are timed as if every stage held the busiest one's layers.
-  const double layers_per_chunk = spec::layers_per_stage(model_.layers, p) / p.virtual_stages;
+  const double layers_per_chunk = spec::chunk_layers(model_.layers, p);
   const double layer_fwd = layer.forward_s() + tp.forward_s + cp.forward_s + ep.forward_s;
   const double layer_bwd = layer.backward_s() + tp.backward_s + tp.recompute_s + cp.backward_s + cp.recompute_s +
                            ep.backward_s + ep.recompute_s;
@@ -134,7 +134,7 @@ Evaluation Evaluator::evaluate(const spec::Plan& input, PipelineMethod method) c
   est.total_parameters = double(model_.total_parameters());
   est.active_parameters = double(model_.active_parameters());
   est.hardware_flops_per_step = hardware_flops(model_, tokens_per_step, workload_.seq_len, p.recompute,
-                                                spec::recomputed_share(model_.layers, p));
+                                                ctx.full_recompute_share());
   est.seqs_per_s = double(workload_.global_batch_seqs) / tb.step_s;
   est.tokens_per_s = est.seqs_per_s * workload_.seq_len;
   est.tokens_per_s_per_device = est.tokens_per_s / est.devices;

@@ -67,7 +67,7 @@ ExpertParallelTime expert_parallel(const StepContext& ctx, const LayerCompute& l
   const double per_pass = ctx.moe_share() * (2 * a2a + etp_pair);  // dispatch + combine
   t.forward_s = per_pass;
   t.backward_s = per_pass;
-  if (p.recompute == spec::Recompute::full) t.recompute_s = per_pass * spec::recomputed_share(ctx.model.layers, p);
+  if (p.recompute == spec::Recompute::full) t.recompute_s = per_pass * ctx.full_recompute_share();
   // Paired passes (combined_1f1b.py:55-57): a forward's all-to-alls run beside
   // the other micro-batch's backward compute of a layer, and the backward's
   // beside its forward compute; a share of them hides, at most that compute.

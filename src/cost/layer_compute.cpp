@@ -211,7 +211,7 @@ LayerCompute layer_compute(const StepContext& ctx) {
     }
   }
   // Per layer, averaged over the chunk: --recompute-method block re-runs only its first layers.
-  if (ctx.plan.recompute == spec::Recompute::full) l.recompute_s *= spec::recomputed_share(m.layers, ctx.plan);
+  if (ctx.plan.recompute == spec::Recompute::full) l.recompute_s *= ctx.full_recompute_share();
   return l;
 }
 

@@ -25,7 +25,7 @@ PlanProblem complete_plan(const spec::ModelSpec& m, const spec::HardwareSpec& hw
   if (devices % (long(p.tp) * p.pp * p.cp) != 0) return PlanProblem::devices_not_dividing;
   p.dp = int(devices / (long(p.tp) * p.pp * p.cp));
   // As many layers as the busiest chunk holds, or more, is every layer: one plan, one name.
-  if (p.recompute_layers >= spec::layers_per_stage(m.layers, p) / p.virtual_stages) p.recompute_layers = 0;
+  if (p.recompute_layers >= spec::chunk_layers(m.layers, p)) p.recompute_layers = 0;
   if (p.cp > 1 && w.seq_len % cp_sequence_multiple(exchange, p.cp) != 0) return PlanProblem::cp_not_dividing_seq;
   // A CP group (TP x CP devices) tiles instances as every other group does.
   const long per_instance = hw.devices_per_instance();

@@ -53,6 +53,8 @@ struct StepContext {
   int dense_dp() const { return plan.dp * plan.cp; }
   int expert_dp() const { return spec::expert_dp(plan); }
   // Share of the layers that are MoE layers (0 for a dense model).
+  // Under full recompute, the share of the layers re-run (Plan::recompute_layers of each chunk).
+  double full_recompute_share() const { return spec::recomputed_share(model.layers, plan); }
   double moe_share() const { return model.moe() ? double(model.moe_layers()) / model.layers : 0.0; }
   // Tokens the busiest expert rank computes, over the mean routed load (spec::expert_load).
   double expert_load() const { return spec::expert_load(stack, model, workload.expert_imbalance); }

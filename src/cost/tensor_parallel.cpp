@@ -91,7 +91,7 @@ TensorParallelTime tensor_parallel(const StepContext& ctx, const LayerCompute& l
     t.backward_s = std::max(0.0, t.backward_s - layer.gemm_backward_s);
     t.recompute_s = std::max(0.0, recompute_raw - (layer.gemm_forward_s - layer.gemm_not_recomputed_s));
   }
-  t.recompute_s *= spec::recomputed_share(ctx.model.layers, p);  // per layer, over the chunk
+  t.recompute_s *= ctx.full_recompute_share();  // per layer, over the chunk
   t.embedding_s = seconds(Collective::all_reduce, bytes);
   if (p.sp) t.head_s = seconds(Collective::all_gather, bytes);
   return t;

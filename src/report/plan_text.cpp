@@ -21,8 +21,7 @@ std::string describe(const spec::Plan& p, PlanText style) {
   s << "TP " << p.tp << " / PP " << p.pp << (p.sp ? " / SP" : "") << (p.virtual_stages > 1 ? " / v" + std::to_string(p.virtual_stages) : "")
     << (p.cp > 1 ? " / CP " + std::to_string(p.cp) : "") << (p.ep > 1 ? " / EP " + std::to_string(p.ep) : "")
     << (p.etp > 0 && p.etp != p.tp ? " / ETP " + std::to_string(p.etp) : "")
-    << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::to_string(p.recompute)
-    << (p.recompute_layers > 0 ? " first " + std::to_string(p.recompute_layers) : "")
+    << " / mb " << p.micro_batch << " / ZeRO " << p.zero << " / " << spec::recompute_text(p, false)
     << (p.overlap_tp_comm ? " / async TP" : "") << (p.overlap_dp_comm ? "" : " / no DP overlap");
   return s.str();
 }

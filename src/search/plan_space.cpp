@@ -133,7 +133,7 @@ PlanSpace::PlanSpace(const spec::ModelSpec& model, const spec::HardwareSpec& har
 }
 
 double PlanSpace::chunk_layers(const spec::Plan& plan) const {
-  return spec::layers_per_stage(model_layers_, plan) / plan.virtual_stages;
+  return spec::chunk_layers(model_layers_, plan);
 }
 
 spec::Plan PlanSpace::at(std::uint64_t i) const {

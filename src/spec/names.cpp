@@ -43,6 +43,8 @@ double stage_layers(int layers, const Plan& p, int rank) {
   return layers_per_stage(layers, p) - (edge ? 1 : 0);
 }
 
+double chunk_layers(int layers, const Plan& p) { return layers_per_stage(layers, p) / p.virtual_stages; }
+
 double recomputed_layers(const Plan& p, double chunk_layers) {
   if (p.recompute != Recompute::full) return 0;
   return p.recompute_layers > 0 ? std::min<double>(p.recompute_layers, chunk_layers) : chunk_layers;
@@ -53,7 +55,7 @@ double recomputed_share(const Plan& p, double chunk_layers) {
 }
 
 double recomputed_share(int layers, const Plan& p) {
-  return recomputed_share(p, layers_per_stage(layers, p) / p.virtual_stages);
+  return recomputed_share(p, chunk_layers(layers, p));
 }
 
 std::string recompute_text(const Plan& p, bool spelled_out) {

@@ -74,13 +74,16 @@ double stage_layers(int layers, const Plan& plan, int rank);
 // Whether the first and last stage give a slot to the embedding and the head.
 inline bool edge_slots_active(const Plan& p) { return p.edge_layer_slots && p.pp > 1; }
 
+// Transformer layers of the busiest model chunk: its stage's slots over the
+// virtual stages (every stage is timed as the busiest).
+double chunk_layers(int layers, const Plan& plan);
 // Layers of a chunk of `chunk_layers` that full recompute re-runs: all of
 // them, or recompute_layers where fewer; 0 without full recompute.
 double recomputed_layers(const Plan& plan, double chunk_layers);
 // That share of the chunk (0..1): what the recompute's time and the chunk's
 // checkpoints scale with.
 double recomputed_share(const Plan& plan, double chunk_layers);
-// The busiest chunk's share (every stage is timed as the busiest).
+// The busiest chunk's share.
 double recomputed_share(int layers, const Plan& plan);
 
 const char* to_string(Recompute recompute);
