@@ -144,7 +144,7 @@ std::string explain(PlanProblem problem, const spec::ModelSpec& m, const spec::H
     case PlanProblem::partial_recompute_not_full:
       return "recompute layers " + to_string(p.recompute_layers) + " names the layers of each model chunk that full "
              "recompute re-runs (Megatron-Core --recompute-method block); the plan's recompute is " +
-             spec::to_string(p.recompute);
+             spec::to_string(p.recompute) + ", where full is needed";
     case PlanProblem::batch_not_dividing:
       return "the global batch of " + to_string(w.global_batch_seqs) + " sequences does not divide into DP " +
              to_string(p.dp) + " x micro-batch " + to_string(p.micro_batch);
