@@ -81,9 +81,10 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
 }
 
 exporting::ReadLaunch apply_launch_config(const std::string& file, const std::set<std::string>& c, ScenarioOptions& s,
-                                          PlanOptions& p, LaunchUse use) {
+                                          PlanOptions& p, LaunchUse use, const std::vector<std::string>& overrides) {
   // --stack, where given, decides which Megatron-DeepSpeed fork a script that names none is read as.
-  exporting::ReadLaunch read = exporting::read_launch_config(file, given(c, "--stack") ? spec::load_stack(s.stack).name : "");
+  exporting::ReadLaunch read =
+      exporting::read_launch_config(file, given(c, "--stack") ? spec::load_stack(s.stack).name : "", overrides);
   exporting::LaunchJob& job = read.job;
 
   // A name the file's trainplan header gives is refused naming the file and the header's field.

@@ -5,6 +5,7 @@
 #pragma once
 #include <set>
 #include <string>
+#include <vector>
 
 #include "app/scenario.h"
 #include "export/launch_config.h"
@@ -19,10 +20,11 @@ exporting::LaunchJob launch_job(const Scenario& scenario, const spec::Plan& plan
 // that search ranks alternatives against (search's plan flags narrow freely).
 enum class LaunchUse { job, reference };
 
-// Reads `file` and fills `scenario` and `plan` from it, checking the options
-// named in `given` (the long flags the user gave, "--tp" ...) against what the
-// file states. Returns what was read.
+// Reads `file` with the launch's command-line `overrides` (exporting::read_launch_config) and
+// fills `scenario` and `plan` from it, checking the options named in `given` (the long flags the
+// user gave, "--tp" ...) against what the file states. Returns what was read.
 exporting::ReadLaunch apply_launch_config(const std::string& file, const std::set<std::string>& given,
-                                          ScenarioOptions& scenario, PlanOptions& plan, LaunchUse use = LaunchUse::job);
+                                          ScenarioOptions& scenario, PlanOptions& plan, LaunchUse use = LaunchUse::job,
+                                          const std::vector<std::string>& overrides = {});
 
 }  // namespace trainplan::app

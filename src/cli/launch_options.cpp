@@ -67,13 +67,25 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Sce
   return written;
 }
 
+void add_config_overrides(CLI::App* c, CLI::Option* file_option, std::vector<std::string>& items) {
+  c->add_option("--set", items,
+                "Overrides the launch gives the " + file_option->get_name() +
+                    " file on its command line, one or more: a NeMo or NxD YAML takes Hydra's key.path=value "
+                    "(+key.path=value adds a key, ++ adds or replaces, ~key.path deletes), as in `python "
+                    "megatron_gpt_pretraining.py trainer.devices=8`; a launch script takes NAME=VALUE in its "
+                    "environment, as `NUM_NODES=4 bash train.sh` (the script's own assignments still win)")
+      ->needs(file_option);
+}
+
 exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, app::ScenarioOptions& scenario,
                                           app::PlanOptions& plan, app::LaunchUse use) {
   std::set<std::string> given;
   for (const CLI::Option* option : command.get_options())
     if (option->count() > 0)
       for (const std::string& name : option->get_lnames()) given.insert("--" + name);
-  return app::apply_launch_config(file, given, scenario, plan, use);
+  std::vector<std::string> overrides;
+  if (const CLI::Option* set = command.get_option_no_throw("--set")) overrides = set->results();
+  return app::apply_launch_config(file, given, scenario, plan, use, overrides);
 }
 
 }  // namespace trainplan::cli

@@ -2,6 +2,8 @@
 // hardware, ranked by an objective; the top K re-timed with the pipeline DAG.
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/launch_options.h"
@@ -21,6 +23,7 @@ struct SearchCommandOptions {
   app::PlanOptions reference;
   bool has_reference = false;
   std::string like;  // a launcher config: its job is the reference, its cluster the search's
+  std::vector<std::string> like_overrides;  // --set: the launch's own command-line overrides of it
   EmitOptions emit;  // the leader as a launcher config
 };
 
@@ -104,10 +107,12 @@ SharedCommand add_search_command(CLI::App& app) {
   c->add_option("--reference-recompute", o->reference.recompute,
                 "Reference plan: recompute; default: selective where the stack offers it, else none")
       ->needs(rtp);
-  c->add_option("--like", o->like,
-                "Rank alternatives to the job in this launcher config (Megatron-LM or Megatron-DeepSpeed script, "
-                "NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and instances; its plan "
-                "is the reference");
+  CLI::Option* like = c->add_option(
+      "--like", o->like,
+      "Rank alternatives to the job in this launcher config (Megatron-LM or Megatron-DeepSpeed script, "
+      "NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and instances; its plan "
+      "is the reference");
+  add_config_overrides(c, like, o->like_overrides);
   add_emit_options(c, o->emit);
   c->get_option("--emit")->description(c->get_option("--emit")->get_description() +
                                        "; the search then keeps only plans that launcher runs (the rest are counted "

@@ -1,6 +1,8 @@
 #include "export/launch_config.h"
 
+#include <cctype>
 #include <filesystem>
+#include <map>
 #include <utility>
 
 #include "export/deepspeed_config.h"
@@ -78,17 +80,60 @@ std::vector<LaunchFile> launch_files(LaunchFormat format, const LaunchJob& job, 
   return {};
 }
 
-ReadLaunch read_launch_config(const std::string& path, const std::string& stack) {
-  const std::string text = spec::read_text_file(path);
+namespace {
+
+// A launch script as run with `overrides` (NAME=VALUE each) in its environment: the
+// assignments exported on the script's first line, ahead of its own (which still win,
+// as in the shell), so that no line of the file moves.
+std::string with_environment(const std::string& text, const std::vector<std::string>& overrides, const std::string& file) {
+  if (overrides.empty()) return text;
+  std::string line = "export";
+  for (const std::string& item : overrides) {
+    const std::size_t eq = item.find('=');
+    bool name_ok = eq != std::string::npos && eq > 0 && !std::isdigit(static_cast<unsigned char>(item[0]));
+    for (std::size_t i = 0; name_ok && i < eq; ++i)
+      name_ok = std::isalnum(static_cast<unsigned char>(item[i])) || item[i] == '_';
+    if (!name_ok)
+      throw spec::SpecError(file, "--set " + spec::one_line(item, 200),
+                            "NAME=VALUE with NAME a shell variable the script reads (as `NAME=VALUE bash script.sh` sets "
+                            "it); key.path=value overrides are for a NeMo or NxD YAML");
+    line += ' ';
+    line.append(item, 0, eq + 1);
+    line += shell_quote(item.substr(eq + 1));
+  }
+  line += "; ";
+  line += text;
+  return line;
+}
+
+// `unused`: a note for each override of a script's environment that the script sets over, by override.
+ReadLaunch read_launch_file(const std::string& path, const std::string& stack, const std::vector<std::string>& overrides,
+                            std::map<std::string, std::string>& unused) {
+  const std::string file_text = spec::read_text_file(path);
   const std::string ext = fs::path(path).extension().string();
   if (ext == ".yaml" || ext == ".yml") {
-    const YamlFields y(text, path);
-    if (y.has("distributed_strategy")) return {LaunchFormat::nxd, read_nxd(text, path)};
-    if (y.has("model")) return {LaunchFormat::nemo, read_nemo(text, path)};
+    YamlFields y(file_text, path);
+    for (const std::string& item : overrides) y.apply_override(item);
+    if (y.has("distributed_strategy")) return {LaunchFormat::nxd, read_nxd(file_text, path, overrides)};
+    if (y.has("model")) return {LaunchFormat::nemo, read_nemo(file_text, path, overrides)};
     throw spec::SpecError(path, "", "a NeMo YAML (trainer, model) or a NeuronX Distributed Training YAML (distributed_strategy)");
   }
-  if (ext == ".json") return {LaunchFormat::deepspeed, read_deepspeed("", path, text, path)};
+  if (ext == ".json") {
+    if (!overrides.empty())
+      throw spec::SpecError(path, "--set " + spec::one_line(overrides.front(), 200),
+                            "no override: a ds_config JSON is read as written (--set takes a NeMo or NxD YAML's Hydra "
+                            "overrides, or a launch script's environment)");
+    return {LaunchFormat::deepspeed, read_deepspeed("", path, file_text, path)};
+  }
+  const std::string text = with_environment(file_text, overrides, path);
   const ShellArgs script = parse_shell_args(text, path);
+  for (const std::string& item : overrides) {
+    const std::size_t eq = item.find('=');
+    const auto kept = script.variables.find(item.substr(0, eq));
+    if (kept != script.variables.end() && kept->second != item.substr(eq + 1))
+      unused[item] = "the script sets " + item.substr(0, eq) + " to '" + spec::one_line(kept->second, 80) +
+                     "' itself, so it has no effect, as in the shell";
+  }
   // Intel's run_llama.sh takes HL_* settings and writes its own ds_config and arguments.
   if (runs_habana_llama(script)) return {LaunchFormat::habana, read_habana(script, text, path)};
   if (const std::string config = script.value("--deepspeed_config").value_or(""); !config.empty()) {
@@ -122,6 +167,19 @@ ReadLaunch read_launch_config(const std::string& path, const std::string& stack)
   throw spec::SpecError(path, "",
                         "a launcher config: a Megatron-LM or Megatron-DeepSpeed launch script, a script running "
                         "Intel's run_llama.sh with HL_* settings, a NeMo or NxD YAML (.yaml), or a DeepSpeed ds_config (.json)");
+}
+
+}  // namespace
+
+ReadLaunch read_launch_config(const std::string& path, const std::string& stack, const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> unused;
+  ReadLaunch read = read_launch_file(path, stack, overrides, unused);
+  for (const std::string& item : overrides) {
+    const auto skipped = unused.find(item);
+    read.job.notes.push_back("--set " + spec::one_line(item, 200) + ": " +
+                             (skipped != unused.end() ? skipped->second : "applied, as the launch's command line would"));
+  }
+  return read;
 }
 
 std::string stated_kv_heads(const spec::ModelSpec& m) { return std::to_string(m.kv_heads); }

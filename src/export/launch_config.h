@@ -30,7 +30,11 @@ struct ReadLaunch {
 // a NeMo or NxD YAML, or a ds_config JSON.
 // `stack`: the stack the caller prices the file under (--stack), or empty; it decides which
 // Megatron-DeepSpeed fork a script that passes no fork's own options is read as (read_deepspeed).
-ReadLaunch read_launch_config(const std::string& path, const std::string& stack = "");
+// `overrides` (--set): what the launch adds on its command line, as its launcher takes it: Hydra
+// overrides of a YAML (YamlFields::apply_override), NAME=VALUE in a script's environment (as
+// `NAME=VALUE bash script.sh`); a ds_config JSON takes none. Each applied one is noted on the job.
+ReadLaunch read_launch_config(const std::string& path, const std::string& stack = "",
+                              const std::vector<std::string>& overrides = {});
 
 // A file that states part of an architecture (no vocabulary: LaunchJob::has_architecture
 // false) against the model named for it: throws spec::SpecError naming `file` and the

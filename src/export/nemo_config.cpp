@@ -271,9 +271,10 @@ std::string write_nemo(const LaunchJob& job) {
   return yaml_text(header, root);
 }
 
-LaunchJob read_nemo(const std::string& text, const std::string& file) {
+LaunchJob read_nemo(const std::string& text, const std::string& file, const std::vector<std::string>& overrides) {
   YamlFields y(text, file);
   read_overrides(text, y);
+  for (const std::string& item : overrides) y.apply_override(item);
   LaunchJob job;
   read_header(text, job);
   constexpr long kBig = 1L << 30;
@@ -294,7 +295,10 @@ LaunchJob read_nemo(const std::string& text, const std::string& file) {
     const bool o2 = y.flag("model.megatron_amp_O2", true);
     if (fsdp && o2) job.notes.push_back("model.megatron_amp_O2 under model.fsdp read as False, as NeMo turns it off");
     if (!fsdp && !o2)
-      throw spec::SpecError(file, "model.megatron_amp_O2", "True with bf16 (trainplan models O2: BF16 weights, FP32 main params)");
+      throw spec::SpecError(file, "model.megatron_amp_O2",
+                            "True with bf16, found False: NeMo then keeps FP32 parameters under autocast (O1), which "
+                            "trainplan does not model; price the O2 run with --set model.megatron_amp_O2=True (BF16 "
+                            "weights, FP32 main params), or FP32 with --set trainer.precision=32");
     job.workload.precision = spec::Precision::mixed_bf16;
   } else if (precision == "32" || precision == "32-true") {
     job.workload.precision = spec::Precision::fp32;

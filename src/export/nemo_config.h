@@ -5,12 +5,14 @@
 // model by trainplan's header or by --model.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "export/launch_job.h"
 
 namespace trainplan::exporting {
 
 std::string write_nemo(const LaunchJob& job);
-LaunchJob read_nemo(const std::string& text, const std::string& file);
+// `overrides`: the command line's Hydra overrides (YamlFields::apply_override), applied after the file's own.
+LaunchJob read_nemo(const std::string& text, const std::string& file, const std::vector<std::string>& overrides = {});
 
 }  // namespace trainplan::exporting

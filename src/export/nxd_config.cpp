@@ -122,8 +122,9 @@ void read_manual_precision(const YamlFields& y, LaunchJob& job) {
 
 }  // namespace
 
-LaunchJob read_nxd(const std::string& text, const std::string& file) {
-  const YamlFields y(text, file);
+LaunchJob read_nxd(const std::string& text, const std::string& file, const std::vector<std::string>& overrides) {
+  YamlFields y(text, file);
+  for (const std::string& item : overrides) y.apply_override(item);
   LaunchJob job;
   read_header(text, job);
   constexpr long kBig = 1L << 30;

@@ -141,6 +141,10 @@ std::vector<std::string> YamlFields::unconsulted(const std::vector<std::string>&
 
 YAML::Node YamlFields::find(const std::string& path) const {
   consulted_.insert(path);
+  return lookup(path);
+}
+
+YAML::Node YamlFields::lookup(const std::string& path) const {
   YAML::Node node;
   node.reset(root_);  // rebinds; operator= would overwrite the node it refers to
   std::size_t start = 0;
@@ -173,6 +177,51 @@ void YamlFields::add(const std::string& path, const std::string& value) {
     node.reset(child);
     start = dot + 1;
   }
+}
+
+void YamlFields::apply_override(const std::string& item) {
+  const std::string option = "--set " + item;
+  const std::size_t marks = item.rfind("++", 0) == 0 ? 2 : (item.rfind('+', 0) == 0 || item.rfind('~', 0) == 0) ? 1 : 0;
+  const bool removing = marks == 1 && item[0] == '~';
+  const std::string body = item.substr(marks);
+  const std::size_t eq = body.find('=');
+  const std::string path = body.substr(0, eq);
+  const std::string value = eq == std::string::npos ? "" : body.substr(eq + 1);
+  bool path_ok = !path.empty() && path.front() != '.' && path.back() != '.' && path.find("..") == std::string::npos;
+  for (char c : path) path_ok = path_ok && c != ' ' && c != '=' && c != '+' && c != '~';
+  if (!path_ok || (eq == std::string::npos && !removing))
+    throw spec::SpecError(file_, option,
+                          "a Hydra override: key.path=value, +key.path=value (a key the file lacks), "
+                          "++key.path=value (either) or ~key.path (delete)");
+  const YAML::Node existing = lookup(path);
+  const bool present = existing.IsDefined();
+  if (marks == 0 && !present)
+    throw spec::SpecError(file_, option,
+                          "a key the file has (Hydra refuses to override a missing key in struct mode); add it with +" +
+                              body);
+  if (marks == 1 && !removing && present && !existing.IsNull())  // Hydra's + also fills a null
+    throw spec::SpecError(file_, option, "a key the file lacks (Hydra refuses to append over an existing one); replace it with " + body);
+  YAML::Node parsed;
+  try {
+    parsed = value.empty() ? YAML::Node(std::string()) : YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw spec::SpecError(file_, option, "a value Hydra reads (a number, true/false, null, a string, [a, b] or {k: v}): " + e.msg);
+  }
+  const std::size_t dot = path.rfind('.');
+  YAML::Node parent = dot == std::string::npos ? YAML::Node(root_) : lookup(path.substr(0, dot));
+  const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);
+  if (removing) {
+    if (!present) throw spec::SpecError(file_, option, "a key the file has (Hydra cannot delete a missing one)");
+    if (eq != std::string::npos && !(existing.IsScalar() && parsed.IsScalar() && existing.Scalar() == parsed.Scalar()))
+      throw spec::SpecError(file_, option, "the value the file holds at " + path + " (Hydra deletes a key only while it holds the value given)");
+    parent.remove(key);
+    return;
+  }
+  if (!present && !(parent.IsDefined() && parent.IsMap())) {
+    add(path, "");  // makes the mappings on the way, as Hydra's + does
+    parent.reset(dot == std::string::npos ? root_ : lookup(path.substr(0, dot)));  // reset rebinds, = would overwrite
+  }
+  parent[key] = parsed;
 }
 
 bool YamlFields::has(const std::string& path) const {

@@ -23,6 +23,12 @@ class YamlFields {
   std::string text(const std::string& path, const std::string& fallback) const;
   // Hydra's `+path=value` (a key the base config lacks): sets it, making the mappings on the way.
   void add(const std::string& path, const std::string& value);
+  // One command-line override as Hydra applies it to a config in struct mode (facebookresearch/
+  // hydra, hydra/_internal/config_loader_impl.py _apply_overrides_to_config): `key=value` replaces
+  // a key the file has, `+key=value` adds one it lacks (or fills a null), `++key=value` does either,
+  // `~key` deletes one (`~key=value` only while it holds that value). The value is read as YAML flow text (8, true, null, [1, 2]).
+  // Anything else is refused naming the file and `--set ITEM`.
+  void apply_override(const std::string& item);
   const std::string& file() const { return file_; }
   // The leaf key paths (scalars, lists, nulls) under `sections` that no read asked about, in
   // document order, those under a path of `skip` left out; said with unread_options_note (launch_job.h).
@@ -30,6 +36,7 @@ class YamlFields {
 
  private:
   YAML::Node find(const std::string& path) const;  // an undefined node when missing
+  YAML::Node lookup(const std::string& path) const;  // as find, without counting the path as read
   std::string scalar(const std::string& path) const;
   // `value` read at `path`: itself, or what ${...} names (see yaml_fields.cpp).
   std::string resolved(const std::string& value, const std::string& path, int depth) const;

@@ -86,6 +86,7 @@ enum class Setup {
   fifo,      // {FILE} is a FIFO nobody writes to: a read would hang
   device_link,  // {FILE} is a symbolic link to /dev/full
   script,    // content written to {DIR}/job.sh: --from-config tells a launch script by its extension
+  yaml,      // content written to {DIR}/job.yaml: a NeMo or NxD YAML
 };
 
 struct Case {
@@ -441,6 +442,11 @@ const Case kCases[] = {
     // ---- readers: regular files only, names escaped and shortened in the message (issue 41)
     {"model_fifo", "estimate --model {FILE}", S::fifo, none, "{FILE}: a regular file, got a FIFO"},
     {"from_config_dev_zero", "estimate --from-config /dev/zero", S::none, none, "/dev/zero: a regular file, got a device"},
+    // --set: the launch's overrides of a launcher config, so only beside one; in the launcher's own grammar.
+    {"set_without_a_config", "estimate --set trainer.devices=8", S::none, none, "--set requires --from-config"},
+    {"set_a_yaml_key_the_file_lacks", "estimate --from-config {DIR}/job.yaml --hardware p5.48xlarge --set trainer.gpus=8",
+     S::yaml, [] { return std::string("trainer:\n  num_nodes: 2\n  devices: 8\nmodel:\n  micro_batch_size: 1\n"); },
+     "{DIR}/job.yaml: --set trainer.gpus=8: a key the file has"},
     {"model_name_longer_than_a_path", "estimate --model \"$(printf '%0100000d' 0)\"", S::none, none,
      "(96000 bytes more): unknown model"},
     {"model_name_with_a_newline_and_an_escape", "estimate --model \"$(printf 'no\\nsuch\\033[31m')\"", S::none, none,
@@ -523,6 +529,7 @@ TEST_P(BadInput, RefusedWithExitTwoInAtMostTwoLinesNamingTheCulprit) {
     case Setup::device_link: fs::create_symlink("/dev/full", file); break;
     case Setup::measured: write(fs::path(dir) / "run.json", c.content()); break;
     case Setup::script: write(fs::path(dir) / "job.sh", c.content()); break;
+    case Setup::yaml: write(fs::path(dir) / "job.yaml", c.content()); break;
     case Setup::choices:
       write(fs::path(dir) / "measured" / "seed.json", measured().dump(2));
       write(fs::path(dir) / "choices" / "c.json", c.content());

@@ -327,6 +327,11 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
         "--fp8-amax-history-len", "--tokenizer-type", "assumption: --fp8-param-gather: priced as the file runs it"}},
       {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --instances 4", 0,
        {"plan: TP 1, PP 4, DP 8, EP 8", "--instances 4 stands for the node count the script takes from its environment"}},
+      // The same node count given as the script's environment (SLURM_NNODES=4 bash ...): stated, so --instances must agree.
+      {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --set SLURM_NNODES=4", 0,
+       {"on 4 x p5.48xlarge (32 devices)", "assumption: --set SLURM_NNODES=4: applied"}},
+      {"megatron-lm_train_mixtral_8x7b_distributed.sh",
+       "--hardware p5.48xlarge --model mixtral-8x7b --set SLURM_NNODES=4 --instances 8", 2, {"--instances 8 contradicts it"}},
       // NUM_NODES=1 as published ("Change for multinode config"): TP 8 x PP 16 needs 16
       // nodes, so the count is a placeholder --instances replaces.
       {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge --model gpt3-175b", 2,
@@ -335,6 +340,28 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"plan: TP 8, PP 16, DP 1", "--instances 16 replaces the file's node count"}},
       {"megatron-lm_train_gpt3_175b_distributed.sh", "--hardware p5.48xlarge", 2, {"give --model"}},
       {"nemo_megatron_gpt_config.yaml", "--hardware a100-80gb-x1 --model " + gpt_126m, 0, {"plan: TP 1, PP 1, DP 1"}},
+      // NeMo's base config on one device, launched on two p5 with Hydra's overrides (--set), as
+      // `python megatron_gpt_pretraining.py trainer.devices=8 trainer.num_nodes=2 ...` runs it.
+      {"nemo_megatron_gpt_config.yaml", "--hardware p5.48xlarge --model " + gpt_126m, 2,
+       {"trainer.devices: 8 devices per instance, as p5.48xlarge has, found 1: set trainer.devices to 8"}},
+      {"nemo_megatron_gpt_config.yaml",
+       "--hardware p5.48xlarge --model " + gpt_126m + " --set trainer.devices=8 trainer.num_nodes=2 model.global_batch_size=256", 0,
+       {"on 2 x p5.48xlarge (16 devices)", "plan: TP 1, PP 1, DP 16", "assumption: --set trainer.devices=8: applied"}},
+      {"nemo_megatron_gpt_config.yaml", "--hardware p5.48xlarge --model " + gpt_126m + " --set trainer.gpus=8", 2,
+       {"nemo_megatron_gpt_config.yaml: --set trainer.gpus=8: a key the file has", "add it with +trainer.gpus=8"}},
+      // NeMo's Llama example trains in FP32 (precision 32, O2 off); the launch's overrides make it mixed BF16 with O2.
+      {"nemo_megatron_llama_config.yaml",
+       "--hardware p5.48xlarge --model llama2-7b --set trainer.devices=8 trainer.num_nodes=4 model.global_batch_size=1024 "
+       "model.micro_batch_size=1 model.tensor_model_parallel_size=4",
+       0, {"on 4 x p5.48xlarge (32 devices), seq 4096, global batch 1024, fp32", "plan: TP 4, PP 1, DP 8"}},
+      {"nemo_megatron_llama_config.yaml",
+       "--hardware p5.48xlarge --model llama2-7b --set trainer.devices=8 trainer.num_nodes=4 model.global_batch_size=1024 "
+       "model.micro_batch_size=1 model.tensor_model_parallel_size=4 trainer.precision=bf16",
+       2, {"model.megatron_amp_O2: True with bf16, found False", "--set model.megatron_amp_O2=True"}},
+      {"nemo_megatron_llama_config.yaml",
+       "--hardware p5.48xlarge --model llama2-7b --set trainer.devices=8 trainer.num_nodes=4 model.global_batch_size=1024 "
+       "model.micro_batch_size=1 model.tensor_model_parallel_size=4 trainer.precision=bf16 model.megatron_amp_O2=True",
+       0, {"global batch 1024, mixed-bf16", "plan: TP 4, PP 1, DP 8"}},
       {"nemo-launcher_llama3_1_70b.yaml", "--hardware p5.48xlarge --model llama3.1-70b", 0,
        {"plan: TP 4, PP 4, DP 32, CP 2, SP on, virtual stages 10"}},
       {"nemo-launcher_llama3_1_405b.yaml", "--hardware p5.48xlarge --model " + llama405_g16, 0,

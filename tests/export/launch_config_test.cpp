@@ -1124,6 +1124,66 @@ TEST(ShellArgs, ABareFlagEndingACommandTakesNoValueFromTheNext) {
   EXPECT_EQ(continued.value("--x"), "value");  // a continuation ends no command
 }
 
+// --set on a launch script: NAME=VALUE in its environment, as `NAME=VALUE bash script.sh`.
+// NVIDIA's Mixtral script takes its node count from ${SLURM_NNODES:-"1"}; the GPT-3 175B
+// script sets NUM_NODES=1 itself, which wins over the environment, as in the shell.
+TEST(LaunchConfig, ScriptOverridesAreTheScriptsEnvironment) {
+  const std::string mixtral = fixture("clients/megatron-lm_train_mixtral_8x7b_distributed.sh");
+  const ReadLaunch read = read_launch_config(mixtral, "", {"SLURM_NNODES=4"});
+  EXPECT_EQ(read.job.instances, 4);
+  EXPECT_FALSE(read.job.instances_from_environment);  // stated, not a default the job replaces
+  const auto noted = [](const LaunchJob& job, const std::string& phrase) {
+    return std::any_of(job.notes.begin(), job.notes.end(), [&](const std::string& n) { return n.find(phrase) != std::string::npos; });
+  };
+  EXPECT_TRUE(noted(read.job, "--set SLURM_NNODES=4: applied"));
+  EXPECT_EQ(read_launch_config(mixtral).job.instances, 1);
+  EXPECT_TRUE(read_launch_config(mixtral).job.instances_from_environment);
+
+  const std::string gpt3 = fixture("clients/megatron-lm_train_gpt3_175b_distributed.sh");
+  const ReadLaunch kept = read_launch_config(gpt3, "", {"NUM_NODES=16"});
+  EXPECT_EQ(kept.job.instances, 1);
+  EXPECT_TRUE(noted(kept.job, "--set NUM_NODES=16: the script sets NUM_NODES to '1' itself, so it has no effect"));
+
+  // A value with spaces or quotes stays one word, as the environment holds it.
+  EXPECT_EQ(read_launch_config(mixtral, "", {"SLURM_NNODES=2", "WANDB_NAME=a 'b' c"}).job.instances, 2);
+  expect_spec_error([&] { read_launch_config(gpt3, "", {"model.num_nodes=16"}); }, "--set model.num_nodes=16",
+                    "NAME=VALUE with NAME a shell variable", gpt3);
+  expect_spec_error([&] { read_launch_config(gpt3, "", {"9NODES=1"}); }, "--set 9NODES=1", "a shell variable", gpt3);
+}
+
+// --set on a YAML: Hydra's overrides, after the file's own; a ds_config JSON takes none.
+TEST(LaunchConfig, YamlOverridesAreHydras) {
+  const std::string gpt = fixture("clients/nemo_megatron_gpt_config.yaml");
+  const ReadLaunch read =
+      read_launch_config(gpt, "", {"trainer.devices=8", "trainer.num_nodes=2", "model.tensor_model_parallel_size=2"});
+  EXPECT_EQ(read.format, LaunchFormat::nemo);
+  EXPECT_EQ(read.job.devices_per_instance, 8);
+  EXPECT_EQ(read.job.instances, 2);
+  EXPECT_EQ(read.job.plan.tp, 2);
+  expect_spec_error([&] { read_launch_config(gpt, "", {"trainer.gpus=8"}); }, "--set trainer.gpus=8",
+                    "add it with +trainer.gpus=8", gpt);
+  const std::string nxd = fixture("clients/nxdt_hf_llama3_8B_config.yaml");
+  EXPECT_EQ(read_launch_config(nxd, "", {"trainer.num_nodes=16"}).job.instances, 16);
+  EXPECT_EQ(read_launch_config(nxd, "", {"distributed_strategy.pipeline_model_parallel_size=4"}).job.plan.pp, 4);
+  const fs::path json = scratch("overridden.json");
+  std::ofstream(json) << R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1})";
+  expect_spec_error([&] { read_launch_config(json.string(), "", {"train_batch_size=16"}); }, "--set train_batch_size=16",
+                    "a ds_config JSON is read as written", json.string());
+}
+
+// NeMo's example configs as NVIDIA/NeMo@8cfedd72 holds them (tests/export/fixtures/clients/SOURCES.md):
+// megatron_llama_config.yaml trains at precision 32 (FP32, O2 off) on one device, which the launch's
+// overrides turn into mixed BF16 with O2, as `python megatron_gpt_pretraining.py trainer.precision=bf16 ...`.
+TEST(LaunchConfig, NemoExampleConfigWithTheLaunchsOverrides) {
+  const std::string llama = fixture("clients/nemo_megatron_llama_config.yaml");
+  EXPECT_EQ(read_launch_config(llama).job.workload.precision, spec::Precision::fp32);
+  const ReadLaunch bf16 = read_launch_config(llama, "", {"trainer.precision=bf16", "model.megatron_amp_O2=True"});
+  EXPECT_EQ(bf16.job.workload.precision, spec::Precision::mixed_bf16);
+  // bf16 with O2 off is NeMo's O1 (FP32 parameters under autocast): refused, naming the overrides that price it.
+  expect_spec_error([&] { read_launch_config(llama, "", {"trainer.precision=bf16"}); }, "model.megatron_amp_O2",
+                    "--set model.megatron_amp_O2=True", llama);
+}
+
 }  // namespace
 }  // namespace trainplan::exporting
 
