@@ -164,7 +164,7 @@ std::string write_nemo(const LaunchJob& job) {
   trainer["num_nodes"] = job.instances;
   trainer["devices"] = job.devices_per_instance;
   const bool fp8 = job.workload.precision == spec::Precision::fp8;
-  trainer["precision"] = job.workload.precision == spec::Precision::mixed_bf16 || fp8 ? "bf16" : "32";
+  trainer["precision"] = job.mixed_fp16() ? "16" : job.workload.precision == spec::Precision::mixed_bf16 || fp8 ? "bf16" : "32";
   YAML::Node model = root["model"];
   model["micro_batch_size"] = p.micro_batch;
   model["global_batch_size"] = job.workload.global_batch_seqs;
@@ -289,24 +289,30 @@ LaunchJob read_nemo(const std::string& text, const std::string& file, const std:
                             "trainplan does not model");
   const std::string precision = y.text("trainer.precision", "bf16");
   const bool fsdp = y.flag("model.fsdp", false);
-  if (precision == "bf16" || precision == "bf16-mixed") {
+  // NeMo's half precisions (nemo/collections/nlp/parts/megatron_trainer_builder.py@8cfedd72:123-130):
+  // 16, '16' and '16-mixed' are FP16 with a gradient scaler, 'bf16' and 'bf16-mixed' BF16.
+  const bool fp16 = precision == "16" || precision == "16-mixed";
+  if (precision == "bf16" || precision == "bf16-mixed" || fp16) {
     // Under FSDP NeMo turns O2 off whatever the file says (megatron_trainer_builder.py@e938df32:73-75),
     // as stacks/nemo-fsdp.json prices it; elsewhere trainplan models O2 only.
     const bool o2 = y.flag("model.megatron_amp_O2", true);
     if (fsdp && o2) job.notes.push_back("model.megatron_amp_O2 under model.fsdp read as False, as NeMo turns it off");
     if (!fsdp && !o2)
       throw spec::SpecError(file, "model.megatron_amp_O2",
-                            "True with bf16, found False: NeMo then keeps FP32 parameters under autocast (O1), which "
-                            "trainplan does not model; price the O2 run with --set model.megatron_amp_O2=True (BF16 "
+                            "True with " + precision + ", found False: NeMo then keeps FP32 parameters under autocast (O1), which "
+                            "trainplan does not model; price the O2 run with --set model.megatron_amp_O2=True (16-bit "
                             "weights, FP32 main params), or FP32 with --set trainer.precision=32");
     job.workload.precision = spec::Precision::mixed_bf16;
+    job.fp16 = fp16;
+    if (fp16) job.notes.push_back("trainer.precision " + precision + " priced as mixed BF16 (same GEMM rate; loss scaling not priced)");
   } else if (precision == "32" || precision == "32-true") {
     job.workload.precision = spec::Precision::fp32;
   } else {
-    throw spec::SpecError(file, "trainer.precision", "bf16 or 32 (trainplan models BF16 and FP32 training), found '" + precision + "'");
+    throw spec::SpecError(file, "trainer.precision",
+                          "bf16, 16 or 32 (trainplan models mixed half precision and FP32 training), found '" + precision + "'");
   }
   if (y.flag("model.fp8", false)) {
-    if (job.workload.precision != spec::Precision::mixed_bf16)
+    if (!job.mixed_bf16())
       throw spec::SpecError(file, "model.fp8", "trainer.precision bf16 as well (trainplan models FP8 over mixed BF16)");
     job.workload.precision = spec::Precision::fp8;
     // FP8 parameters only where the file says so (NVIDIA/NeMo@e938df32 nemo/collections/nlp/models/

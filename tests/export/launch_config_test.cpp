@@ -1182,6 +1182,22 @@ TEST(LaunchConfig, NemoExampleConfigWithTheLaunchsOverrides) {
   // bf16 with O2 off is NeMo's O1 (FP32 parameters under autocast): refused, naming the overrides that price it.
   expect_spec_error([&] { read_launch_config(llama, "", {"trainer.precision=bf16"}); }, "model.megatron_amp_O2",
                     "--set model.megatron_amp_O2=True", llama);
+  // FP16 as NeMo names it (megatron_trainer_builder.py@8cfedd72:123-130: 16, '16', '16-mixed'): O2 over
+  // FP16 weights with a gradient scaler, priced as mixed BF16 (the same tensor-core rate and bytes).
+  for (const char* half : {"16", "16-mixed"}) {
+    const ReadLaunch fp16 = read_launch_config(llama, "", {std::string("trainer.precision=") + half, "model.megatron_amp_O2=True"});
+    EXPECT_EQ(fp16.job.workload.precision, spec::Precision::mixed_bf16) << half;
+    EXPECT_TRUE(fp16.job.mixed_fp16()) << half;
+    EXPECT_TRUE(std::any_of(fp16.job.notes.begin(), fp16.job.notes.end(), [&](const std::string& n) {
+      return n == "trainer.precision " + std::string(half) + " priced as mixed BF16 (same GEMM rate; loss scaling not priced)";
+    }));
+  }
+  expect_spec_error([&] { read_launch_config(llama, "", {"trainer.precision=16", "model.megatron_amp_O2=True", "model.fp8=True"}); },
+                    "model.fp8", "trainer.precision bf16 as well", llama);
+  expect_spec_error([&] { read_launch_config(llama, "", {"trainer.precision=16"}); }, "model.megatron_amp_O2",
+                    "True with 16, found False", llama);
+  expect_spec_error([&] { read_launch_config(llama, "", {"trainer.precision=64"}); }, "trainer.precision",
+                    "bf16, 16 or 32", llama);
 }
 
 }  // namespace
