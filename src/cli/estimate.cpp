@@ -98,12 +98,11 @@ SharedCommand add_estimate_command(CLI::App& app) {
       "A plan that cannot run is refused with its reason and exit code 2.");
   add_scenario_options(c, options->scenario);
   add_plan_options(c, options->plan);
-  CLI::Option* from = c->add_option(
-      "--from-config", options->from_config,
-      "Take the model, cluster, batch and plan from a launcher config: a Megatron-LM or Megatron-DeepSpeed "
-      "launch script, a script running Intel Gaudi's run_llama.sh with HL_* settings, a NeMo or NxD YAML, or "
-      "a DeepSpeed ds_config JSON (--hardware and --instances where the file is silent)");
-  add_config_overrides(c, from, options->config_overrides);
+  add_launch_config_option(c, "--from-config", options->from_config, options->config_overrides,
+                           "Take the model, cluster, batch and plan from a launcher config: a Megatron-LM or "
+                           "Megatron-DeepSpeed launch script, a script running Intel Gaudi's run_llama.sh with HL_* "
+                           "settings, a NeMo or NxD YAML, or a DeepSpeed ds_config JSON (--hardware and --instances "
+                           "where the file is silent)");
   add_emit_options(c, options->emit);
   c->add_flag("-q,--quiet", options->quiet, "No progress bar (estimate draws none; taken as search, sweep and compare take it)");
   c->add_option("--pipeline", options->pipeline,
@@ -132,8 +131,8 @@ void add_export_command(CLI::App& app) {
       "habana (HL_* settings for Intel Gaudi's Megatron-DeepSpeed 1.19.0 scripts/run_llama.sh; Gaudi 2 and 3).");
   add_scenario_options(c, options->scenario);
   add_plan_options(c, options->plan);
-  CLI::Option* from = c->add_option("--from-config", options->from_config, "Take the job from a launcher config instead of flags");
-  add_config_overrides(c, from, options->config_overrides);
+  add_launch_config_option(c, "--from-config", options->from_config, options->config_overrides,
+                           "Take the job from a launcher config instead of flags");
   c->add_option("--to", options->emit.format, "Format: megatron, nemo, nxd, deepspeed or habana")
       ->required()
       ->check(CLI::IsMember(launch_format_names()));

@@ -67,9 +67,11 @@ std::vector<std::string> emit_launch_config(const EmitOptions& o, const app::Sce
   return written;
 }
 
-void add_config_overrides(CLI::App* c, CLI::Option* file_option, std::vector<std::string>& items) {
-  c->add_option("--set", items,
-                "Overrides the launch gives the " + file_option->get_name() +
+void add_launch_config_option(CLI::App* c, const std::string& flag, std::string& file, std::vector<std::string>& overrides,
+                              const std::string& description) {
+  CLI::Option* file_option = c->add_option(flag, file, description);
+  c->add_option("--set", overrides,
+                "Overrides the launch gives the " + flag +
                     " file on its command line, one or more: a NeMo or NxD YAML takes Hydra's key.path=value "
                     "(+key.path=value adds a key, ++ adds or replaces, ~key.path deletes), as in `python "
                     "megatron_gpt_pretraining.py trainer.devices=8`; a launch script takes NAME=VALUE in its "

@@ -30,9 +30,11 @@ void check_emit_options(const EmitOptions& options);
 std::vector<std::string> emit_launch_config(const EmitOptions& options, const app::Scenario& scenario, const spec::Plan& plan,
                                             std::ostream& standard_output);
 
-// --set ITEM...: what the launch adds to the file named by `file_option` on its own command line
-// (Hydra overrides of a NeMo or NxD YAML, NAME=VALUE in a script's environment); stored in `items`.
-void add_config_overrides(CLI::App* command, CLI::Option* file_option, std::vector<std::string>& items);
+// `flag` FILE (--from-config, --like), described by `description`, into `file`, and beside it
+// --set ITEM...: what the launch adds to that file on its own command line (Hydra overrides of a
+// NeMo or NxD YAML, NAME=VALUE in a script's environment), into `overrides`.
+void add_launch_config_option(CLI::App* command, const std::string& flag, std::string& file,
+                              std::vector<std::string>& overrides, const std::string& description);
 
 // app::apply_launch_config with the flags given on `command` and its --set items, where it has them.
 exporting::ReadLaunch apply_launch_config(const std::string& file, const CLI::App& command, app::ScenarioOptions& scenario,

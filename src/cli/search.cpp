@@ -107,12 +107,10 @@ SharedCommand add_search_command(CLI::App& app) {
   c->add_option("--reference-recompute", o->reference.recompute,
                 "Reference plan: recompute; default: selective where the stack offers it, else none")
       ->needs(rtp);
-  CLI::Option* like = c->add_option(
-      "--like", o->like,
-      "Rank alternatives to the job in this launcher config (Megatron-LM or Megatron-DeepSpeed script, "
-      "NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and instances; its plan "
-      "is the reference");
-  add_config_overrides(c, like, o->like_overrides);
+  add_launch_config_option(c, "--like", o->like, o->like_overrides,
+                           "Rank alternatives to the job in this launcher config (Megatron-LM or Megatron-DeepSpeed "
+                           "script, NeMo or NxD YAML, ds_config JSON) on its cluster: its model, hardware, batch and "
+                           "instances; its plan is the reference");
   add_emit_options(c, o->emit);
   c->get_option("--emit")->description(c->get_option("--emit")->get_description() +
                                        "; the search then keeps only plans that launcher runs (the rest are counted "

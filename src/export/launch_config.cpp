@@ -112,8 +112,7 @@ ReadLaunch read_launch_file(const std::string& path, const std::string& stack, c
   const std::string file_text = spec::read_text_file(path);
   const std::string ext = fs::path(path).extension().string();
   if (ext == ".yaml" || ext == ".yml") {
-    YamlFields y(file_text, path);
-    for (const std::string& item : overrides) y.apply_override(item);
+    const YamlFields y(file_text, path);  // the format is the file's; the readers apply the overrides
     if (y.has("distributed_strategy")) return {LaunchFormat::nxd, read_nxd(file_text, path, overrides)};
     if (y.has("model")) return {LaunchFormat::nemo, read_nemo(file_text, path, overrides)};
     throw spec::SpecError(path, "", "a NeMo YAML (trainer, model) or a NeuronX Distributed Training YAML (distributed_strategy)");

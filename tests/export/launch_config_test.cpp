@@ -1162,6 +1162,13 @@ TEST(LaunchConfig, YamlOverridesAreHydras) {
   EXPECT_EQ(read.job.plan.tp, 2);
   expect_spec_error([&] { read_launch_config(gpt, "", {"trainer.gpus=8"}); }, "--set trainer.gpus=8",
                     "add it with +trainer.gpus=8", gpt);
+  // An exported file's own `+` overrides (its header line) come first, so --set replaces what they add.
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "nemo";
+  const fs::path exported = scratch("overridden-export.yaml");
+  std::ofstream(exported) << launch_files(LaunchFormat::nemo, job, exported.string()).front().text;
+  EXPECT_TRUE(read_launch_config(exported.string()).job.plan.overlap_dp_comm);
+  EXPECT_FALSE(read_launch_config(exported.string(), "", {"model.optim.overlap_grad_sync=false"}).job.plan.overlap_dp_comm);
   const std::string nxd = fixture("clients/nxdt_hf_llama3_8B_config.yaml");
   EXPECT_EQ(read_launch_config(nxd, "", {"trainer.num_nodes=16"}).job.instances, 16);
   EXPECT_EQ(read_launch_config(nxd, "", {"distributed_strategy.pipeline_model_parallel_size=4"}).job.plan.pp, 4);
