@@ -23,7 +23,12 @@ CASES = [
                  "--seq-len 8192 --global-batch 64"),
     ("estimate", "estimate --model bert-large --hardware dl1.24xlarge --stack deepspeed-habana --instances 2 "
                  "--recompute none --seq-len 512 --global-batch 256"),
+    # A launcher config with the launch's own overrides (--set).
+    ("estimate", "estimate --from-config tests/export/fixtures/clients/nxdt_hf_llama3_8B_config.yaml "
+                 "--hardware trn1.32xlarge --model llama3-8b --set trainer.num_nodes=8"),
     ("search", "search --instances 1..8 --top 3 --quiet"),
+    ("search", "search --like tests/export/fixtures/clients/nxdt_hf_llama3_8B_config.yaml --hardware trn1.32xlarge "
+               "--model llama3-8b --set trainer.num_nodes=8 --top 2 --quiet"),
     ("search", "search --model llama2-13b --hardware trn1.32xlarge,p5.48xlarge --instances 4,16 --top 2 --quiet "
                "--objective tokens-per-dollar --reference-tp 8 --reference-sp"),
     ("search", "search --model llama2-70b --instances 4 --quiet --reference-tp 1"),
