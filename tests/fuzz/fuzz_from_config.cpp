@@ -5,7 +5,7 @@
 // accepted file keeps the flags given, and an accepted plan fits the cluster.
 //
 // Input: an optional first line starting with "--" or "." (the flags, from a
-// fixed vocabulary, and ".sh", ".yaml" or ".json" for the file's extension),
+// fixed vocabulary, "--set ITEM" as often as given, and ".sh", ".yaml" or ".json" for the file's extension),
 // then the file's text, written to job<ext> in a /tmp folder of this process's own.
 #include <cmath>
 #include <filesystem>
@@ -79,6 +79,8 @@ Input split(std::string_view text) {
         const std::string& v = tokens[++i];
         const bool name = t == "--hardware" || t == "--model" || t == "--stack";
         if (seen.insert(t).second) in.arguments.push_back(t + "=" + (name ? shipped_name(t, v) : v));
+      } else if (t == "--set" && i + 1 < tokens.size()) {
+        in.arguments.push_back("--set=" + tokens[++i]);
       } else if (kSwitches.count(t)) {
         // --sp and --no-sp exclude each other (CLI11's ExcludesError): the first given stays.
         const bool sp_pair = (t == "--sp" && seen.count("--no-sp")) || (t == "--no-sp" && seen.count("--sp"));
@@ -114,7 +116,11 @@ void run(const Input& in, const std::string& file) {
   CLI::App command;
   cli::add_scenario_options(&command, s);
   cli::add_plan_options(&command, p);
+  std::string file_flag;
+  std::vector<std::string> overrides;
+  cli::add_launch_config_option(&command, "--from-config", file_flag, overrides, "");
   std::vector<std::string> args(in.arguments.rbegin(), in.arguments.rend());  // CLI11 takes them last to first
+  args.push_back("--from-config=" + file);
   try {
     command.parse(args);
   } catch (const CLI::ValidationError&) {
@@ -138,6 +144,10 @@ void run(const Input& in, const std::string& file) {
   if (given("--cp")) FUZZ_EXPECT(p.cp == flags_p.cp);
   if (given("--seq-len")) FUZZ_EXPECT(s.seq_len == flags_s.seq_len);
   if (given("--global-batch")) FUZZ_EXPECT(s.global_batch == flags_s.global_batch);
+  // Each override accepted is said once, applied or not (a script's own assignment wins over its environment).
+  size_t said = 0;
+  for (const std::string& note : s.config_notes) said += note.rfind("--set ", 0) == 0 ? 1 : 0;
+  FUZZ_EXPECT(said == overrides.size());
   FUZZ_EXPECT(p.instances >= 1 && p.tp >= 1 && p.pp >= 1 && p.cp >= 1 && p.ep >= 1 && p.micro_batch >= 1);
   FUZZ_EXPECT(s.seq_len >= 0 && s.global_batch >= 1);
   for (const std::string& note : s.config_notes) FUZZ_EXPECT(!note.empty() && note.find('\n') == std::string::npos);
