@@ -101,8 +101,8 @@ SharedCommand add_estimate_command(CLI::App& app) {
   add_launch_config_option(c, "--from-config", options->from_config, options->config_overrides,
                            "Take the model, cluster, batch and plan from a launcher config: a Megatron-LM or "
                            "Megatron-DeepSpeed launch script, a script running Intel Gaudi's run_llama.sh with HL_* "
-                           "settings, a NeMo or NxD YAML, or a DeepSpeed ds_config JSON (--hardware and --instances "
-                           "where the file is silent)");
+                           "settings, a NeMo-Framework-Launcher run script (main.py training=...), a NeMo or NxD "
+                           "YAML, or a DeepSpeed ds_config JSON (--hardware and --instances where the file is silent)");
   add_emit_options(c, options->emit);
   c->add_flag("-q,--quiet", options->quiet, "No progress bar (estimate draws none; taken as search, sweep and compare take it)");
   c->add_option("--pipeline", options->pipeline,

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "export/deepspeed_config.h"
@@ -10,6 +11,7 @@
 #include "export/megatron_args.h"
 #include "export/megatron_config.h"
 #include "export/nemo_config.h"
+#include "export/nemo_launcher_script.h"
 #include "export/shell_args.h"
 #include "export/nxd_config.h"
 #include "export/nxd_hf_config.h"
@@ -106,6 +108,27 @@ std::string with_environment(const std::string& text, const std::vector<std::str
   return line;
 }
 
+// The training config a launcher run script names, read as NeMo with the script's overrides; a
+// refusal names the script (the file the user gave) and, after it, the config.
+LaunchJob read_launcher_run(const LauncherRun& run, const std::string& script) {
+  if (!fs::is_regular_file(run.config_path))
+    throw spec::SpecError(script, "training",
+                          "the launcher's training config " + run.config_path +
+                              ", a file: point the script at a NeMo-Framework-Launcher checkout (its "
+                              "NEMO_FRAMEWORK_LAUNCHER_DIR, e.g. --set NEMO_FRAMEWORK_LAUNCHER_DIR=PATH), or give "
+                              "--from-config that YAML with --set for the script's training.* items");
+  LaunchJob job;
+  try {
+    job = read_nemo(spec::read_text_file(run.config_path), run.config_path, run.overrides, "the script's");
+  } catch (const spec::SpecError& e) {
+    throw spec::SpecError(script, e.json_path(), e.expected() + " (in " + run.config_path + " as the script overrides it)");
+  }
+  job.notes.insert(job.notes.begin(), "read as NeMo-Framework-Launcher runs it: " + run.config_path + " with the script's " +
+                                          std::to_string(run.overrides.size()) + " training.* overrides");
+  if (!run.ignored.empty()) job.notes.push_back(unread_options_note(run.ignored));
+  return job;
+}
+
 // `unused`: a note for each override of a script's environment that the script sets over, by override.
 ReadLaunch read_launch_file(const std::string& path, const std::string& stack, const std::vector<std::string>& overrides,
                             std::map<std::string, std::string>& unused) {
@@ -133,6 +156,8 @@ ReadLaunch read_launch_file(const std::string& path, const std::string& stack, c
       unused[item] = "the script sets " + item.substr(0, eq) + " to '" + spec::one_line(kept->second, 80) +
                      "' itself, so it has no effect, as in the shell";
   }
+  // NeMo-Framework-Launcher's run scripts: the training config they name, with their overrides.
+  if (const std::optional<LauncherRun> run = nemo_launcher_run(script, path)) return {LaunchFormat::nemo, read_launcher_run(*run, path)};
   // Intel's run_llama.sh takes HL_* settings and writes its own ds_config and arguments.
   if (runs_habana_llama(script)) return {LaunchFormat::habana, read_habana(script, text, path)};
   if (const std::string config = script.value("--deepspeed_config").value_or(""); !config.empty()) {
@@ -165,7 +190,8 @@ ReadLaunch read_launch_file(const std::string& path, const std::string& stack, c
     return {LaunchFormat::megatron, read_megatron(text, path)};
   throw spec::SpecError(path, "",
                         "a launcher config: a Megatron-LM or Megatron-DeepSpeed launch script, a script running "
-                        "Intel's run_llama.sh with HL_* settings, a NeMo or NxD YAML (.yaml), or a DeepSpeed ds_config (.json)");
+                        "Intel's run_llama.sh with HL_* settings, a NeMo-Framework-Launcher run script (main.py "
+                        "training=...), a NeMo or NxD YAML (.yaml), or a DeepSpeed ds_config (.json)");
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct ReadLaunch {
 };
 
 // A Megatron-LM or Megatron-DeepSpeed launch script, a script running Intel's run_llama.sh,
-// a NeMo or NxD YAML, or a ds_config JSON.
+// a NeMo-Framework-Launcher run script (nemo_launcher_script.h), a NeMo or NxD YAML, or a ds_config JSON.
 // `stack`: the stack the caller prices the file under (--stack), or empty; it decides which
 // Megatron-DeepSpeed fork a script that passes no fork's own options is read as (read_deepspeed).
 // `overrides` (--set): what the launch adds on its command line, as its launcher takes it: Hydra

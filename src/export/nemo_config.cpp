@@ -36,6 +36,18 @@ std::string overrides_text(const std::vector<std::pair<std::string, std::string>
   return line + "\n";
 }
 
+// A NeMo-Framework-Launcher training file (its `run` section) is the launcher's `training`
+// group: `main.py training=gpt3/175b training.trainer.num_nodes=16` overrides this file's
+// trainer.num_nodes (NVIDIA/NeMo-Framework-Launcher@26e42fa9
+// examples/training/gpt/a100/175b_16node.sh:10,16). Such an item is applied without its
+// `training.`; any other as given.
+std::string launcher_item(const std::string& item, const YamlFields& y) {
+  const std::size_t marks = item.find_first_not_of("+~");
+  if (marks == std::string::npos || item.compare(marks, 9, "training.") != 0 || y.has("training") || !y.has("run"))
+    return item;
+  return item.substr(0, marks) + item.substr(marks + 9);
+}
+
 void read_overrides(const std::string& text, YamlFields& y) {
   const std::size_t at = text.find(kOverridesLine);
   if (at == std::string::npos) return;
@@ -271,10 +283,11 @@ std::string write_nemo(const LaunchJob& job) {
   return yaml_text(header, root);
 }
 
-LaunchJob read_nemo(const std::string& text, const std::string& file, const std::vector<std::string>& overrides) {
+LaunchJob read_nemo(const std::string& text, const std::string& file, const std::vector<std::string>& overrides,
+                    const std::string& origin) {
   YamlFields y(text, file);
   read_overrides(text, y);
-  for (const std::string& item : overrides) y.apply_override(item);
+  for (const std::string& item : overrides) y.apply_override(launcher_item(item, y), origin + " " + item);
   LaunchJob job;
   read_header(text, job);
   constexpr long kBig = 1L << 30;

@@ -12,7 +12,10 @@
 namespace trainplan::exporting {
 
 std::string write_nemo(const LaunchJob& job);
-// `overrides`: the command line's Hydra overrides (YamlFields::apply_override), applied after the file's own.
-LaunchJob read_nemo(const std::string& text, const std::string& file, const std::vector<std::string>& overrides = {});
+// `overrides`: the command line's Hydra overrides (YamlFields::apply_override), applied after the
+// file's own, said in refusals as `origin ITEM`; on a NeMo-Framework-Launcher training file (its
+// `run` section) an item's `training.` is the launcher's group prefix and dropped, as the launcher does.
+LaunchJob read_nemo(const std::string& text, const std::string& file, const std::vector<std::string>& overrides = {},
+                    const std::string& origin = "--set");
 
 }  // namespace trainplan::exporting

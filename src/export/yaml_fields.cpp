@@ -179,8 +179,8 @@ void YamlFields::add(const std::string& path, const std::string& value) {
   }
 }
 
-void YamlFields::apply_override(const std::string& item) {
-  const std::string option = "--set " + item;
+void YamlFields::apply_override(const std::string& item, const std::string& said_as) {
+  const std::string option = said_as.empty() ? "--set " + item : said_as;
   const std::size_t marks = item.rfind("++", 0) == 0 ? 2 : (item.rfind('+', 0) == 0 || item.rfind('~', 0) == 0) ? 1 : 0;
   const bool removing = marks == 1 && item[0] == '~';
   const std::string body = item.substr(marks);

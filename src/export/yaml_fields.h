@@ -27,8 +27,8 @@ class YamlFields {
   // hydra, hydra/_internal/config_loader_impl.py _apply_overrides_to_config): `key=value` replaces
   // a key the file has, `+key=value` adds one it lacks (or fills a null), `++key=value` does either,
   // `~key` deletes one (`~key=value` only while it holds that value). The value is read as YAML flow text (8, true, null, [1, 2]).
-  // Anything else is refused naming the file and `--set ITEM`.
-  void apply_override(const std::string& item);
+  // Anything else is refused naming the file and `said_as` (default `--set ITEM`).
+  void apply_override(const std::string& item, const std::string& said_as = "");
   const std::string& file() const { return file_; }
   // The leaf key paths (scalars, lists, nulls) under `sections` that no read asked about, in
   // document order, those under a path of `skip` left out; said with unread_options_note (launch_job.h).

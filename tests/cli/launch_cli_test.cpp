@@ -327,6 +327,26 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
         "--fp8-amax-history-len", "--tokenizer-type", "assumption: --fp8-param-gather: priced as the file runs it"}},
       {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --instances 4", 0,
        {"plan: TP 1, PP 4, DP 8, EP 8", "--instances 4 stands for the node count the script takes from its environment"}},
+      // NeMo-Framework-Launcher's run scripts: main.py composes the training config they name with their
+      // training.* overrides; the checkout is the script's NEMO_FRAMEWORK_LAUNCHER_DIR (default /opt/...).
+      {"nemo-launcher-checkout/examples/training/gpt/h100/175b_bf16_16node.sh",
+       "--hardware p5.48xlarge --model gpt3-175b --set NEMO_FRAMEWORK_LAUNCHER_DIR=" + dir + "nemo-launcher-checkout", 0,
+       {"gpt3-175b on 16 x p5.48xlarge (128 devices), seq 2048, global batch 256, mixed-bf16",
+        "plan: TP 4, PP 8, DP 4, SP on, virtual stages 12", "assumption: read as NeMo-Framework-Launcher runs it:",
+        "the client reads these, trainplan does not: stages=[training]"}},
+      {"nemo-launcher-checkout/examples/training/llama/h100/llama2_70b_bf16.sh",
+       "--hardware p5.48xlarge --model llama2-70b --set NEMO_FRAMEWORK_LAUNCHER_DIR=" + dir + "nemo-launcher-checkout", 0,
+       {"on 8 x p5.48xlarge (64 devices), seq 4096, global batch 128, mixed-bf16", "plan: TP 4, PP 4, DP 4, SP on, virtual stages 5"}},
+      {"nemo-launcher-checkout/examples/training/gpt/h100/175b_bf16_16node.sh", "--hardware p5.48xlarge --model gpt3-175b", 2,
+       {"training: the launcher's training config /opt/NeMo-Framework-Launcher/launcher_scripts/conf/training/gpt3/175b.yaml, a file"}},
+      // Two published scripts that the launcher's own Hydra refuses at 26e42fa9 (struct mode): + over an existing
+      // key, and a plain override of a key the config does not have.
+      {"nemo-launcher-checkout/examples/training/gpt/a100/fsdp_20b_1node.sh",
+       "--hardware dgx-a100-80gb --model gpt3-5b --set NEMO_FRAMEWORK_LAUNCHER_DIR=" + dir + "nemo-launcher-checkout", 2,
+       {"fsdp_20b_1node.sh: the script's +training.model.fsdp=True: a key the file lacks"}},
+      {"nemo-launcher-checkout/examples/training/llama/h100/llama3_8b_bf16.sh",
+       "--hardware p5.48xlarge --model llama3-8b --set NEMO_FRAMEWORK_LAUNCHER_DIR=" + dir + "nemo-launcher-checkout", 2,
+       {"the script's training.model.tokenizer.model=", "a key the file has"}},
       // The same node count given as the script's environment (SLURM_NNODES=4 bash ...): stated, so --instances must agree.
       {"megatron-lm_train_mixtral_8x7b_distributed.sh", "--hardware p5.48xlarge --model mixtral-8x7b --set SLURM_NNODES=4", 0,
        {"on 4 x p5.48xlarge (32 devices)", "assumption: --set SLURM_NNODES=4: applied"}},
