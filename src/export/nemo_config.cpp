@@ -287,7 +287,7 @@ LaunchJob read_nemo(const std::string& text, const std::string& file, const std:
                     const std::string& origin) {
   YamlFields y(text, file);
   read_overrides(text, y);
-  for (const std::string& item : overrides) y.apply_override(launcher_item(item, y), origin + " " + item);
+  for (const std::string& item : overrides) y.apply_override(launcher_item(item, y), item, origin);
   LaunchJob job;
   read_header(text, job);
   constexpr long kBig = 1L << 30;

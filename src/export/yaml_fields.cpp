@@ -179,9 +179,31 @@ void YamlFields::add(const std::string& path, const std::string& value) {
   }
 }
 
-void YamlFields::apply_override(const std::string& item, const std::string& said_as) {
-  const std::string option = said_as.empty() ? "--set " + item : said_as;
-  const std::size_t marks = item.rfind("++", 0) == 0 ? 2 : (item.rfind('+', 0) == 0 || item.rfind('~', 0) == 0) ? 1 : 0;
+namespace {
+
+// Hydra's marks before an override's key: 2 for ++, 1 for + or ~, else 0.
+std::size_t override_marks(const std::string& item) {
+  return item.rfind("++", 0) == 0 ? 2 : (item.rfind('+', 0) == 0 || item.rfind('~', 0) == 0) ? 1 : 0;
+}
+
+// The values a ~key=value names and the file holds, equal as Hydra compares them (a bool in any case).
+bool same_value(const YAML::Node& held, const YAML::Node& given) {
+  if (!held.IsScalar() || !given.IsScalar()) return false;
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string a = lower(held.Scalar()), b = lower(given.Scalar());
+  return held.Scalar() == given.Scalar() || (a == b && (a == "true" || a == "false"));
+}
+
+}  // namespace
+
+void YamlFields::apply_override(const std::string& item, const std::string& shown, const std::string& origin) {
+  const std::string& said = shown.empty() ? item : shown;
+  const std::string option = origin + " " + said;
+  const std::string said_body = said.substr(override_marks(said));
+  const std::size_t marks = override_marks(item);
   const bool removing = marks == 1 && item[0] == '~';
   const std::string body = item.substr(marks);
   const std::size_t eq = body.find('=');
@@ -193,26 +215,29 @@ void YamlFields::apply_override(const std::string& item, const std::string& said
     throw spec::SpecError(file_, option,
                           "a Hydra override: key.path=value, +key.path=value (a key the file lacks), "
                           "++key.path=value (either) or ~key.path (delete)");
-  const YAML::Node existing = lookup(path);
-  const bool present = existing.IsDefined();
-  if (marks == 0 && !present)
-    throw spec::SpecError(file_, option,
-                          "a key the file has (Hydra refuses to override a missing key in struct mode); add it with +" +
-                              body);
-  if (marks == 1 && !removing && present && !existing.IsNull())  // Hydra's + also fills a null
-    throw spec::SpecError(file_, option, "a key the file lacks (Hydra refuses to append over an existing one); replace it with " + body);
   YAML::Node parsed;
   try {
     parsed = value.empty() ? YAML::Node(std::string()) : YAML::Load(value);
   } catch (const YAML::Exception& e) {
     throw spec::SpecError(file_, option, "a value Hydra reads (a number, true/false, null, a string, [a, b] or {k: v}): " + e.msg);
   }
+  const YAML::Node existing = lookup(path);
+  const bool present = existing.IsDefined(), holds = present && !existing.IsNull();
+  if (marks == 0 && !present)
+    throw spec::SpecError(file_, option,
+                          "a key the file has (Hydra refuses to override a missing key in struct mode); add it with +" +
+                              said_body);
+  // Hydra's + fills a missing or null key, and merges a list or mapping into any.
+  if (marks == 1 && !removing && holds && !parsed.IsSequence() && !parsed.IsMap())
+    throw spec::SpecError(file_, option,
+                          "a key the file lacks (Hydra refuses to append over an existing one); replace it with " + said_body +
+                              ", or add or replace it with +" + said.substr(override_marks(said) == 1 ? 0 : 1));
   const std::size_t dot = path.rfind('.');
   YAML::Node parent = dot == std::string::npos ? YAML::Node(root_) : lookup(path.substr(0, dot));
   const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);
   if (removing) {
-    if (!present) throw spec::SpecError(file_, option, "a key the file has (Hydra cannot delete a missing one)");
-    if (eq != std::string::npos && !(existing.IsScalar() && parsed.IsScalar() && existing.Scalar() == parsed.Scalar()))
+    if (!holds) throw spec::SpecError(file_, option, "a key the file holds a value at (Hydra cannot delete a missing or null one)");
+    if (eq != std::string::npos && !same_value(existing, parsed))
       throw spec::SpecError(file_, option, "the value the file holds at " + path + " (Hydra deletes a key only while it holds the value given)");
     parent.remove(key);
     return;

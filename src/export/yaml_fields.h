@@ -23,12 +23,13 @@ class YamlFields {
   std::string text(const std::string& path, const std::string& fallback) const;
   // Hydra's `+path=value` (a key the base config lacks): sets it, making the mappings on the way.
   void add(const std::string& path, const std::string& value);
-  // One command-line override as Hydra applies it to a config in struct mode (facebookresearch/
-  // hydra, hydra/_internal/config_loader_impl.py _apply_overrides_to_config): `key=value` replaces
-  // a key the file has, `+key=value` adds one it lacks (or fills a null), `++key=value` does either,
-  // `~key` deletes one (`~key=value` only while it holds that value). The value is read as YAML flow text (8, true, null, [1, 2]).
-  // Anything else is refused naming the file and `said_as` (default `--set ITEM`).
-  void apply_override(const std::string& item, const std::string& said_as = "");
+  // One command-line override as Hydra 1.3 applies it to a config in struct mode (facebookresearch/
+  // hydra@v1.3.2 hydra/_internal/config_loader_impl.py:336-397): `key=value` replaces a key the
+  // file has, `+key=value` adds one it lacks or holds null (a list or mapping always), `++key=value`
+  // does either, `~key` deletes one holding a value (`~key=value` only while it holds that value).
+  // The value is read as YAML flow text (8, true, null, [1, 2]). Anything else is refused naming
+  // the file and `ORIGIN SHOWN` (SHOWN: the item as the user wrote it, default `item`).
+  void apply_override(const std::string& item, const std::string& shown = "", const std::string& origin = "--set");
   const std::string& file() const { return file_; }
   // The leaf key paths (scalars, lists, nulls) under `sections` that no read asked about, in
   // document order, those under a path of `skip` left out; said with unread_options_note (launch_job.h).

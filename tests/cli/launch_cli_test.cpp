@@ -339,8 +339,9 @@ TEST(LaunchCli, ClientExamplesAsTheirRepositoriesHoldThem) {
        {"on 8 x p5.48xlarge (64 devices), seq 4096, global batch 128, mixed-bf16", "plan: TP 4, PP 4, DP 4, SP on, virtual stages 5"}},
       {"nemo-launcher-checkout/examples/training/gpt/h100/175b_bf16_16node.sh", "--hardware p5.48xlarge --model gpt3-175b", 2,
        {"training: the launcher's training config /opt/NeMo-Framework-Launcher/launcher_scripts/conf/training/gpt3/175b.yaml, a file"}},
-      // Two published scripts that the launcher's own Hydra refuses at 26e42fa9 (struct mode): + over an existing
-      // key, and a plain override of a key the config does not have.
+      // Two published scripts that the launcher's own Hydra refuses at 26e42fa9 (its requirements.txt pins
+      // hydra-core==1.3.2, config_loader_impl.py:370-397 in struct mode): + over an existing key, and a plain
+      // override of a key the config does not have.
       {"nemo-launcher-checkout/examples/training/gpt/a100/fsdp_20b_1node.sh",
        "--hardware dgx-a100-80gb --model gpt3-5b --set NEMO_FRAMEWORK_LAUNCHER_DIR=" + dir + "nemo-launcher-checkout", 2,
        {"fsdp_20b_1node.sh: the script's +training.model.fsdp=True: a key the file lacks"}},

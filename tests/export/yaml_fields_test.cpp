@@ -1,5 +1,5 @@
 // Command-line overrides of a YAML launcher config (YamlFields::apply_override), as Hydra
-// applies them in struct mode: facebookresearch/hydra's hydra/_internal/config_loader_impl.py
+// applies them in struct mode: facebookresearch/hydra@v1.3.2 hydra/_internal/config_loader_impl.py:336-397
 // _apply_overrides_to_config replaces a key only where the config has it ("Could not override
 // ... To append to your config use +"), appends with + only where it has none or null ("Could
 // not append to config. An item is already at ..."), does either with ++, deletes with ~.
@@ -22,6 +22,7 @@ const char* kConfig =
     "model:\n"
     "  micro_batch_size: 4\n"
     "  fp8: false\n"
+    "  use_cpu_initialization: False\n"
     "  tokenizer_model: null\n"
     "  optim:\n"
     "    name: fused_adam\n";
@@ -49,7 +50,10 @@ TEST(YamlOverrides, AMissingKeyNeedsAPlus) {
 TEST(YamlOverrides, APlusOnAKeyTheFileHasIsRefused) {
   YamlFields y(kConfig, "base.yaml");
   expect_spec_error([&] { y.apply_override("+trainer.devices=8"); },
-                    "--set +trainer.devices=8", "replace it with trainer.devices=8");
+                    "--set +trainer.devices=8", "replace it with trainer.devices=8, or add or replace it with ++trainer.devices=8");
+  // A list or mapping goes in with + over any key (config_loader_impl.py@v1.3.2:371-374): here a list replaces the count.
+  EXPECT_NO_THROW(y.apply_override("+trainer.devices=[8]"));
+  EXPECT_THROW(y.whole("trainer.devices", 1, 1024, 0), spec::SpecError);
   y.apply_override("+model.tokenizer_model=/data/tokenizer.model");  // a null is filled, as Hydra's + does
   EXPECT_EQ(y.text("model.tokenizer_model", ""), "/data/tokenizer.model");
   y.apply_override("++trainer.devices=8");
@@ -62,7 +66,12 @@ TEST(YamlOverrides, DeleteAKey) {
   YamlFields y(kConfig, "base.yaml");
   y.apply_override("~model.fp8");
   EXPECT_FALSE(y.has("model.fp8"));
-  expect_spec_error([&] { y.apply_override("~model.fp8"); }, "--set ~model.fp8", "Hydra cannot delete a missing one");
+  expect_spec_error([&] { y.apply_override("~model.fp8"); }, "--set ~model.fp8", "Hydra cannot delete a missing or null one");
+  // A null is "does not exist" to Hydra's delete (config_loader_impl.py@v1.3.2:349-354).
+  expect_spec_error([&] { y.apply_override("~model.tokenizer_model"); }, "--set ~model.tokenizer_model", "missing or null");
+  // ~key=value compares as Hydra does: a bool in any case.
+  y.apply_override("~model.use_cpu_initialization=false");
+  EXPECT_FALSE(y.has("model.use_cpu_initialization"));
   // ~key=value deletes only while the key holds that value.
   expect_spec_error([&] { y.apply_override("~trainer.devices=8"); }, "--set ~trainer.devices=8", "the value the file holds at trainer.devices");
   y.apply_override("~trainer.devices=1");
