@@ -111,7 +111,8 @@ std::string with_environment(const std::string& text, const std::vector<std::str
 // The training config a launcher run script names, read as NeMo with the script's overrides; a
 // refusal names the script (the file the user gave) and, after it, the config.
 LaunchJob read_launcher_run(const LauncherRun& run, const std::string& script) {
-  if (!fs::is_regular_file(run.config_path))
+  std::error_code status;  // a name too long for the system is a missing file here, not a throw
+  if (!fs::is_regular_file(run.config_path, status))
     throw spec::SpecError(script, "training",
                           "the launcher's training config " + run.config_path +
                               ", a file: point the script at a NeMo-Framework-Launcher checkout (its "
