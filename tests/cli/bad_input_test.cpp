@@ -443,6 +443,10 @@ const Case kCases[] = {
     {"model_fifo", "estimate --model {FILE}", S::fifo, none, "{FILE}: a regular file, got a FIFO"},
     {"from_config_dev_zero", "estimate --from-config /dev/zero", S::none, none, "/dev/zero: a regular file, got a device"},
     // --set: the launch's overrides of a launcher config, so only beside one; in the launcher's own grammar.
+    // A NeMo-Framework-Launcher run script naming a config path the system cannot look up (too long a name).
+    {"launcher_run_config_name_too_long", "estimate --from-config {DIR}/job.sh --hardware p5.48xlarge", S::script,
+     [] { return "python3 /" + std::string(5000, 'a') + "/launcher_scripts/main.py training=gpt3/5b\n"; },
+     "{DIR}/job.sh: training: the launcher's training config"},
     {"set_without_a_config", "estimate --set trainer.devices=8", S::none, none, "--set requires --from-config"},
     {"set_a_yaml_key_the_file_lacks", "estimate --from-config {DIR}/job.yaml --hardware p5.48xlarge --set trainer.gpus=8",
      S::yaml, [] { return std::string("trainer:\n  num_nodes: 2\n  devices: 8\nmodel:\n  micro_batch_size: 1\n"); },
