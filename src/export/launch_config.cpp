@@ -1,6 +1,5 @@
 #include "export/launch_config.h"
 
-#include <cctype>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -91,17 +90,15 @@ std::string with_environment(const std::string& text, const std::vector<std::str
   if (overrides.empty()) return text;
   std::string line = "export";
   for (const std::string& item : overrides) {
-    const std::size_t eq = item.find('=');
-    bool name_ok = eq != std::string::npos && eq > 0 && !std::isdigit(static_cast<unsigned char>(item[0]));
-    for (std::size_t i = 0; name_ok && i < eq; ++i)
-      name_ok = std::isalnum(static_cast<unsigned char>(item[i])) || item[i] == '_';
-    if (!name_ok)
+    const std::string name = assigned_name(item);
+    if (name.empty())
       throw spec::SpecError(file, "--set " + spec::one_line(item, 200),
                             "NAME=VALUE with NAME a shell variable the script reads (as `NAME=VALUE bash script.sh` sets "
                             "it); key.path=value overrides are for a NeMo or NxD YAML");
     line += ' ';
-    line.append(item, 0, eq + 1);
-    line += shell_quote(item.substr(eq + 1));
+    line += name;
+    line += '=';
+    line += shell_quote(item.substr(name.size() + 1));
   }
   line += "; ";
   line += text;

@@ -6,6 +6,7 @@
 
 #include "export/header.h"
 #include "export/megatron_args.h"
+#include "export/nemo_launcher_script.h"
 #include "export/yaml_fields.h"
 #include "export/refusal.h"
 #include "spec/error.h"
@@ -42,10 +43,8 @@ std::string overrides_text(const std::vector<std::pair<std::string, std::string>
 // examples/training/gpt/a100/175b_16node.sh:10,16). Such an item is applied without its
 // `training.`; any other as given.
 std::string launcher_item(const std::string& item, const YamlFields& y) {
-  const std::size_t marks = item.find_first_not_of("+~");
-  if (marks == std::string::npos || item.compare(marks, 9, "training.") != 0 || y.has("training") || !y.has("run"))
-    return item;
-  return item.substr(0, marks) + item.substr(marks + 9);
+  const std::string inner = training_group_item(item);
+  return inner.empty() || y.has("training") || !y.has("run") ? item : inner;
 }
 
 void read_overrides(const std::string& text, YamlFields& y) {

@@ -7,10 +7,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // A Hydra item of the launcher's command line: key=value, +key=value, ++key=value or ~key.
 bool hydra_item(const std::string& word) {
   return !word.empty() && word[0] != '-' && (word.find('=') != std::string::npos || word[0] == '~');
@@ -18,18 +14,23 @@ bool hydra_item(const std::string& word) {
 
 }  // namespace
 
+std::string training_group_item(const std::string& item) {
+  const std::size_t marks = item.find_first_not_of("+~");
+  if (marks == std::string::npos || item.compare(marks, 9, "training.") != 0) return "";
+  return item.substr(0, marks) + item.substr(marks + 9);
+}
+
 std::optional<LauncherRun> nemo_launcher_run(const ShellArgs& script, const std::string& file) {
   const std::vector<std::string>& w = script.words;
   for (std::size_t i = 0; i < w.size(); ++i) {
-    if (w[i] != "launcher_scripts/main.py" && !ends_with(w[i], "/launcher_scripts/main.py")) continue;
+    if (w[i] != "launcher_scripts/main.py" && !w[i].ends_with("/launcher_scripts/main.py")) continue;
     LauncherRun run;
     std::string training, scripts_path = fs::path(w[i]).parent_path().string();
     for (std::size_t k = i + 1; k < w.size() && hydra_item(w[k]); ++k) {
       const std::string& item = w[k];
-      const std::size_t marks = item.find_first_not_of("+~");
       if (item.rfind("training=", 0) == 0) training = item.substr(9);
       else if (item.rfind("launcher_scripts_path=", 0) == 0) scripts_path = item.substr(22);
-      else if (marks != std::string::npos && item.compare(marks, 9, "training.") == 0) run.overrides.push_back(item);
+      else if (!training_group_item(item).empty()) run.overrides.push_back(item);
       else run.ignored.push_back(item);
     }
     if (training.empty()) continue;

@@ -18,6 +18,10 @@ struct LauncherRun {
   std::vector<std::string> ignored;    // the launcher's own items (stages, data_dir, cluster ...)
 };
 
+// An override of the launcher's `training` group (`training.a.b=v`, `+training.a.b=v`,
+// `~training.a.b`) as it applies to the training config itself (`a.b=v`, ...); "" for any other item.
+std::string training_group_item(const std::string& item);
+
 // The run `script` (from `file`) makes, or nothing where it runs no launcher main.py with a
 // `training=` choice. The config's folder is launcher_scripts_path=, else main.py's own.
 std::optional<LauncherRun> nemo_launcher_run(const ShellArgs& script, const std::string& file);

@@ -55,9 +55,6 @@ std::string ArgList::render() const {
   return out;
 }
 
-namespace {
-
-// `NAME=value` (also after `export`): the name, or "" when the word is not an assignment.
 std::string assigned_name(const std::string& word) {
   const std::size_t eq = word.find('=');
   if (eq == std::string::npos || eq == 0) return "";
@@ -65,6 +62,8 @@ std::string assigned_name(const std::string& word) {
     if (!shell_name_char(word[i], i == 0)) return "";
   return word.substr(0, eq);
 }
+
+namespace {
 
 using Variables = std::map<std::string, std::string>;
 

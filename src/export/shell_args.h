@@ -89,6 +89,9 @@ struct ArgList {
   std::string render() const;
 };
 
+// `NAME=value` (also after `export`): the name, or "" when the word is not an assignment.
+std::string assigned_name(const std::string& word);
+
 // Throws spec::SpecError naming `file` for an unterminated quote.
 ShellArgs parse_shell_args(const std::string& text, const std::string& file);
 
