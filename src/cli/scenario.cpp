@@ -30,7 +30,7 @@ void add_scenario_options(CLI::App* c, app::ScenarioOptions& o, bool multiple_ha
       ->capture_default_str()
       ->check(positive_whole());
   c->add_option("--tokens", o.tokens, "Tokens to train; default 20 per parameter (Chinchilla-optimal)")
-      ->check(non_negative());
+      ->check(positive_number());
   c->add_option("--precision", o.precision,
                 "mixed-bf16 (FP32 master weights and Adam), bf16-sr (BF16 with stochastic rounding), fp32, fp8 "
                 "(mixed-bf16 with FP8 GEMMs in the transformer layers: hardware with an FP8 peak, a stack that offers it), "

@@ -63,9 +63,9 @@ void add_objective_options(CLI::App* c, app::SearchQuery& f) {
                 "A JSON file of your own rates: {\"trn1.32xlarge\": 12.5, \"p5.48xlarge\": {\"usd_per_instance_hour\": "
                 "55, \"source\": \"...\"}}; --price-usd-hour wins over it");
   c->add_option("--budget", f.budget_usd, "Drop plans whose cost to train exceeds this (USD)")
-      ->check(non_negative());
+      ->check(positive_number());
   c->add_option("--deadline", f.deadline_days, "Drop plans whose time to train exceeds this (days)")
-      ->check(non_negative());
+      ->check(positive_number());
   c->add_flag("--strict-memory", f.strict_memory,
               "Also drop plans that fit only as predicted: their peak at the held-out memory band's upper end (from "
               "published GPU runs; estimate calls them marginal) exceeds the device");
@@ -77,16 +77,16 @@ void add_objective_options(CLI::App* c, app::SearchQuery& f) {
 void add_failure_options(CLI::App* c, app::SearchQuery& f) {
   c->add_option("--mtbf-hours", f.mtbf_hours,
                 "Mean time between job-interrupting failures of ONE instance (h); default: the descriptor's rate")
-      ->check(non_negative());
+      ->check(positive_number());
   c->add_option("--checkpoint-gb-per-s", f.checkpoint_gb_per_s,
-                "Checkpoint storage bandwidth (GB/s); default: the descriptor's")->check(non_negative());
+                "Checkpoint storage bandwidth (GB/s); default: the descriptor's")->check(positive_number());
   c->add_option("--restart-minutes", f.restart_minutes,
                 "Failure to job running again (min); default: 7 (automatic) or 633 (manual), fitted to seed 002")
-      ->check(non_negative());
+      ->check(positive_number());
   c->add_option("--recovery", f.recovery, "automatic or manual")->capture_default_str()
       ->check(CLI::IsMember({"automatic", "manual"}));
   c->add_option("--checkpoint-interval-minutes", f.checkpoint_interval_minutes,
-                "Useful work between checkpoints (min); default: Young's optimum")->check(non_negative());
+                "Useful work between checkpoints (min); default: Young's optimum")->check(positive_number());
 }
 
 void add_run_options(CLI::App* c, app::SearchQuery& f) {

@@ -36,6 +36,20 @@ CLI::Validator non_negative() {
       "NUMBER >= 0");
 }
 
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size() && std::isfinite(v) && v > 0) return {};
+        } catch (const std::exception&) {
+        }
+        return "expected a number above 0, got '" + text + "'";
+      },
+      "NUMBER > 0");
+}
+
 CLI::Validator thread_count() {
   const unsigned hardware_threads = std::thread::hardware_concurrency();
   const long long most = std::max(64LL, 4LL * hardware_threads);

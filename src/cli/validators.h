@@ -13,6 +13,9 @@ CLI::Validator whole_in(long long lo, long long hi);
 inline CLI::Validator positive_whole() { return whole_in(1, 2147483647); }
 // A finite number >= 0.
 CLI::Validator non_negative();
+// A finite number > 0: for options whose unset value is 0 ("the default"), so
+// that an explicit 0 is refused rather than silently read as the default.
+CLI::Validator positive_number();
 // A worker-thread count this machine can run: 0 (every core) up to four per
 // hardware thread, and never fewer than 64 (results do not depend on it).
 CLI::Validator thread_count();

@@ -426,6 +426,17 @@ const Case kCases[] = {
     {"search_top_0", "search --top 0 --quiet", S::none, none, "--top"},
     // "Value -5 not in range 0.000000 to 1797693...(309 digits).000000".
     {"plan_tokens_negative", "estimate --tokens -5", S::none, none, "--tokens"},
+    // An option whose unset value is 0 read an explicit 0 as "not given": --tokens 0 priced 20 tokens per
+    // parameter, --restart-minutes 0 the assumed 7 minutes, --budget 0 no budget at all.
+    {"plan_tokens_0", "estimate --tokens 0", S::none, none, "--tokens: expected a number above 0, got '0'"},
+    {"search_budget_0", "search --budget 0 --quiet", S::none, none, "--budget: expected a number above 0"},
+    {"search_deadline_0", "search --deadline 0 --quiet", S::none, none, "--deadline: expected a number above 0"},
+    {"search_mtbf_0", "search --mtbf-hours 0 --quiet", S::none, none, "--mtbf-hours: expected a number above 0"},
+    {"search_checkpoint_bandwidth_0", "search --checkpoint-gb-per-s 0 --quiet", S::none, none,
+     "--checkpoint-gb-per-s: expected a number above 0"},
+    {"search_restart_0", "search --restart-minutes 0 --quiet", S::none, none, "--restart-minutes: expected a number above 0"},
+    {"search_checkpoint_interval_0", "search --checkpoint-interval-minutes 0 --quiet", S::none, none,
+     "--checkpoint-interval-minutes: expected a number above 0"},
     {"search_budget_negative", "search --budget -1 --quiet", S::none, none, "--budget"},
     {"search_threads_negative", "search --threads -1 --quiet", S::none, none, "--threads"},
     // 1024 workers aborted under a 2 GiB address-space limit (issue 41.1): the count is bounded by the machine.
