@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "cli/validators.h"
 #include "spec/closest_name.h"
 
 namespace trainplan::cli {
@@ -22,6 +23,7 @@ std::map<std::string, CommandRun> add_all_commands(CLI::App& app, bool print) {
   add_fit_command(*app.get_subcommand("calibrate"));  // trainplan calibrate fit
   share(add_validate_command(app));
   accept_quiet_everywhere(app);
+  refuse_empty_values(app);
   return runs;
 }
 
@@ -33,6 +35,15 @@ void accept_quiet_everywhere(CLI::App& command) {
       sub->add_flag("-q,--quiet")->description("No progress bar (this command draws none)");
     accept_quiet_everywhere(*sub);
   }
+}
+
+// Options read an unset value as "the default" (an empty --stack is the
+// hardware's default stack, an empty --calibration the lookup), so an explicit
+// empty value is refused rather than silently taken for the default.
+void refuse_empty_values(CLI::App& command) {
+  for (CLI::Option* option : command.get_options())
+    if (option->get_type_size() != 0) option->check(non_empty_value());
+  for (CLI::App* sub : command.get_subcommands({})) refuse_empty_values(*sub);
 }
 
 std::string closest_option(const CLI::App& app, const std::string& extras_message) {

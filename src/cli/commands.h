@@ -34,6 +34,8 @@ SharedCommand add_compare_command(CLI::App& app);
 std::map<std::string, CommandRun> add_all_commands(CLI::App& app, bool print = true);
 // Adds -q,--quiet to every leaf command that has none (no progress bar to hide).
 void accept_quiet_everywhere(CLI::App& command);
+// Every option that takes a value refuses an empty one, in every subcommand.
+void refuse_empty_values(CLI::App& command);
 
 // For CLI11's "The following arguments were not expected: ..." after a parse:
 // the chosen (sub)command's long option nearest the first unknown flag

@@ -50,6 +50,11 @@ CLI::Validator positive_number() {
       "NUMBER > 0");
 }
 
+CLI::Validator non_empty_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "expected a value, got an empty one" : ""; }, "");
+}
+
 CLI::Validator thread_count() {
   const unsigned hardware_threads = std::thread::hardware_concurrency();
   const long long most = std::max(64LL, 4LL * hardware_threads);

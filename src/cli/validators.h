@@ -16,6 +16,8 @@ CLI::Validator non_negative();
 // A finite number > 0: for options whose unset value is 0 ("the default"), so
 // that an explicit 0 is refused rather than silently read as the default.
 CLI::Validator positive_number();
+// Any text but the empty string.
+CLI::Validator non_empty_value();
 // A worker-thread count this machine can run: 0 (every core) up to four per
 // hardware thread, and never fewer than 64 (results do not depend on it).
 CLI::Validator thread_count();
