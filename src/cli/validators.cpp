@@ -22,33 +22,28 @@ CLI::Validator whole_in(long long lo, long long hi) {
       "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
 }
 
-CLI::Validator non_negative() {
+namespace {
+
+// A finite number at or above zero, zero itself allowed or not.
+CLI::Validator finite_from_zero(bool zero_allowed, const std::string& expected, const std::string& type) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [zero_allowed, expected](std::string& text) -> std::string {
         try {
           std::size_t used = 0;
           const double v = std::stod(text, &used);
-          if (used == text.size() && std::isfinite(v) && v >= 0) return {};
+          if (used == text.size() && std::isfinite(v) && (v > 0 || (zero_allowed && v == 0))) return {};
         } catch (const std::exception&) {
         }
-        return "expected a number of at least 0, got '" + text + "'";
+        return "expected " + expected + ", got '" + text + "'";
       },
-      "NUMBER >= 0");
+      type);
 }
 
-CLI::Validator positive_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        try {
-          std::size_t used = 0;
-          const double v = std::stod(text, &used);
-          if (used == text.size() && std::isfinite(v) && v > 0) return {};
-        } catch (const std::exception&) {
-        }
-        return "expected a number above 0, got '" + text + "'";
-      },
-      "NUMBER > 0");
-}
+}  // namespace
+
+CLI::Validator non_negative() { return finite_from_zero(true, "a number of at least 0", "NUMBER >= 0"); }
+
+CLI::Validator positive_number() { return finite_from_zero(false, "a number above 0", "NUMBER > 0"); }
 
 CLI::Validator non_empty_value() {
   return CLI::Validator(
