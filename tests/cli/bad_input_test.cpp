@@ -435,12 +435,12 @@ const Case kCases[] = {
     {"search_checkpoint_bandwidth_0", "search --checkpoint-gb-per-s 0 --quiet", S::none, none,
      "--checkpoint-gb-per-s: expected a number above 0"},
     {"search_restart_0", "search --restart-minutes 0 --quiet", S::none, none, "--restart-minutes: expected a number above 0"},
+    {"search_checkpoint_interval_0", "search --checkpoint-interval-minutes 0 --quiet", S::none, none,
+     "--checkpoint-interval-minutes: expected a number above 0"},
     // An empty value was the unset one: --stack '' priced the hardware's default stack, --calibration '' the lookup's file.
     {"plan_stack_empty", "estimate --stack ''", S::none, none, "--stack: expected a value, got an empty one"},
     {"plan_calibration_empty", "estimate --calibration ''", S::none, none, "--calibration: expected a value"},
     {"search_hardware_empty", "search --hardware '' --quiet", S::none, none, "--hardware: expected a value"},
-    {"search_checkpoint_interval_0", "search --checkpoint-interval-minutes 0 --quiet", S::none, none,
-     "--checkpoint-interval-minutes: expected a number above 0"},
     {"search_budget_negative", "search --budget -1 --quiet", S::none, none, "--budget"},
     {"search_threads_negative", "search --threads -1 --quiet", S::none, none, "--threads"},
     // 1024 workers aborted under a 2 GiB address-space limit (issue 41.1): the count is bounded by the machine.
