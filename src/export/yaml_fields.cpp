@@ -1,7 +1,9 @@
 #include "export/yaml_fields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -401,9 +403,44 @@ void read_yaml_stated_layer(const YamlFields& y, const YamlLayerKeys& k, LaunchJ
   if (present(k.top_k)) state(k.top_k, std::to_string(y.whole(k.top_k, 1, kBig, 2)), stated_top_k);
 }
 
+namespace {
+
+// yaml-cpp turns a double into its scalar text with max_digits10 (17)
+// significant digits when it is assigned, so a learning rate of 3e-4 reads
+// 0.00029999999999999997. Such a scalar (16 or more digits, which no person
+// writes) becomes the shortest text that reads back to the same double.
+void shorten_doubles(YAML::Node node) {
+  if (node.IsMap()) {
+    for (auto entry : node) shorten_doubles(entry.second);
+    return;
+  }
+  if (node.IsSequence()) {
+    for (auto item : node) shorten_doubles(item);
+    return;
+  }
+  if (!node.IsScalar()) return;
+  const std::string& text = node.Scalar();
+  if (std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) < 16) return;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return;
+  for (int digits = 1; digits <= 17; ++digits) {
+    char shorter[40];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, value);
+    if (std::strtod(shorter, nullptr) == value) {
+      node = std::string(shorter);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 std::string yaml_text(const std::string& header, const YAML::Node& root) {
+  YAML::Node tidy = YAML::Clone(root);
+  shorten_doubles(tidy);
   YAML::Emitter out;
-  out << root;
+  out << tidy;
   return header + out.c_str() + "\n";
 }
 

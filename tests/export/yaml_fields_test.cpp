@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "../spec/expect_spec_error.h"
 #include "export/yaml_fields.h"
 
@@ -105,6 +107,31 @@ TEST(YamlOverrides, AnOverrideTrainplanDoesNotReadIsListedAsUnread) {
   const std::vector<std::string> unread = y.unconsulted({"trainer"}, {});
   ASSERT_EQ(unread.size(), 1u);
   EXPECT_EQ(unread.front(), "trainer.max_steps");
+}
+
+}  // namespace
+}  // namespace trainplan::exporting
+
+namespace trainplan::exporting {
+namespace {
+
+// A person writes lr 3e-4, not the 17 digits of the nearest double (yaml-cpp's
+// default precision wrote 0.00029999999999999997); the value read back is the same double.
+TEST(YamlText, WritesDecimalsAsAPersonStatesThem) {
+  YAML::Node root;
+  root["optim"]["lr"] = 3e-4;
+  root["optim"]["weight_decay"] = 0.1;
+  root["optim"]["betas"].push_back(0.9);
+  root["optim"]["betas"].push_back(0.95);
+  root["optim"]["min_lr"] = 3e-5;
+  const std::string text = yaml_text("# header\n", root);
+  EXPECT_NE(text.find("lr: 0.0003\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("weight_decay: 0.1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("- 0.95\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0000000"), std::string::npos) << text;
+  const YAML::Node back = YAML::Load(text);
+  EXPECT_EQ(back["optim"]["lr"].as<double>(), 3e-4);
+  EXPECT_EQ(back["optim"]["min_lr"].as<double>(), 3e-5);
 }
 
 }  // namespace
