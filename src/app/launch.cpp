@@ -69,6 +69,8 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.experts_compute_capacity = stack.compute.experts_compute_capacity;
   job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(stack, s.model);
   job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && stack.memory.master_weight_bytes == 0;
+  job.bf16_optimizer = (s.workload.precision == spec::Precision::mixed_bf16 || s.workload.precision == spec::Precision::fp8) &&
+                       stack.memory.master_weight_bytes == 0 && stack.memory.optimizer_state_bytes == 4;
   job.bf16_grad_reduce = !stack.capabilities.half_is_fp16 && stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
@@ -146,6 +148,17 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
               : (megatron ? "no --fp8-param-gather" : "model.fp8 without model.fp8_params") +
                     std::string(": priced as the file runs it, BF16 weights beside Transformer Engine's cached FP8 "
                                 "copies; stack ") + stack.name + " prices FP8 parameters");
+    }
+    // A NeMo file's distributed_fused_adam keeps the states its optim.dtype says (read_nemo),
+    // priced over the stack's where they differ (load_scenario applies it).
+    const bool stack_bf16_optimizer = stack.memory.master_weight_bytes == 0 && stack.memory.optimizer_state_bytes == 4;
+    if (!megatron && job.plan.zero == 2 && !job.fsdp_fp32_shards && job.bf16_optimizer != stack_bf16_optimizer) {
+      s.bf16_optimizer = job.bf16_optimizer;
+      job.notes.push_back(job.bf16_optimizer
+                              ? "model.optim.dtype bf16: priced as the file runs it, BF16 Adam moments and no master "
+                                "weights; stack " + stack.name + " prices FP32 states"
+                              : "model.optim.dtype fp32: priced as the file runs it, FP32 Adam moments and 16-bit master "
+                                "remainders; stack " + stack.name + " prices a BF16 optimizer");
     }
     // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp (stacks/nemo-fsdp.json).
     if (!megatron && job.fsdp_fp32_shards && job.workload.precision == spec::Precision::mixed_bf16 &&

@@ -170,6 +170,16 @@ std::string write_nemo(const LaunchJob& job) {
                             "priced ") + (p.overlap_dp_comm ? "overlapped: price it with --no-overlap-dp" : "without overlap: "
                             "price it with DP overlap") + ", or use ZeRO 1 (mcore_distributed_optim)");
 
+  // NeMo 2.0.0 keeps BF16 Adam moments and no master copy only under distributed_fused_adam with
+  // optim.dtype bf16: setup_optimization passes the dtype to Apex and, where it equals the O2 model's,
+  // stores no parameters (megatron_base_model.py@e938df32:781-812); mcore_distributed_optim's
+  // OptimizerConfig takes no dtype (modelPT.py@e938df32:608-621) and fused_adam keeps FP32 masters.
+  if (job.bf16_optimizer && p.zero != 2)
+    refuse_nemo("model.optim.name",
+                "distributed_fused_adam (ZeRO 2 here) for a stack that prices a BF16 optimizer (BF16 Adam moments, no "
+                "master weights; stack " + job.stack_name + "): NeMo 2.0.0's " + optimizer_for(p.zero) +
+                    " keeps FP32 master weights and moments (price the plan with --zero 2, or under a stack with FP32 ones)");
+
   YAML::Node root;
   YAML::Node trainer = root["trainer"];
   trainer["num_nodes"] = job.instances;
@@ -272,6 +282,7 @@ std::string write_nemo(const LaunchJob& job) {
     overrides.push_back({"model.optim.overlap_grad_sync", on});  // Megatron-Core DDP's overlap_grad_reduce
     overrides.push_back({p.zero == 1 ? "model.optim.overlap_param_gather" : "model.optim.overlap_param_sync", on});
   }
+  if (job.bf16_optimizer) overrides.push_back({"model.optim.dtype", "bf16"});
   std::string header = header_comment(job, info(LaunchFormat::nemo));
   header += overrides_text(overrides);
   if (job.fused_grad_accumulation && !accumulation_fusion_kept(job))
@@ -402,6 +413,15 @@ LaunchJob read_nemo(const std::string& text, const std::string& file, const std:
   } else {
     throw spec::SpecError(file, "model.optim.name",
                           "fused_adam, mcore_distributed_optim or distributed_fused_adam, found '" + optimizer + "'");
+  }
+  // megatron_base_model.py@e938df32:790-812: distributed_fused_adam's state dtype; equal to the
+  // O2 model's BF16, no master copy is kept (mcore_distributed_optim and fused_adam read no dtype).
+  if (optimizer == "distributed_fused_adam" && !fsdp) {
+    const std::string dtype = y.text("model.optim.dtype", "fp32");
+    if (dtype == "bf16" || dtype == "bfloat16" || dtype == "torch.bfloat16") job.bf16_optimizer = true;
+    else if (dtype != "fp32" && dtype != "float32" && dtype != "torch.float32" && dtype != "32")
+      throw spec::SpecError(file, "model.optim.dtype", "fp32 or bf16 (the optimizer state's dtype), found '" +
+                                                           spec::one_line(dtype, 80) + "'");
   }
   // The distributed optimizers read the key (Apex's default on).
   if (p.zero == 0) p.overlap_dp_comm = zero0_overlaps(p, y.flag("model.gradient_accumulation_fusion", false));

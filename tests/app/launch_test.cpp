@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "app/estimate.h"
@@ -14,6 +16,8 @@
 
 namespace trainplan::app {
 namespace {
+
+namespace fs = std::filesystem;
 
 const std::string kNvidiaLlama3 =
     std::string(TRAINPLAN_SOURCE_DIR) + "/tests/export/fixtures/clients/megatron-lm_train_llama3_8b_h100_fp8.sh";
@@ -113,6 +117,50 @@ TEST(Launch, Fp8ParametersOverRemaindersKeepWholeMasters) {
   EXPECT_FALSE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
   s.fp8_param_gather.reset();
   EXPECT_TRUE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
+}
+
+// A NeMo file's distributed_fused_adam with optim.dtype bf16 (as NeMo-Framework-Launcher's
+// nemotron_340b.yaml:162 runs it) keeps BF16 Adam moments and no master copy: priced so over
+// the nemo stack's FP32 states. Nemotron-3 8B at TP 2, ZeRO 2 over DP 4 on one DGX-H100: the
+// moments halve (8 -> 4 bytes a parameter) and the FP32 masters (4 bytes) go; the weights,
+// gradients and activations stay. The job written back keeps the dtype.
+TEST(Launch, FileStatedBf16OptimizerIsPricedOverTheStacks) {
+  ScenarioOptions s;
+  s.model = "nemotron3-8b";
+  s.hardware = "dgx-h100";
+  s.stack = "nemo";
+  s.seq_len = 4096;
+  s.global_batch = 32;
+  PlanOptions p;
+  p.instances = 1;
+  p.tp = 2;
+  p.sp = true;
+  p.zero = 2;
+  p.recompute = "none";
+  const EstimateOutcome planned = estimate_plan(s, p, cost::PipelineMethod::dag, "");
+  ASSERT_TRUE(planned.refusal.empty()) << planned.refusal;
+  const fs::path path = fs::temp_directory_path() / "trainplan_launch_test_bf16_optimizer.yaml";
+  const exporting::LaunchJob job = launch_job(planned.scenario, planned.evaluation.plan);
+  std::ofstream(path) << exporting::launch_files(exporting::LaunchFormat::nemo, job, path.string()).front().text;
+
+  ScenarioOptions read_s;
+  PlanOptions read_p;
+  read_s = s;
+  apply_launch_config(path.string(), {"--stack", "--hardware"}, read_s, read_p, LaunchUse::job, {"+model.optim.dtype=bf16"});
+  ASSERT_TRUE(read_s.bf16_optimizer.value_or(false));
+  EXPECT_TRUE(any_has(read_s.config_notes, "model.optim.dtype bf16: priced as the file runs it"));
+  const EstimateOutcome bf16 = estimate_plan(read_s, read_p, cost::PipelineMethod::dag, "");
+  ASSERT_TRUE(bf16.refusal.empty()) << bf16.refusal;
+  const cost::MemoryBreakdown& a = bf16.evaluation.estimate.memory;
+  const cost::MemoryBreakdown& b = planned.evaluation.estimate.memory;
+  EXPECT_GT(b.master_weights_bytes, 0);
+  EXPECT_DOUBLE_EQ(a.master_weights_bytes, 0);
+  EXPECT_DOUBLE_EQ(a.optimizer_states_bytes, b.optimizer_states_bytes / 2);
+  EXPECT_DOUBLE_EQ(a.weights_bytes, b.weights_bytes);
+  EXPECT_DOUBLE_EQ(a.gradients_bytes, b.gradients_bytes);
+  EXPECT_DOUBLE_EQ(a.activations_bytes, b.activations_bytes);
+  EXPECT_TRUE(launch_job(bf16.scenario, bf16.evaluation.plan).bf16_optimizer);
+  fs::remove(path);
 }
 
 // The job written back says whether its EP all-to-alls were priced overlapped:

@@ -680,6 +680,36 @@ TEST(LaunchConfig, NemoWritesContextParallelAsAnOverride) {
   EXPECT_EQ(back.job.plan.cp, 2);
 }
 
+// NeMo 2.0.0 keeps BF16 Adam moments and no master copy only under distributed_fused_adam with
+// optim.dtype bf16 (megatron_base_model.py@e938df32:781-812; mcore_distributed_optim's
+// OptimizerConfig takes no dtype, modelPT.py@e938df32:608-621): a job priced with a BF16
+// optimizer is written at ZeRO 2 with the dtype as a Hydra override, reads back to the same
+// job, and is refused at ZeRO 1 naming the optimizer. A dtype Apex does not take is refused.
+TEST(LaunchConfig, NemoWritesABf16OptimizerAsDistributedFusedAdamRunsIt) {
+  LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "nemo-24.07-bf16-optimizer";
+  job.bf16_optimizer = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
+                    "mcore_distributed_optim keeps FP32", "nemo format");
+  job.plan.zero = 2;
+  const std::string yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  EXPECT_NE(yaml.find("+model.optim.dtype=bf16"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("name: distributed_fused_adam"), std::string::npos) << yaml;
+  const ReadLaunch back = round_trip(LaunchFormat::nemo, job, "nemo-bf16-optim.yaml");
+  expect_same_job(job, back.job);
+  EXPECT_TRUE(back.job.bf16_optimizer);
+
+  job.bf16_optimizer = false;  // the same job with FP32 states writes no dtype and reads none
+  const std::string fp32 = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  EXPECT_EQ(fp32.find("optim.dtype"), std::string::npos) << fp32;
+  EXPECT_FALSE(round_trip(LaunchFormat::nemo, job, "nemo-fp32-optim.yaml").job.bf16_optimizer);
+
+  const fs::path path = scratch("nemo-fp16-optim.yaml");
+  std::ofstream(path) << fp32;
+  expect_spec_error([&] { read_launch_config(path.string(), "", {"+model.optim.dtype=fp16"}); }, "model.optim.dtype",
+                    "fp32 or bf16 (the optimizer state's dtype), found 'fp16'", path.string());
+}
+
 // bigscience Megatron-DeepSpeed@8387ae17 tokenizer.py:79 raises unless
 // --pad-vocab-size-to divides by --make-vocab-size-divisible-by (default 128):
 // GPT-2's 50,257 tokens, padded by nothing, must go with a multiple of 1.
