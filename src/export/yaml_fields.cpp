@@ -407,8 +407,9 @@ namespace {
 
 // yaml-cpp turns a double into its scalar text with max_digits10 (17)
 // significant digits when it is assigned, so a learning rate of 3e-4 reads
-// 0.00029999999999999997. Such a scalar (16 or more digits, which no person
-// writes) becomes the shortest text that reads back to the same double.
+// 0.00029999999999999997. Such a scalar (a decimal point and 16 or more digits,
+// which no person writes) becomes the shortest text that reads back to the same
+// double; integers are left as written.
 void shorten_doubles(YAML::Node node) {
   if (node.IsMap()) {
     for (auto entry : node) shorten_doubles(entry.second);
@@ -420,7 +421,9 @@ void shorten_doubles(YAML::Node node) {
   }
   if (!node.IsScalar()) return;
   const std::string& text = node.Scalar();
-  if (std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) < 16) return;
+  if (text.find('.') == std::string::npos ||
+      std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) < 16)
+    return;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isfinite(value)) return;
