@@ -69,8 +69,10 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.experts_compute_capacity = stack.compute.experts_compute_capacity;
   job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(stack, s.model);
   job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && stack.memory.master_weight_bytes == 0;
-  job.bf16_optimizer = (s.workload.precision == spec::Precision::mixed_bf16 || s.workload.precision == spec::Precision::fp8) &&
-                       stack.memory.master_weight_bytes == 0 && stack.memory.optimizer_state_bytes == 4;
+  const bool sixteen_bit_weights =
+      s.workload.precision == spec::Precision::mixed_bf16 || s.workload.precision == spec::Precision::fp8;
+  job.bf16_optimizer = sixteen_bit_weights && stack.memory.master_weight_bytes == 0 && stack.memory.optimizer_state_bytes == 4;
+  job.master_remainders = sixteen_bit_weights && stack.memory.master_weight_bytes == 2;
   job.bf16_grad_reduce = !stack.capabilities.half_is_fp16 && stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
@@ -149,16 +151,24 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
                     std::string(": priced as the file runs it, BF16 weights beside Transformer Engine's cached FP8 "
                                 "copies; stack ") + stack.name + " prices FP8 parameters");
     }
-    // A NeMo file's distributed_fused_adam keeps the states its optim.dtype says (read_nemo),
-    // priced over the stack's where they differ (load_scenario applies it).
-    const bool stack_bf16_optimizer = stack.memory.master_weight_bytes == 0 && stack.memory.optimizer_state_bytes == 4;
-    if (!megatron && job.plan.zero == 2 && !job.fsdp_fp32_shards && job.bf16_optimizer != stack_bf16_optimizer) {
-      s.bf16_optimizer = job.bf16_optimizer;
-      job.notes.push_back(job.bf16_optimizer
-                              ? "model.optim.dtype bf16: priced as the file runs it, BF16 Adam moments and no master "
-                                "weights; stack " + stack.name + " prices FP32 states"
-                              : "model.optim.dtype fp32: priced as the file runs it, FP32 Adam moments and 16-bit master "
-                                "remainders; stack " + stack.name + " prices a BF16 optimizer");
+    // A NeMo file's ZeRO-1 optimizer keeps the states it runs (read_nemo: distributed_fused_adam by
+    // its optim.dtype, mcore_distributed_optim FP32 masters and moments), priced over the stack's
+    // where they differ (load_scenario applies it); mixed precision only, where O2 keeps masters.
+    if (!megatron && job.plan.zero == 1 && job.workload.precision != spec::Precision::fp32) {
+      const ScenarioOptions::OptimizerStates file_states = job.bf16_optimizer     ? ScenarioOptions::OptimizerStates{4, 0}
+                                                           : job.master_remainders ? ScenarioOptions::OptimizerStates{8, 2}
+                                                                                   : ScenarioOptions::OptimizerStates{8, 4};
+      auto words = [](double moments, double master) {
+        return std::string(moments == 4 ? "BF16" : "FP32") + " Adam moments and " +
+               (master == 0 ? "no master weights" : master == 2 ? "FP32 masters as 16-bit remainders" : "FP32 masters");
+      };
+      if (file_states.moment_bytes != stack.memory.optimizer_state_bytes ||
+          file_states.master_bytes != stack.memory.master_weight_bytes) {
+        s.optimizer_states = file_states;
+        job.notes.push_back("model.optim: priced as the file runs it, " + words(file_states.moment_bytes, file_states.master_bytes) +
+                            "; stack " + stack.name + " prices " +
+                            words(stack.memory.optimizer_state_bytes, stack.memory.master_weight_bytes));
+      }
     }
     // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp (stacks/nemo-fsdp.json).
     if (!megatron && job.fsdp_fp32_shards && job.workload.precision == spec::Precision::mixed_bf16 &&

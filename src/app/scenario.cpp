@@ -87,15 +87,6 @@ void apply_fp8_params(spec::Stack& stack, bool on) {
   if (on && stack.memory.master_weight_bytes == 2) stack.memory.master_weight_bytes = 4;
 }
 
-// A NeMo file's Apex DistributedFusedAdam as its optim.dtype runs it, over the stack's states
-// (ScenarioOptions::bf16_optimizer): BF16, the O2 model's own dtype, stores no parameters; FP32
-// beside a BF16 model stores the low 16 bits of each FP32 master (NVIDIA/NeMo@e938df32
-// nemo/collections/nlp/models/language_modeling/megatron_base_model.py:790-812).
-void apply_bf16_optimizer(spec::Stack& stack, bool on) {
-  stack.memory.optimizer_state_bytes = on ? 4 : 8;
-  stack.memory.master_weight_bytes = on ? 0 : 2;
-}
-
 }  // namespace
 
 Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_name) {
@@ -136,7 +127,10 @@ Scenario load_scenario(const ScenarioOptions& o, const std::string& hardware_nam
                                 choice.file + " serves (" + s.calibration.description + ")");
     }
   }
-  if (o.bf16_optimizer) apply_bf16_optimizer(s.stack, *o.bf16_optimizer);
+  if (o.optimizer_states) {  // as the launcher config's optimizer keeps them (apply_launch_config)
+    s.stack.memory.optimizer_state_bytes = o.optimizer_states->moment_bytes;
+    s.stack.memory.master_weight_bytes = o.optimizer_states->master_bytes;
+  }
   if (o.fp8_param_gather) apply_fp8_params(s.stack, *o.fp8_param_gather);
   s.workload = load_workload(o, s.model, s.stack, s.assumptions);
   for (const std::string& note : o.config_notes) s.assumptions.push_back(note);

@@ -36,9 +36,13 @@ struct ScenarioOptions {
   // FP8 parameters as a launcher config states them (Megatron-LM --fp8-param-gather, NeMo
   // model.fp8_params), priced over the stack's fp8_param_gather; unset: the stack's.
   std::optional<bool> fp8_param_gather;
-  // A NeMo file's distributed_fused_adam state dtype (model.optim.dtype): true, BF16 moments and no
-  // master weights; false, FP32 moments and 16-bit master remainders; unset: the stack's.
-  std::optional<bool> bf16_optimizer;
+  // The optimizer states a NeMo file's optimizer keeps, in bytes per parameter, priced over the
+  // stack's (Apex DistributedFusedAdam by its optim.dtype, Megatron-Core's distributed optimizer);
+  // unset: the stack's.
+  struct OptimizerStates {
+    double moment_bytes = 8, master_bytes = 4;  // spec::StackMemory::optimizer_state_bytes, master_weight_bytes
+  };
+  std::optional<OptimizerStates> optimizer_states;
 };
 
 struct Scenario {

@@ -95,9 +95,11 @@ struct LaunchJob {
   // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
   bool no_master_weights = false;
   // Adam's moments in BF16 and no master weights beside the BF16 ones (the stack's
-  // optimizer_state_dtype bf16 with master_weights_dtype none: NeMo's distributed_fused_adam
-  // with optim.dtype bf16). On reading a NeMo file: model.optim.dtype.
+  // optimizer_state_dtype bf16 with master_weights_dtype none), or FP32 moments with the FP32
+  // masters kept as 16-bit remainders (master_weights_dtype fp32-remainders): NeMo's
+  // distributed_fused_adam with optim.dtype bf16 or fp32. On reading a NeMo file: its optimizer.
   bool bf16_optimizer = false;
+  bool master_remainders = false;
   // The stack priced ZeRO-3 as PyTorch FSDP's mixed precision runs it: an FP32 parameter shard as
   // the master, FP32 gradient shards reduce-scattered in FP32, no kept 16-bit shard (stacks/nemo-fsdp.json:
   // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp). On reading a NeMo file: model.fsdp.

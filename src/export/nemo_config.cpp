@@ -15,12 +15,18 @@
 namespace trainplan::exporting {
 namespace {
 
-const char* optimizer_for(int zero) {
-  switch (zero) {
+// The optimizer a plan runs under: ZeRO 0 apex fused_adam; ZeRO 1 Megatron-Core's distributed
+// optimizer (FP32 masters and moments, sharded), or Apex DistributedFusedAdam where the stack
+// prices its states (16-bit master remainders, or a BF16 optimizer); ZeRO 3 FSDP (model.fsdp).
+// DistributedFusedAdam is ZeRO 1 in memory under NeMo: NeMo requires its contiguous gradient
+// buffer with O2 (megatron_base_model.py@e938df32:783-788), a persistent buffer of every bucket's
+// gradients (NVIDIA/apex@6424da3b apex/contrib/optimizers/distributed_fused_adam.py:347-354,
+// 1156-1190), so no NeMo 2.0.0 optimizer shards the gradients (ZeRO 2).
+const char* optimizer_for(const LaunchJob& job) {
+  switch (job.plan.zero) {
     case 0: return "fused_adam";
-    case 1: return "mcore_distributed_optim";  // Megatron-Core distributed optimizer: optimizer states sharded
-    case 2: return "distributed_fused_adam";   // Apex DistributedFusedAdam: "implements the ZeRO-2 algorithm"
-    default: return "fused_adam";              // ZeRO-3 is model.fsdp with fsdp_sharding_strategy full
+    case 1: return job.bf16_optimizer || job.master_remainders ? "distributed_fused_adam" : "mcore_distributed_optim";
+    default: return "fused_adam";  // ZeRO-3 is model.fsdp with fsdp_sharding_strategy full
   }
 }
 
@@ -170,15 +176,24 @@ std::string write_nemo(const LaunchJob& job) {
                             "priced ") + (p.overlap_dp_comm ? "overlapped: price it with --no-overlap-dp" : "without overlap: "
                             "price it with DP overlap") + ", or use ZeRO 1 (mcore_distributed_optim)");
 
-  // NeMo 2.0.0 keeps BF16 Adam moments and no master copy only under distributed_fused_adam with
-  // optim.dtype bf16: setup_optimization passes the dtype to Apex and, where it equals the O2 model's,
-  // stores no parameters (megatron_base_model.py@e938df32:781-812); mcore_distributed_optim's
-  // OptimizerConfig takes no dtype (modelPT.py@e938df32:608-621) and fused_adam keeps FP32 masters.
-  if (job.bf16_optimizer && p.zero != 2)
+  if (p.zero == 2)
     refuse_nemo("model.optim.name",
-                "distributed_fused_adam (ZeRO 2 here) for a stack that prices a BF16 optimizer (BF16 Adam moments, no "
-                "master weights; stack " + job.stack_name + "): NeMo 2.0.0's " + optimizer_for(p.zero) +
-                    " keeps FP32 master weights and moments (price the plan with --zero 2, or under a stack with FP32 ones)");
+                "ZeRO 0, 1 or 3: no NeMo 2.0.0 optimizer shards the gradients, since distributed_fused_adam keeps "
+                "every bucket's gradients in its contiguous buffer, which NeMo requires under O2 "
+                "(megatron_base_model.py@e938df32:783-788); price the plan with --zero 1 (distributed_fused_adam or "
+                "mcore_distributed_optim)");
+  // NeMo 2.0.0 keeps BF16 Adam moments and no master copy, or FP32 masters as 16-bit remainders,
+  // only under distributed_fused_adam (optim.dtype bf16 or fp32): setup_optimization passes the
+  // dtype to Apex and picks store_params / store_param_remainders from it (megatron_base_model.py@
+  // e938df32:790-812); mcore_distributed_optim's OptimizerConfig takes no dtype (modelPT.py@e938df32:
+  // 608-621) and fused_adam keeps whole FP32 masters.
+  if ((job.bf16_optimizer || job.master_remainders) && p.zero != 1)
+    refuse_nemo("model.optim.name",
+                std::string("distributed_fused_adam (ZeRO 1) for a stack that prices ") +
+                    (job.bf16_optimizer ? "a BF16 optimizer (BF16 Adam moments, no master weights)"
+                                        : "FP32 master weights kept as 16-bit remainders") +
+                    " (stack " + job.stack_name + "): NeMo 2.0.0's " + optimizer_for(job) +
+                    " keeps whole FP32 masters and moments (price the plan with --zero 1)");
 
   YAML::Node root;
   YAML::Node trainer = root["trainer"];
@@ -274,13 +289,16 @@ std::string write_nemo(const LaunchJob& job) {
     model["fsdp_grad_reduce_dtype"] = 32;
   }
   YAML::Node optim = model["optim"];
-  optim["name"] = optimizer_for(p.zero);
+  const std::string optimizer = optimizer_for(job);
+  optim["name"] = optimizer;
   // Only the distributed optimizers take the overlap keys (apex fused_adam has no
   // overlap_grad_sync argument); under fused_adam NeMo overlaps by its own rule (zero0_overlaps).
-  if (p.zero == 1 || p.zero == 2) {
+  if (p.zero == 1) {
     const std::string on = p.overlap_dp_comm ? "true" : "false";
     overrides.push_back({"model.optim.overlap_grad_sync", on});  // Megatron-Core DDP's overlap_grad_reduce
-    overrides.push_back({p.zero == 1 ? "model.optim.overlap_param_gather" : "model.optim.overlap_param_sync", on});
+    overrides.push_back({optimizer == "mcore_distributed_optim" ? "model.optim.overlap_param_gather"
+                                                                : "model.optim.overlap_param_sync",
+                         on});
   }
   if (job.bf16_optimizer) overrides.push_back({"model.optim.dtype", "bf16"});
   std::string header = header_comment(job, info(LaunchFormat::nemo));
@@ -409,24 +427,33 @@ LaunchJob read_nemo(const std::string& text, const std::string& file, const std:
   } else if (optimizer == "mcore_distributed_optim") {
     p.zero = 1;
   } else if (optimizer == "distributed_fused_adam") {
-    p.zero = 2;
+    p.zero = 1;  // its contiguous gradient buffer holds every gradient (optimizer_for)
+    if (!y.flag("model.optim.contiguous_grad_buffer", true) && job.workload.precision != spec::Precision::fp32)
+      throw spec::SpecError(file, "model.optim.contiguous_grad_buffer",
+                            "True under megatron_amp_O2 (NeMo 2.0.0 raises 'Distributed Adam optimizer requires "
+                            "contiguous param buffer for O2', megatron_base_model.py@e938df32:784-788)");
   } else {
     throw spec::SpecError(file, "model.optim.name",
                           "fused_adam, mcore_distributed_optim or distributed_fused_adam, found '" + optimizer + "'");
   }
   // megatron_base_model.py@e938df32:790-812: distributed_fused_adam's state dtype; equal to the
   // O2 model's BF16, no master copy is kept (mcore_distributed_optim and fused_adam read no dtype).
-  if (optimizer == "distributed_fused_adam" && !fsdp) {
+  const bool apex_adam = optimizer == "distributed_fused_adam" && !fsdp;
+  if (apex_adam) {
     const std::string dtype = y.text("model.optim.dtype", "fp32");
-    if (dtype == "bf16" || dtype == "bfloat16" || dtype == "torch.bfloat16") job.bf16_optimizer = true;
-    else if (dtype != "fp32" && dtype != "float32" && dtype != "torch.float32" && dtype != "32")
+    const bool bf16 = dtype == "bf16" || dtype == "bfloat16" || dtype == "torch.bfloat16";
+    if (!bf16 && dtype != "fp32" && dtype != "float32" && dtype != "torch.float32" && dtype != "32")
       throw spec::SpecError(file, "model.optim.dtype", "fp32 or bf16 (the optimizer state's dtype), found '" +
                                                            spec::one_line(dtype, 80) + "'");
+    // Under O2 (BF16 weights) an FP32 state keeps its masters as remainders, a BF16 one none.
+    const bool o2 = job.workload.precision != spec::Precision::fp32;
+    job.bf16_optimizer = bf16 && o2;
+    job.master_remainders = !bf16 && o2;
   }
-  // The distributed optimizers read the key (Apex's default on).
+  // The distributed optimizers read the key (Apex's default on, Megatron-Core's off).
   if (p.zero == 0) p.overlap_dp_comm = zero0_overlaps(p, y.flag("model.gradient_accumulation_fusion", false));
   else if (p.zero == 3) p.overlap_dp_comm = true;  // torch FSDP reduce-scatters from backward hooks
-  else p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", p.zero == 2);
+  else p.overlap_dp_comm = y.flag("model.optim.overlap_grad_sync", apex_adam);
   // As the file runs: Transformer Engine's fused attention or the local spec's unfused one
   // (the base's transformer_engine False; use_flash_attention is off there too), and
   // accumulation fusion as NeMo keeps it (accumulation_fusion_kept). The app notes where the

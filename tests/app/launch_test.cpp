@@ -119,12 +119,15 @@ TEST(Launch, Fp8ParametersOverRemaindersKeepWholeMasters) {
   EXPECT_TRUE(load_scenario(s, "p5.48xlarge").stack.memory.fp8_param_gather);
 }
 
-// A NeMo file's distributed_fused_adam with optim.dtype bf16 (as NeMo-Framework-Launcher's
-// nemotron_340b.yaml:162 runs it) keeps BF16 Adam moments and no master copy: priced so over
-// the nemo stack's FP32 states. Nemotron-3 8B at TP 2, ZeRO 2 over DP 4 on one DGX-H100: the
-// moments halve (8 -> 4 bytes a parameter) and the FP32 masters (4 bytes) go; the weights,
-// gradients and activations stay. The job written back keeps the dtype.
-TEST(Launch, FileStatedBf16OptimizerIsPricedOverTheStacks) {
+// A NeMo file's optimizer keeps the states it runs, priced over the stack's (issue 40.1: a run
+// refused for states it does not keep): distributed_fused_adam with optim.dtype bf16 (as
+// NeMo-Framework-Launcher@8325688d nemotron_340b.yaml:162 runs it) keeps BF16 Adam moments and no
+// master copy (NeMo@e938df32 megatron_base_model.py:790-812). Nemotron-3 8B at TP 2 on one
+// DGX-H100, ZeRO 1 over DP 4, written under the nemo stack (FP32 masters and moments:
+// mcore_distributed_optim), then read with the dtype set: the moments halve (8 -> 4 bytes a
+// parameter) and the masters (4 bytes) go; weights, gradients and activations stay. The job
+// written back keeps the optimizer.
+TEST(Launch, FileStatedOptimizerStatesArePricedOverTheStacks) {
   ScenarioOptions s;
   s.model = "nemotron3-8b";
   s.hardware = "dgx-h100";
@@ -135,22 +138,27 @@ TEST(Launch, FileStatedBf16OptimizerIsPricedOverTheStacks) {
   p.instances = 1;
   p.tp = 2;
   p.sp = true;
-  p.zero = 2;
+  p.zero = 1;
   p.recompute = "none";
   const EstimateOutcome planned = estimate_plan(s, p, cost::PipelineMethod::dag, "");
   ASSERT_TRUE(planned.refusal.empty()) << planned.refusal;
-  const fs::path path = fs::temp_directory_path() / "trainplan_launch_test_bf16_optimizer.yaml";
+  const fs::path path = fs::temp_directory_path() / "trainplan_launch_test_optimizer_states.yaml";
   const exporting::LaunchJob job = launch_job(planned.scenario, planned.evaluation.plan);
-  std::ofstream(path) << exporting::launch_files(exporting::LaunchFormat::nemo, job, path.string()).front().text;
+  const std::string text = exporting::launch_files(exporting::LaunchFormat::nemo, job, path.string()).front().text;
+  ASSERT_NE(text.find("name: mcore_distributed_optim"), std::string::npos) << text;
+  std::ofstream(path) << text;
 
-  ScenarioOptions read_s;
+  ScenarioOptions read_s = s;
   PlanOptions read_p;
-  read_s = s;
-  apply_launch_config(path.string(), {"--stack", "--hardware"}, read_s, read_p, LaunchUse::job, {"+model.optim.dtype=bf16"});
-  ASSERT_TRUE(read_s.bf16_optimizer.value_or(false));
-  EXPECT_TRUE(any_has(read_s.config_notes, "model.optim.dtype bf16: priced as the file runs it"));
+  apply_launch_config(path.string(), {"--stack", "--hardware"}, read_s, read_p, LaunchUse::job,
+                      {"model.optim.name=distributed_fused_adam", "+model.optim.dtype=bf16"});
+  ASSERT_TRUE(read_s.optimizer_states.has_value());
+  EXPECT_EQ(read_s.optimizer_states->moment_bytes, 4);
+  EXPECT_EQ(read_s.optimizer_states->master_bytes, 0);
+  EXPECT_TRUE(any_has(read_s.config_notes, "model.optim: priced as the file runs it, BF16 Adam moments and no master weights"));
   const EstimateOutcome bf16 = estimate_plan(read_s, read_p, cost::PipelineMethod::dag, "");
   ASSERT_TRUE(bf16.refusal.empty()) << bf16.refusal;
+  ASSERT_EQ(bf16.evaluation.plan.zero, 1);
   const cost::MemoryBreakdown& a = bf16.evaluation.estimate.memory;
   const cost::MemoryBreakdown& b = planned.evaluation.estimate.memory;
   EXPECT_GT(b.master_weights_bytes, 0);
@@ -159,7 +167,18 @@ TEST(Launch, FileStatedBf16OptimizerIsPricedOverTheStacks) {
   EXPECT_DOUBLE_EQ(a.weights_bytes, b.weights_bytes);
   EXPECT_DOUBLE_EQ(a.gradients_bytes, b.gradients_bytes);
   EXPECT_DOUBLE_EQ(a.activations_bytes, b.activations_bytes);
-  EXPECT_TRUE(launch_job(bf16.scenario, bf16.evaluation.plan).bf16_optimizer);
+  const exporting::LaunchJob back = launch_job(bf16.scenario, bf16.evaluation.plan);
+  EXPECT_TRUE(back.bf16_optimizer);
+  EXPECT_NE(exporting::launch_files(exporting::LaunchFormat::nemo, back, path.string()).front().text.find("+model.optim.dtype=bf16"),
+            std::string::npos);
+
+  // The same file with FP32 states keeps its masters as remainders (store_param_remainders, :808-810): 2 bytes, not 4.
+  read_s = s;
+  apply_launch_config(path.string(), {"--stack", "--hardware"}, read_s, read_p, LaunchUse::job,
+                      {"model.optim.name=distributed_fused_adam"});
+  ASSERT_TRUE(read_s.optimizer_states.has_value());
+  EXPECT_EQ(read_s.optimizer_states->moment_bytes, 8);
+  EXPECT_EQ(read_s.optimizer_states->master_bytes, 2);
   fs::remove(path);
 }
 

@@ -616,7 +616,9 @@ TEST(LaunchCli, ExportThenReadThenExportIsIdentical) {
       {"megatron", "--model llama3-8b --instances 4 --tp 1 --pp 1 --cp 2 --global-batch 256 --recompute none --zero 2" + p5},
       {"megatron", "--model llama3-70b --instances 16 --tp 8 --pp 4 --sp --global-batch 512 --recompute selective --zero 1 --hardware p5.48xlarge --seq-len 8192 --micro-batch 1 --precision fp8"},
       {"nemo", kLlama70bP5 + " --stack nemo"},
-      {"nemo", "--model qwen2.5-14b --instances 4 --tp 4 --pp 2 --sp --global-batch 256 --recompute selective --zero 2 --stack nemo" + p5},
+      {"nemo", "--model qwen2.5-14b --instances 4 --tp 4 --pp 2 --sp --global-batch 256 --recompute selective --zero 1 --stack nemo-24.07" + p5},
+      {"nemo", "--model nemotron3-22b --instances 8 --tp 2 --pp 4 --virtual-stages 10 --sp --global-batch 256 --recompute none "
+               "--zero 1 --stack nemo-24.07-bf16-optimizer --hardware dgx-h100 --seq-len 4096 --micro-batch 2 --precision fp8"},
       {"nemo", "--model llama2-7b --instances 4 --tp 4 --pp 1 --no-sp --global-batch 256 --recompute full --zero 0 --stack nemo" + p5},
       {"nemo", "--model llama2-13b --instances 4 --tp 2 --pp 1 --sp --global-batch 256 --recompute full --zero 3 --stack nemo-fsdp" + p5},
       {"nxd", kSeed002 + " --precision bf16-sr"},

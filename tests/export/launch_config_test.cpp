@@ -413,7 +413,7 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
                                            "+model.optim.overlap_param_sync", "+model.rotary_base", "+model.qkv_bias"};
   job.model = spec::load_model("qwen2.5-14b");  // RoPE base 1e6 and biases on Q, K and V alone
   job.model.name = "qwen2.5-14b";
-  for (int zero : {0, 1, 2, 3}) {
+  for (int zero : {0, 1, 3}) {  // 2 is refused (NemoWritesTheOptimizerWhoseStatesWerePriced)
     job.plan.zero = zero;
     job.plan.recompute = zero == 3 ? spec::Recompute::full : spec::Recompute::selective;
     // FSDP as NeMo runs it (stack nemo-fsdp: O2 off, FP32 shards), without a pipeline (nlp_overrides.py:809).
@@ -431,7 +431,7 @@ TEST(LaunchConfig, YamlKeysExistInTheNamedReleases) {
     EXPECT_NE(text.find("+model.rotary_base=1000000"), std::string::npos) << text;
     EXPECT_NE(text.find("+model.qkv_bias=true"), std::string::npos) << text;
     // apex fused_adam (ZeRO 0) and FSDP (3) take no overlap keys: fused_adam(overlap_grad_sync=...) is a TypeError.
-    EXPECT_EQ(text.find("overlap_grad_sync") != std::string::npos, zero == 1 || zero == 2) << zero;
+    EXPECT_EQ(text.find("overlap_grad_sync") != std::string::npos, zero == 1) << zero;
     const ReadLaunch back = [&] {
       const fs::path path = scratch("overrides.yaml");
       std::ofstream(path) << text;
@@ -680,34 +680,64 @@ TEST(LaunchConfig, NemoWritesContextParallelAsAnOverride) {
   EXPECT_EQ(back.job.plan.cp, 2);
 }
 
-// NeMo 2.0.0 keeps BF16 Adam moments and no master copy only under distributed_fused_adam with
-// optim.dtype bf16 (megatron_base_model.py@e938df32:781-812; mcore_distributed_optim's
-// OptimizerConfig takes no dtype, modelPT.py@e938df32:608-621): a job priced with a BF16
-// optimizer is written at ZeRO 2 with the dtype as a Hydra override, reads back to the same
-// job, and is refused at ZeRO 1 naming the optimizer. A dtype Apex does not take is refused.
-TEST(LaunchConfig, NemoWritesABf16OptimizerAsDistributedFusedAdamRunsIt) {
+// NeMo 2.0.0's optimizers (megatron_base_model.py@e938df32:781-812, modelPT.py@e938df32:608-621):
+// Megatron-Core's distributed optimizer keeps FP32 masters and moments; Apex's
+// distributed_fused_adam keeps FP32 masters as 16-bit remainders (optim.dtype fp32) or BF16
+// moments and no masters (bf16), and under O2 a contiguous buffer of every gradient
+// (apex@6424da3b distributed_fused_adam.py:1156-1190): ZeRO 1 in memory. A job is written with
+// the optimizer whose states its stack priced and reads back to the same job; ZeRO 2, which no
+// NeMo 2.0.0 optimizer runs, is refused, as is a remainder or BF16 optimizer at ZeRO 0, and a
+// dtype Apex does not take.
+TEST(LaunchConfig, NemoWritesTheOptimizerWhoseStatesWerePriced) {
   LaunchJob job = llama2_70b_on_p5();
+  job.stack_name = "nemo";
+  EXPECT_NE(launch_files(LaunchFormat::nemo, job, "x.yaml").front().text.find("name: mcore_distributed_optim"),
+            std::string::npos);
+
+  job.stack_name = "nemo-24.07";
+  job.master_remainders = true;
+  std::string yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  EXPECT_NE(yaml.find("name: distributed_fused_adam"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("+model.optim.overlap_param_sync=true"), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.find("optim.dtype"), std::string::npos) << yaml;
+  ReadLaunch back = round_trip(LaunchFormat::nemo, job, "nemo-remainders.yaml");
+  expect_same_job(job, back.job);
+  EXPECT_TRUE(back.job.master_remainders);
+  EXPECT_FALSE(back.job.bf16_optimizer);
+
   job.stack_name = "nemo-24.07-bf16-optimizer";
+  job.master_remainders = false;
   job.bf16_optimizer = true;
-  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
-                    "mcore_distributed_optim keeps FP32", "nemo format");
-  job.plan.zero = 2;
-  const std::string yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
   EXPECT_NE(yaml.find("+model.optim.dtype=bf16"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("name: distributed_fused_adam"), std::string::npos) << yaml;
-  const ReadLaunch back = round_trip(LaunchFormat::nemo, job, "nemo-bf16-optim.yaml");
+  back = round_trip(LaunchFormat::nemo, job, "nemo-bf16-optim.yaml");
   expect_same_job(job, back.job);
   EXPECT_TRUE(back.job.bf16_optimizer);
+  EXPECT_FALSE(back.job.master_remainders);
 
-  job.bf16_optimizer = false;  // the same job with FP32 states writes no dtype and reads none
-  const std::string fp32 = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
-  EXPECT_EQ(fp32.find("optim.dtype"), std::string::npos) << fp32;
-  EXPECT_FALSE(round_trip(LaunchFormat::nemo, job, "nemo-fp32-optim.yaml").job.bf16_optimizer);
+  job.plan.zero = 0;
+  job.plan.overlap_dp_comm = false;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
+                    "fused_adam keeps whole FP32 masters", "nemo format");
+  job.plan.zero = 2;
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
+                    "no NeMo 2.0.0 optimizer shards the gradients", "nemo format");
 
   const fs::path path = scratch("nemo-fp16-optim.yaml");
-  std::ofstream(path) << fp32;
-  expect_spec_error([&] { read_launch_config(path.string(), "", {"+model.optim.dtype=fp16"}); }, "model.optim.dtype",
-                    "fp32 or bf16 (the optimizer state's dtype), found 'fp16'", path.string());
+  job.plan.zero = 1;
+  job.bf16_optimizer = false;
+  job.stack_name = "nemo";
+  std::ofstream(path) << launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
+  expect_spec_error(
+      [&] { read_launch_config(path.string(), "", {"model.optim.name=distributed_fused_adam", "+model.optim.dtype=fp16"}); },
+      "model.optim.dtype", "fp32 or bf16 (the optimizer state's dtype), found 'fp16'", path.string());
+  expect_spec_error(
+      [&] {
+        read_launch_config(path.string(), "",
+                           {"model.optim.name=distributed_fused_adam", "+model.optim.contiguous_grad_buffer=false"});
+      },
+      "model.optim.contiguous_grad_buffer", "True under megatron_amp_O2", path.string());
 }
 
 // bigscience Megatron-DeepSpeed@8387ae17 tokenizer.py:79 raises unless
