@@ -716,6 +716,15 @@ TEST(LaunchConfig, NemoWritesTheOptimizerWhoseStatesWerePriced) {
   EXPECT_TRUE(back.job.bf16_optimizer);
   EXPECT_FALSE(back.job.master_remainders);
 
+  // Megatron-LM keeps master parameters whatever its options: both are refused there.
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--use-distributed-optimizer",
+                    "BF16 Adam moments and no master weights", "megatron format");
+  LaunchJob remainders = job;
+  remainders.bf16_optimizer = false;
+  remainders.master_remainders = true;
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, remainders, "x.sh"); }, "--use-distributed-optimizer",
+                    "FP32 masters as 16-bit remainders", "megatron format");
+
   job.plan.zero = 0;
   job.plan.overlap_dp_comm = false;
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
