@@ -186,13 +186,13 @@ std::string write_nemo(const LaunchJob& job) {
   // only under distributed_fused_adam (optim.dtype bf16 or fp32): setup_optimization passes the
   // dtype to Apex and picks store_params / store_param_remainders from it (megatron_base_model.py@
   // e938df32:790-812); mcore_distributed_optim's OptimizerConfig takes no dtype (modelPT.py@e938df32:
-  // 608-621) and fused_adam keeps whole FP32 masters.
+  // 608-621), fused_adam (ZeRO 0) and FSDP (ZeRO 3) keep whole FP32 masters.
   if ((job.bf16_optimizer || job.master_remainders) && p.zero != 1)
     refuse_nemo("model.optim.name",
                 std::string("distributed_fused_adam (ZeRO 1) for a stack that prices ") +
                     (job.bf16_optimizer ? "a BF16 optimizer (BF16 Adam moments, no master weights)"
                                         : "FP32 master weights kept as 16-bit remainders") +
-                    " (stack " + job.stack_name + "): NeMo 2.0.0's " + optimizer_for(job) +
+                    " (stack " + job.stack_name + "): NeMo 2.0.0's " + (p.zero == 3 ? "FSDP" : "fused_adam") +
                     " keeps whole FP32 masters and moments (price the plan with --zero 1)");
 
   YAML::Node root;
