@@ -68,11 +68,10 @@ exporting::LaunchJob launch_job(const Scenario& s, const spec::Plan& plan) {
   job.ep_a2a_overlap = stack.communication.ep_a2a_hidden_share > 0 && cost::ep_overlap_paired_share(plan) > 0;
   job.experts_compute_capacity = stack.compute.experts_compute_capacity;
   job.recompute_mlp = !s.model.moe() && spec::selective_wraps_mlp(stack, s.model);
-  job.no_master_weights = s.workload.precision == spec::Precision::mixed_bf16 && stack.memory.master_weight_bytes == 0;
+  // Mixed precision alone keeps masters beside 16-bit weights; FP32 and BF16-SR keep no such state.
   const bool sixteen_bit_weights =
       s.workload.precision == spec::Precision::mixed_bf16 || s.workload.precision == spec::Precision::fp8;
-  job.bf16_optimizer = sixteen_bit_weights && stack.memory.master_weight_bytes == 0 && stack.memory.optimizer_state_bytes == 4;
-  job.master_remainders = sixteen_bit_weights && stack.memory.master_weight_bytes == 2;
+  job.optimizer = sixteen_bit_weights ? spec::optimizer_states(stack.memory) : spec::kFp32Optimizer;
   job.bf16_grad_reduce = !stack.capabilities.half_is_fp16 && stack.memory.main_grad_bytes == 2 &&
                          (s.workload.precision == spec::Precision::mixed_bf16 ||
                           s.workload.precision == spec::Precision::fp8);
@@ -155,19 +154,11 @@ exporting::ReadLaunch apply_launch_config(const std::string& file, const std::se
     // its optim.dtype, mcore_distributed_optim FP32 masters and moments), priced over the stack's
     // where they differ (load_scenario applies it); mixed precision only, where O2 keeps masters.
     if (!megatron && job.plan.zero == 1 && job.workload.precision != spec::Precision::fp32) {
-      const ScenarioOptions::OptimizerStates file_states = job.bf16_optimizer     ? ScenarioOptions::OptimizerStates{4, 0}
-                                                           : job.master_remainders ? ScenarioOptions::OptimizerStates{8, 2}
-                                                                                   : ScenarioOptions::OptimizerStates{8, 4};
-      auto words = [](double moments, double master) {
-        return std::string(moments == 4 ? "BF16" : "FP32") + " Adam moments and " +
-               (master == 0 ? "no master weights" : master == 2 ? "FP32 masters as 16-bit remainders" : "FP32 masters");
-      };
-      if (file_states.moment_bytes != stack.memory.optimizer_state_bytes ||
-          file_states.master_bytes != stack.memory.master_weight_bytes) {
-        s.optimizer_states = file_states;
-        job.notes.push_back("model.optim: priced as the file runs it, " + words(file_states.moment_bytes, file_states.master_bytes) +
-                            "; stack " + stack.name + " prices " +
-                            words(stack.memory.optimizer_state_bytes, stack.memory.master_weight_bytes));
+      const spec::OptimizerStates stack_states = spec::optimizer_states(stack.memory);
+      if (job.optimizer != stack_states) {
+        s.optimizer_states = job.optimizer;
+        job.notes.push_back("model.optim: priced as the file runs it, " + spec::describe(job.optimizer) + "; stack " +
+                            stack.name + " prices " + spec::describe(stack_states));
       }
     }
     // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp (stacks/nemo-fsdp.json).

@@ -11,6 +11,7 @@
 #include "spec/calibration.h"
 #include "spec/hardware_spec.h"
 #include "spec/model_spec.h"
+#include "spec/optimizer_states.h"
 #include "spec/plan.h"
 #include "spec/stack.h"
 #include "spec/workload.h"
@@ -39,10 +40,7 @@ struct ScenarioOptions {
   // The optimizer states a NeMo file's optimizer keeps, in bytes per parameter, priced over the
   // stack's (Apex DistributedFusedAdam by its optim.dtype, Megatron-Core's distributed optimizer);
   // unset: the stack's.
-  struct OptimizerStates {
-    double moment_bytes = 8, master_bytes = 4;  // spec::StackMemory::optimizer_state_bytes, master_weight_bytes
-  };
-  std::optional<OptimizerStates> optimizer_states;
+  std::optional<spec::OptimizerStates> optimizer_states;
 };
 
 struct Scenario {

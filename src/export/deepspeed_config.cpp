@@ -7,6 +7,7 @@
 #include "export/deepspeed_optimizer.h"
 #include "export/header.h"
 #include "export/megatron_args.h"
+#include "export/optimizer_states_check.h"
 #include "export/read_values.h"
 #include "export/shell_args.h"
 #include "export/refusal.h"
@@ -146,6 +147,10 @@ void turn_off_pipeline_overlap(LaunchJob& job) {
 DeepSpeedFiles write_deepspeed(const LaunchJob& job, const std::string& config_name) {
   const spec::Plan& p = job.plan;
   const bool microsoft = microsoft_fork(job);
+  // DeepSpeed's BF16, FP16 and ZeRO optimizers all step FP32 master partitions with FP32 Adam
+  // moments (stacks/megatron-deepspeed*.json master_weights_dtype and optimizer_state_dtype).
+  check_optimizer_states(job, refuse_deepspeed, "zero_optimization.stage",
+                         microsoft ? "DeepSpeed 0.16.2" : "DeepSpeed 0.6.5", {spec::kFp32Optimizer});
   ArgList a = microsoft ? microsoft_deepspeed_arguments(job, ds_stage(job)) : bigscience_arguments(job);
   a.flag("--deepspeed");
   a.text("--deepspeed_config", config_name);

@@ -7,6 +7,7 @@
 
 #include "export/header.h"
 #include "export/launch_format.h"
+#include "export/optimizer_states_check.h"
 #include "export/read_values.h"
 #include "export/refusal.h"
 #include "spec/error.h"
@@ -91,6 +92,8 @@ std::string write_habana(const LaunchJob& job) {
   // trainplan's ZeRO 1 is either of run_llama.sh's HL_ZERO_STAGE 0 and 1 (as the deepspeed format).
   if (p.zero > 1) refuse("--zero", "1: DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3");
   if (p.zero == 0) refuse("--zero", "1: with BF16, DeepSpeed's BF16 optimizer always shards the FP32 states over DP");
+  // Its BF16 optimizer steps FP32 master partitions with FP32 Adam moments (stacks/megatron-deepspeed-habana.json).
+  check_optimizer_states(job, refuse, "HL_ZERO_STAGE", "Intel Gaudi DeepSpeed 1.19.0's BF16 optimizer", {spec::kFp32Optimizer});
   if (p.overlap_tp_comm) refuse("--overlap-tp", "off: the fork has no TP communication overlap");
   // megatron/model/transformer.py:616-617 core.utils.divide(num_key_value_heads, world_size), and the heads likewise.
   if (m.kv_heads % p.tp != 0 || m.heads % p.tp != 0)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spec/model_spec.h"
+#include "spec/optimizer_states.h"
 #include "spec/plan.h"
 #include "spec/workload.h"
 
@@ -91,15 +92,13 @@ struct LaunchJob {
   // The stack's selective recompute wraps a dense model's whole MLP (spec::selective_wraps_mlp:
   // NxD's TP/PP example at 8,192 tokens): NxD Training's activations_checkpoint_recompute_mlp.
   bool recompute_mlp = false;
-  // Mixed BF16 without FP32 master weights (the stack's master_weight_bytes 0:
-  // NxD 2.18's BF16 weights beside an FP32 optimizer): NxD Training's manual precision.
-  bool no_master_weights = false;
-  // Adam's moments in BF16 and no master weights beside the BF16 ones (the stack's
-  // optimizer_state_dtype bf16 with master_weights_dtype none), or FP32 moments with the FP32
-  // masters kept as 16-bit remainders (master_weights_dtype fp32-remainders): NeMo's
-  // distributed_fused_adam with optim.dtype bf16 or fp32. On reading a NeMo file: its optimizer.
-  bool bf16_optimizer = false;
-  bool master_remainders = false;
+  // How mixed precision (BF16 or FP8 GEMMs) keeps the optimizer's state beside the 16-bit weights,
+  // as the stack priced it (spec::optimizer_states): FP32 masters and moments; none of the masters
+  // (NxD 2.18's BF16 weights beside an FP32 optimizer: NxD Training's manual precision); BF16 moments
+  // and no masters, or FP32 masters as 16-bit remainders (NeMo's distributed_fused_adam with optim.dtype
+  // bf16 or fp32). Each writer refuses what its client cannot keep (check_optimizer_states). On reading:
+  // what the file's optimizer keeps (a NeMo file's optim, an NxD file's precision.master_weights).
+  spec::OptimizerStates optimizer;
   // The stack priced ZeRO-3 as PyTorch FSDP's mixed precision runs it: an FP32 parameter shard as
   // the master, FP32 gradient shards reduce-scattered in FP32, no kept 16-bit shard (stacks/nemo-fsdp.json:
   // NeMo 2.0.0 turns megatron_amp_O2 off under model.fsdp). On reading a NeMo file: model.fsdp.

@@ -10,6 +10,7 @@
 #include "export/header.h"
 #include "export/megatron_args.h"
 #include "export/megatron_options.h"
+#include "export/optimizer_states_check.h"
 #include "export/shell_args.h"
 #include "export/refusal.h"
 #include "spec/error.h"
@@ -61,13 +62,9 @@ std::string write_megatron(const LaunchJob& job) {
   if (p.virtual_stages > 1 && p.pp < 2) refuse_megatron("--num-virtual-stages-per-pipeline-rank", "pipeline parallel size > 1");
   // Megatron-LM's optimizers keep master parameters: FP32, or 16-bit under --use-precision-aware-optimizer
   // --main-params-dtype (arguments.py@73a28a10); none keeps FP32 masters as 16-bit remainders or none at all.
-  if (job.bf16_optimizer || job.master_remainders)
-    refuse_megatron("--use-distributed-optimizer",
-                    std::string("master parameters, which Megatron-LM core_r0.13.0 always keeps; stack ") + job.stack_name +
-                        " prices " +
-                        (job.bf16_optimizer ? "BF16 Adam moments and no master weights"
-                                            : "FP32 masters as 16-bit remainders") +
-                        ", as NeMo's distributed_fused_adam keeps them: export it --to nemo");
+  const bool nemo_keeps = job.optimizer == spec::kBf16Optimizer || job.optimizer == spec::kMasterRemainders;
+  check_optimizer_states(job, refuse_megatron, "--use-distributed-optimizer", "Megatron-LM core_r0.13.0",
+                         {spec::kFp32Optimizer}, nemo_keeps ? "NeMo's distributed_fused_adam keeps them: export it --to nemo" : "");
 
   ArgList a;
   auto arg = [&](const std::string& o, const std::string& v = "") { v.empty() ? a.flag(o) : a.text(o, v); };

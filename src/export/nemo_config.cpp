@@ -7,6 +7,7 @@
 #include "export/header.h"
 #include "export/megatron_args.h"
 #include "export/nemo_launcher_script.h"
+#include "export/optimizer_states_check.h"
 #include "export/yaml_fields.h"
 #include "export/refusal.h"
 #include "spec/error.h"
@@ -25,7 +26,7 @@ namespace {
 const char* optimizer_for(const LaunchJob& job) {
   switch (job.plan.zero) {
     case 0: return "fused_adam";
-    case 1: return job.bf16_optimizer || job.master_remainders ? "distributed_fused_adam" : "mcore_distributed_optim";
+    case 1: return job.optimizer == spec::kFp32Optimizer ? "mcore_distributed_optim" : "distributed_fused_adam";
     default: return "fused_adam";  // ZeRO-3 is model.fsdp with fsdp_sharding_strategy full
   }
 }
@@ -187,13 +188,15 @@ std::string write_nemo(const LaunchJob& job) {
   // dtype to Apex and picks store_params / store_param_remainders from it (megatron_base_model.py@
   // e938df32:790-812); mcore_distributed_optim's OptimizerConfig takes no dtype (modelPT.py@e938df32:
   // 608-621), fused_adam (ZeRO 0) and FSDP (ZeRO 3) keep whole FP32 masters.
-  if ((job.bf16_optimizer || job.master_remainders) && p.zero != 1)
-    refuse_nemo("model.optim.name",
-                std::string("distributed_fused_adam (ZeRO 1) for a stack that prices ") +
-                    (job.bf16_optimizer ? "a BF16 optimizer (BF16 Adam moments, no master weights)"
-                                        : "FP32 master weights kept as 16-bit remainders") +
-                    " (stack " + job.stack_name + "): NeMo 2.0.0's " + (p.zero == 3 ? "FSDP" : "fused_adam") +
-                    " keeps whole FP32 masters and moments (price the plan with --zero 1)");
+  if (p.zero == 1)
+    check_optimizer_states(job, refuse_nemo, "model.optim.name", "NeMo 2.0.0's mcore_distributed_optim or distributed_fused_adam",
+                           {spec::kFp32Optimizer, spec::kBf16Optimizer, spec::kMasterRemainders});
+  else
+    check_optimizer_states(job, refuse_nemo, "model.optim.name",
+                           std::string("NeMo 2.0.0's ") + (p.zero == 3 ? "FSDP" : "fused_adam"), {spec::kFp32Optimizer},
+                           job.optimizer == spec::kFp32Optimizer || job.optimizer == spec::kNoMastersFp32Moments
+                               ? ""
+                               : "distributed_fused_adam keeps them at ZeRO 1: price the plan with --zero 1");
 
   YAML::Node root;
   YAML::Node trainer = root["trainer"];
@@ -300,7 +303,7 @@ std::string write_nemo(const LaunchJob& job) {
                                                                 : "model.optim.overlap_param_sync",
                          on});
   }
-  if (job.bf16_optimizer) overrides.push_back({"model.optim.dtype", "bf16"});
+  if (job.optimizer == spec::kBf16Optimizer) overrides.push_back({"model.optim.dtype", "bf16"});
   std::string header = header_comment(job, info(LaunchFormat::nemo));
   header += overrides_text(overrides);
   if (job.fused_grad_accumulation && !accumulation_fusion_kept(job))
@@ -447,8 +450,7 @@ LaunchJob read_nemo(const std::string& text, const std::string& file, const std:
                                                            spec::one_line(dtype, 80) + "'");
     // Under O2 (BF16 weights) an FP32 state keeps its masters as remainders, a BF16 one none.
     const bool o2 = job.workload.precision != spec::Precision::fp32;
-    job.bf16_optimizer = bf16 && o2;
-    job.master_remainders = !bf16 && o2;
+    if (o2) job.optimizer = bf16 ? spec::kBf16Optimizer : spec::kMasterRemainders;
   }
   // The distributed optimizers read the key (Apex's default on, Megatron-Core's off).
   if (p.zero == 0) p.overlap_dp_comm = zero0_overlaps(p, y.flag("model.gradient_accumulation_fusion", false));

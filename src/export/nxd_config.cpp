@@ -116,7 +116,7 @@ void read_manual_precision(const YamlFields& y, LaunchJob& job) {
     throw spec::SpecError(y.file(), "precision.xla_downcast_bf16",
                           "'1' with xla_use_bf16 '0' (trainplan reads manual precision as mixed BF16)");
   job.workload.precision = spec::Precision::mixed_bf16;
-  job.no_master_weights = !y.flag("precision.master_weights", false);
+  job.optimizer = y.flag("precision.master_weights", false) ? spec::kFp32Optimizer : spec::kNoMastersFp32Moments;
   job.bf16_grad_reduce = !y.flag("precision.fp32_grad_acc", false);
 }
 

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "export/optimizer_states_check.h"
 #include "export/refusal.h"
 #include "export/yaml_fields.h"
 
@@ -69,10 +70,13 @@ void write_nxd_precision(YAML::Node root, const LaunchJob& job) {
   // (lightning_modules/model/base.py@ff83d7bd:118-119); a stack priced without either (NxD 2.18's
   // BF16 weights and gradients beside an FP32 optimizer) is written as its 'manual' type with
   // mixed_precision's environment (training_orchestrator.py:41-45, :56-59).
-  if (job.workload.precision == spec::Precision::mixed_bf16 && (job.no_master_weights || job.bf16_grad_reduce)) {
+  check_optimizer_states(job, refuse_nxd, "precision.master_weights", "NeuronX Distributed Training (Neuron SDK 2.20)",
+                         {spec::kFp32Optimizer, spec::kNoMastersFp32Moments});
+  const bool no_master_weights = job.optimizer.master_bytes == 0;
+  if (job.workload.precision == spec::Precision::mixed_bf16 && (no_master_weights || job.bf16_grad_reduce)) {
     YAML::Node precision = root["precision"];
     precision["type"] = "manual";
-    precision["master_weights"] = !job.no_master_weights;
+    precision["master_weights"] = !no_master_weights;
     precision["fp32_grad_acc"] = !job.bf16_grad_reduce;
     precision["xla_use_bf16"] = "0";
     precision["xla_downcast_bf16"] = "1";

@@ -155,7 +155,7 @@ TEST(Launch, FileStatedOptimizerStatesArePricedOverTheStacks) {
   ASSERT_TRUE(read_s.optimizer_states.has_value());
   EXPECT_EQ(read_s.optimizer_states->moment_bytes, 4);
   EXPECT_EQ(read_s.optimizer_states->master_bytes, 0);
-  EXPECT_TRUE(any_has(read_s.config_notes, "model.optim: priced as the file runs it, BF16 Adam moments and no master weights"));
+  EXPECT_TRUE(any_has(read_s.config_notes, "model.optim: priced as the file runs it, no master weights and BF16 Adam moments"));
   const EstimateOutcome bf16 = estimate_plan(read_s, read_p, cost::PipelineMethod::dag, "");
   ASSERT_TRUE(bf16.refusal.empty()) << bf16.refusal;
   ASSERT_EQ(bf16.evaluation.plan.zero, 1);
@@ -168,7 +168,7 @@ TEST(Launch, FileStatedOptimizerStatesArePricedOverTheStacks) {
   EXPECT_DOUBLE_EQ(a.gradients_bytes, b.gradients_bytes);
   EXPECT_DOUBLE_EQ(a.activations_bytes, b.activations_bytes);
   const exporting::LaunchJob back = launch_job(bf16.scenario, bf16.evaluation.plan);
-  EXPECT_TRUE(back.bf16_optimizer);
+  EXPECT_TRUE(back.optimizer == spec::kBf16Optimizer);
   EXPECT_NE(exporting::launch_files(exporting::LaunchFormat::nemo, back, path.string()).front().text.find("+model.optim.dtype=bf16"),
             std::string::npos);
 

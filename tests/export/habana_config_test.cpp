@@ -231,6 +231,16 @@ TEST(HabanaConfig, WhatRunLlamaCannotRunIsRefusedNamingTheOption) {
 fs::path habana_fixture(const std::string& name) { return fs::path(TRAINPLAN_SOURCE_DIR) / "tests/export/fixtures" / name; }
 
 // The fork's README recipes (tests/export/fixtures/habana-*.sh, transcribed with their lines).
+// HabanaAI/DeepSpeed's BF16 optimizer steps FP32 master partitions with FP32 moments
+// (stacks/megatron-deepspeed-habana.json): a stack pricing BF16 moments without masters is refused.
+TEST(HabanaConfig, OptimizerStatesTheForkDoesNotKeepAreRefused) {
+  LaunchJob job = llama2_13b_on_gaudi2();
+  job.optimizer = spec::kBf16Optimizer;
+  expect_spec_error([&] { launch_files(LaunchFormat::habana, job, "x.sh"); }, "HL_ZERO_STAGE",
+                    "Intel Gaudi DeepSpeed 1.19.0's BF16 optimizer keeps FP32 master weights and FP32 Adam moments",
+                    "habana format");
+}
+
 TEST(HabanaConfig, ReadmeRecipesReadAsRunLlamaRunsThem) {
   {
     const ReadLaunch r = read_launch_config(habana_fixture("habana-llama2-13b-16hpu-fp8.sh").string());

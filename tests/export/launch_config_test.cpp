@@ -648,7 +648,7 @@ TEST(LaunchConfig, NxdWritesManualPrecisionForAStackWithoutFp32Masters) {
   job.stack_name = "neuronx-distributed";
   EXPECT_EQ(YAML::Load(launch_files(LaunchFormat::nxd, job, "x.yaml").front().text)["precision"]["type"].as<std::string>(),
             "mixed_precision");
-  job.no_master_weights = true;
+  job.optimizer = spec::kNoMastersFp32Moments;
   job.bf16_grad_reduce = true;
   const std::string yaml = launch_files(LaunchFormat::nxd, job, "x.yaml").front().text;
   const YAML::Node precision = YAML::Load(yaml)["precision"];
@@ -659,7 +659,7 @@ TEST(LaunchConfig, NxdWritesManualPrecisionForAStackWithoutFp32Masters) {
   EXPECT_NE(yaml.find("xla_use_bf16: '0'"), std::string::npos) << yaml;
   const ReadLaunch back = round_trip(LaunchFormat::nxd, job, "nxd-manual.yaml");
   expect_same_job(job, back.job);
-  EXPECT_TRUE(back.job.no_master_weights);
+  EXPECT_TRUE(back.job.optimizer == spec::kNoMastersFp32Moments);
   EXPECT_TRUE(back.job.bf16_grad_reduce);
   EXPECT_EQ(back.job.workload.precision, spec::Precision::mixed_bf16);
 }
@@ -695,47 +695,43 @@ TEST(LaunchConfig, NemoWritesTheOptimizerWhoseStatesWerePriced) {
             std::string::npos);
 
   job.stack_name = "nemo-24.07";
-  job.master_remainders = true;
+  job.optimizer = spec::kMasterRemainders;
   std::string yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
   EXPECT_NE(yaml.find("name: distributed_fused_adam"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("+model.optim.overlap_param_sync=true"), std::string::npos) << yaml;
   EXPECT_EQ(yaml.find("optim.dtype"), std::string::npos) << yaml;
   ReadLaunch back = round_trip(LaunchFormat::nemo, job, "nemo-remainders.yaml");
   expect_same_job(job, back.job);
-  EXPECT_TRUE(back.job.master_remainders);
-  EXPECT_FALSE(back.job.bf16_optimizer);
+  EXPECT_TRUE(back.job.optimizer == spec::kMasterRemainders);
 
   job.stack_name = "nemo-24.07-bf16-optimizer";
-  job.master_remainders = false;
-  job.bf16_optimizer = true;
+  job.optimizer = spec::kBf16Optimizer;
   yaml = launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
   EXPECT_NE(yaml.find("+model.optim.dtype=bf16"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("name: distributed_fused_adam"), std::string::npos) << yaml;
   back = round_trip(LaunchFormat::nemo, job, "nemo-bf16-optim.yaml");
   expect_same_job(job, back.job);
-  EXPECT_TRUE(back.job.bf16_optimizer);
-  EXPECT_FALSE(back.job.master_remainders);
+  EXPECT_TRUE(back.job.optimizer == spec::kBf16Optimizer);
 
   // Megatron-LM keeps master parameters whatever its options: both are refused there.
   expect_spec_error([&] { launch_files(LaunchFormat::megatron, job, "x.sh"); }, "--use-distributed-optimizer",
-                    "BF16 Adam moments and no master weights", "megatron format");
+                    "prices no master weights and BF16 Adam moments", "megatron format");
   LaunchJob remainders = job;
-  remainders.bf16_optimizer = false;
-  remainders.master_remainders = true;
+  remainders.optimizer = spec::kMasterRemainders;
   expect_spec_error([&] { launch_files(LaunchFormat::megatron, remainders, "x.sh"); }, "--use-distributed-optimizer",
-                    "FP32 masters as 16-bit remainders", "megatron format");
+                    "prices FP32 master weights kept as 16-bit remainders and FP32 Adam moments", "megatron format");
 
   job.plan.zero = 0;
   job.plan.overlap_dp_comm = false;
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
-                    "fused_adam keeps whole FP32 masters", "nemo format");
+                    "NeMo 2.0.0's fused_adam keeps FP32 master weights and FP32 Adam moments", "nemo format");
   job.plan.zero = 2;
   expect_spec_error([&] { launch_files(LaunchFormat::nemo, job, "x.yaml"); }, "model.optim.name",
                     "no NeMo 2.0.0 optimizer shards the gradients", "nemo format");
 
   const fs::path path = scratch("nemo-fp16-optim.yaml");
   job.plan.zero = 1;
-  job.bf16_optimizer = false;
+  job.optimizer = spec::kFp32Optimizer;
   job.stack_name = "nemo";
   std::ofstream(path) << launch_files(LaunchFormat::nemo, job, "x.yaml").front().text;
   expect_spec_error(
@@ -747,6 +743,48 @@ TEST(LaunchConfig, NemoWritesTheOptimizerWhoseStatesWerePriced) {
                            {"model.optim.name=distributed_fused_adam", "+model.optim.contiguous_grad_buffer=false"});
       },
       "model.optim.contiguous_grad_buffer", "True under megatron_amp_O2", path.string());
+}
+
+// Every writer checks the optimizer states the stack priced against what its client keeps
+// (export/optimizer_states_check.h): DeepSpeed's BF16, FP16 and ZeRO optimizers step FP32
+// master partitions with FP32 moments (stacks/megatron-deepspeed*.json), Megatron-LM keeps
+// master parameters, NxD Training keeps FP32 moments with or without masters (its manual
+// precision), NeMo's distributed_fused_adam the 16-bit kinds. A stack file that prices another
+// kind is refused naming the client's option, not written as a job that keeps other states.
+TEST(LaunchConfig, EachFormatRefusesOptimizerStatesItsClientDoesNotKeep) {
+  LaunchJob ds = llama2_70b_on_p5();
+  ds.stack_name = "megatron-deepspeed-ms";
+  ds.plan.virtual_stages = 1;
+  ds.optimizer = spec::kBf16Optimizer;
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, ds, "x.sh"); }, "zero_optimization.stage",
+                    "DeepSpeed 0.16.2 keeps FP32 master weights and FP32 Adam moments; stack "
+                    "megatron-deepspeed-ms prices no master weights and BF16 Adam moments",
+                    "deepspeed format");
+  LaunchJob bloom = bloom_176b_on(1, 1);
+  bloom.optimizer = spec::kMasterRemainders;
+  expect_spec_error([&] { launch_files(LaunchFormat::deepspeed, bloom, "x.sh"); }, "zero_optimization.stage",
+                    "DeepSpeed 0.6.5 keeps FP32 master weights and FP32 Adam moments", "deepspeed format");
+
+  LaunchJob megatron = llama2_70b_on_p5();
+  megatron.stack_name = "megatron-lm";
+  megatron.optimizer = spec::kNoMastersFp32Moments;
+  expect_spec_error([&] { launch_files(LaunchFormat::megatron, megatron, "x.sh"); }, "--use-distributed-optimizer",
+                    "prices no master weights and FP32 Adam moments", "megatron format");
+  megatron.stack_name = "nemo";  // no NeMo optimizer keeps it either
+  expect_spec_error([&] { launch_files(LaunchFormat::nemo, megatron, "x.yaml"); }, "model.optim.name",
+                    "prices no master weights and FP32 Adam moments", "nemo format");
+
+  LaunchJob nxd = on_trn1(llama2_70b_on_p5());
+  nxd.stack_name = "neuronx-distributed";
+  nxd.plan.pp = 1;
+  nxd.plan.virtual_stages = 1;
+  nxd.optimizer = spec::kBf16Optimizer;
+  expect_spec_error([&] { launch_files(LaunchFormat::nxd, nxd, "x.yaml"); }, "precision.master_weights",
+                    "keeps FP32 master weights and FP32 Adam moments, or no master weights and FP32 Adam moments",
+                    "nxd format");
+  // FP32 and BF16-SR keep no masters beside 16-bit weights: nothing to check.
+  nxd.workload.precision = spec::Precision::bf16_sr;
+  EXPECT_FALSE(launch_files(LaunchFormat::nxd, nxd, "x.yaml").empty());
 }
 
 // bigscience Megatron-DeepSpeed@8387ae17 tokenizer.py:79 raises unless

@@ -172,9 +172,10 @@ TEST(NxdHfConfig, ReadsBackTheSameJobAndArchitecture) {
   for (const std::string& note : b.notes) EXPECT_EQ(note.rfind("the client reads these, trainplan does not:", 0), 0u) << note;
   // Manual precision (NxD 2.18's stack) and BF16-SR travel as on the megatron path.
   job.stack_name = "neuronx-distributed";
-  job.no_master_weights = job.bf16_grad_reduce = true;
+  job.optimizer = spec::kNoMastersFp32Moments;
+  job.bf16_grad_reduce = true;
   const LaunchJob manual = read_launch_config(hf_written(job, "manual.yaml")).job;
-  EXPECT_TRUE(manual.no_master_weights && manual.bf16_grad_reduce);
+  EXPECT_TRUE(manual.optimizer == spec::kNoMastersFp32Moments && manual.bf16_grad_reduce);
   job.workload.precision = spec::Precision::bf16_sr;
   EXPECT_EQ(read_launch_config(hf_written(job, "sr.yaml")).job.workload.precision, spec::Precision::bf16_sr);
 }
