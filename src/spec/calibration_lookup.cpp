@@ -41,6 +41,10 @@ Calibration assumed_calibration(const HardwareSpec& hw) {
     c.gemm.ceiling = hw.matmul_share.centre;
     c.description += "; GEMM ceiling at the centre of the descriptor's matmul band";
   }
+  if (hw.memory_share.known()) {
+    c.memory.ceiling = hw.memory_share.centre;
+    c.description += "; memory-bound ops at the centre of the descriptor's memory band";
+  }
   return c;
 }
 
@@ -72,6 +76,11 @@ void check_measured_bands(const Calibration& c, const HardwareSpec& hw, const st
   }
   if (!measured("gemm_ceiling"))
     check_share(c.gemm.ceiling, hw.matmul_share, file, "$.gemm.ceiling", hw.name + "'s BF16 peak");
+  if (!measured("memory")) {
+    check_share(c.memory.ceiling, hw.memory_share, file, "$.memory.ceiling", hw.name + "'s HBM bandwidth");
+    for (const auto& [op, efficiency] : c.memory_by_op)
+      check_share(efficiency.ceiling, hw.memory_share, file, "$.memory_by_op." + op + ".ceiling", hw.name + "'s HBM bandwidth");
+  }
 }
 
 CalibrationChoice find_calibration(const HardwareSpec& hw, const std::string& stack,

@@ -76,6 +76,10 @@ struct HardwareSpec {
   ShareBand matmul_share;
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
+  // What share of hbm_bytes_per_s memory-bound ops can move, where the device
+  // itself caps it (Trainium's DMA engines, which carry every byte between HBM
+  // and the cores' SRAM): the fit's band for Calibration::memory.ceiling.
+  ShareBand memory_share;
 
   // Inside the instance, between chips. Link figures are per direction.
   FabricTopology fabric = FabricTopology::switched;

@@ -160,7 +160,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
                       "devices_per_chip", "peak_bf16_tflops_per_chip", "peak_fp32_tflops_per_chip",
                       "peak_fp8_tflops_per_chip", "matrix_alignment_bytes", "hbm_gib_per_chip",
                       "hbm_gb_per_chip", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip", "fabric", "efa", "prices",
-                      "reliability", "host", "collective_step_latency_us", "matmul_share"});
+                      "reliability", "host", "collective_step_latency_us", "matmul_share", "memory_share"});
   hw.name = r.string(j, "$", "name");
   hw.accelerator = r.string(j, "$", "accelerator");
   hw.family = r.string(j, "$", "family");
@@ -178,6 +178,7 @@ HardwareSpec hardware_from_json(const nlohmann::json& j, const std::string& file
     hw.peak_fp8_flops_per_s = r.sourced(j, "$", "peak_fp8_tflops_per_chip") * 1e12 * per_chip;
   if (r.has(j, "matrix_alignment_bytes")) hw.matrix_alignment_bytes = r.sourced(j, "$", "matrix_alignment_bytes");
   if (r.has(j, "matmul_share")) hw.matmul_share = share_band(r, j, "$", "matmul_share");
+  if (r.has(j, "memory_share")) hw.memory_share = share_band(r, j, "$", "memory_share");
   hw.hbm_bytes = bytes_from(r, j, "$", "hbm_gib_per_chip", "hbm_gb_per_chip") * per_chip;
   hw.hbm_bytes_per_s = bytes_from(r, j, "$", "hbm_gib_per_s_per_chip", "hbm_gb_per_s_per_chip") * per_chip;
 

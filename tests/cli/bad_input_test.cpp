@@ -151,7 +151,7 @@ const Case kCases[] = {
     {"hardware_chips_missing", "estimate --hardware {FILE}", S::file, [] { return drop(hardware(), "/chips_per_instance"); }, "{FILE}"},
     {"hardware_hbm_zero", "estimate --hardware {FILE}", S::file, [] { return set(hardware(), "/hbm_gib_per_chip/value", 0); }, "{FILE}"},
     {"hardware_hbm_negative", "estimate --hardware {FILE}", S::file, [] { return set(hardware(), "/hbm_gib_per_chip/value", -32); }, "{FILE}"},
-    {"hardware_hbm_bandwidth_1e-300", "estimate --hardware {FILE}", S::file, [] { return set(hardware(), "/hbm_gib_per_s_per_chip/value", 1e-300); }, "{FILE}"},
+    {"hardware_hbm_bandwidth_1e-300", "estimate --hardware {FILE}", S::file, [] { return set(hardware(), "/hbm_gb_per_s_per_chip/value", 1e-300); }, "{FILE}"},
     {"hardware_peak_1e300", "estimate --hardware {FILE}", S::file, [] { return set(hardware(), "/peak_bf16_tflops_per_chip/value", 1e300); }, "{FILE}"},
     {"hardware_peak_without_source", "estimate --hardware {FILE}", S::file, [] { return drop(hardware(), "/peak_bf16_tflops_per_chip/source"); }, "{FILE}"},
     {"hardware_fabric_latency_1e15", "estimate --hardware {FILE}", S::file, [] { return set(hardware(), "/fabric/latency_us/value", 1e15); }, "{FILE}"},

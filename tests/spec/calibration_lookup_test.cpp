@@ -219,13 +219,35 @@ TEST(CollectiveShares, GemmCeilingOutsideTheMatmulBandIsRefused) {
   EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
 }
 
+// Memory-bound efficiencies are held to the band the device's own data movement gives
+// (hardware's memory_share: trn1's DMA engines): the assumed default takes its centre, a
+// fit above it is refused naming the field (the score-matrix softmax's too), one measured
+// by `calibrate kernels` on the user's machine passes.
+TEST(CollectiveShares, MemoryCeilingAboveTheDevicesDataMovementIsRefused) {
+  HardwareSpec hw = load_hardware("trn1.32xlarge");
+  Calibration c = assumed_calibration(hw);
+  EXPECT_DOUBLE_EQ(c.memory.ceiling, hw.memory_share.centre);
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
+  c.memory.ceiling = 0.9;
+  c.origins["memory"] = "fitted";
+  test_support::expect_spec_error([&] { check_measured_bands(c, hw, "cal.json"); }, "$.memory.ceiling",
+                                  "within its measured band 0.20-0.66, got 0.900", "cal.json");
+  c.memory.ceiling = 0.5;
+  c.memory_by_op["attention_softmax"].ceiling = 0.95;
+  test_support::expect_spec_error([&] { check_measured_bands(c, hw, "cal.json"); },
+                                  "$.memory_by_op.attention_softmax.ceiling", "got 0.950", "cal.json");
+  c.origins["memory"] = "measured";
+  EXPECT_NO_THROW(check_measured_bands(c, hw, "cal.json"));
+}
+
 // Issue 37: no shipped calibration's collective share leaves the band its
 // hardware's collective measurements give (so none sits below 20% of it).
 TEST(CollectiveShares, EveryShippedCalibrationSitsInsideItsHardwaresBands) {
   int checked = 0;
   for (const auto& hw_file : std::filesystem::directory_iterator(std::filesystem::path(data_root()) / "hardware")) {
     const HardwareSpec hw = load_hardware(hw_file.path().string());
-    if (!hw.fabric_share.known() && !hw.efa_share.known() && !hw.matmul_share.known()) continue;
+    if (!hw.fabric_share.known() && !hw.efa_share.known() && !hw.matmul_share.known() && !hw.memory_share.known())
+      continue;
     for (const auto& entry : std::filesystem::directory_iterator(calibration_dir())) {
       const std::string stem = entry.path().stem().string();
       if (stem != hw.family && stem.rfind(hw.family + "+", 0) != 0 && stem != hw.name &&
@@ -236,6 +258,7 @@ TEST(CollectiveShares, EveryShippedCalibrationSitsInsideItsHardwaresBands) {
       if (hw.efa_share.known()) EXPECT_GE(c.collective.inter_node, 0.2 * hw.efa_share.centre) << stem;
       if (hw.fabric_share.known()) EXPECT_GE(c.collective.intra_node, 0.2 * hw.fabric_share.centre) << stem;
       if (hw.matmul_share.known()) EXPECT_LE(c.gemm.ceiling, hw.matmul_share.high + 1e-9) << stem;
+      if (hw.memory_share.known()) EXPECT_LE(c.memory.ceiling, hw.memory_share.high + 1e-9) << stem;
       ++checked;
     }
   }

@@ -27,6 +27,8 @@ TEST(LoadHardware, Trn1PerDeviceFigures) {
   EXPECT_EQ(hw.devices_per_instance(), 32);  // Neuron docs: 16 chips x 2 NeuronCores
   EXPECT_DOUBLE_EQ(hw.peak_bf16_flops_per_s, 95e12);  // 190 TFLOP/s per chip / 2
   EXPECT_DOUBLE_EQ(hw.hbm_bytes, 16.0 * 1073741824.0);  // 16 GiB per NeuronCore
+  // aws-neuron-sdk@81ce03ae nki/guides/architecture/trainium_inferentia2_arch.rst:21: 820 GB/s per device (2 NeuronCores)
+  EXPECT_DOUBLE_EQ(hw.hbm_bytes_per_s, 410e9);
   EXPECT_EQ(hw.fabric, FabricTopology::torus_2d);
   EXPECT_DOUBLE_EQ(hw.efa_bytes_per_s(), 100e9);  // 800 Gb/s
   ASSERT_NE(hw.price("reserved-3y"), nullptr);
@@ -250,7 +252,7 @@ TEST(Plausible, AbsurdHardwareFiguresAreRefused) {
     else target[key] = value;
     return h;
   };
-  expect_spec_error([&] { hardware_from_json(with("", "hbm_gib_per_s_per_chip", 1e-300), "h.json"); },
+  expect_spec_error([&] { hardware_from_json(with("", "hbm_gb_per_s_per_chip", 1e-300), "h.json"); },
                     "hbm_gb_per_s_per_chip", "a plausible figure from 10 to 100000 GB/s");
   expect_spec_error([&] { hardware_from_json(with("", "peak_bf16_tflops_per_chip", 1e300), "h.json"); },
                     "$.peak_bf16_tflops_per_chip.value", "TFLOP/s, got a figure too large to represent");
@@ -302,6 +304,23 @@ TEST(LoadHardware, CollectiveShareBandIsCheckedAndKept) {
   json k = trn1();
   k["fabric"]["collective_share"] = {{"centre", 0.8}, {"low", 0.7}, {"high", 0.9}, {"source", "s"}, {"extra", 1}};
   expect_spec_error([&] { hardware_from_json(k, "x.json"); }, "$.fabric.collective_share", "extra");
+}
+
+// What share of HBM bandwidth memory-bound ops can move where the device caps it: on
+// trn1 its 16 DMA engines per NeuronCore at 17 B/ns, 272 GB/s against 410 GB/s of HBM
+// (aws-neuron-sdk@81ce03ae nki/deep-dives/nki-dma-bandwidth-guide.rst:58-64), centre the
+// 60% MBU nki_perf_guide.rst:15 calls good; checked as the other bands are.
+TEST(LoadHardware, MemoryShareBandIsCheckedAndKept) {
+  const HardwareSpec hw = load_hardware("trn1.32xlarge");
+  EXPECT_NEAR(hw.memory_share.high, 16 * 17e9 / hw.hbm_bytes_per_s, 1e-3);
+  EXPECT_DOUBLE_EQ(hw.memory_share.centre, 0.6);
+  EXPECT_EQ(load_hardware("trn1n.32xlarge").memory_share.high, hw.memory_share.high);
+  EXPECT_FALSE(load_hardware("dgx-h100").memory_share.known());
+  json j = trn1();
+  j["memory_share"]["centre"] = 0.7;
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.memory_share", "low <= centre <= high <= 1");
+  j["memory_share"].erase("source");
+  expect_spec_error([&] { hardware_from_json(j, "x.json"); }, "$.memory_share", "missing field");
 }
 
 // A measured matmul share of the BF16 peak, checked as the collective shares are;
